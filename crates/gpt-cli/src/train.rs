@@ -1,0 +1,134 @@
+//! `gpt train`: a preset, overridden field by field, trained on a text file.
+
+use gpt::{CharTokenizer, Trainer};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The training text (UTF-8); the last 10% is held out for validation.
+    #[arg(long)]
+    data: PathBuf,
+    /// Starting point: tiny, names or nano-cpu.
+    #[arg(long, default_value = "nano-cpu")]
+    preset: String,
+    #[arg(long)]
+    n_layer: Option<usize>,
+    #[arg(long)]
+    n_head: Option<usize>,
+    #[arg(long)]
+    n_embd: Option<usize>,
+    #[arg(long)]
+    block_size: Option<usize>,
+    #[arg(long)]
+    batch_size: Option<usize>,
+    #[arg(long)]
+    dropout: Option<f32>,
+    #[arg(long)]
+    lr: Option<f32>,
+    #[arg(long)]
+    min_lr: Option<f32>,
+    #[arg(long)]
+    warmup: Option<usize>,
+    /// Training steps (also where the learning rate finishes decaying).
+    #[arg(long)]
+    iters: Option<usize>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Evaluate every this many steps, and at the end.
+    #[arg(long, default_value_t = 250)]
+    eval_interval: usize,
+    /// Batches per split in each evaluation.
+    #[arg(long, default_value_t = 20)]
+    eval_iters: usize,
+    /// One JSON object per evaluation and one for the summary, instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let text = std::fs::read_to_string(&a.data).map_err(|e| format!("cannot read {}: {e}", a.data.display()))?;
+    let preset = super::preset(&a.preset)?;
+    let tokenizer = CharTokenizer::fit(&text).map_err(|e| e.to_string())?;
+    let (mut model, mut train) = (preset.model, preset.train);
+    model.vocab_size = tokenizer.vocab_size();
+    macro_rules! set {
+        ($($field:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { $field.$name = v; })* };
+    }
+    set!(
+        model.n_layer = n_layer,
+        model.n_head = n_head,
+        model.n_embd = n_embd,
+        model.block_size = block_size,
+        model.dropout = dropout,
+        train.batch_size = batch_size,
+        train.learning_rate = lr,
+        train.min_lr = min_lr,
+        train.warmup_iters = warmup,
+        train.seed = seed
+    );
+    if let Some(iters) = a.iters {
+        (train.max_iters, train.lr_decay_iters) = (iters, iters);
+    }
+    let tokens = tokenizer.encode(&text).map_err(|e| e.to_string())?;
+    let mut trainer = Trainer::new(model, train.clone(), tokens).map_err(|e| e.to_string())?;
+    if !a.json {
+        println!(
+            "{} parameters, vocabulary {}, {} tokens per step",
+            trainer.model().params().count(),
+            tokenizer.vocab_size(),
+            trainer.tokens_per_step()
+        );
+    }
+    let tty = std::io::stderr().is_terminal() && !a.json;
+    let start = Instant::now();
+    let mut train_secs = 0.0;
+    let report = |trainer: &Trainer, train_secs: f64| -> Result<(), String> {
+        let e = trainer.evaluate(a.eval_iters).map_err(|e| e.to_string())?;
+        let tps = (e.step * trainer.tokens_per_step()) as f64 / train_secs.max(1e-9);
+        let wall = start.elapsed().as_secs_f64();
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall})
+            );
+        } else {
+            if tty {
+                eprint!("\r\x1b[K");
+            }
+            println!(
+                "step {:>5}: train loss {:.4}, val loss {:.4}, {:.0} tokens/s, {:.1} s",
+                e.step, e.train_loss, e.val_loss, tps, wall
+            );
+        }
+        Ok(())
+    };
+    report(&trainer, 1.0)?;
+    while trainer.step_count() < train.max_iters {
+        let t0 = Instant::now();
+        let s = trainer.step().map_err(|e| e.to_string())?;
+        train_secs += t0.elapsed().as_secs_f64();
+        if tty {
+            let rate = s.step as f64 / train_secs;
+            let eta = (train.max_iters - s.step) as f64 / rate;
+            let done = 30 * s.step / train.max_iters;
+            eprint!(
+                "\r[{}{}] {}/{} loss {:.4} lr {:.2e} {:.0} tok/s ETA {:.0}s\x1b[K",
+                "#".repeat(done),
+                "-".repeat(30 - done),
+                s.step,
+                train.max_iters,
+                s.loss,
+                s.lr,
+                rate * s.tokens as f64,
+                eta
+            );
+            let _ = std::io::stderr().flush();
+        }
+        if s.step % a.eval_interval.max(1) == 0 || s.step == train.max_iters {
+            report(&trainer, train_secs)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! Reverse-mode automatic differentiation over `f32` arrays.
+//!
+//! A [`Graph`] records each op's output and its backward half as the forward pass runs; the
+//! parameters are borrowed, never copied, and take the first [`Var`] slots. [`Graph::backward`]
+//! then walks the record in reverse and adds each parameter's gradient into caller-owned buffers.
+//! The ops themselves live in [`crate::ops`], one file per family, each backward beside its forward.
+
+use ndarray::ArrayD;
+
+/// A handle to a value recorded in a [`Graph`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Var(pub(crate) usize);
+
+/// The backward half of an op.
+pub(crate) trait Backward {
+    /// Gradients with respect to each input (`None` where the op gives none), given the inputs,
+    /// the output and the output's gradient.
+    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>>;
+}
+
+struct Node {
+    value: ArrayD<f32>,
+    inputs: Vec<Var>,
+    op: Box<dyn Backward>,
+}
+
+/// The record of one forward pass.
+pub struct Graph<'p> {
+    params: &'p [ArrayD<f32>],
+    nodes: Vec<Node>,
+}
+
+impl<'p> Graph<'p> {
+    /// A graph whose leaves are `params`: parameter `i` is `graph.param(i)`.
+    pub fn new(params: &'p [ArrayD<f32>]) -> Self {
+        Graph { params, nodes: Vec::with_capacity(256) }
+    }
+
+    /// The leaf for parameter `i`.
+    pub fn param(&self, i: usize) -> Var {
+        assert!(i < self.params.len(), "parameter {i} out of range");
+        Var(i)
+    }
+
+    /// The value of `v`.
+    pub fn value(&self, v: Var) -> &ArrayD<f32> {
+        match v.0.checked_sub(self.params.len()) {
+            None => &self.params[v.0],
+            Some(n) => &self.nodes[n].value,
+        }
+    }
+
+    /// The shape of `v`.
+    pub fn shape(&self, v: Var) -> &[usize] {
+        self.value(v).shape()
+    }
+
+    /// Records an op's output. Every recorded value is in standard (C-contiguous) layout, so
+    /// kernels can work on flat slices.
+    pub(crate) fn push(&mut self, value: ArrayD<f32>, inputs: Vec<Var>, op: impl Backward + 'static) -> Var {
+        debug_assert!(value.is_standard_layout());
+        self.nodes.push(Node { value, inputs, op: Box::new(op) });
+        Var(self.params.len() + self.nodes.len() - 1)
+    }
+
+    /// Back-propagates from the scalar `loss`, adding each parameter's gradient into `param_grads`.
+    pub fn backward(&self, loss: Var, param_grads: &mut [ArrayD<f32>]) {
+        let seed = ArrayD::from_elem(self.shape(loss), 1.0);
+        self.backward_from(loss, seed, param_grads);
+    }
+
+    /// Back-propagates `seed` (the gradient of some scalar with respect to `out`).
+    pub fn backward_from(&self, out: Var, seed: ArrayD<f32>, param_grads: &mut [ArrayD<f32>]) {
+        assert_eq!(param_grads.len(), self.params.len(), "one gradient buffer per parameter");
+        assert_eq!(seed.shape(), self.shape(out), "seed gradient shape");
+        let n_params = self.params.len();
+        let mut grads: Vec<Option<ArrayD<f32>>> = (0..self.nodes.len()).map(|_| None).collect();
+        match out.0.checked_sub(n_params) {
+            None => param_grads[out.0] += &seed,
+            Some(n) => grads[n] = Some(seed),
+        }
+        for n in (0..self.nodes.len()).rev() {
+            let Some(dout) = grads[n].take() else { continue };
+            let node = &self.nodes[n];
+            let inputs: Vec<&ArrayD<f32>> = node.inputs.iter().map(|&v| self.value(v)).collect();
+            let dinputs = node.op.backward(&inputs, &node.value, dout);
+            for (v, d) in node.inputs.iter().zip(dinputs) {
+                let Some(d) = d else { continue };
+                // Kernels read gradients as flat slices.
+                let d = if d.is_standard_layout() { d } else { d.as_standard_layout().into_owned() };
+                debug_assert_eq!(d.shape(), self.shape(*v));
+                match v.0.checked_sub(n_params) {
+                    None => param_grads[v.0] += &d,
+                    Some(m) => match &mut grads[m] {
+                        Some(acc) => *acc += &d,
+                        slot => *slot = Some(d),
+                    },
+                }
+            }
+        }
+    }
+}

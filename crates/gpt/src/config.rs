@@ -1,0 +1,140 @@
+//! The model's shape: nanoGPT's `GPTConfig` plus the norm, activation and weight-tying choices.
+
+use crate::error::{Error, Result};
+use crate::ops::{Activation, NormKind};
+use serde::{Deserialize, Serialize};
+
+/// The largest model the playground will build; past this a browser tab runs out of memory.
+pub const MAX_PARAMS: usize = 200_000_000;
+
+/// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
+/// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GPTConfig {
+    pub vocab_size: usize,
+    pub block_size: usize,
+    pub n_layer: usize,
+    pub n_head: usize,
+    pub n_embd: usize,
+    pub dropout: f32,
+    /// Biases in the linear layers and LayerNorms.
+    pub bias: bool,
+    pub norm: NormKind,
+    pub activation: Activation,
+    /// Share the token embedding with the output projection.
+    pub tie_weights: bool,
+}
+
+impl Default for GPTConfig {
+    /// GPT-2 small, as nanoGPT's defaults.
+    fn default() -> Self {
+        GPTConfig {
+            vocab_size: 50304,
+            block_size: 1024,
+            n_layer: 12,
+            n_head: 12,
+            n_embd: 768,
+            dropout: 0.0,
+            bias: true,
+            norm: NormKind::LayerNorm,
+            activation: Activation::Gelu,
+            tie_weights: true,
+        }
+    }
+}
+
+impl GPTConfig {
+    /// Checks every field, naming the first that is wrong and what would fix it.
+    pub fn validate(&self) -> Result<()> {
+        let positive = [
+            ("vocab_size", self.vocab_size),
+            ("block_size", self.block_size),
+            ("n_layer", self.n_layer),
+            ("n_head", self.n_head),
+            ("n_embd", self.n_embd),
+        ];
+        for (name, value) in positive {
+            if value == 0 {
+                return Err(Error::Config(format!("{name} must be at least 1")));
+            }
+        }
+        if !self.n_embd.is_multiple_of(self.n_head) {
+            return Err(Error::Config(format!(
+                "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
+                self.n_embd, self.n_head
+            )));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(Error::Config(format!("dropout must be in [0, 1), not {}", self.dropout)));
+        }
+        let params = self.param_count_checked().unwrap_or(usize::MAX);
+        if params > MAX_PARAMS {
+            return Err(Error::Config(format!(
+                "this model would have {} parameters, more than the {} a browser tab can train; make it smaller",
+                if params == usize::MAX { "too many".to_string() } else { params.to_string() },
+                MAX_PARAMS
+            )));
+        }
+        Ok(())
+    }
+
+    /// The number of trainable parameters (tied weights counted once).
+    pub fn param_count(&self) -> usize {
+        self.param_count_checked().unwrap_or(usize::MAX)
+    }
+
+    fn param_count_checked(&self) -> Option<usize> {
+        let c = self.n_embd;
+        let b = usize::from(self.bias);
+        let norm = c.checked_mul(1 + usize::from(self.bias && self.norm == NormKind::LayerNorm))?;
+        let linear = |i: usize, o: usize| i.checked_mul(o)?.checked_add(b * o);
+        let block = [norm, linear(c, 3 * c)?, linear(c, c)?, norm, linear(c, 4 * c)?, linear(4 * c, c)?]
+            .iter()
+            .try_fold(0usize, |a, &x| a.checked_add(x))?;
+        let embeddings = self.vocab_size.checked_mul(c)?.checked_add(self.block_size.checked_mul(c)?)?;
+        let head = if self.tie_weights { 0 } else { self.vocab_size.checked_mul(c)? };
+        block.checked_mul(self.n_layer)?.checked_add(embeddings)?.checked_add(norm)?.checked_add(head)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> GPTConfig {
+        GPTConfig {
+            vocab_size: 65,
+            block_size: 64,
+            n_layer: 4,
+            n_head: 4,
+            n_embd: 128,
+            bias: false,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rejects_bad_configs_with_specific_messages() {
+        let cases = [
+            (GPTConfig { n_head: 3, ..small() }, "divisible by n_head"),
+            (GPTConfig { n_layer: 0, ..small() }, "n_layer must be at least 1"),
+            (GPTConfig { vocab_size: 0, ..small() }, "vocab_size"),
+            (GPTConfig { dropout: 1.0, ..small() }, "dropout must be in [0, 1)"),
+            (GPTConfig { dropout: f32::NAN, ..small() }, "dropout"),
+            (GPTConfig { n_embd: 1 << 20, n_head: 1, ..small() }, "parameters"),
+            (GPTConfig { n_embd: usize::MAX / 2, n_head: 1, ..small() }, "too many"),
+        ];
+        for (config, want) in cases {
+            let err = config.validate().unwrap_err().to_string();
+            assert!(err.contains(want), "{err:?} should mention {want:?}");
+        }
+        small().validate().unwrap();
+    }
+
+    #[test]
+    fn missing_fields_take_nanogpt_defaults() {
+        let c: GPTConfig = serde_json::from_str(r#"{"vocab_size": 65, "norm": "rmsnorm"}"#).unwrap();
+        assert_eq!((c.n_layer, c.n_embd, c.bias, c.norm), (12, 768, true, NormKind::RmsNorm));
+    }
+}

@@ -1,0 +1,86 @@
+//! Token streams split into train and validation, and random batches of windows from them.
+
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// Which part of the data to draw from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Train,
+    Val,
+}
+
+/// The first 90% of the tokens for training, the last 10% for validation, as nanoGPT's prepare scripts.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    train: Vec<u32>,
+    val: Vec<u32>,
+}
+
+impl Dataset {
+    /// Splits `tokens`; each part must hold at least one window of `block_size + 1` tokens.
+    pub fn new(mut tokens: Vec<u32>, block_size: usize) -> Result<Dataset> {
+        let n = tokens.len() * 9 / 10;
+        let val = tokens.split_off(n);
+        for (part, len) in [("training", tokens.len()), ("validation", val.len())] {
+            if len <= block_size {
+                return Err(Error::Data(format!(
+                    "the text is too short: its {part} part has {len} tokens, but block size {block_size} needs at least {} \
+                     (the last 10% is kept for validation). Use more text (about {} tokens) or a smaller block size.",
+                    block_size + 1,
+                    (block_size + 1) * 10
+                )));
+            }
+        }
+        Ok(Dataset { train: tokens, val })
+    }
+
+    pub fn split(&self, split: Split) -> &[u32] {
+        match split {
+            Split::Train => &self.train,
+            Split::Val => &self.val,
+        }
+    }
+
+    /// Fills `x` and `y` with `batch` random windows of `block` tokens, `y` shifted by one.
+    pub fn batch(
+        &self,
+        split: Split,
+        batch: usize,
+        block: usize,
+        rng: &mut Rng,
+        x: &mut Vec<usize>,
+        y: &mut Vec<usize>,
+    ) {
+        let data = self.split(split);
+        x.clear();
+        y.clear();
+        for _ in 0..batch {
+            let start = rng.below(data.len() - block);
+            x.extend(data[start..start + block].iter().map(|&t| t as usize));
+            y.extend(data[start + 1..start + block + 1].iter().map(|&t| t as usize));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_ninety_ten_and_shifts_targets() {
+        let d = Dataset::new((0..100).collect(), 4).unwrap();
+        assert_eq!((d.split(Split::Train).len(), d.split(Split::Val).len()), (90, 10));
+        let (mut x, mut y) = (vec![], vec![]);
+        d.batch(Split::Val, 3, 4, &mut Rng::new(1), &mut x, &mut y);
+        assert_eq!(x.len(), 12);
+        assert!(x.iter().zip(&y).all(|(a, b)| b == &(a + 1) && *a >= 90));
+    }
+
+    #[test]
+    fn too_short_text_is_a_clear_error() {
+        let err = Dataset::new((0..50).collect(), 8).unwrap_err().to_string();
+        assert!(err.contains("validation part has 5 tokens") && err.contains("at least 9"), "{err}");
+        assert!(Dataset::new(vec![], 8).is_err());
+    }
+}

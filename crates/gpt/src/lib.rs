@@ -1,0 +1,23 @@
+//! A GPT you can train from scratch, in pure Rust: nanoGPT's decoder-only transformer on a
+//! small reverse-mode autograd engine over `ndarray`, with AdamW and a training loop.
+//! It builds natively and for `wasm32-unknown-unknown`.
+
+pub mod autograd;
+pub mod config;
+pub mod data;
+pub mod error;
+pub mod model;
+pub mod ops;
+pub mod optim;
+pub mod params;
+pub mod presets;
+pub mod rng;
+pub mod schedule;
+pub mod tokenizer;
+pub mod train;
+
+pub use config::GPTConfig;
+pub use error::{Error, Result};
+pub use model::GPT;
+pub use tokenizer::CharTokenizer;
+pub use train::{Evaluation, StepStats, TrainConfig, Trainer};

@@ -1,0 +1,54 @@
+//! Cross-entropy: log-softmax and the negative log-likelihood in one kernel.
+
+use super::rows;
+use crate::autograd::{Backward, Graph, Var};
+use ndarray::ArrayD;
+
+impl Graph<'_> {
+    /// The mean over every position of `-log softmax(logits)[target]`, as a 0-D array.
+    ///
+    /// # Shapes
+    /// `logits`: (..., V); `targets`: one id below V per row of `logits`.
+    pub fn cross_entropy(&mut self, logits: Var, targets: &[usize]) -> Var {
+        let lv = self.value(logits);
+        let v = *lv.shape().last().expect("logits need a vocabulary axis");
+        assert_eq!(lv.len(), targets.len() * v, "one target per row of logits");
+        let mut probs = vec![0.0; lv.len()];
+        let mut total = 0.0f64;
+        for ((row, p), &t) in
+            rows(lv.as_slice().expect("standard layout"), v).zip(probs.chunks_exact_mut(v)).zip(targets)
+        {
+            assert!(t < v, "target {t} outside the vocabulary of {v}");
+            let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            let mut sum = 0.0;
+            for (pi, &x) in p.iter_mut().zip(row) {
+                *pi = (x - max).exp();
+                sum += *pi;
+            }
+            let inv = 1.0 / sum;
+            p.iter_mut().for_each(|pi| *pi *= inv);
+            total += (sum.ln() - (row[t] - max)) as f64;
+        }
+        let loss = ArrayD::from_elem(vec![], (total / targets.len() as f64) as f32);
+        self.push(loss, vec![logits], CrossEntropy { probs, targets: targets.to_vec() })
+    }
+}
+
+struct CrossEntropy {
+    probs: Vec<f32>,
+    targets: Vec<usize>,
+}
+
+impl Backward for CrossEntropy {
+    /// d loss / d logits = (softmax - onehot(target)) / N.
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+        let scale = dout.first().copied().unwrap_or(0.0) / self.targets.len() as f32;
+        let v = self.probs.len() / self.targets.len();
+        let mut d = self.probs.clone();
+        for (row, &t) in d.chunks_exact_mut(v).zip(&self.targets) {
+            row[t] -= 1.0;
+            row.iter_mut().for_each(|x| *x *= scale);
+        }
+        vec![Some(ArrayD::from_shape_vec(inputs[0].raw_dim(), d).expect("same size"))]
+    }
+}

@@ -1,0 +1,38 @@
+//! Inverted dropout with a seeded mask.
+
+use crate::autograd::{Backward, Graph, Var};
+use crate::rng::Rng;
+use ndarray::ArrayD;
+
+/// A mask of `n` entries, each `1/(1-p)` with probability `1-p` and 0 otherwise, so the
+/// expected value of the masked input is unchanged.
+pub(crate) fn dropout_mask(n: usize, p: f32, rng: &mut Rng) -> Vec<f32> {
+    let keep = 1.0 / (1.0 - p);
+    (0..n).map(|_| if rng.uniform() < p { 0.0 } else { keep }).collect()
+}
+
+impl Graph<'_> {
+    /// Zeroes each element with probability `p` and scales the rest by `1/(1-p)`.
+    pub fn dropout(&mut self, x: Var, p: f32, rng: &mut Rng) -> Var {
+        let xv = self.value(x);
+        let mask = dropout_mask(xv.len(), p, rng);
+        let mut out = xv.clone();
+        for (o, m) in out.iter_mut().zip(&mask) {
+            *o *= m;
+        }
+        self.push(out, vec![x], Dropout { mask })
+    }
+}
+
+struct Dropout {
+    mask: Vec<f32>,
+}
+
+impl Backward for Dropout {
+    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, mut dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+        for (d, m) in dout.iter_mut().zip(&self.mask) {
+            *d *= m;
+        }
+        vec![Some(dout)]
+    }
+}

@@ -1,0 +1,97 @@
+//! LayerNorm and RMSNorm over the last axis, each one fused kernel forward and backward.
+
+use super::rows;
+use crate::autograd::{Backward, Graph, Var};
+use ndarray::ArrayD;
+use serde::{Deserialize, Serialize};
+
+/// Which normalisation a block uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NormKind {
+    /// Subtract the mean, divide by the standard deviation (nanoGPT, GPT-2).
+    LayerNorm,
+    /// Divide by the root mean square, with no centring and no bias (LLaMA).
+    RmsNorm,
+}
+
+/// Added to the variance before the square root, as PyTorch's LayerNorm default.
+pub const NORM_EPS: f32 = 1e-5;
+
+impl Graph<'_> {
+    /// Normalises each row of `x` over its last axis, then scales by `weight` and adds `bias`.
+    ///
+    /// # Shapes
+    /// `x`: (..., C); `weight`, `bias`: (C). Out: like `x`.
+    pub fn norm(&mut self, kind: NormKind, x: Var, weight: Var, bias: Option<Var>) -> Var {
+        let xv = self.value(x);
+        let c = *xv.shape().last().expect("norm needs at least 1-D input");
+        let w = self.value(weight).as_slice().expect("standard layout");
+        assert_eq!(w.len(), c, "norm weight must match the last axis");
+        let b = bias.map(|b| self.value(b).as_slice().expect("standard layout"));
+        let centred = kind == NormKind::LayerNorm;
+        let mut out = ArrayD::zeros(xv.raw_dim());
+        let n_rows = xv.len() / c.max(1);
+        let (mut mean, mut rstd) = (vec![0.0; n_rows], vec![0.0; n_rows]);
+        let xs = xv.as_slice().expect("standard layout");
+        let os = out.as_slice_mut().expect("fresh array");
+        for (r, (xr, or)) in rows(xs, c).zip(os.chunks_exact_mut(c)).enumerate() {
+            let m = if centred { xr.iter().sum::<f32>() / c as f32 } else { 0.0 };
+            let var = xr.iter().map(|&v| (v - m) * (v - m)).sum::<f32>() / c as f32;
+            let s = 1.0 / (var + NORM_EPS).sqrt();
+            for (i, (o, &v)) in or.iter_mut().zip(xr).enumerate() {
+                *o = (v - m) * s * w[i] + b.map_or(0.0, |b| b[i]);
+            }
+            (mean[r], rstd[r]) = (m, s);
+        }
+        let mut inputs = vec![x, weight];
+        inputs.extend(bias);
+        self.push(out, inputs, Norm { centred, mean, rstd })
+    }
+}
+
+struct Norm {
+    centred: bool,
+    mean: Vec<f32>,
+    rstd: Vec<f32>,
+}
+
+impl Backward for Norm {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+        let (x, w) = (inputs[0], inputs[1].as_slice().expect("standard layout"));
+        let c = w.len();
+        let mut dx = ArrayD::zeros(x.raw_dim());
+        let mut dw = vec![0.0; c];
+        let mut db = vec![0.0; c];
+        let mut dxhat = vec![0.0; c];
+        let dxs = dx.as_slice_mut().expect("fresh array");
+        let xs = x.as_slice().expect("standard layout");
+        let ds = dout.as_slice().expect("standard layout");
+        for (r, ((xr, dr), dxr)) in rows(xs, c).zip(rows(ds, c)).zip(dxs.chunks_exact_mut(c)).enumerate() {
+            let (m, s) = (self.mean[r], self.rstd[r]);
+            // xhat = (x - m) s; with dxhat = dy w:
+            // dx = s (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), without the middle term for RMSNorm.
+            let (mut sum_d, mut sum_dx) = (0.0, 0.0);
+            for i in 0..c {
+                let xhat = (xr[i] - m) * s;
+                dxhat[i] = dr[i] * w[i];
+                sum_d += dxhat[i];
+                sum_dx += dxhat[i] * xhat;
+                dw[i] += dr[i] * xhat;
+                db[i] += dr[i];
+            }
+            let mean_d = if self.centred { sum_d / c as f32 } else { 0.0 };
+            let mean_dx = sum_dx / c as f32;
+            for i in 0..c {
+                let xhat = (xr[i] - m) * s;
+                dxr[i] = s * (dxhat[i] - mean_d - xhat * mean_dx);
+            }
+        }
+        let dw = ArrayD::from_shape_vec(inputs[1].raw_dim(), dw).expect("sized above");
+        let mut grads = vec![Some(dx), Some(dw)];
+        if inputs.len() == 3 {
+            grads.push(Some(ArrayD::from_shape_vec(inputs[2].raw_dim(), db).expect("sized above")));
+        }
+        grads
+    }
+}

@@ -1,0 +1,61 @@
+//! AdamW, as PyTorch's `torch.optim.AdamW`, and clipping by global gradient norm.
+
+use ndarray::{ArrayD, Zip};
+
+/// Decoupled-weight-decay Adam. Its moments are kept per parameter, in the parameters' order.
+#[derive(Clone, Debug)]
+pub struct AdamW {
+    pub beta1: f32,
+    pub beta2: f32,
+    pub eps: f32,
+    pub weight_decay: f32,
+    /// Steps taken so far (PyTorch's `step`).
+    pub t: u64,
+    pub m: Vec<ArrayD<f32>>,
+    pub v: Vec<ArrayD<f32>>,
+}
+
+impl AdamW {
+    /// Zeroed moments shaped like `params`.
+    pub fn new(params: &[ArrayD<f32>], beta1: f32, beta2: f32, weight_decay: f32) -> AdamW {
+        let zeros = || params.iter().map(|p| ArrayD::zeros(p.raw_dim())).collect();
+        AdamW { beta1, beta2, eps: 1e-8, weight_decay, t: 0, m: zeros(), v: zeros() }
+    }
+
+    /// One update at learning rate `lr`. As nanoGPT, only tensors of 2 or more dimensions
+    /// (matrices and embeddings) decay; biases and norm weights do not.
+    pub fn step(&mut self, params: &mut [ArrayD<f32>], grads: &[ArrayD<f32>], lr: f32) {
+        self.t += 1;
+        let (b1, b2) = (self.beta1, self.beta2);
+        // PyTorch computes the bias corrections in double precision.
+        let bc1 = 1.0 - (b1 as f64).powi(self.t as i32);
+        let bc2_sqrt = ((1.0 - (b2 as f64).powi(self.t as i32)).sqrt()) as f32;
+        let step_size = (lr as f64 / bc1) as f32;
+        for (((p, g), m), v) in params.iter_mut().zip(grads).zip(&mut self.m).zip(&mut self.v) {
+            let decay = if p.ndim() >= 2 { 1.0 - lr * self.weight_decay } else { 1.0 };
+            let eps = self.eps;
+            Zip::from(p).and(g).and(m).and(v).for_each(|p, &g, m, v| {
+                *p *= decay;
+                *m += (1.0 - b1) * (g - *m);
+                *v = *v * b2 + (1.0 - b2) * g * g;
+                *p -= step_size * *m / (v.sqrt() / bc2_sqrt + eps);
+            });
+        }
+    }
+}
+
+/// The L2 norm of all gradients together.
+pub fn global_norm(grads: &[ArrayD<f32>]) -> f32 {
+    grads.iter().flat_map(|g| g.iter()).map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32
+}
+
+/// Scales all gradients down so their global norm is at most `max_norm`, as PyTorch's
+/// `clip_grad_norm_`; returns the norm before clipping.
+pub fn clip_grad_norm(grads: &mut [ArrayD<f32>], max_norm: f32) -> f32 {
+    let norm = global_norm(grads);
+    let coef = max_norm / (norm + 1e-6);
+    if coef < 1.0 {
+        grads.iter_mut().for_each(|g| *g *= coef);
+    }
+    norm
+}

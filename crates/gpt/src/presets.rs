@@ -1,0 +1,71 @@
+//! Named starting points shared by the page and the CLI.
+
+use crate::config::GPTConfig;
+use crate::ops::{Activation, NormKind};
+use crate::train::TrainConfig;
+
+/// A model shape and training recipe; `vocab_size` is filled in from the tokenizer.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub model: GPTConfig,
+    pub train: TrainConfig,
+}
+
+/// The presets, in the order the page lists them.
+pub fn presets() -> Vec<Preset> {
+    let small = |n_layer, n_head, n_embd, block_size| GPTConfig {
+        vocab_size: 0,
+        block_size,
+        n_layer,
+        n_head,
+        n_embd,
+        dropout: 0.0,
+        bias: false,
+        norm: NormKind::LayerNorm,
+        activation: Activation::Gelu,
+        tie_weights: true,
+    };
+    vec![
+        Preset {
+            name: "tiny",
+            description: "2 layers, 64 channels: learns visibly in about 30 seconds",
+            model: small(2, 4, 64, 32),
+            train: TrainConfig {
+                batch_size: 16,
+                max_iters: 600,
+                learning_rate: 3e-3,
+                min_lr: 3e-4,
+                warmup_iters: 30,
+                lr_decay_iters: 600,
+                ..TrainConfig::default()
+            },
+        },
+        Preset {
+            name: "names",
+            description: "makemore-like: 4 layers, 64 channels, 16-character context",
+            model: small(4, 4, 64, 16),
+            train: TrainConfig {
+                batch_size: 32,
+                max_iters: 2000,
+                learning_rate: 2e-3,
+                min_lr: 2e-4,
+                warmup_iters: 100,
+                lr_decay_iters: 2000,
+                ..TrainConfig::default()
+            },
+        },
+        Preset {
+            name: "nano-cpu",
+            description: "nanoGPT's CPU Shakespeare recipe: 4 layers, 128 channels, block 64, 2000 steps",
+            model: small(4, 4, 128, 64),
+            train: TrainConfig::default(),
+        },
+    ]
+}
+
+/// The preset called `name`.
+pub fn preset(name: &str) -> Option<Preset> {
+    presets().into_iter().find(|p| p.name == name)
+}

@@ -1,0 +1,213 @@
+//! The training loop, one step at a time so a caller (the page, the CLI) can interleave its own work.
+
+use crate::config::GPTConfig;
+use crate::data::{Dataset, Split};
+use crate::error::{Error, Result};
+use crate::model::GPT;
+use crate::optim::{clip_grad_norm, AdamW};
+use crate::rng::Rng;
+use crate::schedule::Schedule;
+use serde::{Deserialize, Serialize};
+
+/// Optimisation settings; the defaults are nanoGPT's CPU Shakespeare recipe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrainConfig {
+    pub batch_size: usize,
+    pub max_iters: usize,
+    pub learning_rate: f32,
+    pub min_lr: f32,
+    pub warmup_iters: usize,
+    pub lr_decay_iters: usize,
+    pub decay_lr: bool,
+    pub weight_decay: f32,
+    pub beta1: f32,
+    pub beta2: f32,
+    /// Clip gradients to this global norm; 0 turns clipping off.
+    pub grad_clip: f32,
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 12,
+            max_iters: 2000,
+            learning_rate: 1e-3,
+            min_lr: 1e-4,
+            warmup_iters: 100,
+            lr_decay_iters: 2000,
+            decay_lr: true,
+            weight_decay: 0.1,
+            beta1: 0.9,
+            beta2: 0.99,
+            grad_clip: 1.0,
+            seed: 1337,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Checks every field, naming the first that is wrong.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Config(m));
+        if self.batch_size == 0 || self.batch_size > 4096 {
+            return bad(format!("batch_size must be between 1 and 4096, not {}", self.batch_size));
+        }
+        for (name, v) in [("learning_rate", self.learning_rate), ("min_lr", self.min_lr)] {
+            if !(v.is_finite() && v > 0.0 && v < 10.0) {
+                return bad(format!("{name} must be a positive number below 10, not {v}"));
+            }
+        }
+        if self.min_lr > self.learning_rate {
+            return bad(format!("min_lr ({}) must not exceed learning_rate ({})", self.min_lr, self.learning_rate));
+        }
+        if !(self.weight_decay.is_finite() && (0.0..1.0).contains(&self.weight_decay)) {
+            return bad(format!("weight_decay must be in [0, 1), not {}", self.weight_decay));
+        }
+        for (name, v) in [("beta1", self.beta1), ("beta2", self.beta2)] {
+            if !(0.0..1.0).contains(&v) {
+                return bad(format!("{name} must be in [0, 1), not {v}"));
+            }
+        }
+        if !(self.grad_clip.is_finite() && self.grad_clip >= 0.0) {
+            return bad(format!("grad_clip must be 0 (off) or positive, not {}", self.grad_clip));
+        }
+        Ok(())
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            learning_rate: self.learning_rate,
+            min_lr: self.min_lr,
+            warmup_iters: self.warmup_iters,
+            lr_decay_iters: self.lr_decay_iters,
+            decay_lr: self.decay_lr,
+        }
+    }
+}
+
+/// What one optimisation step did.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepStats {
+    /// Steps completed, including this one.
+    pub step: usize,
+    pub loss: f32,
+    pub lr: f32,
+    /// Global gradient norm before clipping.
+    pub grad_norm: f32,
+    /// Tokens this step trained on (batch × block).
+    pub tokens: usize,
+}
+
+/// Mean losses over random batches of each split.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    pub step: usize,
+    pub train_loss: f32,
+    pub val_loss: f32,
+}
+
+/// A model, its optimiser, its data and where training is.
+pub struct Trainer {
+    model: GPT,
+    optimizer: AdamW,
+    data: Dataset,
+    config: TrainConfig,
+    step: usize,
+    rng: Rng,
+    x: Vec<usize>,
+    y: Vec<usize>,
+}
+
+/// Separate random streams, so that evaluating never changes which batches training sees.
+const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
+const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
+
+impl Trainer {
+    /// A freshly initialised model (seeded by `train.seed`) over `tokens`.
+    pub fn new(model: GPTConfig, train: TrainConfig, tokens: Vec<u32>) -> Result<Trainer> {
+        train.validate()?;
+        model.validate()?;
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= model.vocab_size) {
+            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", model.vocab_size)));
+        }
+        let data = Dataset::new(tokens, model.block_size)?;
+        let gpt = GPT::new(model, train.seed)?;
+        let optimizer = AdamW::new(&gpt.params().values, train.beta1, train.beta2, train.weight_decay);
+        let rng = Rng::new(train.seed ^ TRAIN_STREAM);
+        Ok(Trainer { model: gpt, optimizer, data, config: train, step: 0, rng, x: vec![], y: vec![] })
+    }
+
+    pub fn model(&self) -> &GPT {
+        &self.model
+    }
+
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+
+    /// Steps completed so far.
+    pub fn step_count(&self) -> usize {
+        self.step
+    }
+
+    /// Tokens in one batch.
+    pub fn tokens_per_step(&self) -> usize {
+        self.config.batch_size * self.model.config().block_size
+    }
+
+    /// One step of AdamW on a random training batch. A non-finite loss or gradient stops with
+    /// [`Error::Diverged`] before the update, so the model keeps its last good weights.
+    pub fn step(&mut self) -> Result<StepStats> {
+        let (b, t) = (self.config.batch_size, self.model.config().block_size);
+        self.data.batch(Split::Train, b, t, &mut self.rng, &mut self.x, &mut self.y);
+        self.model.params_mut().zero_grads();
+        let loss = self.model.loss_and_grad(&self.x, &self.y, b, t, Some(&mut self.rng))?;
+        let lr = self.config.schedule().lr(self.step);
+        let advice = |what: &str| {
+            Error::Diverged(format!(
+                "training diverged at step {}: the {what} became {}. The model keeps its weights from before this step. \
+                 Lower the learning rate (it is {lr:.2e}){}",
+                self.step + 1,
+                if what == "loss" { loss.to_string() } else { "infinite or NaN".into() },
+                if self.config.grad_clip > 0.0 { "." } else { " or turn gradient clipping on (grad_clip 1.0)." }
+            ))
+        };
+        if !loss.is_finite() {
+            return Err(advice("loss"));
+        }
+        let grads = &mut self.model.params_mut().grads;
+        let grad_norm = if self.config.grad_clip > 0.0 {
+            clip_grad_norm(grads, self.config.grad_clip)
+        } else {
+            crate::optim::global_norm(grads)
+        };
+        if !grad_norm.is_finite() {
+            return Err(advice("gradient norm"));
+        }
+        let params = self.model.params_mut();
+        self.optimizer.step(&mut params.values, &params.grads, lr);
+        self.step += 1;
+        Ok(StepStats { step: self.step, loss, lr, grad_norm, tokens: b * t })
+    }
+
+    /// The mean loss over `eval_iters` random batches of each split, without dropout. The
+    /// batches depend only on the seed and the step, never on earlier evaluations.
+    pub fn evaluate(&self, eval_iters: usize) -> Result<Evaluation> {
+        let (b, t) = (self.config.batch_size, self.model.config().block_size);
+        let mut rng = Rng::new(self.config.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let (mut x, mut y) = (vec![], vec![]);
+        let mut mean = |split| -> Result<f32> {
+            let mut total = 0.0;
+            for _ in 0..eval_iters.max(1) {
+                self.data.batch(split, b, t, &mut rng, &mut x, &mut y);
+                total += self.model.loss(&x, &y, b, t)?;
+            }
+            Ok(total / eval_iters.max(1) as f32)
+        };
+        let train_loss = mean(Split::Train)?;
+        let val_loss = mean(Split::Val)?;
+        Ok(Evaluation { step: self.step, train_loss, val_loss })
+    }
+}
