@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything the play and test commands need, and skips what is already there:
 # a second run takes about a second. Only package registries are used (apt, crates.io, npm).
+# Usage: scripts/setup.sh [play|test]. `play` installs only what building and serving need;
+# `test` (the default) adds the browsers, their drivers and the end-to-end test packages.
 # Knobs: WITH_FIREFOX=0 skips firefox-esr and geckodriver; NPM_PREFIX moves wasm-opt.
 set -euo pipefail
+PURPOSE=${1:-test}
 cd "$(dirname "$0")/.."
 
 WASM_PACK_VERSION=0.15.1
@@ -18,11 +21,15 @@ export DEBIAN_FRONTEND=noninteractive
 say() { printf '[setup] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Browsers and their WebDriver, from Debian.
-pkgs=(chromium chromium-driver)
-[ "$WITH_FIREFOX" = 1 ] && pkgs+=(firefox-esr)
+# Node serves the page and runs the end-to-end tests; the browsers and their WebDriver are for tests.
+pkgs=()
+command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
+if [ "$PURPOSE" = test ]; then
+  pkgs+=(chromium chromium-driver)
+  [ "$WITH_FIREFOX" = 1 ] && pkgs+=(firefox-esr)
+fi
 missing=()
-for p in "${pkgs[@]}"; do
+for p in "${pkgs[@]+"${pkgs[@]}"}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -51,7 +58,7 @@ cargo_tool() {
 }
 cargo_tool wasm-pack "$WASM_PACK_VERSION" wasm-pack
 cargo_tool wasm-bindgen "$WASM_BINDGEN_VERSION" wasm-bindgen-cli
-[ "$WITH_FIREFOX" = 1 ] && cargo_tool geckodriver "$GECKODRIVER_VERSION" geckodriver
+[ "$PURPOSE" = test ] && [ "$WITH_FIREFOX" = 1 ] && cargo_tool geckodriver "$GECKODRIVER_VERSION" geckodriver
 
 # wasm-opt: binaryen compiled to wasm, from npm; it runs on the machine's node.
 if [ "$("$NPM_PREFIX/bin/wasm-opt" --version 2>/dev/null | awk '{print $3}')" != "${BINARYEN_VERSION%%.*}" ]; then
@@ -60,7 +67,7 @@ if [ "$("$NPM_PREFIX/bin/wasm-opt" --version 2>/dev/null | awk '{print $3}')" !=
 fi
 
 # playwright-core drives Debian's chromium in the end-to-end tests; it downloads no browser.
-if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ "$PURPOSE" = test ] && { [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   say "npm: installing the end-to-end test packages"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi

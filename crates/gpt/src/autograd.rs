@@ -87,7 +87,7 @@ impl<'p> Graph<'p> {
             for (v, d) in node.inputs.iter().zip(dinputs) {
                 let Some(d) = d else { continue };
                 // Kernels read gradients as flat slices.
-                let d = if d.is_standard_layout() { d } else { d.as_standard_layout().into_owned() };
+                let d = crate::ops::standard(d);
                 debug_assert_eq!(d.shape(), self.shape(*v));
                 match v.0.checked_sub(n_params) {
                     None => param_grads[v.0] += &d,

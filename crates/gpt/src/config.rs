@@ -5,7 +5,10 @@ use crate::ops::{Activation, NormKind};
 use serde::{Deserialize, Serialize};
 
 /// The largest model the playground will build; past this a browser tab runs out of memory.
-pub const MAX_PARAMS: usize = 200_000_000;
+pub const MAX_PARAMS: usize = 50_000_000;
+
+/// The most memory one training step may need; a wasm32 tab has 4 GiB at most.
+pub const MAX_TRAINING_BYTES: u64 = 2 << 30;
 
 /// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
 /// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
@@ -84,14 +87,29 @@ impl GPTConfig {
         self.param_count_checked().unwrap_or(usize::MAX)
     }
 
+    /// Bytes that training with `batch_size` sequences per step needs, roughly: the weights, their
+    /// gradients and AdamW's two moments, plus the activations one step records.
+    pub fn training_bytes(&self, batch_size: usize) -> u64 {
+        let (b, t, c) = (batch_size as u64, self.block_size as u64, self.n_embd as u64);
+        let (v, l, h) = (self.vocab_size as u64, self.n_layer as u64, self.n_head as u64);
+        let weights = 4 * self.param_count() as u64;
+        // Per layer: about 22 values per channel and position (norms, q|k|v, MLP and its slope,
+        // residuals), the attention probabilities, and as much again for the gradients in flight.
+        let per_layer =
+            b.saturating_mul(t).saturating_mul(22 * c).saturating_add(b.saturating_mul(h).saturating_mul(t * t));
+        let activations = l.saturating_mul(per_layer).saturating_add(b.saturating_mul(t).saturating_mul(2 * v + 2 * c));
+        weights.saturating_mul(4).saturating_add(activations.saturating_mul(4 * 2))
+    }
+
+    /// `None` when the count does not fit in a `usize`, as for absurd sizes a user might type.
     fn param_count_checked(&self) -> Option<usize> {
         let c = self.n_embd;
+        let (c3, c4) = (c.checked_mul(3)?, c.checked_mul(4)?);
         let b = usize::from(self.bias);
         let norm = c.checked_mul(1 + usize::from(self.bias && self.norm == NormKind::LayerNorm))?;
         let linear = |i: usize, o: usize| i.checked_mul(o)?.checked_add(b * o);
-        let block = [norm, linear(c, 3 * c)?, linear(c, c)?, norm, linear(c, 4 * c)?, linear(4 * c, c)?]
-            .iter()
-            .try_fold(0usize, |a, &x| a.checked_add(x))?;
+        let parts = [norm, linear(c, c3)?, linear(c, c)?, norm, linear(c, c4)?, linear(c4, c)?];
+        let block = parts.iter().try_fold(0usize, |a, &x| a.checked_add(x))?;
         let embeddings = self.vocab_size.checked_mul(c)?.checked_add(self.block_size.checked_mul(c)?)?;
         let head = if self.tie_weights { 0 } else { self.vocab_size.checked_mul(c)? };
         block.checked_mul(self.n_layer)?.checked_add(embeddings)?.checked_add(norm)?.checked_add(head)

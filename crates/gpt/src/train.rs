@@ -132,6 +132,16 @@ impl Trainer {
         if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= model.vocab_size) {
             return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", model.vocab_size)));
         }
+        let bytes = model.training_bytes(train.batch_size);
+        if bytes > crate::config::MAX_TRAINING_BYTES {
+            return Err(Error::Config(format!(
+                "training this model with batch size {} needs about {} MiB, more than the {} MiB a browser tab can use; \
+                 lower the batch size, block size or model size",
+                train.batch_size,
+                bytes >> 20,
+                crate::config::MAX_TRAINING_BYTES >> 20
+            )));
+        }
         let data = Dataset::new(tokens, model.block_size)?;
         let gpt = GPT::new(model, train.seed)?;
         let optimizer = AdamW::new(&gpt.params().values, train.beta1, train.beta2, train.weight_decay);
@@ -157,7 +167,8 @@ impl Trainer {
         self.config.batch_size * self.model.config().block_size
     }
 
-    /// One step of AdamW on a random training batch. A non-finite loss or gradient stops with
+    /// One step of AdamW on a random training batch. A loss that is not finite or has exploded
+    /// far past a uniform guess, or a non-finite gradient, stops with
     /// [`Error::Diverged`] before the update, so the model keeps its last good weights.
     pub fn step(&mut self) -> Result<StepStats> {
         let (b, t) = (self.config.batch_size, self.model.config().block_size);
@@ -165,17 +176,20 @@ impl Trainer {
         self.model.params_mut().zero_grads();
         let loss = self.model.loss_and_grad(&self.x, &self.y, b, t, Some(&mut self.rng))?;
         let lr = self.config.schedule().lr(self.step);
-        let advice = |what: &str| {
+        // Far above a uniform guess, the model is no longer learning but blowing up, even while
+        // the numbers stay finite (normalisation keeps them bounded).
+        let uniform = (self.model.config().vocab_size as f32).ln();
+        let diverged = |what: String| {
             Error::Diverged(format!(
-                "training diverged at step {}: the {what} became {}. The model keeps its weights from before this step. \
+                "training diverged at step {}: {what}. The model keeps its weights from before this step. \
                  Lower the learning rate (it is {lr:.2e}){}",
                 self.step + 1,
-                if what == "loss" { loss.to_string() } else { "infinite or NaN".into() },
                 if self.config.grad_clip > 0.0 { "." } else { " or turn gradient clipping on (grad_clip 1.0)." }
             ))
         };
-        if !loss.is_finite() {
-            return Err(advice("loss"));
+        if !loss.is_finite() || loss > 3.0 * uniform + 10.0 {
+            let why = format!("the loss became {loss}, against {uniform:.2} for a uniform guess");
+            return Err(diverged(why));
         }
         let grads = &mut self.model.params_mut().grads;
         let grad_norm = if self.config.grad_clip > 0.0 {
@@ -184,7 +198,7 @@ impl Trainer {
             crate::optim::global_norm(grads)
         };
         if !grad_norm.is_finite() {
-            return Err(advice("gradient norm"));
+            return Err(diverged("the gradient became infinite or NaN".into()));
         }
         let params = self.model.params_mut();
         self.optimizer.step(&mut params.values, &params.grads, lr);

@@ -1,41 +1,14 @@
-//! Causal multi-head self-attention in one kernel: scaled scores, the causal mask, softmax,
-//! optional dropout on the probabilities, and the weighted sum of values.
+//! Causal multi-head self-attention in one op: scaled scores, the causal mask, softmax,
+//! optional dropout on the probabilities, and the weighted sum of values. Each (batch, head) is
+//! a handful of small matrix products over strided views of the fused `qkv` buffer.
 
 use super::dropout::dropout_mask;
 use crate::autograd::{Backward, Graph, Var};
 use crate::rng::Rng;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, ShapeBuilder};
 
-/// Dot product with eight independent partial sums, so the compiler can vectorise it.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
-/// `acc += w * x`.
-fn axpy(acc: &mut [f32], w: f32, x: &[f32]) {
-    acc.iter_mut().zip(x).for_each(|(a, &v)| *a += w * v);
-}
-
-/// `x[i..i+n]` and `x[j..j+n]`, which must not overlap, both mutable.
-fn disjoint_mut(x: &mut [f32], i: usize, j: usize, n: usize) -> (&mut [f32], &mut [f32]) {
-    if i < j {
-        let (lo, hi) = x.split_at_mut(j);
-        (&mut lo[i..i + n], &mut hi[..n])
-    } else {
-        let (lo, hi) = x.split_at_mut(i);
-        (&mut hi[..n], &mut lo[j..j + n])
-    }
-}
-
-/// Where the rows of one (batch, head) live inside the fused `qkv` and output buffers.
+/// Where one (batch, head) lives inside the fused `qkv`, output and probability buffers.
 #[derive(Clone, Copy)]
 struct Layout {
     b: usize,
@@ -44,21 +17,61 @@ struct Layout {
     n_head: usize,
 }
 
+/// Which of q, k, v.
+#[derive(Clone, Copy)]
+enum Part {
+    Q = 0,
+    K = 1,
+    V = 2,
+}
+
 impl Layout {
     fn hs(&self) -> usize {
         self.c / self.n_head
     }
-    /// Offset of head `h`'s query at position `t` of batch `b` in `qkv`; key is `+c`, value `+2c`.
-    fn q(&self, b: usize, h: usize, t: usize) -> usize {
-        (b * self.t + t) * 3 * self.c + h * self.hs()
+
+    /// The offset and row stride of part `p` of head `h` in batch `b` of the (B, T, 3C) buffer.
+    fn qkv(&self, b: usize, h: usize, p: Part) -> (usize, usize) {
+        (b * self.t * 3 * self.c + p as usize * self.c + h * self.hs(), 3 * self.c)
     }
-    /// Offset of head `h` at position `t` of batch `b` in the (B, T, C) output.
-    fn y(&self, b: usize, h: usize, t: usize) -> usize {
-        (b * self.t + t) * self.c + h * self.hs()
+
+    /// The offset and row stride of head `h` in batch `b` of the (B, T, C) output.
+    fn y(&self, b: usize, h: usize) -> (usize, usize) {
+        (b * self.t * self.c + h * self.hs(), self.c)
     }
-    /// Offset of the probability row of query `t` in the (B, nh, T, T) probabilities.
-    fn p(&self, b: usize, h: usize, t: usize) -> usize {
-        ((b * self.n_head + h) * self.t + t) * self.t
+
+    /// The offset of the (T, T) probabilities of head `h` in batch `b`.
+    fn p(&self, b: usize, h: usize) -> usize {
+        (b * self.n_head + h) * self.t * self.t
+    }
+
+    /// A (T, hs) view starting at `offset` with rows `stride` apart.
+    fn view<'a>(&self, x: &'a [f32], (offset, stride): (usize, usize)) -> ArrayView2<'a, f32> {
+        ArrayView2::from_shape((self.t, self.hs()).strides((stride, 1)), &x[offset..]).expect("inside the buffer")
+    }
+
+    fn view_mut<'a>(&self, x: &'a mut [f32], (offset, stride): (usize, usize)) -> ArrayViewMut2<'a, f32> {
+        ArrayViewMut2::from_shape((self.t, self.hs()).strides((stride, 1)), &mut x[offset..])
+            .expect("inside the buffer")
+    }
+
+    fn square<'a>(&self, x: &'a [f32]) -> ArrayView2<'a, f32> {
+        ArrayView2::from_shape((self.t, self.t), &x[..self.t * self.t]).expect("T×T")
+    }
+
+    fn square_mut<'a>(&self, x: &'a mut [f32]) -> ArrayViewMut2<'a, f32> {
+        ArrayViewMut2::from_shape((self.t, self.t), &mut x[..self.t * self.t]).expect("T×T")
+    }
+}
+
+/// The probabilities as applied to the values: `p`, or `p` times the dropout mask.
+fn applied<'a>(p: &'a [f32], mask: Option<&[f32]>, scratch: &'a mut [f32]) -> &'a [f32] {
+    match mask {
+        None => p,
+        Some(m) => {
+            scratch.iter_mut().zip(p).zip(m).for_each(|((s, &p), &m)| *s = p * m);
+            scratch
+        }
     }
 }
 
@@ -81,40 +94,39 @@ impl Graph<'_> {
         let &[b, t, c3] = xv.shape() else { panic!("attention needs qkv of shape (B, T, 3C)") };
         assert!(c3.is_multiple_of(3) && (c3 / 3).is_multiple_of(n_head), "3C must split into q, k, v and heads");
         let l = Layout { b, t, c: c3 / 3, n_head };
-        let (c, hs) = (l.c, l.hs());
-        let scale = 1.0 / (hs as f32).sqrt();
+        let scale = 1.0 / (l.hs() as f32).sqrt();
         let x = xv.as_slice().expect("standard layout");
         let mut probs = vec![0.0; b * n_head * t * t];
         let mask = dropout.filter(|(p, _)| *p > 0.0).map(|(p, rng)| dropout_mask(probs.len(), p, rng));
-        let mut y = vec![0.0; b * t * c];
+        let mut y = vec![0.0; b * t * l.c];
+        let mut scratch = vec![0.0; t * t];
         for bi in 0..b {
             for h in 0..n_head {
-                for ti in 0..t {
-                    let q = &x[l.q(bi, h, ti)..][..hs];
-                    let p = &mut probs[l.p(bi, h, ti)..][..=ti];
-                    let mut max = f32::NEG_INFINITY;
-                    for (si, ps) in p.iter_mut().enumerate() {
-                        *ps = dot(q, &x[l.q(bi, h, si) + c..][..hs]) * scale;
-                        max = max.max(*ps);
-                    }
+                let at = l.p(bi, h);
+                let p = &mut probs[at..at + t * t];
+                let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
+                general_mat_mul(scale, &q, &k.t(), 0.0, &mut l.square_mut(p)); // (T, T) scores
+                for (ti, row) in p.chunks_exact_mut(t).enumerate() {
+                    let (seen, future) = row.split_at_mut(ti + 1);
+                    future.fill(0.0);
+                    let max = seen.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
                     let mut sum = 0.0;
-                    p.iter_mut().for_each(|ps| {
-                        *ps = (*ps - max).exp();
-                        sum += *ps;
+                    seen.iter_mut().for_each(|s| {
+                        *s = super::exp(*s - max);
+                        sum += *s;
                     });
-                    let out = &mut y[l.y(bi, h, ti)..][..hs];
-                    for (si, ps) in p.iter_mut().enumerate() {
-                        *ps /= sum;
-                        let w = mask.as_ref().map_or(*ps, |m| *ps * m[l.p(bi, h, ti) + si]);
-                        axpy(out, w, &x[l.q(bi, h, si) + 2 * c..][..hs]);
-                    }
+                    seen.iter_mut().for_each(|s| *s /= sum);
                 }
+                let pd = applied(p, mask.as_ref().map(|m| &m[at..at + t * t]), &mut scratch);
+                let v = l.view(x, l.qkv(bi, h, Part::V));
+                general_mat_mul(1.0, &l.square(pd), &v, 0.0, &mut l.view_mut(&mut y, l.y(bi, h)));
+                // (T, hs)
             }
         }
         if let Some(buf) = capture {
             buf.extend_from_slice(&probs);
         }
-        let out = ArrayD::from_shape_vec(IxDyn(&[b, t, c]), y).expect("sized above");
+        let out = ArrayD::from_shape_vec(IxDyn(&[b, t, l.c]), y).expect("sized above");
         self.push(out, vec![qkv], CausalAttention { layout: l, probs, mask })
     }
 }
@@ -128,37 +140,36 @@ struct CausalAttention {
 impl Backward for CausalAttention {
     fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
         let l = self.layout;
-        let (c, hs) = (l.c, l.hs());
-        let scale = 1.0 / (hs as f32).sqrt();
+        let t = l.t;
+        let scale = 1.0 / (l.hs() as f32).sqrt();
         let x = inputs[0].as_slice().expect("standard layout");
         let dy = dout.as_slice().expect("standard layout");
         let mut dx = vec![0.0; x.len()];
-        let mut dp = vec![0.0; l.t];
+        let (mut dp, mut scratch) = (vec![0.0; t * t], vec![0.0; t * t]);
         for bi in 0..l.b {
             for h in 0..l.n_head {
-                for ti in 0..l.t {
-                    let row = l.p(bi, h, ti);
-                    let p = &self.probs[row..][..=ti];
-                    let dyt = &dy[l.y(bi, h, ti)..][..hs];
-                    // Through the weighted sum of values: d(prob) and d(value).
-                    let mut weighted = 0.0;
-                    for si in 0..=ti {
-                        let keep = self.mask.as_ref().map_or(1.0, |m| m[row + si]);
-                        let v = l.q(bi, h, si) + 2 * c;
-                        dp[si] = dot(dyt, &x[v..][..hs]) * keep;
-                        axpy(&mut dx[v..][..hs], p[si] * keep, dyt);
-                        weighted += p[si] * dp[si];
+                let at = l.p(bi, h);
+                let p = &self.probs[at..at + t * t];
+                let mask = self.mask.as_ref().map(|m| &m[at..at + t * t]);
+                let dyh = l.view(dy, l.y(bi, h));
+                // y = pd v: d(pd) = dy vᵀ and dv = pdᵀ dy.
+                let v = l.view(x, l.qkv(bi, h, Part::V));
+                general_mat_mul(1.0, &dyh, &v.t(), 0.0, &mut l.square_mut(&mut dp));
+                let pd = applied(p, mask, &mut scratch);
+                general_mat_mul(1.0, &l.square(pd).t(), &dyh, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V)));
+                // Through dropout and softmax: ds = p (dp - Σ p dp), times the score scale.
+                for (ti, (row, prow)) in dp.chunks_exact_mut(t).zip(p.chunks_exact(t)).enumerate() {
+                    if let Some(m) = mask {
+                        row.iter_mut().zip(&m[ti * t..(ti + 1) * t]).for_each(|(d, m)| *d *= m);
                     }
-                    // Through softmax, then the scaled scores q·k.
-                    let q = l.q(bi, h, ti);
-                    for si in 0..=ti {
-                        let ds = p[si] * (dp[si] - weighted) * scale;
-                        let k = l.q(bi, h, si) + c;
-                        let (dq, dk) = disjoint_mut(&mut dx, q, k, hs);
-                        axpy(dq, ds, &x[k..][..hs]);
-                        axpy(dk, ds, &x[q..][..hs]);
-                    }
+                    let weighted: f32 = row[..=ti].iter().zip(prow).map(|(d, p)| d * p).sum();
+                    row.iter_mut().zip(prow).for_each(|(d, &p)| *d = p * (*d - weighted) * scale);
                 }
+                // scores = q kᵀ: dq = ds k and dk = dsᵀ q.
+                let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
+                let ds = l.square(&dp);
+                general_mat_mul(1.0, &ds, &k, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::Q)));
+                general_mat_mul(1.0, &ds.t(), &q, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::K)));
             }
         }
         vec![Some(ArrayD::from_shape_vec(inputs[0].raw_dim(), dx).expect("same size"))]

@@ -22,7 +22,7 @@ impl Graph<'_> {
             let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             let mut sum = 0.0;
             for (pi, &x) in p.iter_mut().zip(row) {
-                *pi = (x - max).exp();
+                *pi = super::exp(x - max);
                 sum += *pi;
             }
             let inv = 1.0 / sum;

@@ -1,5 +1,6 @@
 //! Addition and multiplication with NumPy-style broadcasting.
 
+use super::standard;
 use crate::autograd::{Backward, Graph, Var};
 use ndarray::{ArrayD, Axis};
 
@@ -19,13 +20,13 @@ pub(crate) fn sum_to_shape(mut g: ArrayD<f32>, shape: &[usize]) -> ArrayD<f32> {
 impl Graph<'_> {
     /// `a + b`, broadcasting either side.
     pub fn add(&mut self, a: Var, b: Var) -> Var {
-        let out = (self.value(a) + self.value(b)).as_standard_layout().into_owned();
+        let out = standard(self.value(a) + self.value(b));
         self.push(out, vec![a, b], Add)
     }
 
     /// `a * b` elementwise, broadcasting either side.
     pub fn mul(&mut self, a: Var, b: Var) -> Var {
-        let out = (self.value(a) * self.value(b)).as_standard_layout().into_owned();
+        let out = standard(self.value(a) * self.value(b));
         self.push(out, vec![a, b], Mul)
     }
 }

@@ -19,3 +19,41 @@ pub use norm::NormKind;
 pub(crate) fn rows(x: &[f32], width: usize) -> std::slice::ChunksExact<'_, f32> {
     x.chunks_exact(width)
 }
+
+/// `x` in standard layout, copied only if it is not already.
+pub(crate) fn standard(x: ndarray::ArrayD<f32>) -> ndarray::ArrayD<f32> {
+    if x.is_standard_layout() {
+        x
+    } else {
+        x.as_standard_layout().into_owned()
+    }
+}
+
+/// e^x to about one ulp, branch-free so loops over it vectorise (libm's `expf` is a call per
+/// element). Range reduction e^x = 2^k e^r with |r| ≤ ln2/2, then a degree-7 Taylor polynomial,
+/// whose truncation error there is below 1e-8. NaN stays NaN, so divergence is still seen.
+pub(crate) fn exp(x: f32) -> f32 {
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    let x = x.clamp(-87.3, 88.7);
+    let k = (x * std::f32::consts::LOG2_E + 0.5).floor();
+    let r = x - k * LN2_HI - k * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r / 5040.0))))));
+    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn exp_is_within_two_ulp_of_std() {
+        for i in -87_000..88_000 {
+            let x = i as f32 * 1e-3;
+            let (got, want) = (super::exp(x), x.exp());
+            assert!((got - want).abs() <= 2.5e-7 * want, "exp({x}) = {got}, std says {want}");
+        }
+        assert!(super::exp(f32::NAN).is_nan());
+        assert_eq!(super::exp(f32::NEG_INFINITY), super::exp(-87.3));
+    }
+}
