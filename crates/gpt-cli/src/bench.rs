@@ -9,8 +9,8 @@ pub struct Args {
     #[arg(long, default_value = "nano-cpu")]
     preset: String,
     /// Timed steps, after 3 untimed warm-up steps.
-    #[arg(long, default_value_t = 50)]
-    iters: usize,
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    iters: u32,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -27,21 +27,25 @@ pub fn run(a: Args) -> Result<(), String> {
     for _ in 0..3 {
         trainer.step().map_err(|e| e.to_string())?;
     }
-    let start = Instant::now();
-    for _ in 0..a.iters {
-        trainer.step().map_err(|e| e.to_string())?;
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let ms = 1e3 * secs / a.iters as f64;
-    let tps = (a.iters * trainer.tokens_per_step()) as f64 / secs;
+    // The median step, so a background process waking up does not move the number.
+    let mut ms: Vec<f64> = (0..a.iters)
+        .map(|_| {
+            let start = Instant::now();
+            trainer.step().map(|_| 1e3 * start.elapsed().as_secs_f64())
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    ms.sort_by(f64::total_cmp);
+    let ms = ms[ms.len() / 2];
+    let tps = trainer.tokens_per_step() as f64 * 1e3 / ms;
     if a.json {
         println!(
             "{}",
-            serde_json::json!({"preset": a.preset, "ms_per_iter": ms, "tokens_per_s": tps.round(), "iters": a.iters})
+            serde_json::json!({"preset": a.preset, "ms_per_iter": ms, "tokens_per_s": tps.round(), "iters": a.iters, "statistic": "median"})
         );
     } else {
         println!(
-            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s ({} steps of {} tokens, one thread)",
+            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s (median of {} steps of {} tokens, one thread)",
             a.preset,
             a.iters,
             trainer.tokens_per_step()

@@ -4,7 +4,9 @@
 //! parameters are borrowed, never copied, and take the first [`Var`] slots. [`Graph::backward`]
 //! then walks the record in reverse and adds each parameter's gradient into caller-owned buffers.
 //! The ops themselves live in [`crate::ops`], one file per family, each backward beside its forward.
+//! Buffers come from a [`Workspace`] and go back to it when the graph is dropped.
 
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 /// A handle to a value recorded in a [`Graph`].
@@ -14,8 +16,19 @@ pub struct Var(pub(crate) usize);
 /// The backward half of an op.
 pub(crate) trait Backward {
     /// Gradients with respect to each input (`None` where the op gives none), given the inputs,
-    /// the output and the output's gradient.
-    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>>;
+    /// the output and the output's gradient; new buffers come from `ws`.
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        out: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>>;
+
+    /// The buffers the op saved for its backward pass, for reuse once the graph is done.
+    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
+        Vec::new()
+    }
 }
 
 struct Node {
@@ -27,13 +40,20 @@ struct Node {
 /// The record of one forward pass.
 pub struct Graph<'p> {
     params: &'p [ArrayD<f32>],
+    ws: &'p Workspace,
     nodes: Vec<Node>,
 }
 
 impl<'p> Graph<'p> {
-    /// A graph whose leaves are `params`: parameter `i` is `graph.param(i)`.
-    pub fn new(params: &'p [ArrayD<f32>]) -> Self {
-        Graph { params, nodes: Vec::with_capacity(256) }
+    /// A graph whose leaves are `params` (parameter `i` is `graph.param(i)`), taking its
+    /// buffers from `ws`.
+    pub fn new(params: &'p [ArrayD<f32>], ws: &'p Workspace) -> Self {
+        Graph { params, ws, nodes: Vec::with_capacity(256) }
+    }
+
+    /// Where ops take their buffers from.
+    pub(crate) fn ws(&self) -> &'p Workspace {
+        self.ws
     }
 
     /// The leaf for parameter `i`.
@@ -83,20 +103,35 @@ impl<'p> Graph<'p> {
             let Some(dout) = grads[n].take() else { continue };
             let node = &self.nodes[n];
             let inputs: Vec<&ArrayD<f32>> = node.inputs.iter().map(|&v| self.value(v)).collect();
-            let dinputs = node.op.backward(&inputs, &node.value, dout);
+            let dinputs = node.op.backward(&inputs, &node.value, dout, self.ws);
             for (v, d) in node.inputs.iter().zip(dinputs) {
                 let Some(d) = d else { continue };
                 // Kernels read gradients as flat slices.
                 let d = crate::ops::standard(d);
                 debug_assert_eq!(d.shape(), self.shape(*v));
                 match v.0.checked_sub(n_params) {
-                    None => param_grads[v.0] += &d,
+                    None => {
+                        param_grads[v.0] += &d;
+                        self.ws.recycle_array(d);
+                    }
                     Some(m) => match &mut grads[m] {
-                        Some(acc) => *acc += &d,
+                        Some(acc) => {
+                            *acc += &d;
+                            self.ws.recycle_array(d);
+                        }
                         slot => *slot = Some(d),
                     },
                 }
             }
+        }
+    }
+}
+
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        for node in self.nodes.drain(..) {
+            self.ws.recycle_array(node.value);
+            node.op.into_buffers().into_iter().for_each(|b| self.ws.recycle(b));
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod rng;
 pub mod schedule;
 pub mod tokenizer;
 pub mod train;
+pub mod workspace;
 
 pub use config::GPTConfig;
 pub use error::{Error, Result};

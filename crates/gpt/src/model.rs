@@ -6,6 +6,7 @@ use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::params::{Init, Params};
 use crate::rng::Rng;
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 /// A linear layer's parameters: weight (out, in) as PyTorch stores it, and an optional bias.
@@ -38,6 +39,8 @@ pub struct GPT {
     ln_f: Norm,
     /// The output projection; the token embedding itself when weights are tied.
     lm_head: usize,
+    /// Buffers shared by successive forward and backward passes.
+    workspace: Workspace,
 }
 
 impl GPT {
@@ -81,7 +84,7 @@ impl GPT {
         } else {
             p.add("lm_head.weight".into(), &[config.vocab_size, c], std, &mut rng)
         };
-        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head })
+        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default() })
     }
 
     pub fn config(&self) -> &GPTConfig {
@@ -173,7 +176,7 @@ impl GPT {
     /// The logits (B, T, V) for `idx` (B×T ids), in evaluation mode (no dropout).
     pub fn logits(&self, idx: &[usize], b: usize, t: usize) -> Result<ArrayD<f32>> {
         self.check_input(idx, b, t)?;
-        let mut g = Graph::new(&self.params.values);
+        let mut g = Graph::new(&self.params.values, &self.workspace);
         let logits = self.forward(&mut g, idx, b, t, None, None);
         Ok(g.value(logits).clone())
     }
@@ -182,7 +185,7 @@ impl GPT {
     pub fn loss(&self, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
         self.check_input(idx, b, t)?;
         self.check_input(targets, b, t)?;
-        let mut g = Graph::new(&self.params.values);
+        let mut g = Graph::new(&self.params.values, &self.workspace);
         let logits = self.forward(&mut g, idx, b, t, None, None);
         let loss = g.cross_entropy(logits, targets);
         Ok(scalar(g.value(loss)))
@@ -191,7 +194,7 @@ impl GPT {
     /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).
     pub fn attention(&self, idx: &[usize]) -> Result<Vec<f32>> {
         self.check_input(idx, 1, idx.len())?;
-        let mut g = Graph::new(&self.params.values);
+        let mut g = Graph::new(&self.params.values, &self.workspace);
         let mut probs = Vec::with_capacity(self.config.n_layer * self.config.n_head * idx.len() * idx.len());
         self.forward(&mut g, idx, 1, idx.len(), None, Some(&mut probs));
         Ok(probs)
@@ -209,7 +212,7 @@ impl GPT {
     ) -> Result<f32> {
         self.check_input(idx, b, t)?;
         self.check_input(targets, b, t)?;
-        let mut g = Graph::new(&self.params.values);
+        let mut g = Graph::new(&self.params.values, &self.workspace);
         let logits = self.forward(&mut g, idx, b, t, dropout, None);
         let loss = g.cross_entropy(logits, targets);
         let value = scalar(g.value(loss));

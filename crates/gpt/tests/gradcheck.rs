@@ -3,6 +3,7 @@
 use gpt::autograd::{Graph, Var};
 use gpt::ops::{Activation, NormKind};
 use gpt::rng::Rng;
+use gpt::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
 fn random(shape: &[usize], seed: u64) -> ArrayD<f32> {
@@ -15,22 +16,29 @@ fn away_from_zero(shape: &[usize], seed: u64) -> ArrayD<f32> {
     random(shape, seed).mapv(|x| if x.abs() < 0.1 { x + 0.2f32.copysign(x) } else { x })
 }
 
-/// Checks d(sum(out ⊙ R))/d(input) for every element of every input, R random.
+/// Checks d(sum(out ⊙ R))/d(input) for every element of every input, R random. Every pass
+/// shares one workspace that starts out holding NaN-filled buffers, so an op that reads a
+/// recycled buffer before writing all of it fails here.
 fn check(inputs: Vec<ArrayD<f32>>, build: impl Fn(&mut Graph) -> Var) {
+    let ws = Workspace::default();
+    for n in [1, 4, 16, 64, 256, 1024, 4096] {
+        ws.recycle(vec![f32::NAN; n]);
+        ws.recycle(vec![f32::NAN; n + 1]);
+    }
     let out_shape = {
-        let mut g = Graph::new(&inputs);
+        let mut g = Graph::new(&inputs, &ws);
         let out = build(&mut g);
         g.shape(out).to_vec()
     };
     let r = random(&out_shape, 999);
     let objective = |inputs: &[ArrayD<f32>]| -> f64 {
-        let mut g = Graph::new(inputs);
+        let mut g = Graph::new(inputs, &ws);
         let out = build(&mut g);
         g.value(out).iter().zip(r.iter()).map(|(&a, &b)| a as f64 * b as f64).sum()
     };
     let mut grads: Vec<ArrayD<f32>> = inputs.iter().map(|x| ArrayD::zeros(x.raw_dim())).collect();
     {
-        let mut g = Graph::new(&inputs);
+        let mut g = Graph::new(&inputs, &ws);
         let out = build(&mut g);
         g.backward_from(out, r.clone(), &mut grads);
     }
@@ -142,7 +150,8 @@ fn cross_entropy() {
 #[test]
 fn attention_is_causal_and_rows_sum_to_one() {
     let x = vec![random(&[1, 6, 18], 4)];
-    let mut g = Graph::new(&x);
+    let ws = Workspace::default();
+    let mut g = Graph::new(&x, &ws);
     let mut probs = vec![];
     g.causal_attention(g.param(0), 3, None, Some(&mut probs));
     assert_eq!(probs.len(), 3 * 6 * 6);

@@ -1,6 +1,7 @@
 //! Pointwise nonlinearities: GELU (exact and tanh form) and ReLU.
 
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
 
@@ -30,23 +31,31 @@ fn erf_with(x: f32, gauss: f32) -> f32 {
     (1.0 - poly * gauss).copysign(x)
 }
 
-impl Activation {
-    /// `(f(x), f'(x))`, sharing the one exponential both need.
-    fn value_and_slope(self, x: f32) -> (f32, f32) {
-        match self {
-            Activation::Gelu => {
-                // exp(-x²/2) is both erf's exp(-(x/√2)²) and √(2π) times the normal density.
-                let gauss = super::exp(-0.5 * x * x);
-                let cdf = 0.5 * (1.0 + erf_with(x * FRAC_1_SQRT_2, gauss));
-                (x * cdf, cdf + x * NORMAL_PDF_0 * gauss)
-            }
-            Activation::GeluTanh => {
-                let th = (SQRT_2_OVER_PI * (x + GELU_CUBIC * x * x * x)).tanh();
-                let du = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_CUBIC * x * x);
-                (0.5 * x * (1.0 + th), 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * du)
-            }
-            Activation::Relu => (x.max(0.0), if x > 0.0 { 1.0 } else { 0.0 }),
-        }
+/// `(gelu(x), gelu'(x))`, sharing the one exponential both need: exp(-x²/2) is erf's
+/// exp(-(x/√2)²) and also √(2π) times the normal density.
+#[inline(always)]
+fn gelu(x: f32) -> (f32, f32) {
+    let gauss = super::exp(-0.5 * x * x);
+    let cdf = 0.5 * (1.0 + erf_with(x * FRAC_1_SQRT_2, gauss));
+    (x * cdf, cdf + x * NORMAL_PDF_0 * gauss)
+}
+
+#[inline(always)]
+fn gelu_tanh(x: f32) -> (f32, f32) {
+    let th = (SQRT_2_OVER_PI * (x + GELU_CUBIC * x * x * x)).tanh();
+    let du = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_CUBIC * x * x);
+    (0.5 * x * (1.0 + th), 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * du)
+}
+
+#[inline(always)]
+fn relu(x: f32) -> (f32, f32) {
+    (x.max(0.0), if x > 0.0 { 1.0 } else { 0.0 })
+}
+
+/// Writes `f(x)` and `f'(x)` for every `x`; one copy per activation, so each loop vectorises.
+fn map_with_slope(xs: &[f32], out: &mut [f32], slope: &mut [f32], f: impl Fn(f32) -> (f32, f32)) {
+    for ((o, s), &x) in out.iter_mut().zip(slope.iter_mut()).zip(xs) {
+        (*o, *s) = f(x);
     }
 }
 
@@ -54,11 +63,13 @@ impl Graph<'_> {
     /// `f(x)` elementwise. The slope is kept from the forward pass for the backward one.
     pub fn activation(&mut self, kind: Activation, x: Var) -> Var {
         let xv = self.value(x);
-        let mut out = ArrayD::zeros(xv.raw_dim());
-        let mut slope = vec![0.0; xv.len()];
-        let xs = xv.as_slice().expect("standard layout");
-        for ((o, s), &v) in out.as_slice_mut().expect("fresh array").iter_mut().zip(&mut slope).zip(xs) {
-            (*o, *s) = kind.value_and_slope(v);
+        let mut out = self.ws().array(xv.shape());
+        let mut slope = self.ws().scratch(xv.len());
+        let (xs, os) = (xv.as_slice().expect("standard layout"), out.as_slice_mut().expect("fresh array"));
+        match kind {
+            Activation::Gelu => map_with_slope(xs, os, &mut slope, gelu),
+            Activation::GeluTanh => map_with_slope(xs, os, &mut slope, gelu_tanh),
+            Activation::Relu => map_with_slope(xs, os, &mut slope, relu),
         }
         self.push(out, vec![x], Pointwise { slope })
     }
@@ -69,9 +80,21 @@ struct Pointwise {
 }
 
 impl Backward for Pointwise {
-    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, mut dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
-        dout.iter_mut().zip(&self.slope).for_each(|(d, s)| *d *= s);
+    fn backward(
+        &self,
+        _: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        mut dout: ArrayD<f32>,
+        _: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
+        // Slices, not ndarray's element iterator, so this loop vectorises.
+        let d = dout.as_slice_mut().expect("standard layout");
+        d.iter_mut().zip(&self.slope).for_each(|(d, s)| *d *= s);
         vec![Some(dout)]
+    }
+
+    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
+        vec![self.slope]
     }
 }
 

@@ -3,9 +3,10 @@
 //! a handful of small matrix products over strided views of the fused `qkv` buffer.
 
 use super::dropout::dropout_mask;
+use super::gemm::gemm;
 use crate::autograd::{Backward, Graph, Var};
 use crate::rng::Rng;
-use ndarray::linalg::general_mat_mul;
+use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, ShapeBuilder};
 
 /// Where one (batch, head) lives inside the fused `qkv`, output and probability buffers.
@@ -96,16 +97,16 @@ impl Graph<'_> {
         let l = Layout { b, t, c: c3 / 3, n_head };
         let scale = 1.0 / (l.hs() as f32).sqrt();
         let x = xv.as_slice().expect("standard layout");
-        let mut probs = vec![0.0; b * n_head * t * t];
+        let mut probs = self.ws().scratch(b * n_head * t * t);
         let mask = dropout.filter(|(p, _)| *p > 0.0).map(|(p, rng)| dropout_mask(probs.len(), p, rng));
-        let mut y = vec![0.0; b * t * l.c];
+        let mut y = self.ws().scratch(b * t * l.c);
         let mut scratch = vec![0.0; t * t];
         for bi in 0..b {
             for h in 0..n_head {
                 let at = l.p(bi, h);
                 let p = &mut probs[at..at + t * t];
                 let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
-                general_mat_mul(scale, &q, &k.t(), 0.0, &mut l.square_mut(p)); // (T, T) scores
+                gemm(scale, &q, &k.t(), false, &mut l.square_mut(p)); // (T, T) scores
                 for (ti, row) in p.chunks_exact_mut(t).enumerate() {
                     let (seen, future) = row.split_at_mut(ti + 1);
                     future.fill(0.0);
@@ -119,7 +120,7 @@ impl Graph<'_> {
                 }
                 let pd = applied(p, mask.as_ref().map(|m| &m[at..at + t * t]), &mut scratch);
                 let v = l.view(x, l.qkv(bi, h, Part::V));
-                general_mat_mul(1.0, &l.square(pd), &v, 0.0, &mut l.view_mut(&mut y, l.y(bi, h)));
+                gemm(1.0, &l.square(pd), &v, false, &mut l.view_mut(&mut y, l.y(bi, h)));
                 // (T, hs)
             }
         }
@@ -138,13 +139,19 @@ struct CausalAttention {
 }
 
 impl Backward for CausalAttention {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let l = self.layout;
         let t = l.t;
         let scale = 1.0 / (l.hs() as f32).sqrt();
         let x = inputs[0].as_slice().expect("standard layout");
         let dy = dout.as_slice().expect("standard layout");
-        let mut dx = vec![0.0; x.len()];
+        let mut dx = ws.scratch(x.len()); // every q, k and v slot is written below
         let (mut dp, mut scratch) = (vec![0.0; t * t], vec![0.0; t * t]);
         for bi in 0..l.b {
             for h in 0..l.n_head {
@@ -154,9 +161,9 @@ impl Backward for CausalAttention {
                 let dyh = l.view(dy, l.y(bi, h));
                 // y = pd v: d(pd) = dy vᵀ and dv = pdᵀ dy.
                 let v = l.view(x, l.qkv(bi, h, Part::V));
-                general_mat_mul(1.0, &dyh, &v.t(), 0.0, &mut l.square_mut(&mut dp));
+                gemm(1.0, &dyh, &v.t(), false, &mut l.square_mut(&mut dp));
                 let pd = applied(p, mask, &mut scratch);
-                general_mat_mul(1.0, &l.square(pd).t(), &dyh, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V)));
+                gemm(1.0, &l.square(pd).t(), &dyh, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V)));
                 // Through dropout and softmax: ds = p (dp - Σ p dp), times the score scale.
                 for (ti, (row, prow)) in dp.chunks_exact_mut(t).zip(p.chunks_exact(t)).enumerate() {
                     if let Some(m) = mask {
@@ -168,10 +175,15 @@ impl Backward for CausalAttention {
                 // scores = q kᵀ: dq = ds k and dk = dsᵀ q.
                 let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
                 let ds = l.square(&dp);
-                general_mat_mul(1.0, &ds, &k, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::Q)));
-                general_mat_mul(1.0, &ds.t(), &q, 0.0, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::K)));
+                gemm(1.0, &ds, &k, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::Q)));
+                gemm(1.0, &ds.t(), &q, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::K)));
             }
         }
+        ws.recycle_array(dout);
         vec![Some(ArrayD::from_shape_vec(inputs[0].raw_dim(), dx).expect("same size"))]
+    }
+
+    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
+        [Some(self.probs), self.mask].into_iter().flatten().collect()
     }
 }

@@ -2,6 +2,7 @@
 
 use super::rows;
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 impl Graph<'_> {
@@ -13,7 +14,7 @@ impl Graph<'_> {
         let lv = self.value(logits);
         let v = *lv.shape().last().expect("logits need a vocabulary axis");
         assert_eq!(lv.len(), targets.len() * v, "one target per row of logits");
-        let mut probs = vec![0.0; lv.len()];
+        let mut probs = self.ws().scratch(lv.len());
         let mut total = 0.0f64;
         for ((row, p), &t) in
             rows(lv.as_slice().expect("standard layout"), v).zip(probs.chunks_exact_mut(v)).zip(targets)
@@ -41,14 +42,25 @@ struct CrossEntropy {
 
 impl Backward for CrossEntropy {
     /// d loss / d logits = (softmax - onehot(target)) / N.
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let scale = dout.first().copied().unwrap_or(0.0) / self.targets.len() as f32;
         let v = self.probs.len() / self.targets.len();
-        let mut d = self.probs.clone();
+        let mut d = ws.scratch(self.probs.len());
+        d.copy_from_slice(&self.probs);
         for (row, &t) in d.chunks_exact_mut(v).zip(&self.targets) {
             row[t] -= 1.0;
             row.iter_mut().for_each(|x| *x *= scale);
         }
         vec![Some(ArrayD::from_shape_vec(inputs[0].raw_dim(), d).expect("same size"))]
+    }
+
+    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
+        vec![self.probs]
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::autograd::{Backward, Graph, Var};
 use crate::rng::Rng;
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 /// A mask of `n` entries, each `1/(1-p)` with probability `1-p` and 0 otherwise, so the
@@ -16,10 +17,9 @@ impl Graph<'_> {
     pub fn dropout(&mut self, x: Var, p: f32, rng: &mut Rng) -> Var {
         let xv = self.value(x);
         let mask = dropout_mask(xv.len(), p, rng);
-        let mut out = xv.clone();
-        for (o, m) in out.iter_mut().zip(&mask) {
-            *o *= m;
-        }
+        let mut out = self.ws().copy(xv);
+        let o = out.as_slice_mut().expect("fresh array");
+        o.iter_mut().zip(&mask).for_each(|(o, m)| *o *= m);
         self.push(out, vec![x], Dropout { mask })
     }
 }
@@ -29,10 +29,19 @@ struct Dropout {
 }
 
 impl Backward for Dropout {
-    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, mut dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
-        for (d, m) in dout.iter_mut().zip(&self.mask) {
-            *d *= m;
-        }
+    fn backward(
+        &self,
+        _: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        mut dout: ArrayD<f32>,
+        _: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
+        let d = dout.as_slice_mut().expect("standard layout");
+        d.iter_mut().zip(&self.mask).for_each(|(d, m)| *d *= m);
         vec![Some(dout)]
+    }
+
+    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
+        vec![self.mask]
     }
 }

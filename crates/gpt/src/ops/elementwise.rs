@@ -1,7 +1,7 @@
 //! Addition and multiplication with NumPy-style broadcasting.
 
-use super::standard;
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::{ArrayD, Axis};
 
 /// Sums `g` down to `shape`, undoing a broadcast: extra leading axes and axes of length 1.
@@ -17,16 +17,40 @@ pub(crate) fn sum_to_shape(mut g: ArrayD<f32>, shape: &[usize]) -> ArrayD<f32> {
     g
 }
 
+/// The shape both `a` and `b` broadcast to, NumPy's rule: align the trailing axes; each pair
+/// must be equal or contain a 1.
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let n = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+    (0..n)
+        .map(|i| match (dim(a, i), dim(b, i)) {
+            (x, y) if x == y || y == 1 => x,
+            (1, y) => y,
+            (x, y) => panic!("shapes {a:?} and {b:?} do not broadcast ({x} vs {y})"),
+        })
+        .collect()
+}
+
 impl Graph<'_> {
+    /// `f(a, b)` elementwise into a recycled buffer, broadcasting either side.
+    fn binary(&mut self, a: Var, b: Var, f: impl Fn(&mut f32, &f32)) -> ArrayD<f32> {
+        let (av, bv) = (self.value(a), self.value(b));
+        let shape = broadcast_shape(av.shape(), bv.shape());
+        let mut out = self.ws().array(&shape);
+        out.assign(&av.broadcast(shape.as_slice()).expect("checked above"));
+        out.zip_mut_with(bv, f);
+        out
+    }
+
     /// `a + b`, broadcasting either side.
     pub fn add(&mut self, a: Var, b: Var) -> Var {
-        let out = standard(self.value(a) + self.value(b));
+        let out = self.binary(a, b, |x, y| *x += y);
         self.push(out, vec![a, b], Add)
     }
 
     /// `a * b` elementwise, broadcasting either side.
     pub fn mul(&mut self, a: Var, b: Var) -> Var {
-        let out = standard(self.value(a) * self.value(b));
+        let out = self.binary(a, b, |x, y| *x *= y);
         self.push(out, vec![a, b], Mul)
     }
 }
@@ -34,8 +58,14 @@ impl Graph<'_> {
 struct Add;
 
 impl Backward for Add {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
-        let da = sum_to_shape(dout.clone(), inputs[0].shape());
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
+        let da = sum_to_shape(ws.copy(&dout), inputs[0].shape());
         let db = sum_to_shape(dout, inputs[1].shape());
         vec![Some(da), Some(db)]
     }
@@ -44,7 +74,13 @@ impl Backward for Add {
 struct Mul;
 
 impl Backward for Mul {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        _: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let (a, b) = (inputs[0], inputs[1]);
         let da = sum_to_shape(&dout * b, a.shape());
         let db = sum_to_shape(&dout * a, b.shape());

@@ -1,6 +1,7 @@
 //! Embedding lookup: rows of a table picked by token id.
 
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
 impl Graph<'_> {
@@ -13,10 +14,10 @@ impl Graph<'_> {
         let &[v, c] = t.shape() else { panic!("embedding table must be 2-D") };
         assert_eq!(ids.len(), shape.iter().product::<usize>(), "ids must fill the shape");
         let rows = t.as_slice().expect("standard layout");
-        let mut out = Vec::with_capacity(ids.len() * c);
-        for &id in ids {
+        let mut out = self.ws().scratch(ids.len() * c);
+        for (&id, row) in ids.iter().zip(out.chunks_exact_mut(c)) {
             assert!(id < v, "token id {id} outside the vocabulary of {v}");
-            out.extend_from_slice(&rows[id * c..(id + 1) * c]);
+            row.copy_from_slice(&rows[id * c..(id + 1) * c]);
         }
         let mut out_shape = shape.to_vec();
         out_shape.push(c);
@@ -31,8 +32,14 @@ struct Embedding {
 
 impl Backward for Embedding {
     /// A scatter-add: each row of `dout` adds into the table row it was read from.
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
-        let mut dtable = ArrayD::zeros(inputs[0].raw_dim());
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
+        let mut dtable = ArrayD::from_shape_vec(inputs[0].raw_dim(), ws.zeros(inputs[0].len())).expect("sized");
         let c = inputs[0].shape()[1];
         let dt = dtable.as_slice_mut().expect("fresh array");
         let d = dout.as_slice().expect("standard layout");
@@ -41,6 +48,7 @@ impl Backward for Embedding {
                 *acc += g;
             }
         }
+        ws.recycle_array(dout);
         vec![Some(dtable)]
     }
 }

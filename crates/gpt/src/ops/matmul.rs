@@ -1,8 +1,9 @@
 //! Matrix multiplication, batched and with either operand transposed.
 
+use super::gemm::gemm;
 use crate::autograd::{Backward, Graph, Var};
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn};
+use crate::workspace::Workspace;
+use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
 /// How `a` and `b` of one matmul split into 2-D matrices.
 #[derive(Clone, Copy)]
@@ -106,11 +107,11 @@ impl Graph<'_> {
             shape[r - 2] = av.shape()[r - 1];
         }
         shape[r - 1] = p.n();
-        let mut out = ArrayD::zeros(IxDyn(&shape));
+        let mut out = self.ws().array(&shape);
         for i in 0..p.batch {
             let a_i = transposed_if(mat(av, p.a_rows, p.a_cols, i), trans_a);
             let b_i = transposed_if(mat(bv, p.b_rows, p.b_cols, p.b_index(i)), trans_b);
-            general_mat_mul(1.0, &a_i, &b_i, 0.0, &mut mat_mut(&mut out, p.m(), p.n(), i));
+            gemm(1.0, &a_i, &b_i, false, &mut mat_mut(&mut out, p.m(), p.n(), i));
         }
         self.push(out, vec![a, b], MatMul(p))
     }
@@ -119,11 +120,17 @@ impl Graph<'_> {
 struct MatMul(Plan);
 
 impl Backward for MatMul {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let p = self.0;
         let (a, b) = (inputs[0], inputs[1]);
-        let mut da = ArrayD::zeros(a.raw_dim());
-        let mut db = ArrayD::zeros(b.raw_dim());
+        let mut da = ws.array(a.shape());
+        let mut db = ws.array(b.shape());
         for i in 0..p.batch {
             // out = opA(a) opB(b), so d opA = dout opB^T and d opB = opA^T dout.
             let d = mat(&dout, p.m(), p.n(), i);
@@ -131,19 +138,20 @@ impl Backward for MatMul {
             let op_b = transposed_if(mat(b, p.b_rows, p.b_cols, p.b_index(i)), p.trans_b);
             let mut da_i = mat_mut(&mut da, p.a_rows, p.a_cols, i);
             if p.trans_a {
-                general_mat_mul(1.0, &op_b, &d.t(), 0.0, &mut da_i);
+                gemm(1.0, &op_b, &d.t(), false, &mut da_i);
             } else {
-                general_mat_mul(1.0, &d, &op_b.t(), 0.0, &mut da_i);
+                gemm(1.0, &d, &op_b.t(), false, &mut da_i);
             }
             // A shared `b` sums its gradient over the batch.
-            let beta = if p.shared_b && i > 0 { 1.0 } else { 0.0 };
+            let accumulate = p.shared_b && i > 0;
             let mut db_i = mat_mut(&mut db, p.b_rows, p.b_cols, p.b_index(i));
             if p.trans_b {
-                general_mat_mul(1.0, &d.t(), &op_a, beta, &mut db_i);
+                gemm(1.0, &d.t(), &op_a, accumulate, &mut db_i);
             } else {
-                general_mat_mul(1.0, &op_a.t(), &d, beta, &mut db_i);
+                gemm(1.0, &op_a.t(), &d, accumulate, &mut db_i);
             }
         }
+        ws.recycle_array(dout);
         vec![Some(da), Some(db)]
     }
 }

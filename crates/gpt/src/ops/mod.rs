@@ -7,6 +7,7 @@ pub mod cross_entropy;
 pub mod dropout;
 pub mod elementwise;
 pub mod embedding;
+mod gemm;
 pub mod matmul;
 pub mod norm;
 pub mod reduce;
@@ -35,8 +36,11 @@ pub(crate) fn standard(x: ndarray::ArrayD<f32>) -> ndarray::ArrayD<f32> {
 pub(crate) fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
+    // Adding and removing 1.5·2²³ rounds to the nearest integer with plain float adds; `floor`
+    // is a library call on baseline x86-64 and would stop the loop from vectorising.
+    const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.3, 88.7);
-    let k = (x * std::f32::consts::LOG2_E + 0.5).floor();
+    let k = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
     let r = x - k * LN2_HI - k * LN2_LO;
     let p = 1.0
         + r * (1.0

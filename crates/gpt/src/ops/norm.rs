@@ -2,6 +2,7 @@
 
 use super::rows;
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +31,7 @@ impl Graph<'_> {
         assert_eq!(w.len(), c, "norm weight must match the last axis");
         let b = bias.map(|b| self.value(b).as_slice().expect("standard layout"));
         let centred = kind == NormKind::LayerNorm;
-        let mut out = ArrayD::zeros(xv.raw_dim());
+        let mut out = self.ws().array(xv.shape());
         let n_rows = xv.len() / c.max(1);
         let (mut mean, mut rstd) = (vec![0.0; n_rows], vec![0.0; n_rows]);
         let xs = xv.as_slice().expect("standard layout");
@@ -57,10 +58,16 @@ struct Norm {
 }
 
 impl Backward for Norm {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        ws: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let (x, w) = (inputs[0], inputs[1].as_slice().expect("standard layout"));
         let c = w.len();
-        let mut dx = ArrayD::zeros(x.raw_dim());
+        let mut dx = ws.array(x.shape());
         let mut dw = vec![0.0; c];
         let mut db = vec![0.0; c];
         let mut dxhat = vec![0.0; c];
@@ -87,6 +94,7 @@ impl Backward for Norm {
                 dxr[i] = s * (dxhat[i] - mean_d - xhat * mean_dx);
             }
         }
+        ws.recycle_array(dout);
         let dw = ArrayD::from_shape_vec(inputs[1].raw_dim(), dw).expect("sized above");
         let mut grads = vec![Some(dx), Some(dw)];
         if inputs.len() == 3 {

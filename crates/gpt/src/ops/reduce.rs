@@ -1,6 +1,7 @@
 //! Reductions to a scalar.
 
 use crate::autograd::{Backward, Graph, Var};
+use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 impl Graph<'_> {
@@ -24,7 +25,13 @@ struct Reduce {
 }
 
 impl Backward for Reduce {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(
+        &self,
+        inputs: &[&ArrayD<f32>],
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        _: &Workspace,
+    ) -> Vec<Option<ArrayD<f32>>> {
         let g = dout.first().copied().unwrap_or(0.0) * self.scale;
         vec![Some(ArrayD::from_elem(inputs[0].raw_dim(), g))]
     }

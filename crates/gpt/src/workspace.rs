@@ -1,0 +1,80 @@
+//! Buffers recycled from one forward/backward pass to the next. Every training step records the
+//! same ops with the same shapes, so after the first step the passes allocate (almost) nothing,
+//! and the allocator never hands memory back to the OS only to fault it in again.
+
+use ndarray::{ArrayD, IxDyn};
+use std::cell::RefCell;
+
+/// A pool of `f32` buffers. Interior mutability lets ops take buffers through a shared borrow.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    free: RefCell<Vec<Vec<f32>>>,
+}
+
+impl Workspace {
+    /// A buffer of `n` values whose contents are left from earlier use, for callers that
+    /// overwrite every element; zeroing it first would be wasted work. Reuses the smallest free
+    /// buffer that fits.
+    pub fn scratch(&self, n: usize) -> Vec<f32> {
+        let mut free = self.free.borrow_mut();
+        let best = (0..free.len()).filter(|&i| free[i].capacity() >= n).min_by_key(|&i| free[i].capacity());
+        match best {
+            Some(i) => {
+                let mut v = free.swap_remove(i);
+                v.resize(n, 0.0);
+                v
+            }
+            None => vec![0.0; n],
+        }
+    }
+
+    /// A zeroed buffer of `n` values, for callers that accumulate into it.
+    pub fn zeros(&self, n: usize) -> Vec<f32> {
+        let mut v = self.scratch(n);
+        v.fill(0.0);
+        v
+    }
+
+    /// An array of `shape` for a caller that overwrites every element (see [`Workspace::scratch`]).
+    pub fn array(&self, shape: &[usize]) -> ArrayD<f32> {
+        let n = shape.iter().product();
+        ArrayD::from_shape_vec(IxDyn(shape), self.scratch(n)).expect("sized to the shape")
+    }
+
+    /// A copy of `x` in a recycled buffer.
+    pub fn copy(&self, x: &ArrayD<f32>) -> ArrayD<f32> {
+        let mut out = self.array(x.shape());
+        out.assign(x);
+        out
+    }
+
+    /// Takes back a buffer for later passes.
+    pub fn recycle(&self, v: Vec<f32>) {
+        if v.capacity() > 0 {
+            self.free.borrow_mut().push(v);
+        }
+    }
+
+    /// Takes back an array's buffer.
+    pub fn recycle_array(&self, x: ArrayD<f32>) {
+        self.recycle(x.into_raw_vec_and_offset().0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuses_the_smallest_buffer_that_fits_and_zeroes_it() {
+        let ws = Workspace::default();
+        let (mut a, b) = (ws.zeros(100), ws.zeros(10));
+        a[5] = 3.0;
+        let ptr = a.as_ptr();
+        ws.recycle(a);
+        ws.recycle(b);
+        let c = ws.zeros(50);
+        assert_eq!((c.as_ptr(), c.len()), (ptr, 50));
+        assert!(c.iter().all(|&x| x == 0.0));
+    }
+}
