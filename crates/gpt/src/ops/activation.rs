@@ -71,15 +71,14 @@ impl Graph<'_> {
             Activation::GeluTanh => map_with_slope(xs, os, &mut slope, gelu_tanh),
             Activation::Relu => map_with_slope(xs, os, &mut slope, relu),
         }
-        self.push(out, vec![x], Pointwise { slope })
+        self.push(out, vec![x], Slope(slope))
     }
 }
 
-struct Pointwise {
-    slope: Vec<f32>,
-}
+/// The backward of any `y = f(x)` elementwise: `dx = dy · f'(x)`, with `f'(x)` kept from forward.
+pub(super) struct Slope(pub(super) Vec<f32>);
 
-impl Backward for Pointwise {
+impl Backward for Slope {
     fn backward(
         &self,
         _: &[&ArrayD<f32>],
@@ -89,12 +88,12 @@ impl Backward for Pointwise {
     ) -> Vec<Option<ArrayD<f32>>> {
         // Slices, not ndarray's element iterator, so this loop vectorises.
         let d = dout.as_slice_mut().expect("standard layout");
-        d.iter_mut().zip(&self.slope).for_each(|(d, s)| *d *= s);
+        d.iter_mut().zip(&self.0).for_each(|(d, s)| *d *= s);
         vec![Some(dout)]
     }
 
     fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
-        vec![self.slope]
+        vec![self.0]
     }
 }
 

@@ -1,9 +1,8 @@
 //! Inverted dropout with a seeded mask.
 
-use crate::autograd::{Backward, Graph, Var};
+use super::activation::Slope;
+use crate::autograd::{Graph, Var};
 use crate::rng::Rng;
-use crate::workspace::Workspace;
-use ndarray::ArrayD;
 
 /// A mask of `n` entries, each `1/(1-p)` with probability `1-p` and 0 otherwise, so the
 /// expected value of the masked input is unchanged.
@@ -20,28 +19,6 @@ impl Graph<'_> {
         let mut out = self.ws().copy(xv);
         let o = out.as_slice_mut().expect("fresh array");
         o.iter_mut().zip(&mask).for_each(|(o, m)| *o *= m);
-        self.push(out, vec![x], Dropout { mask })
-    }
-}
-
-struct Dropout {
-    mask: Vec<f32>,
-}
-
-impl Backward for Dropout {
-    fn backward(
-        &self,
-        _: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        mut dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
-        let d = dout.as_slice_mut().expect("standard layout");
-        d.iter_mut().zip(&self.mask).for_each(|(d, m)| *d *= m);
-        vec![Some(dout)]
-    }
-
-    fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
-        vec![self.mask]
+        self.push(out, vec![x], Slope(mask))
     }
 }
