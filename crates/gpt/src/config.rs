@@ -13,7 +13,7 @@ pub const MAX_TRAINING_BYTES: u64 = 2 << 30;
 /// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
 /// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct GPTConfig {
     pub vocab_size: usize,
     pub block_size: usize,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Optimisation settings; the defaults are nanoGPT's CPU Shakespeare recipe.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
     pub batch_size: usize,
     pub max_iters: usize,
@@ -108,6 +108,23 @@ pub struct Evaluation {
     pub val_loss: f32,
 }
 
+/// Checks a model and its training settings together, including that one step fits in a tab's memory.
+pub fn validate(model: &GPTConfig, train: &TrainConfig) -> Result<()> {
+    train.validate()?;
+    model.validate()?;
+    let bytes = model.training_bytes(train.batch_size);
+    if bytes > crate::config::MAX_TRAINING_BYTES {
+        return Err(Error::Config(format!(
+            "training this model with batch size {} needs about {} MiB, more than the {} MiB a browser tab can use; \
+             lower the batch size, block size or model size",
+            train.batch_size,
+            bytes >> 20,
+            crate::config::MAX_TRAINING_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// A model, its optimiser, its data and where training is.
 pub struct Trainer {
     model: GPT,
@@ -127,20 +144,9 @@ const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
 impl Trainer {
     /// A freshly initialised model (seeded by `train.seed`) over `tokens`.
     pub fn new(model: GPTConfig, train: TrainConfig, tokens: Vec<u32>) -> Result<Trainer> {
-        train.validate()?;
-        model.validate()?;
+        validate(&model, &train)?;
         if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= model.vocab_size) {
             return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", model.vocab_size)));
-        }
-        let bytes = model.training_bytes(train.batch_size);
-        if bytes > crate::config::MAX_TRAINING_BYTES {
-            return Err(Error::Config(format!(
-                "training this model with batch size {} needs about {} MiB, more than the {} MiB a browser tab can use; \
-                 lower the batch size, block size or model size",
-                train.batch_size,
-                bytes >> 20,
-                crate::config::MAX_TRAINING_BYTES >> 20
-            )));
         }
         let data = Dataset::new(tokens, model.block_size)?;
         let gpt = GPT::new(model, train.seed)?;

@@ -1,0 +1,169 @@
+//! Generating text one token at a time, so a caller can stream tokens as they arrive.
+
+use crate::error::{Error, Result};
+use crate::model::GPT;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// How to pick each next token.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SampleConfig {
+    /// Divides the logits; 0 always picks the most likely token (greedy).
+    pub temperature: f32,
+    /// Keep only the `top_k` most likely tokens; 0 keeps them all.
+    pub top_k: usize,
+    pub seed: u64,
+    pub max_new_tokens: usize,
+}
+
+impl Default for SampleConfig {
+    fn default() -> Self {
+        SampleConfig { temperature: 0.8, top_k: 0, seed: 1337, max_new_tokens: 200 }
+    }
+}
+
+/// The most tokens one call may ask for.
+pub const MAX_NEW_TOKENS: usize = 100_000;
+
+impl SampleConfig {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.temperature.is_finite() && (0.0..=100.0).contains(&self.temperature)) {
+            return Err(Error::Config(format!(
+                "temperature must be between 0 (greedy) and 100, not {}",
+                self.temperature
+            )));
+        }
+        if self.max_new_tokens > MAX_NEW_TOKENS {
+            return Err(Error::Config(format!(
+                "max_new_tokens must be at most {MAX_NEW_TOKENS}, not {}",
+                self.max_new_tokens
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A generation in progress: the context so far and the random stream.
+pub struct Sampler {
+    context: Vec<usize>,
+    config: SampleConfig,
+    rng: Rng,
+    produced: usize,
+    weights: Vec<f32>,
+}
+
+impl Sampler {
+    /// Starts from `prompt`; an empty prompt starts from token 0 (a newline in a character
+    /// vocabulary of ordinary text, as nanoGPT's `sample.py` starts from "\n").
+    pub fn new(prompt: &[u32], config: SampleConfig) -> Result<Sampler> {
+        config.validate()?;
+        let context = if prompt.is_empty() { vec![0] } else { prompt.iter().map(|&t| t as usize).collect() };
+        let rng = Rng::new(config.seed);
+        Ok(Sampler { context, config, rng, produced: 0, weights: vec![] })
+    }
+
+    /// The next token, or `None` once `max_new_tokens` have been produced. The model sees at most
+    /// its last `block_size` tokens of context, as nanoGPT crops it.
+    pub fn next_token(&mut self, model: &GPT) -> Result<Option<u32>> {
+        if self.produced >= self.config.max_new_tokens {
+            return Ok(None);
+        }
+        let t = self.context.len().min(model.config().block_size);
+        let window = &self.context[self.context.len() - t..];
+        let logits = model.logits(window, 1, t)?;
+        let v = model.config().vocab_size;
+        let last = &logits.as_slice().expect("fresh logits")[(t - 1) * v..t * v];
+        let token = self.pick(last);
+        self.context.push(token);
+        self.produced += 1;
+        Ok(Some(token as u32))
+    }
+
+    /// Draws from softmax(logits / temperature) restricted to the top k, or takes the argmax.
+    fn pick(&mut self, logits: &[f32]) -> usize {
+        let argmax = || logits.iter().enumerate().fold(0, |best, (i, &l)| if l > logits[best] { i } else { best });
+        if self.config.temperature == 0.0 || self.config.top_k == 1 {
+            return argmax();
+        }
+        let cutoff = match self.config.top_k {
+            k if k == 0 || k >= logits.len() => f32::NEG_INFINITY,
+            k => {
+                self.weights.clear();
+                self.weights.extend_from_slice(logits);
+                let (_, kth, _) = self.weights.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+                *kth
+            }
+        };
+        let max = logits[argmax()];
+        let inv_t = 1.0 / self.config.temperature;
+        self.weights.clear();
+        self.weights.extend(logits.iter().map(|&l| if l >= cutoff { ((l - max) * inv_t).exp() } else { 0.0 }));
+        let total: f32 = self.weights.iter().sum();
+        let mut u = self.rng.uniform() * total;
+        for (i, &w) in self.weights.iter().enumerate() {
+            if u < w {
+                return i;
+            }
+            u -= w;
+        }
+        // Rounding left `u` past the last weight: take the last token that could be drawn.
+        self.weights.iter().rposition(|&w| w > 0.0).unwrap_or_else(argmax)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GPTConfig;
+
+    fn model() -> GPT {
+        let config = GPTConfig { vocab_size: 7, block_size: 4, n_layer: 1, n_head: 2, n_embd: 8, ..Default::default() };
+        GPT::new(config, 3).unwrap()
+    }
+
+    fn run(model: &GPT, prompt: &[u32], config: SampleConfig) -> Vec<u32> {
+        let mut s = Sampler::new(prompt, config).unwrap();
+        std::iter::from_fn(|| s.next_token(model).unwrap()).collect()
+    }
+
+    #[test]
+    fn seeded_streams_repeat_and_stop_at_the_length() {
+        let m = model();
+        let config = SampleConfig { temperature: 1.0, max_new_tokens: 20, ..Default::default() };
+        let a = run(&m, &[1, 2], config.clone());
+        assert_eq!(a.len(), 20, "runs past block_size by cropping the context");
+        assert_eq!(a, run(&m, &[1, 2], config.clone()));
+        assert_ne!(a, run(&m, &[1, 2], SampleConfig { seed: 9, ..config }));
+        assert!(a.iter().all(|&t| t < 7));
+    }
+
+    #[test]
+    fn greedy_and_top_1_take_the_argmax() {
+        let m = model();
+        let greedy = SampleConfig { temperature: 0.0, max_new_tokens: 6, ..Default::default() };
+        let top1 = SampleConfig { temperature: 1.5, top_k: 1, seed: 5, max_new_tokens: 6 };
+        assert_eq!(run(&m, &[], greedy), run(&m, &[], top1));
+    }
+
+    #[test]
+    fn top_k_only_draws_the_k_most_likely() {
+        let mut s = Sampler::new(&[0], SampleConfig { temperature: 1.0, top_k: 2, ..Default::default() }).unwrap();
+        let logits = [0.0, 3.0, -1.0, 2.9, 1.0];
+        for _ in 0..200 {
+            assert!(matches!(s.pick(&logits), 1 | 3));
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_errors() {
+        for (config, want) in [
+            (SampleConfig { temperature: -1.0, ..Default::default() }, "temperature"),
+            (SampleConfig { temperature: f32::NAN, ..Default::default() }, "temperature"),
+            (SampleConfig { max_new_tokens: usize::MAX, ..Default::default() }, "max_new_tokens"),
+        ] {
+            let err = Sampler::new(&[], config).err().unwrap().to_string();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+}
