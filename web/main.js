@@ -1,12 +1,316 @@
-// The page's entry point: loads the wasm engine and reports what it is.
-import init, { version } from '../pkg/gpt_playground.js';
+// The page: wires the data, model, training, sampling and attention panels to the training worker.
+// The wasm engine also loads here, but only for cheap calls (presets, validation, text summaries).
+import init, { describeModel, presets, summarizeText, version } from '../pkg/gpt_playground.js';
+import { fillForm, readConfig } from './config-form.js';
+import { LossChart } from './loss-chart.js';
+import { AttentionView } from './attention-view.js';
+import { bytes, count, duration } from './format.js';
 
-const status = document.getElementById('status');
+const $ = (id) => document.getElementById(id);
+const ui = {
+  status: $('status'), corpus: $('corpus'), upload: $('upload'), text: $('text'), summary: $('text-summary'),
+  credit: $('corpus-credit'), preset: $('preset'), presetDescription: $('preset-description'), form: $('config'),
+  size: $('model-size'), configError: $('config-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
+  reset: $('reset'), progress: $('progress'), stats: $('stats'), trainError: $('train-error'),
+  sampleForm: $('sample-form'), prompt: $('prompt'), generate: $('generate'), sampleError: $('sample-error'),
+  sampleOutput: $('sample-output'), attentionText: $('attention-text'), attentionError: $('attention-error'),
+};
+const OWN_TEXT = 'own';
+const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
+
+const state = {
+  phase: 'loading', // loading | idle | creating | training | pausing | paused | finished | crashed
+  steps: 0,
+  total: 0,
+  vocabSize: 0,
+  configValid: false,
+  sampling: false,
+};
+
+const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
+const attention = new AttentionView({
+  grid: $('attention-grid'), dialog: $('attention-dialog'), dialogTitle: $('attention-dialog-title'),
+  large: $('attention-large'), readout: $('attention-large-readout'), tooltip: $('attention-tooltip'),
+});
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const send = (message) => worker.postMessage(message);
+
+function setStatus(text, isError = false) {
+  ui.status.textContent = text;
+  ui.status.classList.toggle('error', isError);
+}
+
+/** Enables exactly the controls that make sense in the current phase. */
+function render() {
+  const { phase } = state;
+  const hasModel = ['training', 'pausing', 'paused', 'finished'].includes(phase);
+  ui.train.disabled = !(state.configValid && ['idle', 'paused', 'finished'].includes(phase));
+  ui.pause.disabled = phase !== 'training';
+  ui.resume.disabled = phase !== 'paused';
+  ui.reset.disabled = !hasModel || phase === 'training';
+  ui.generate.disabled = !hasModel || state.sampling;
+}
+
+// ---- Data ----
+
+async function loadCorpus() {
+  const choice = ui.corpus.selectedOptions[0];
+  ui.credit.replaceChildren();
+  if (choice.value === OWN_TEXT) {
+    ui.text.value = '';
+    ui.text.focus();
+    ui.credit.textContent = 'Paste or upload any UTF-8 text. It never leaves this tab.';
+  } else {
+    const corpus = JSON.parse(choice.dataset.corpus);
+    ui.text.value = 'Loading…';
+    const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
+    if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
+    ui.text.value = await response.text();
+    const link = document.createElement('a');
+    link.href = corpus.url;
+    link.textContent = corpus.source;
+    link.rel = 'noopener';
+    ui.credit.append(`${corpus.description} Source: `, link, `. License: ${corpus.license}.`);
+  }
+  textChanged();
+}
+
+async function uploadFile() {
+  const file = ui.upload.files[0];
+  if (!file) return;
+  ui.upload.value = '';
+  if (file.size > MAX_UPLOAD_BYTES) {
+    ui.credit.textContent = `${file.name} is ${bytes(file.size)}; the playground takes up to ${bytes(MAX_UPLOAD_BYTES)}.`;
+    return;
+  }
+  try {
+    ui.text.value = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+    ui.corpus.value = OWN_TEXT;
+    ui.credit.textContent = `Loaded ${file.name}. It never leaves this tab.`;
+    textChanged();
+  } catch {
+    ui.credit.textContent = `${file.name} is not UTF-8 text: save it as UTF-8 plain text and try again.`;
+  }
+}
+
+let textTimer = 0;
+function textChanged() {
+  clearTimeout(textTimer);
+  textTimer = setTimeout(() => {
+    const { chars, vocab_size: vocab } = summarizeText(ui.text.value);
+    state.vocabSize = vocab;
+    ui.summary.textContent = chars === 0 ? 'No text yet.' : `${count(chars)} characters · vocabulary of ${vocab} distinct characters`;
+    validate();
+  }, 150);
+}
+
+// ---- Model ----
+
+function validate() {
+  const read = readConfig(ui.form);
+  let problem = read.problem;
+  if (!problem && state.vocabSize === 0) problem = 'Pick a corpus or paste some text to train on.';
+  if (!problem) {
+    try {
+      const size = describeModel(read.config, state.vocabSize);
+      ui.size.textContent = `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train`;
+    } catch (e) {
+      problem = e.message;
+    }
+  }
+  if (problem) ui.size.textContent = '';
+  ui.configError.textContent = problem ?? '';
+  state.configValid = !problem;
+  render();
+  return read.config;
+}
+
+function applyPreset() {
+  const preset = JSON.parse(ui.preset.selectedOptions[0].dataset.preset);
+  fillForm(ui.form, preset);
+  ui.presetDescription.textContent = preset.description;
+  validate();
+}
+
+// ---- Training ----
+
+function startTraining() {
+  if (state.steps > 0 && !confirm(`Start over? The current model (${state.steps} steps) will be discarded.`)) return;
+  const config = validate();
+  if (!state.configValid) return;
+  ui.trainError.textContent = '';
+  state.phase = 'creating';
+  state.total = config.train.max_iters;
+  setStatus('Building the model…');
+  render();
+  if (!ui.attentionText.value) ui.attentionText.value = corpusSnippet(config.model.block_size);
+  send({ type: 'create', config, text: ui.text.value, attentionText: ui.attentionText.value });
+}
+
+function resetModel() {
+  if (state.steps > 0 && !confirm(`Discard the current model (${state.steps} steps)?`)) return;
+  send({ type: 'reset' });
+  Object.assign(state, { phase: 'idle', steps: 0, sampling: false });
+  chart.reset(0, 1);
+  attention.clear();
+  ui.progress.value = 0;
+  ui.stats.textContent = '';
+  setStatus('Ready.');
+  render();
+}
+
+function showProgress({ stats, total }) {
+  state.steps = stats.step;
+  chart.addLosses(stats.losses);
+  ui.progress.max = total;
+  ui.progress.value = stats.step;
+  const eta = (total - stats.step) * (stats.elapsed_s / stats.step);
+  ui.stats.textContent = `step ${count(stats.step)} / ${count(total)} · loss ${stats.loss.toFixed(3)} · `
+    + `${count(Math.round(stats.tokens_per_s))} tokens/s · lr ${stats.lr.toExponential(2)} · `
+    + `elapsed ${duration(stats.elapsed_s)} · ETA ${duration(eta)}`;
+}
+
+// ---- Sampling and attention ----
+
+function generate(event) {
+  event.preventDefault();
+  const form = new FormData(ui.sampleForm);
+  const options = { prompt: form.get('prompt') };
+  for (const name of ['temperature', 'top_k', 'max_new_tokens', 'seed']) {
+    const value = Number(form.get(name));
+    if (form.get(name) === '' || !Number.isFinite(value)) {
+      ui.sampleError.textContent = `${name.replace(/_/g, ' ')} must be a number.`;
+      return;
+    }
+    options[name] = value;
+  }
+  ui.sampleError.textContent = '';
+  const promptSpan = document.createElement('strong');
+  promptSpan.textContent = options.prompt;
+  ui.sampleOutput.replaceChildren(promptSpan);
+  state.sampling = true;
+  render();
+  send({ type: 'sample', options });
+}
+
+/** A line-aligned piece of the training text, about one block long. */
+function corpusSnippet(blockSize) {
+  const text = ui.text.value;
+  if (text.length <= blockSize) return text;
+  const start = Math.floor(Math.random() * (text.length - blockSize));
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  return [...text.slice(lineStart, lineStart + blockSize * 2)].slice(0, blockSize).join('');
+}
+
+let attentionTimer = 0;
+function attentionTextChanged() {
+  clearTimeout(attentionTimer);
+  attentionTimer = setTimeout(() => {
+    ui.attentionError.textContent = '';
+    send({ type: 'attention', text: ui.attentionText.value });
+  }, 200);
+}
+
+// ---- Messages from the worker ----
+
+const onMessage = {
+  ready() {
+    if (state.phase === 'crashed') return;
+    state.phase = 'idle';
+    setStatus('Ready. Pick a corpus and a preset, then press Train.');
+    validate();
+  },
+  created({ vocabSize }) {
+    chart.reset(vocabSize, state.total);
+    state.steps = 0;
+    state.phase = 'training';
+    setStatus('Training…');
+    render();
+    send({ type: 'train' });
+  },
+  progress: showProgress,
+  eval({ evaluation }) {
+    chart.addEvaluation(evaluation);
+  },
+  attention({ maps }) {
+    ui.attentionError.textContent = '';
+    attention.update(maps);
+  },
+  paused() {
+    state.phase = 'paused';
+    setStatus(`Paused at step ${count(state.steps)}. Resume, sample, or inspect the attention.`);
+    render();
+  },
+  finished() {
+    state.phase = 'finished';
+    setStatus(`Finished ${count(state.steps)} steps. Sample from the model or inspect its attention.`);
+    render();
+  },
+  'sample-chunk'({ text }) {
+    ui.sampleOutput.append(text);
+  },
+  'sample-done'() {
+    state.sampling = false;
+    render();
+  },
+  error({ context, message }) {
+    const target = { sample: ui.sampleError, attention: ui.attentionError }[context] ?? ui.trainError;
+    target.textContent = message;
+    if (context === 'create') state.phase = state.steps > 0 ? 'paused' : 'idle';
+    if (context === 'training') {
+      state.phase = 'paused';
+      setStatus(`Stopped at step ${count(state.steps)}.`, true);
+    }
+    render();
+  },
+  crashed({ message }) {
+    state.phase = 'crashed';
+    setStatus(`The model engine stopped: ${message} Reload the page to start again.`, true);
+    render();
+  },
+};
+worker.onmessage = ({ data }) => onMessage[data.type]?.(data);
+worker.onerror = (e) => onMessage.crashed({ message: e.message ?? 'the training worker failed to start.' });
+
+// ---- Start-up ----
+
 try {
   await init();
-  document.getElementById('version').textContent = `gpt-playground ${version()}`;
-  status.textContent = 'Ready.';
+  $('version').textContent = `gpt-playground ${version()}`;
+  for (const preset of presets()) {
+    const option = new Option(preset.name, preset.name);
+    option.dataset.preset = JSON.stringify(preset);
+    ui.preset.append(option);
+  }
+  const corpora = await (await fetch(new URL('../assets/corpora.json', import.meta.url))).json();
+  for (const corpus of corpora) {
+    const option = new Option(corpus.title, corpus.id);
+    option.dataset.corpus = JSON.stringify(corpus);
+    ui.corpus.append(option);
+  }
+  ui.corpus.append(new Option('Your own text', OWN_TEXT));
+  applyPreset();
+  await loadCorpus();
 } catch (e) {
-  status.textContent = `The model engine failed to load: ${e.message}. Build it with wasm-pack build --target web.`;
-  status.classList.add('error');
+  state.phase = 'crashed';
+  render();
+  setStatus(`The playground failed to load: ${e.message}. Build the engine with wasm-pack build --target web, and serve the repository over HTTP.`, true);
 }
+
+ui.corpus.addEventListener('change', () => loadCorpus().catch((e) => { ui.credit.textContent = e.message; }));
+ui.upload.addEventListener('change', uploadFile);
+ui.text.addEventListener('input', textChanged);
+ui.preset.addEventListener('change', applyPreset);
+ui.form.addEventListener('input', validate);
+ui.form.addEventListener('submit', (e) => e.preventDefault());
+ui.train.addEventListener('click', startTraining);
+ui.pause.addEventListener('click', () => { state.phase = 'pausing'; render(); send({ type: 'pause' }); });
+ui.resume.addEventListener('click', () => { state.phase = 'training'; setStatus('Training…'); ui.trainError.textContent = ''; render(); send({ type: 'train' }); });
+ui.reset.addEventListener('click', resetModel);
+ui.sampleForm.addEventListener('submit', generate);
+ui.attentionText.addEventListener('input', attentionTextChanged);
+$('attention-from-prompt').addEventListener('click', () => { ui.attentionText.value = ui.prompt.value; attentionTextChanged(); });
+$('attention-from-corpus').addEventListener('click', () => {
+  ui.attentionText.value = corpusSnippet(readConfig(ui.form).config?.model.block_size ?? 32);
+  attentionTextChanged();
+});

@@ -1,0 +1,106 @@
+// A user's first session in headless Chromium: pick the names corpus and the tiny preset, train
+// about 100 steps, sample, and look at the attention maps. Screenshots go to target/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { serve } from '../../scripts/serve.mjs';
+import { launchChromium } from './browsers.mjs';
+
+const SHOTS = new URL('../../target/screenshots/', import.meta.url).pathname;
+let server, url, browser, page;
+const errors = [];
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  ({ server, url } = await serve(0));
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(url);
+  await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const shot = (name) => page.screenshot({ path: `${SHOTS}${name}.png` });
+const statsLoss = async () => Number((await page.locator('#stats').textContent()).match(/loss ([\d.]+)/)[1]);
+
+test('every control has an accessible name', async () => {
+  const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => !el.labels?.length && !el.getAttribute('aria-label') && !el.textContent.trim())
+    .map((el) => el.outerHTML));
+  assert.deepEqual(unnamed, []);
+  await shot('1-loaded');
+});
+
+test('a bad setting is explained inline and blocks training', async () => {
+  await page.getByLabel('Heads').fill('5');
+  await page.getByRole('alert').getByText(/divisible by n_head/).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Train' }).isDisabled(), true);
+  await page.getByLabel('Preset').selectOption('tiny');
+  assert.equal(await page.getByRole('button', { name: 'Train' }).isDisabled(), false);
+});
+
+test('names + tiny: the loss falls while the page stays responsive', async () => {
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByLabel('Preset').selectOption('tiny');
+  await page.getByLabel('Iterations').fill('100');
+  await page.getByText(/vocabulary of \d+ distinct characters/).waitFor();
+  await page.getByRole('button', { name: 'Train' }).click();
+  await page.locator('#stats').getByText(/loss/).waitFor({ timeout: 20000 });
+  const first = await statsLoss();
+  // While the worker trains, the page's event loop must never stall for 100 ms.
+  const worstLag = await page.evaluate(() => new Promise((resolve) => {
+    let worst = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 10);
+    setTimeout(() => { clearInterval(timer); resolve(worst); }, 1500);
+  }));
+  assert.ok(worstLag < 100, `the page stalled for ${worstLag.toFixed(0)} ms during training`);
+  const typed = Date.now();
+  await page.getByLabel('Prompt').fill('an');
+  assert.equal(await page.getByLabel('Prompt').inputValue(), 'an');
+  assert.ok(Date.now() - typed < 500);
+  await shot('2-training');
+  await page.getByRole('status').getByText(/^Finished 100 steps/).waitFor({ timeout: 90000 });
+  const last = await statsLoss();
+  assert.ok(last < first - 0.5, `the shown loss went from ${first} to ${last}`);
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /validation loss/);
+});
+
+test('a sample streams in', async () => {
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForFunction(() => document.getElementById('sample-output').textContent.length > 40);
+  await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor();
+  const sample = await page.getByLabel('Generated text').textContent();
+  assert.ok(sample.startsWith('an') && sample.length >= 100, sample);
+});
+
+test('every attention head is drawn, and a head enlarges with labels', async () => {
+  const heads = page.locator('#attention-grid canvas');
+  assert.equal(await heads.count(), 2 * 4, 'tiny has 2 layers × 4 heads');
+  const distinctColours = await heads.evaluateAll((canvases) => canvases.map((c) => {
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    for (let i = 0; i < data.length; i += 4) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+    return colours.size;
+  }));
+  assert.ok(distinctColours.every((n) => n > 3), `some heads look blank: ${distinctColours}`);
+  await shot('3-trained');
+  await page.getByRole('button', { name: 'Layer 2, head 3: enlarge' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const box = await dialog.locator('canvas').boundingBox();
+  await page.mouse.move(box.x + box.width - 10, box.y + box.height - 10);
+  await dialog.getByText(/query .* → key .*: \d\.\d{3}/).waitFor();
+  await shot('4-attention-head');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  assert.deepEqual(errors, []);
+});

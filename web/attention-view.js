@@ -1,0 +1,164 @@
+// The attention maps: one heatmap per layer and head (row = query, column = key), a hover readout,
+// and an enlarged view with token labels on both axes.
+import { tokenLabel } from './format.js';
+
+/** Weight 0 → white, 1 → deep blue; future (masked) cells are a neutral grey. */
+function color(w) {
+  const t = Math.sqrt(Math.min(Math.max(w, 0), 1)); // sqrt so weak but real attention stays visible
+  return [Math.round(255 - t * 225), Math.round(255 - t * 190), Math.round(255 - t * 80)];
+}
+const MASKED = [236, 237, 240];
+const LABEL_MARGIN = 56;
+
+export class AttentionView {
+  constructor({ grid, dialog, dialogTitle, large, readout, tooltip }) {
+    Object.assign(this, { grid, dialog, dialogTitle, large, readout, tooltip });
+    this.maps = null;
+    this.open = null; // [layer, head] shown enlarged
+    this.canvases = [];
+    large.addEventListener('mousemove', (e) => this.hoverLarge(e));
+    dialog.addEventListener('close', () => { this.open = null; });
+  }
+
+  clear() {
+    this.maps = null;
+    this.grid.replaceChildren();
+    this.canvases = [];
+  }
+
+  /** Shows new maps ({tokens, n_layer, n_head, t, weights}); rebuilds the grid if its shape changed. */
+  update(maps) {
+    const shape = `${maps.n_layer}x${maps.n_head}`;
+    if (this.shape !== shape || this.canvases.length === 0) this.build(maps.n_layer, maps.n_head, shape);
+    this.maps = maps;
+    this.canvases.forEach((canvas, i) => this.drawSmall(canvas, Math.floor(i / maps.n_head), i % maps.n_head));
+    if (this.open) this.drawLarge();
+  }
+
+  build(nLayer, nHead, shape) {
+    this.shape = shape;
+    this.canvases = [];
+    this.grid.style.setProperty('--heads', nHead);
+    const rows = [];
+    for (let l = 0; l < nLayer; l++) {
+      const label = document.createElement('span');
+      label.className = 'layer-label';
+      label.textContent = `Layer ${l + 1}`;
+      rows.push(label);
+      for (let h = 0; h < nHead; h++) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'head';
+        button.setAttribute('aria-label', `Layer ${l + 1}, head ${h + 1}: enlarge`);
+        const canvas = document.createElement('canvas');
+        canvas.dataset.layer = l;
+        canvas.dataset.head = h;
+        const caption = document.createElement('span');
+        caption.textContent = `head ${h + 1}`;
+        button.append(canvas, caption);
+        button.addEventListener('click', () => this.enlarge(l, h));
+        canvas.addEventListener('mousemove', (e) => this.hoverSmall(e, l, h));
+        canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+        this.canvases.push(canvas);
+        rows.push(button);
+      }
+    }
+    this.grid.replaceChildren(...rows);
+  }
+
+  weight(l, h, q, k) {
+    const { n_head: nh, t, weights } = this.maps;
+    return weights[((l * nh + h) * t + q) * t + k];
+  }
+
+  drawSmall(canvas, l, h) {
+    const { t } = this.maps;
+    canvas.width = t;
+    canvas.height = t;
+    const ctx = canvas.getContext('2d');
+    const image = ctx.createImageData(t, t);
+    for (let q = 0; q < t; q++) {
+      for (let k = 0; k < t; k++) {
+        const [r, g, b] = k > q ? MASKED : color(this.weight(l, h, q, k));
+        image.data.set([r, g, b, 255], (q * t + k) * 4);
+      }
+    }
+    ctx.putImageData(image, 0, 0);
+  }
+
+  /** The query and key under the mouse in a square of side `size` starting at `origin`. */
+  cellAt(e, canvas, origin, size) {
+    const rect = canvas.getBoundingClientRect();
+    const scale = canvas.width / rect.width;
+    const { t } = this.maps;
+    const k = Math.floor((((e.clientX - rect.left) * scale - origin) / size) * t);
+    const q = Math.floor((((e.clientY - rect.top) * scale - origin) / size) * t);
+    return q >= 0 && k >= 0 && q < t && k < t ? { q, k } : null;
+  }
+
+  describeCell(l, h, q, k) {
+    const tok = (i) => `“${tokenLabel(this.maps.tokens[i])}” (${i + 1})`;
+    const w = k > q ? 'masked (future token)' : this.weight(l, h, q, k).toFixed(3);
+    return `Layer ${l + 1} head ${h + 1}: query ${tok(q)} → key ${tok(k)}: ${w}`;
+  }
+
+  hoverSmall(e, l, h) {
+    if (!this.maps) return;
+    const cell = this.cellAt(e, e.target, 0, e.target.width);
+    if (!cell) return;
+    this.tooltip.textContent = this.describeCell(l, h, cell.q, cell.k);
+    this.tooltip.hidden = false;
+    const section = this.grid.closest('section').getBoundingClientRect();
+    this.tooltip.style.left = `${e.clientX - section.left + 12}px`;
+    this.tooltip.style.top = `${e.clientY - section.top + 12}px`;
+  }
+
+  enlarge(l, h) {
+    if (!this.maps) return;
+    this.open = [l, h];
+    this.dialogTitle.textContent = `Layer ${l + 1}, head ${h + 1}`;
+    this.readout.textContent = 'Hover a cell to read its weight.';
+    this.drawLarge();
+    if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  drawLarge() {
+    const [l, h] = this.open;
+    const { t, tokens } = this.maps;
+    const canvas = this.large;
+    const side = canvas.width - LABEL_MARGIN;
+    const cell = side / t;
+    const ctx = canvas.getContext('2d');
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    for (let q = 0; q < t; q++) {
+      for (let k = 0; k < t; k++) {
+        const [r, g, b] = k > q ? MASKED : color(this.weight(l, h, q, k));
+        ctx.fillStyle = `rgb(${r},${g},${b})`;
+        ctx.fillRect(LABEL_MARGIN + k * cell, LABEL_MARGIN + q * cell, Math.ceil(cell), Math.ceil(cell));
+      }
+    }
+    const font = Math.max(7, Math.min(14, cell * 0.8));
+    ctx.font = `${font}px ui-monospace, monospace`;
+    ctx.fillStyle = '#374151';
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token), LABEL_MARGIN - 6, LABEL_MARGIN + (i + 0.5) * cell));
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'bottom';
+    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token), LABEL_MARGIN + (i + 0.5) * cell, LABEL_MARGIN - 6));
+    ctx.save();
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillStyle = '#6b7280';
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText('key →', 4, 4);
+    ctx.fillText('query ↓', 4, 18);
+    ctx.restore();
+  }
+
+  hoverLarge(e) {
+    if (!this.maps || !this.open) return;
+    const cell = this.cellAt(e, this.large, LABEL_MARGIN, this.large.width - LABEL_MARGIN);
+    if (cell) this.readout.textContent = this.describeCell(...this.open, cell.q, cell.k);
+  }
+}

@@ -1,0 +1,51 @@
+// The model and training form: filled from a preset, read back as the engine's config object.
+
+const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights']);
+
+/** Sets every field from a preset's `model` and `train` settings. */
+export function fillForm(form, preset) {
+  for (const el of form.elements) {
+    if (!el.name) continue;
+    const value = MODEL_FIELDS.has(el.name) ? preset.model[el.name] : preset.train[el.name];
+    if (value === undefined) continue;
+    if (el.type === 'checkbox') el.checked = value;
+    // f32 settings arrive as 0.003000000026; six significant digits is what was meant.
+    else el.value = typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value);
+  }
+}
+
+/** The label's text of a form control, without the value, for messages. */
+const labelOf = (el) => el.closest('label')?.firstChild?.textContent.trim() || el.name;
+
+/**
+ * Reads a number input: `{ value }` or `{ problem }` when it is empty, not a number, or not whole
+ * where a count is needed. Range checks are the engine's job, so its messages are the only ones.
+ */
+export function readNumber(el) {
+  const text = el.value.trim();
+  const value = Number(text);
+  if (text === '' || !Number.isFinite(value)) return { problem: `${labelOf(el)} must be a number.` };
+  if (el.step === '1' && !Number.isInteger(value)) return { problem: `${labelOf(el)} must be a whole number.` };
+  if (el.step === '1' && value < 0) return { problem: `${labelOf(el)} cannot be negative.` };
+  return { value };
+}
+
+/** `{ config }` for the engine, or `{ problem }` naming the first field that is not a number. */
+export function readConfig(form) {
+  const config = { model: {}, train: {}, tokenizer: 'char' };
+  for (const el of form.elements) {
+    if (!el.name) continue;
+    let value;
+    if (el.type === 'checkbox') value = el.checked;
+    else if (el.type === 'number') {
+      const read = readNumber(el);
+      if (read.problem) return { problem: read.problem, field: el };
+      value = read.value;
+    } else value = el.value;
+    if (el.name === 'tokenizer') config.tokenizer = value;
+    else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
+  }
+  // The cosine schedule ends where training does, as in nanoGPT's recipes.
+  config.train.lr_decay_iters = config.train.max_iters;
+  return { config };
+}

@@ -1,0 +1,173 @@
+// The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
+// at each evaluation, and the uniform-guess line at ln(vocab).
+
+const COLORS = { raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3' };
+const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
+/** Weight of the newest loss in the smoothed curve. */
+const SMOOTHING = 0.05;
+
+export class LossChart {
+  constructor(canvas, tooltip) {
+    this.canvas = canvas;
+    this.tooltip = tooltip;
+    this.reset(0, 1);
+    canvas.addEventListener('mousemove', (e) => this.hover(e));
+    canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+    new ResizeObserver(() => this.draw()).observe(canvas);
+  }
+
+  /** Clears the curves for a run of `total` steps over a vocabulary of `vocabSize`. */
+  reset(vocabSize, total) {
+    this.uniform = vocabSize > 0 ? Math.log(vocabSize) : null;
+    this.total = total;
+    this.raw = [];
+    this.smooth = [];
+    this.evals = [];
+    this.ema = 0;
+    this.draw();
+  }
+
+  addLosses(losses) {
+    for (const loss of losses) {
+      this.raw.push(loss);
+      this.ema = this.ema * (1 - SMOOTHING) + loss * SMOOTHING;
+      // Divide out the zero start, as TensorBoard's debiased smoothing does.
+      this.smooth.push(this.ema / (1 - (1 - SMOOTHING) ** this.raw.length));
+    }
+    this.scheduleDraw();
+  }
+
+  addEvaluation(evaluation) {
+    this.evals.push(evaluation);
+    this.scheduleDraw();
+  }
+
+  scheduleDraw() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => { this.pending = 0; this.draw(); });
+  }
+
+  /** The value range shown: everything drawn, but not the first steps' spikes past the uniform line. */
+  yRange() {
+    const values = [...this.smooth, ...this.evals.map((e) => e.val_loss), ...this.evals.map((e) => e.train_loss)];
+    if (this.uniform) values.push(this.uniform);
+    if (values.length === 0) return [0, 5];
+    const lo = Math.max(0, Math.min(...values) - 0.15);
+    const hi = Math.max(...values.filter((v) => !this.uniform || v <= this.uniform * 1.3)) + 0.15;
+    return [Math.floor(lo * 2) / 2, Math.ceil(hi * 2) / 2];
+  }
+
+  geometry() {
+    const { width, height } = this.canvas.getBoundingClientRect();
+    const [lo, hi] = this.yRange();
+    const w = width - PAD.left - PAD.right;
+    const h = height - PAD.top - PAD.bottom;
+    return {
+      width, height, lo, hi,
+      x: (step) => PAD.left + (step / Math.max(1, this.total)) * w,
+      y: (v) => PAD.top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
+      stepAt: (px) => Math.round(((px - PAD.left) / w) * this.total),
+    };
+  }
+
+  draw() {
+    const dpr = window.devicePixelRatio || 1;
+    const g = this.geometry();
+    if (g.width === 0) return;
+    this.canvas.width = Math.round(g.width * dpr);
+    this.canvas.height = Math.round(g.height * dpr);
+    const ctx = this.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, g.width, g.height);
+    this.drawAxes(ctx, g);
+    if (this.uniform) {
+      ctx.setLineDash([5, 4]);
+      line(ctx, [[0, this.uniform], [this.total, this.uniform]], g, COLORS.uniform, 1);
+      ctx.setLineDash([]);
+      ctx.fillStyle = COLORS.uniform;
+      ctx.textAlign = 'right';
+      ctx.fillText(`uniform guess ln(${Math.round(Math.exp(this.uniform))}) = ${this.uniform.toFixed(2)}`, g.width - PAD.right, g.y(this.uniform) - 4);
+    }
+    line(ctx, this.raw.map((v, i) => [i + 1, v]), g, COLORS.raw, 1);
+    line(ctx, this.smooth.map((v, i) => [i + 1, v]), g, COLORS.train, 2);
+    line(ctx, this.evals.map((e) => [e.step, e.val_loss]), g, COLORS.val, 2);
+    ctx.fillStyle = COLORS.val;
+    for (const e of this.evals) {
+      ctx.beginPath();
+      ctx.arc(g.x(e.step), g.y(e.val_loss), 3, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    this.drawLegend(ctx, g);
+    this.describe();
+  }
+
+  drawAxes(ctx, g) {
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillStyle = COLORS.axis;
+    ctx.strokeStyle = COLORS.grid;
+    ctx.lineWidth = 1;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    const stepY = (g.hi - g.lo) > 3 ? 1 : 0.5;
+    for (let v = g.lo; v <= g.hi + 1e-9; v += stepY) {
+      ctx.beginPath();
+      ctx.moveTo(PAD.left, g.y(v));
+      ctx.lineTo(g.width - PAD.right, g.y(v));
+      ctx.stroke();
+      ctx.fillText(v.toFixed(1), PAD.left - 6, g.y(v));
+    }
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    for (let i = 0; i <= 4; i++) {
+      const step = Math.round((this.total * i) / 4);
+      ctx.fillText(String(step), g.x(step), g.height - PAD.bottom + 6);
+    }
+    ctx.textBaseline = 'alphabetic';
+  }
+
+  drawLegend(ctx, g) {
+    const items = [['train (smoothed)', COLORS.train], ['validation', COLORS.val]];
+    ctx.textAlign = 'left';
+    let x = PAD.left + 10;
+    for (const [label, color] of items) {
+      ctx.fillStyle = color;
+      ctx.fillRect(x, PAD.top + 4, 14, 3);
+      ctx.fillStyle = COLORS.axis;
+      ctx.fillText(label, x + 18, PAD.top + 9);
+      x += ctx.measureText(label).width + 34;
+    }
+  }
+
+  describe() {
+    const train = this.smooth.at(-1);
+    const val = this.evals.at(-1)?.val_loss;
+    this.canvas.setAttribute('aria-label', train === undefined
+      ? 'Loss chart: no training yet'
+      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}`);
+  }
+
+  hover(e) {
+    if (this.raw.length === 0) return;
+    const g = this.geometry();
+    const rect = this.canvas.getBoundingClientRect();
+    const step = Math.min(Math.max(g.stepAt(e.clientX - rect.left), 1), this.raw.length);
+    const nearestEval = this.evals.reduce((best, ev) => (!best || Math.abs(ev.step - step) < Math.abs(best.step - step) ? ev : best), null);
+    let text = `step ${step}: train ${this.smooth[step - 1].toFixed(3)} (this step ${this.raw[step - 1].toFixed(3)})`;
+    if (nearestEval && Math.abs(g.x(nearestEval.step) - g.x(step)) < 12) {
+      text += ` · eval at ${nearestEval.step}: val ${nearestEval.val_loss.toFixed(3)}, train ${nearestEval.train_loss.toFixed(3)}`;
+    }
+    this.tooltip.textContent = text;
+    this.tooltip.hidden = false;
+    this.tooltip.style.left = `${Math.min(e.clientX - rect.left + 12, rect.width - 260)}px`;
+    this.tooltip.style.top = `${e.clientY - rect.top - 30}px`;
+  }
+}
+
+function line(ctx, points, g, color, width) {
+  if (points.length === 0) return;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.beginPath();
+  points.forEach(([step, v], i) => (i === 0 ? ctx.moveTo(g.x(step), g.y(v)) : ctx.lineTo(g.x(step), g.y(v))));
+  ctx.stroke();
+}

@@ -1,0 +1,153 @@
+// The training worker: owns the wasm Trainer so the page's thread never blocks on the model.
+// Messages in:  create {config, text, attentionText}, train, pause, reset, sample {options},
+//               attention {text}.
+// Messages out: ready, created, progress, eval, attention, sample-chunk, sample-done, paused,
+//               finished, error {context, message}, crashed {message}.
+import init, { Trainer, version } from '../pkg/gpt_playground.js';
+
+/** Milliseconds of work per step() call: long enough to amortise, short enough to pause quickly. */
+const CHUNK_MS = 80;
+/** How often the attention maps are recomputed while training. */
+const ATTENTION_EVERY_MS = 400;
+/** Batches per split in each evaluation. */
+const EVAL_ITERS = 8;
+
+let trainer = null;
+let config = null;
+let running = false;
+let attentionText = '';
+let sampling = 0; // counts sample requests: a new one cancels the old
+let generation = 0; // counts models: a loop from an older model stops quietly
+
+const post = (message, transfer = []) => self.postMessage(message, transfer);
+const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function report(context, error) {
+  // A trap means a panic escaped: the instance is gone, so nothing more can run.
+  if (error instanceof WebAssembly.RuntimeError) {
+    running = false;
+    trainer = null;
+    generation++;
+    post({ type: 'crashed', message: `${error.message}. See the console for details.` });
+  } else {
+    post({ type: 'error', context, message: error?.message ?? String(error) });
+  }
+}
+
+function sendAttention() {
+  if (!trainer || !attentionText) return;
+  try {
+    const maps = trainer.attention(attentionText);
+    post({ type: 'attention', maps }, [maps.weights.buffer]);
+  } catch (e) {
+    report('attention', e);
+  }
+}
+
+function evaluate() {
+  const evaluation = trainer.evaluate(EVAL_ITERS);
+  post({ type: 'eval', evaluation });
+}
+
+async function train() {
+  const total = config.train.max_iters;
+  const evalEvery = Math.max(10, Math.round(total / 20));
+  let perStepMs = 50;
+  let lastAttention = 0;
+  const model = generation;
+  running = true;
+  if (trainer.stepCount === 0) evaluate();
+  while (running && model === generation && trainer.stepCount < total) {
+    const untilEval = evalEvery - (trainer.stepCount % evalEvery);
+    const n = Math.max(1, Math.min(untilEval, total - trainer.stepCount, Math.round(CHUNK_MS / perStepMs)));
+    const started = performance.now();
+    try {
+      const stats = trainer.step(n);
+      perStepMs = Math.max(0.5, (performance.now() - started) / n);
+      post({ type: 'progress', stats, total });
+      if (stats.step % evalEvery === 0 || stats.step === total) evaluate();
+    } catch (e) {
+      running = false;
+      report('training', e);
+      break;
+    }
+    if (performance.now() - lastAttention > ATTENTION_EVERY_MS) {
+      sendAttention();
+      lastAttention = performance.now();
+    }
+    await yieldToMessages();
+  }
+  if (model !== generation) return;
+  if (trainer.stepCount >= total) {
+    running = false;
+    sendAttention();
+    post({ type: 'finished' });
+  } else {
+    post({ type: 'paused' });
+  }
+}
+
+async function sample(options) {
+  const id = ++sampling;
+  trainer.startSample(options);
+  for (;;) {
+    if (id !== sampling || !trainer) return;
+    const chunk = trainer.sampleNext(4);
+    if (chunk === undefined) break;
+    post({ type: 'sample-chunk', text: chunk });
+    await yieldToMessages();
+  }
+  post({ type: 'sample-done' });
+}
+
+const handlers = {
+  create({ config: c, text, attentionText: a }) {
+    // Build the new model first: if the settings are rejected, the old one stays.
+    const next = new Trainer(c, text);
+    trainer?.free();
+    trainer = next;
+    generation++;
+    running = false;
+    sampling++;
+    config = c;
+    attentionText = a;
+    post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize });
+    sendAttention();
+  },
+  train() {
+    if (trainer && !running) return train();
+  },
+  pause() {
+    running = false;
+  },
+  reset() {
+    running = false;
+    sampling++;
+    generation++;
+    trainer?.free();
+    trainer = null;
+  },
+  sample({ options }) {
+    if (trainer) return sample(options);
+  },
+  attention({ text }) {
+    attentionText = text;
+    sendAttention();
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  try {
+    await handlers[data.type]?.(data);
+  } catch (e) {
+    if (data.type === 'sample') post({ type: 'sample-done' });
+    report(data.type, e);
+  }
+};
+
+try {
+  await init();
+  post({ type: 'ready', version: version() });
+} catch (e) {
+  post({ type: 'crashed', message: `the model engine failed to load: ${e.message}` });
+}
