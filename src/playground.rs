@@ -29,6 +29,13 @@ struct StepReport {
     elapsed_s: f64,
 }
 
+#[derive(Serialize)]
+struct Settings<'a> {
+    model: &'a gpt::GPTConfig,
+    train: &'a gpt::TrainConfig,
+    tokenizer: &'static str,
+}
+
 #[derive(Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct SampleOptions {
@@ -98,7 +105,7 @@ impl Trainer {
 
     /// The mean train and validation loss over `eval_iters` random batches of each.
     #[wasm_bindgen(unchecked_return_type = "Evaluation")]
-    pub fn evaluate(&self, eval_iters: usize) -> Result<JsValue, JsError> {
+    pub fn evaluate(&mut self, eval_iters: usize) -> Result<JsValue, JsError> {
         to_js(&self.inner.evaluate(eval_iters).map_err(js_error)?)
     }
 
@@ -158,6 +165,34 @@ impl Trainer {
             Reflect::set(&out, &key.into(), &value).map_err(|_| JsError::new("could not build the attention maps"))?;
         }
         Ok(out.into())
+    }
+
+    /// The whole training state as a safetensors file (see `gpt::checkpoint`).
+    pub fn save(&self) -> Result<Vec<u8>, JsError> {
+        gpt::checkpoint::save(&self.inner, &self.tokenizer).map_err(js_error)
+    }
+
+    /// Resumes a saved checkpoint on `text`, which must use only the checkpoint's characters.
+    pub fn load(bytes: &[u8], text: &str) -> Result<Trainer, JsError> {
+        let checkpoint = gpt::checkpoint::load(bytes).map_err(js_error)?;
+        let tokenizer = checkpoint.tokenizer.clone();
+        let tokens = tokenizer.encode(text).map_err(|e| {
+            JsError::new(&format!("{e}: train on text that uses the checkpoint's characters, or start a new model"))
+        })?;
+        let inner = gpt::Trainer::resume(checkpoint, tokens).map_err(js_error)?;
+        Ok(Trainer { inner, tokenizer, sampler: None, training_ms: 0.0 })
+    }
+
+    /// The model and training settings, as the constructor takes them.
+    #[wasm_bindgen(getter, unchecked_return_type = "PlaygroundConfig")]
+    pub fn settings(&self) -> Result<JsValue, JsError> {
+        to_js(&Settings { model: self.inner.model().config(), train: self.inner.config(), tokenizer: "char" })
+    }
+
+    /// Every step's loss and every evaluation so far.
+    #[wasm_bindgen(getter, unchecked_return_type = "History")]
+    pub fn history(&self) -> Result<JsValue, JsError> {
+        to_js(self.inner.history())
     }
 
     /// Trainable parameters, tied weights counted once.

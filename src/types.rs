@@ -65,6 +65,7 @@ export interface StepStats {
   tokens_per_s: number; elapsed_s: number;
 }
 export interface Evaluation { step: number; train_loss: number; val_loss: number; }
+export interface History { losses: number[]; evals: Evaluation[]; }
 export interface SampleOptions { prompt?: string; temperature?: number; top_k?: number; seed?: number; max_new_tokens?: number; }
 /** Attention probabilities of every layer and head: `weights[((l * n_head + h) * t + query) * t + key]`. */
 export interface AttentionMaps { tokens: string[]; n_layer: number; n_head: number; t: number; weights: Float32Array; }

@@ -11,7 +11,7 @@ const ui = {
   status: $('status'), corpus: $('corpus'), upload: $('upload'), text: $('text'), summary: $('text-summary'),
   credit: $('corpus-credit'), preset: $('preset'), presetDescription: $('preset-description'), form: $('config'),
   size: $('model-size'), configError: $('config-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
-  reset: $('reset'), progress: $('progress'), stats: $('stats'), trainError: $('train-error'),
+  reset: $('reset'), save: $('save'), load: $('load'), progress: $('progress'), stats: $('stats'), trainError: $('train-error'),
   sampleForm: $('sample-form'), prompt: $('prompt'), generate: $('generate'), sampleError: $('sample-error'),
   sampleOutput: $('sample-output'), attentionText: $('attention-text'), attentionError: $('attention-error'),
 };
@@ -33,7 +33,7 @@ const attention = new AttentionView({
   large: $('attention-large'), readout: $('attention-large-readout'), tooltip: $('attention-tooltip'),
 });
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-const send = (message) => worker.postMessage(message);
+const send = (message, transfer = []) => worker.postMessage(message, transfer);
 
 function setStatus(text, isError = false) {
   ui.status.textContent = text;
@@ -48,6 +48,8 @@ function render() {
   ui.pause.disabled = phase !== 'training';
   ui.resume.disabled = phase !== 'paused';
   ui.reset.disabled = !hasModel || phase === 'training';
+  ui.save.disabled = !hasModel || phase === 'training';
+  ui.load.disabled = ['loading', 'creating', 'training', 'pausing', 'crashed'].includes(phase);
   ui.generate.disabled = !hasModel || state.sampling;
 }
 
@@ -153,10 +155,26 @@ function resetModel() {
   Object.assign(state, { phase: 'idle', steps: 0, sampling: false });
   chart.reset(0, 1);
   attention.clear();
+  ui.sampleOutput.replaceChildren();
   ui.progress.value = 0;
   ui.stats.textContent = '';
   setStatus('Ready.');
   render();
+}
+
+function saveCheckpoint() {
+  send({ type: 'save' });
+}
+
+async function loadCheckpoint() {
+  const file = ui.load.files[0];
+  if (!file) return;
+  ui.load.value = '';
+  if (state.steps > 0 && !confirm(`Replace the current model (${state.steps} steps) with ${file.name}?`)) return;
+  ui.trainError.textContent = '';
+  setStatus(`Loading ${file.name}…`);
+  const bytes = await file.arrayBuffer();
+  send({ type: 'load', bytes, text: ui.text.value, attentionText: ui.attentionText.value }, [bytes]);
 }
 
 function showProgress({ stats, total }) {
@@ -228,6 +246,29 @@ const onMessage = {
     render();
     send({ type: 'train' });
   },
+  loaded({ settings, history, vocabSize, step }) {
+    fillForm(ui.form, settings);
+    validate();
+    state.total = settings.train.max_iters;
+    state.steps = step;
+    chart.reset(vocabSize, state.total);
+    chart.addLosses(history.losses);
+    history.evals.forEach((e) => chart.addEvaluation(e));
+    ui.progress.max = state.total;
+    ui.progress.value = step;
+    ui.stats.textContent = `step ${count(step)} / ${count(state.total)} (loaded from a checkpoint)`;
+    state.phase = step >= state.total ? 'finished' : 'paused';
+    setStatus(`Loaded a model at step ${count(step)}. ${state.phase === 'paused' ? 'Resume to keep training, or sample.' : 'Sample from it.'}`);
+    render();
+  },
+  saved({ bytes, step }) {
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+    link.download = `gpt-playground-step${step}.safetensors`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    setStatus(`Saved the model at step ${count(step)} as ${link.download}.`);
+  },
   progress: showProgress,
   eval({ evaluation }) {
     chart.addEvaluation(evaluation);
@@ -256,7 +297,10 @@ const onMessage = {
   error({ context, message }) {
     const target = { sample: ui.sampleError, attention: ui.attentionError }[context] ?? ui.trainError;
     target.textContent = message;
-    if (context === 'create') state.phase = state.steps > 0 ? 'paused' : 'idle';
+    if (context === 'create' || context === 'load') {
+      state.phase = state.steps > 0 ? 'paused' : 'idle';
+      setStatus(context === 'load' ? 'The checkpoint was not loaded; the current model is unchanged.' : 'Ready.', context === 'load');
+    }
     if (context === 'training') {
       state.phase = 'paused';
       setStatus(`Stopped at step ${count(state.steps)}.`, true);
@@ -307,6 +351,8 @@ ui.train.addEventListener('click', startTraining);
 ui.pause.addEventListener('click', () => { state.phase = 'pausing'; render(); send({ type: 'pause' }); });
 ui.resume.addEventListener('click', () => { state.phase = 'training'; setStatus('Training…'); ui.trainError.textContent = ''; render(); send({ type: 'train' }); });
 ui.reset.addEventListener('click', resetModel);
+ui.save.addEventListener('click', saveCheckpoint);
+ui.load.addEventListener('change', loadCheckpoint);
 ui.sampleForm.addEventListener('submit', generate);
 ui.attentionText.addEventListener('input', attentionTextChanged);
 $('attention-from-prompt').addEventListener('click', () => { ui.attentionText.value = ui.prompt.value; attentionTextChanged(); });

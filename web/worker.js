@@ -1,8 +1,8 @@
 // The training worker: owns the wasm Trainer so the page's thread never blocks on the model.
-// Messages in:  create {config, text, attentionText}, train, pause, reset, sample {options},
-//               attention {text}.
-// Messages out: ready, created, progress, eval, attention, sample-chunk, sample-done, paused,
-//               finished, error {context, message}, crashed {message}.
+// Messages in:  create {config, text, attentionText}, load {bytes, text, attentionText}, train,
+//               pause, reset, save, sample {options}, attention {text}.
+// Messages out: ready, created, loaded, saved {bytes, step}, progress, eval, attention,
+//               sample-chunk, sample-done, paused, finished, error {context, message}, crashed {message}.
 import init, { Trainer, version } from '../pkg/gpt_playground.js';
 
 /** Milliseconds of work per step() call: long enough to amortise, short enough to pause quickly. */
@@ -100,19 +100,32 @@ async function sample(options) {
   post({ type: 'sample-done' });
 }
 
+/** Swaps in a newly built model; the caller builds it first, so a rejected one leaves the old. */
+function adopt(next, a) {
+  trainer?.free();
+  trainer = next;
+  generation++;
+  running = false;
+  sampling++;
+  config = trainer.settings;
+  attentionText = a;
+}
+
 const handlers = {
   create({ config: c, text, attentionText: a }) {
-    // Build the new model first: if the settings are rejected, the old one stays.
-    const next = new Trainer(c, text);
-    trainer?.free();
-    trainer = next;
-    generation++;
-    running = false;
-    sampling++;
-    config = c;
-    attentionText = a;
+    adopt(new Trainer(c, text), a);
     post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize });
     sendAttention();
+  },
+  load({ bytes, text, attentionText: a }) {
+    adopt(Trainer.load(new Uint8Array(bytes), text), a);
+    post({ type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize, step: trainer.stepCount });
+    sendAttention();
+  },
+  save() {
+    if (!trainer) return;
+    const bytes = trainer.save();
+    post({ type: 'saved', bytes: bytes.buffer, step: trainer.stepCount }, [bytes.buffer]);
   },
   train() {
     if (trainer && !running) return train();

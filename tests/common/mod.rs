@@ -124,3 +124,24 @@ fn attention_maps_are_causal_distributions() {
     assert_eq!(tokens.get(0).as_string().unwrap(), "t", "the last 8 characters: \"t sat on\"");
     assert!(message(trainer.attention("").unwrap_err()).contains("text"));
 }
+
+#[wasm_bindgen_test]
+fn save_and_load_continue_the_same_run() {
+    let mut trainer = Trainer::new(json(TINY), &text()).unwrap();
+    trainer.step(3).unwrap();
+    let bytes = trainer.save().unwrap();
+    let mut restored = Trainer::load(&bytes, &text()).unwrap();
+    assert_eq!(restored.step_count(), 3);
+    let losses: js_sys::Array = get(&restored.history().unwrap(), "losses").dyn_into().unwrap();
+    assert_eq!(losses.length(), 3);
+    let settings = restored.settings().unwrap();
+    assert_eq!(num(&get(&settings, "model"), "n_embd"), 16.0);
+    let a = num(&trainer.step(1).unwrap(), "loss");
+    let b = num(&restored.step(1).unwrap(), "loss");
+    assert_eq!(a.to_bits(), b.to_bits(), "the restored run continues exactly");
+
+    let err = Trainer::load(&bytes[..bytes.len() / 3], &text()).err().unwrap();
+    assert!(message(err).contains("not a readable checkpoint"));
+    let err = Trainer::load(&bytes, "the cat sat on the mat. ZEBRA").err().unwrap();
+    assert!(message(err).contains("'Z'"));
+}

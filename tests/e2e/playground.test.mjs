@@ -102,5 +102,23 @@ test('every attention head is drawn, and a head enlarges with labels', async () 
   await dialog.getByText(/query .* → key .*: \d\.\d{3}/).waitFor();
   await shot('4-attention-head');
   await dialog.getByRole('button', { name: 'Close' }).click();
+});
+
+test('a checkpoint saves, survives a reset, and a corrupt one is refused', async () => {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
+  assert.equal(download.suggestedFilename(), 'gpt-playground-step100.safetensors');
+  const saved = await download.path();
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Reset' }).click();
+  await page.getByRole('status').getByText(/^Ready/).waitFor();
+  await page.getByLabel('Load checkpoint').setInputFiles(saved);
+  await page.getByRole('status').getByText(/^Loaded a model at step 100/).waitFor();
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /step 100, train loss/);
+  await shot('5-loaded');
+  page.once('dialog', (d) => d.accept());
+  await page.getByLabel('Load checkpoint').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a checkpoint') });
+  await page.getByRole('alert').getByText(/not a readable checkpoint/).waitFor();
+  await page.getByRole('status').getByText(/current model is unchanged/).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Generate' }).isDisabled(), false);
   assert.deepEqual(errors, []);
 });

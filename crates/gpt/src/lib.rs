@@ -3,6 +3,7 @@
 //! It builds natively and for `wasm32-unknown-unknown`.
 
 pub mod autograd;
+pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod error;

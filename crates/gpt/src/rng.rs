@@ -5,7 +5,8 @@ use rand_core::{Rng as _, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 /// Seeded PCG-64 (MCG variant) with the few draws the model needs.
-#[derive(Clone, Debug)]
+/// Serializable, so a checkpoint resumes the exact stream.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rng(Pcg64Mcg);
 
 impl Rng {

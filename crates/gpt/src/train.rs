@@ -127,14 +127,23 @@ pub fn validate(model: &GPTConfig, train: &TrainConfig) -> Result<()> {
 
 /// A model, its optimiser, its data and where training is.
 pub struct Trainer {
-    model: GPT,
-    optimizer: AdamW,
+    pub(crate) model: GPT,
+    pub(crate) optimizer: AdamW,
     data: Dataset,
-    config: TrainConfig,
-    step: usize,
-    rng: Rng,
+    pub(crate) config: TrainConfig,
+    pub(crate) step: usize,
+    pub(crate) rng: Rng,
+    pub(crate) history: History,
     x: Vec<usize>,
     y: Vec<usize>,
+}
+
+/// Every step's training loss and every evaluation so far, so a resumed run can redraw its curve.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct History {
+    pub losses: Vec<f32>,
+    pub evals: Vec<Evaluation>,
 }
 
 /// Separate random streams, so that evaluating never changes which batches training sees.
@@ -145,14 +154,36 @@ impl Trainer {
     /// A freshly initialised model (seeded by `train.seed`) over `tokens`.
     pub fn new(model: GPTConfig, train: TrainConfig, tokens: Vec<u32>) -> Result<Trainer> {
         validate(&model, &train)?;
-        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= model.vocab_size) {
-            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", model.vocab_size)));
-        }
-        let data = Dataset::new(tokens, model.block_size)?;
         let gpt = GPT::new(model, train.seed)?;
-        let optimizer = AdamW::new(&gpt.params().values, train.beta1, train.beta2, train.weight_decay);
-        let rng = Rng::new(train.seed ^ TRAIN_STREAM);
-        Ok(Trainer { model: gpt, optimizer, data, config: train, step: 0, rng, x: vec![], y: vec![] })
+        Trainer::assemble(gpt, None, train, tokens, 0, None, History::default())
+    }
+
+    /// A trainer around an existing model, optimiser state and position (as a checkpoint holds
+    /// them); missing optimiser state or RNG start fresh from the settings.
+    pub(crate) fn assemble(
+        model: GPT,
+        optimizer: Option<AdamW>,
+        config: TrainConfig,
+        tokens: Vec<u32>,
+        step: usize,
+        rng: Option<Rng>,
+        history: History,
+    ) -> Result<Trainer> {
+        validate(model.config(), &config)?;
+        let vocab = model.config().vocab_size;
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= vocab) {
+            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {vocab}")));
+        }
+        let data = Dataset::new(tokens, model.config().block_size)?;
+        let optimizer = optimizer
+            .unwrap_or_else(|| AdamW::new(&model.params().values, config.beta1, config.beta2, config.weight_decay));
+        let rng = rng.unwrap_or_else(|| Rng::new(config.seed ^ TRAIN_STREAM));
+        Ok(Trainer { model, optimizer, data, config, step, rng, history, x: vec![], y: vec![] })
+    }
+
+    /// Every step's loss and every evaluation so far.
+    pub fn history(&self) -> &History {
+        &self.history
     }
 
     pub fn model(&self) -> &GPT {
@@ -209,12 +240,13 @@ impl Trainer {
         let params = self.model.params_mut();
         self.optimizer.step(&mut params.values, &params.grads, lr);
         self.step += 1;
+        self.history.losses.push(loss);
         Ok(StepStats { step: self.step, loss, lr, grad_norm, tokens: b * t })
     }
 
     /// The mean loss over `eval_iters` random batches of each split, without dropout. The
     /// batches depend only on the seed and the step, never on earlier evaluations.
-    pub fn evaluate(&self, eval_iters: usize) -> Result<Evaluation> {
+    pub fn evaluate(&mut self, eval_iters: usize) -> Result<Evaluation> {
         let (b, t) = (self.config.batch_size, self.model.config().block_size);
         let mut rng = Rng::new(self.config.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let (mut x, mut y) = (vec![], vec![]);
@@ -228,6 +260,8 @@ impl Trainer {
         };
         let train_loss = mean(Split::Train)?;
         let val_loss = mean(Split::Val)?;
-        Ok(Evaluation { step: self.step, train_loss, val_loss })
+        let evaluation = Evaluation { step: self.step, train_loss, val_loss };
+        self.history.evals.push(evaluation);
+        Ok(evaluation)
     }
 }

@@ -1,0 +1,180 @@
+//! Checkpoints: one safetensors file holds a whole training state. Weights sit under nanoGPT's
+//! state_dict names (so PyTorch loads them), AdamW's moments under `optimizer.exp_avg.*` and
+//! `optimizer.exp_avg_sq.*`, and the header's `__metadata__` carries `config` (nanoGPT's
+//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG and loss history.
+
+use crate::config::GPTConfig;
+use crate::error::{Error, Result};
+use crate::model::GPT;
+use crate::optim::AdamW;
+use crate::rng::Rng;
+use crate::tokenizer::CharTokenizer;
+use crate::train::{History, TrainConfig, Trainer};
+use ndarray::{ArrayD, IxDyn};
+use safetensors::{Dtype, SafeTensors};
+use serde::de::DeserializeOwned;
+use std::collections::HashMap;
+
+const FORMAT: &str = "gpt-playground/1";
+const EXP_AVG: &str = "optimizer.exp_avg.";
+const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
+/// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
+const LM_HEAD: &str = "lm_head.weight";
+
+/// A loaded checkpoint: a model and, when the file has them, the optimiser state and training
+/// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
+pub struct Checkpoint {
+    pub model: GPT,
+    pub tokenizer: CharTokenizer,
+    pub train: TrainConfig,
+    pub optimizer: Option<AdamW>,
+    pub step: usize,
+    pub rng: Option<Rng>,
+    pub history: History,
+}
+
+fn le_bytes(a: &ArrayD<f32>) -> Vec<u8> {
+    a.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain data serialises")
+}
+
+/// The file for `trainer`'s whole state, with `tokenizer` as its vocabulary.
+pub fn save(trainer: &Trainer, tokenizer: &CharTokenizer) -> Result<Vec<u8>> {
+    let model = &trainer.model;
+    let params = model.params();
+    let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    for (name, value) in params.names.iter().zip(&params.values) {
+        tensors.push((name.clone(), value.shape().to_vec(), le_bytes(value)));
+    }
+    if model.config().tie_weights {
+        // nanoGPT's state_dict lists the tied tensor under both names; strict loading wants both.
+        let wte = params.get("transformer.wte.weight").expect("every model has wte");
+        tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
+    }
+    let opt = &trainer.optimizer;
+    for (i, name) in params.names.iter().enumerate() {
+        tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
+        tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
+    }
+    let vocab: Vec<String> = tokenizer.tokens().iter().map(|c| c.to_string()).collect();
+    let metadata = HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("config".into(), to_json(model.config())),
+        ("vocab".into(), to_json(&vocab)),
+        ("train_config".into(), to_json(&trainer.config)),
+        ("step".into(), trainer.step.to_string()),
+        ("optimizer_step".into(), opt.t.to_string()),
+        ("rng".into(), to_json(&trainer.rng)),
+        ("history".into(), to_json(&trainer.history)),
+    ]);
+    let views = tensors
+        .iter()
+        .map(|(name, shape, data)| {
+            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
+        })
+        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
+        .and_then(|views| safetensors::serialize(views, Some(metadata)));
+    views.map_err(|e| Error::Format(format!("could not write the checkpoint: {e}")))
+}
+
+/// Reads a checkpoint, checking everything before building anything: a truncated or corrupt
+/// file, a missing tensor, a wrong shape or a config that does not fit the tensors is an error.
+pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
+    let bad = |m: String| Error::Format(m);
+    let file = SafeTensors::deserialize(bytes)
+        .map_err(|e| bad(format!("this file is not a readable checkpoint (safetensors): {e}")))?;
+    let (_, header) =
+        SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("the checkpoint's header is unreadable: {e}")))?;
+    let meta = header.metadata().clone().unwrap_or_default();
+    let field = |key: &str| meta.get(key).map(String::as_str);
+    let config: GPTConfig = parse(field("config"), "config")?
+        .ok_or_else(|| bad("the checkpoint has no `config` in its metadata, so its architecture is unknown".into()))?;
+    let vocab: Vec<String> = parse(field("vocab"), "vocab")?
+        .ok_or_else(|| bad("the checkpoint has no `vocab` in its metadata, so its tokens are unknown".into()))?;
+    let chars = vocab
+        .iter()
+        .map(|t| {
+            let mut cs = t.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) => Ok(c),
+                _ => Err(bad(format!("vocab entry {t:?} is not a single character"))),
+            }
+        })
+        .collect::<Result<Vec<char>>>()?;
+    let tokenizer = CharTokenizer::from_tokens(chars)?;
+    if config.vocab_size != tokenizer.vocab_size() {
+        return Err(bad(format!(
+            "the config says vocab_size {} but the vocab lists {} tokens",
+            config.vocab_size,
+            tokenizer.vocab_size()
+        )));
+    }
+    let mut model = GPT::new(config, 0).map_err(|e| bad(format!("the checkpoint's config is invalid: {e}")))?;
+    let names = model.params().names.clone();
+    let tensor = |name: &str, want: &[usize]| -> Result<ArrayD<f32>> {
+        let t = file.tensor(name).map_err(|_| bad(format!("the checkpoint has no tensor {name}")))?;
+        if t.dtype() != Dtype::F32 {
+            return Err(bad(format!("{name} is stored as {:?}; save the weights as float32", t.dtype())));
+        }
+        if t.shape() != want {
+            return Err(bad(format!("{name} has shape {:?}, but the config needs {want:?}", t.shape())));
+        }
+        let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        Ok(ArrayD::from_shape_vec(IxDyn(want), values).expect("length checked by safetensors"))
+    };
+    for (i, name) in names.iter().enumerate() {
+        let shape = model.params().values[i].shape().to_vec();
+        model.params_mut().set(name, tensor(name, &shape)?)?;
+    }
+    let is_param = |n: &str| names.iter().any(|p| p == n);
+    for (name, _) in file.iter() {
+        let moment = [EXP_AVG, EXP_AVG_SQ].iter().any(|p| name.strip_prefix(p).is_some_and(is_param));
+        // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
+        let mask_buffer = name.ends_with(".attn.bias");
+        if !(is_param(name) || name == LM_HEAD || moment || mask_buffer) {
+            return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
+        }
+    }
+    let train: TrainConfig = parse(field("train_config"), "train_config")?.unwrap_or_default();
+    let has_moments = file.iter().any(|(name, _)| name.starts_with(EXP_AVG));
+    let optimizer = if has_moments {
+        let mut opt = AdamW::new(&model.params().values, train.beta1, train.beta2, train.weight_decay);
+        for (i, name) in names.iter().enumerate() {
+            let shape = model.params().values[i].shape().to_vec();
+            opt.m[i] = tensor(&format!("{EXP_AVG}{name}"), &shape)?;
+            opt.v[i] = tensor(&format!("{EXP_AVG_SQ}{name}"), &shape)?;
+        }
+        opt.t = parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0);
+        Some(opt)
+    } else {
+        None
+    };
+    Ok(Checkpoint {
+        model,
+        tokenizer,
+        train,
+        optimizer,
+        step: parse(field("step"), "step")?.unwrap_or(0),
+        rng: parse(field("rng"), "rng")?,
+        history: parse(field("history"), "history")?.unwrap_or_default(),
+    })
+}
+
+/// The JSON metadata value `text`, if present.
+fn parse<T: DeserializeOwned>(text: Option<&str>, key: &str) -> Result<Option<T>> {
+    text.map(|t| {
+        serde_json::from_str(t).map_err(|e| Error::Format(format!("the checkpoint's `{key}` is invalid: {e}")))
+    })
+    .transpose()
+}
+
+impl Trainer {
+    /// Continues training `checkpoint` on `tokens` (the text encoded with its vocabulary).
+    pub fn resume(checkpoint: Checkpoint, tokens: Vec<u32>) -> Result<Trainer> {
+        let c = checkpoint;
+        Trainer::assemble(c.model, c.optimizer, c.train, tokens, c.step, c.rng, c.history)
+    }
+}
