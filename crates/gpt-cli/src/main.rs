@@ -2,13 +2,15 @@
 //! a non-zero exit.
 
 mod bench;
+mod eval;
+mod sample;
 mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "gpt", version, about = "Train and benchmark a small GPT on the CPU")]
+#[command(name = "gpt", version, about = "Train, sample, evaluate and benchmark a small GPT on the CPU")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,6 +20,10 @@ struct Cli {
 enum Command {
     /// Train a model on a text file, evaluating as it goes.
     Train(train::Args),
+    /// Generate text from a checkpoint, streaming it to stdout.
+    Sample(sample::Args),
+    /// The mean loss of a checkpoint over every non-overlapping window of a text.
+    Eval(eval::Args),
     /// Measure training speed (tokens/s, ms/iter) on one thread.
     Bench(bench::Args),
 }
@@ -25,6 +31,8 @@ enum Command {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Train(args) => train::run(args),
+        Command::Sample(args) => sample::run(args),
+        Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
     };
     match result {
@@ -42,4 +50,10 @@ fn preset(name: &str) -> Result<gpt::presets::Preset, String> {
         let names: Vec<_> = gpt::presets::presets().iter().map(|p| p.name).collect();
         format!("unknown preset {name:?}; choose one of {}", names.join(", "))
     })
+}
+
+/// The checkpoint at `path`, or a one-line reason it cannot be used.
+fn load_checkpoint(path: &std::path::Path) -> Result<gpt::checkpoint::Checkpoint, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    gpt::checkpoint::load(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod error;
+pub mod evaluate;
 pub mod model;
 pub mod ops;
 pub mod optim;

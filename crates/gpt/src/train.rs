@@ -194,6 +194,19 @@ impl Trainer {
         &self.config
     }
 
+    /// Trains for `max_iters` steps in all, so a resumed run can go on; the learning-rate
+    /// schedule is unchanged (past `lr_decay_iters` it stays at `min_lr`).
+    pub fn set_max_iters(&mut self, max_iters: usize) -> Result<()> {
+        if max_iters < self.step {
+            return Err(Error::Config(format!(
+                "iterations ({max_iters}) cannot be fewer than the {} steps already done",
+                self.step
+            )));
+        }
+        self.config.max_iters = max_iters;
+        Ok(())
+    }
+
     /// Steps completed so far.
     pub fn step_count(&self) -> usize {
         self.step

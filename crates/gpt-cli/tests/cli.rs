@@ -1,0 +1,66 @@
+//! The `gpt` binary end to end: train, save, resume, sample, evaluate, and one-line errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gpt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpt")).args(args).output().expect("the gpt binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "failed: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpt-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn train_resume_sample_and_eval() {
+    let data = scratch("names.txt");
+    std::fs::write(&data, "anna\nbob\ncarla\ndavid\nemma\nfrank\n".repeat(40)).unwrap();
+    let (data, ckpt) = (data.to_str().unwrap(), scratch("model.safetensors"));
+    let ckpt = ckpt.to_str().unwrap();
+    let tiny = ["--preset", "tiny", "--block-size", "8", "--eval-iters", "2", "--eval-interval", "10", "--json"];
+    let first = stdout(&gpt(&[&["train", "--data", data, "--iters", "10", "--out", ckpt], &tiny[..]].concat()));
+    let lines: Vec<serde_json::Value> = first.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3, "evals at 0 and 10, then the summary: {first}");
+    for key in ["step", "train_loss", "val_loss", "tokens_per_s", "wall_s"] {
+        assert!(lines[2].get(key).is_some(), "summary lacks {key}");
+    }
+    let resumed =
+        stdout(&gpt(&["train", "--data", data, "--resume", ckpt, "--iters", "20", "--eval-iters", "2", "--json"]));
+    let summary: serde_json::Value = serde_json::from_str(resumed.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["step"], 20);
+    let sample = stdout(&gpt(&["sample", "--checkpoint", ckpt, "--prompt", "an", "--max-new-tokens", "30"]));
+    assert!(sample.starts_with("an") && sample.trim_end().chars().count() >= 20, "{sample:?}");
+    let eval = stdout(&gpt(&["eval", "--checkpoint", ckpt, "--text", data, "--json"]));
+    let eval: serde_json::Value = serde_json::from_str(&eval).unwrap();
+    assert!(eval["loss"].as_f64().unwrap() > 0.0 && eval["windows"].as_u64().unwrap() > 10);
+    let again = stdout(&gpt(&["eval", "--checkpoint", ckpt, "--text", data, "--json"]));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&again).unwrap(), eval, "eval is deterministic");
+}
+
+#[test]
+fn mistakes_get_one_line_errors() {
+    let short = scratch("short.txt");
+    std::fs::write(&short, "ab").unwrap();
+    let garbage = scratch("garbage.safetensors");
+    std::fs::write(&garbage, "not a checkpoint").unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["train", "--data", "/nonexistent/file.txt"], "cannot read"),
+        (&["train", "--data", short.to_str().unwrap()], "too short"),
+        (&["train", "--data", short.to_str().unwrap(), "--preset", "huge"], "unknown preset"),
+        (&["sample", "--checkpoint", garbage.to_str().unwrap()], "not a readable checkpoint"),
+        (&["train", "--data", short.to_str().unwrap(), "--n-head", "3"], "divisible by n_head"),
+    ];
+    for (args, want) in cases {
+        let out = gpt(args);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success() && err.contains(want) && err.trim().lines().count() == 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
