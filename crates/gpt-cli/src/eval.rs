@@ -12,6 +12,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Also write the first window's tokens and logits here (safetensors: `idx`, `logits`), to
+    /// compare against another implementation such as PyTorch.
+    #[arg(long)]
+    logits_out: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -20,6 +24,20 @@ pub fn run(a: Args) -> Result<(), String> {
     let tokens = checkpoint.tokenizer.encode(&text).map_err(|e| format!("{}: {e}", a.text.display()))?;
     let (loss, windows) = gpt::evaluate::windows_loss(&checkpoint.model, &tokens).map_err(|e| e.to_string())?;
     let block = checkpoint.model.config().block_size;
+    if let Some(path) = &a.logits_out {
+        let idx: Vec<usize> = tokens[..block].iter().map(|&t| t as usize).collect();
+        let logits = checkpoint.model.logits(&idx, 1, block).map_err(|e| e.to_string())?;
+        let idx_bytes: Vec<u8> = idx.iter().flat_map(|&t| (t as i64).to_le_bytes()).collect();
+        let logit_bytes: Vec<u8> = logits.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = |dtype, shape: &[usize], data| safetensors::tensor::TensorView::new(dtype, shape.to_vec(), data);
+        let tensors = [
+            ("idx", view(safetensors::Dtype::I64, &[1, block], &idx_bytes)),
+            ("logits", view(safetensors::Dtype::F32, logits.shape(), &logit_bytes)),
+        ];
+        let tensors = tensors.into_iter().map(|(n, v)| v.map(|v| (n, v))).collect::<Result<Vec<_>, _>>();
+        let bytes = tensors.and_then(|t| safetensors::serialize(t, None)).map_err(|e| e.to_string())?;
+        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     if a.json {
         println!(
             "{}",

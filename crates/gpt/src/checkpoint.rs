@@ -127,7 +127,12 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     };
     for (i, name) in names.iter().enumerate() {
         let shape = model.params().values[i].shape().to_vec();
-        model.params_mut().set(name, tensor(name, &shape)?)?;
+        // A tied embedding saved only as lm_head.weight (safetensors' save_model keeps one name).
+        let stored = match name.as_str() {
+            "transformer.wte.weight" if model.config().tie_weights && file.tensor(name).is_err() => LM_HEAD,
+            _ => name,
+        };
+        model.params_mut().set(name, tensor(stored, &shape)?)?;
     }
     let is_param = |n: &str| names.iter().any(|p| p == n);
     for (name, _) in file.iter() {
