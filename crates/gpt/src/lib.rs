@@ -6,6 +6,7 @@ pub mod autograd;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
+pub mod decode;
 pub mod error;
 pub mod evaluate;
 pub mod model;

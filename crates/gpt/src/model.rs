@@ -10,35 +10,35 @@ use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
 /// A linear layer's parameters: weight (out, in) as PyTorch stores it, and an optional bias.
-struct Linear {
-    w: usize,
-    b: Option<usize>,
+pub(crate) struct Linear {
+    pub(crate) w: usize,
+    pub(crate) b: Option<usize>,
 }
 
-struct Norm {
-    w: usize,
-    b: Option<usize>,
+pub(crate) struct Norm {
+    pub(crate) w: usize,
+    pub(crate) b: Option<usize>,
 }
 
-struct Block {
-    ln_1: Norm,
-    c_attn: Linear,
-    attn_proj: Linear,
-    ln_2: Norm,
-    c_fc: Linear,
-    mlp_proj: Linear,
+pub(crate) struct Block {
+    pub(crate) ln_1: Norm,
+    pub(crate) c_attn: Linear,
+    pub(crate) attn_proj: Linear,
+    pub(crate) ln_2: Norm,
+    pub(crate) c_fc: Linear,
+    pub(crate) mlp_proj: Linear,
 }
 
 /// A decoder-only transformer with its parameters.
 pub struct GPT {
     config: GPTConfig,
     params: Params,
-    wte: usize,
-    wpe: usize,
-    blocks: Vec<Block>,
-    ln_f: Norm,
+    pub(crate) wte: usize,
+    pub(crate) wpe: usize,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) ln_f: Norm,
     /// The output projection; the token embedding itself when weights are tied.
-    lm_head: usize,
+    pub(crate) lm_head: usize,
     /// Buffers shared by successive forward and backward passes.
     workspace: Workspace,
 }

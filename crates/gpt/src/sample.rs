@@ -1,5 +1,6 @@
 //! Generating text one token at a time, so a caller can stream tokens as they arrive.
 
+use crate::decode::KvCache;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::rng::Rng;
@@ -44,13 +45,17 @@ impl SampleConfig {
     }
 }
 
-/// A generation in progress: the context so far and the random stream.
+/// A generation in progress: the context so far, its key/value cache and the random stream.
 pub struct Sampler {
-    context: Vec<usize>,
+    context: Vec<u32>,
     config: SampleConfig,
     rng: Rng,
     produced: usize,
+    cache: KvCache,
+    logits: Vec<f32>,
     weights: Vec<f32>,
+    /// Off only in tests, to check the cache against full forward passes.
+    use_cache: bool,
 }
 
 impl Sampler {
@@ -58,30 +63,48 @@ impl Sampler {
     /// vocabulary of ordinary text, as nanoGPT's `sample.py` starts from "\n").
     pub fn new(prompt: &[u32], config: SampleConfig) -> Result<Sampler> {
         config.validate()?;
-        let context = if prompt.is_empty() { vec![0] } else { prompt.iter().map(|&t| t as usize).collect() };
+        let context = if prompt.is_empty() { vec![0] } else { prompt.to_vec() };
         let rng = Rng::new(config.seed);
-        Ok(Sampler { context, config, rng, produced: 0, weights: vec![] })
+        let (cache, logits, weights) = (KvCache::default(), vec![], vec![]);
+        Ok(Sampler { context, config, rng, produced: 0, cache, logits, weights, use_cache: true })
     }
 
-    /// The next token, or `None` once `max_new_tokens` have been produced. The model sees at most
-    /// its last `block_size` tokens of context, as nanoGPT crops it.
+    /// The next token, or `None` once `max_new_tokens` have been produced. While the context
+    /// fits in `block_size` each token costs one cached position; past it, the model reads the
+    /// last `block_size` tokens afresh, as nanoGPT crops the context.
     pub fn next_token(&mut self, model: &GPT) -> Result<Option<u32>> {
         if self.produced >= self.config.max_new_tokens {
             return Ok(None);
         }
-        let t = self.context.len().min(model.config().block_size);
-        let window = &self.context[self.context.len() - t..];
-        let logits = model.logits(window, 1, t)?;
-        let v = model.config().vocab_size;
-        let last = &logits.as_slice().expect("fresh logits")[(t - 1) * v..t * v];
-        let token = self.pick(last);
+        let block = model.config().block_size;
+        if self.use_cache && self.context.len() <= block {
+            while self.cache.len() < self.context.len() {
+                model.decode_next(self.context[self.cache.len()], &mut self.cache, &mut self.logits)?;
+            }
+        } else {
+            self.cache.clear();
+            let window: Vec<usize> =
+                self.context[self.context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
+            let logits = model.logits(&window, 1, window.len())?;
+            let v = model.config().vocab_size;
+            self.logits.clear();
+            self.logits.extend_from_slice(&logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..]);
+        }
+        let token = self.pick() as u32;
         self.context.push(token);
         self.produced += 1;
-        Ok(Some(token as u32))
+        Ok(Some(token))
     }
 
     /// Draws from softmax(logits / temperature) restricted to the top k, or takes the argmax.
-    fn pick(&mut self, logits: &[f32]) -> usize {
+    fn pick(&mut self) -> usize {
+        let logits = std::mem::take(&mut self.logits);
+        let token = self.pick_from(&logits);
+        self.logits = logits;
+        token
+    }
+
+    fn pick_from(&mut self, logits: &[f32]) -> usize {
         let argmax = || logits.iter().enumerate().fold(0, |best, (i, &l)| if l > logits[best] { i } else { best });
         if self.config.temperature == 0.0 || self.config.top_k == 1 {
             return argmax();
@@ -139,6 +162,20 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_changes_no_token() {
+        let m = model();
+        for config in [
+            SampleConfig { temperature: 1.0, max_new_tokens: 12, ..Default::default() },
+            SampleConfig { temperature: 0.7, top_k: 3, seed: 11, max_new_tokens: 12 },
+        ] {
+            let mut uncached = Sampler::new(&[2, 5], config.clone()).unwrap();
+            uncached.use_cache = false;
+            let reference: Vec<u32> = std::iter::from_fn(|| uncached.next_token(&m).unwrap()).collect();
+            assert_eq!(run(&m, &[2, 5], config), reference);
+        }
+    }
+
+    #[test]
     fn greedy_and_top_1_take_the_argmax() {
         let m = model();
         let greedy = SampleConfig { temperature: 0.0, max_new_tokens: 6, ..Default::default() };
@@ -151,7 +188,7 @@ mod tests {
         let mut s = Sampler::new(&[0], SampleConfig { temperature: 1.0, top_k: 2, ..Default::default() }).unwrap();
         let logits = [0.0, 3.0, -1.0, 2.9, 1.0];
         for _ in 0..200 {
-            assert!(matches!(s.pick(&logits), 1 | 3));
+            assert!(matches!(s.pick_from(&logits), 1 | 3));
         }
     }
 

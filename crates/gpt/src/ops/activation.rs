@@ -59,6 +59,15 @@ fn map_with_slope(xs: &[f32], out: &mut [f32], slope: &mut [f32], f: impl Fn(f32
     }
 }
 
+/// `f(x)` for one value, as the activation op computes it.
+pub(crate) fn activate(kind: Activation, x: f32) -> f32 {
+    match kind {
+        Activation::Gelu => gelu(x).0,
+        Activation::GeluTanh => gelu_tanh(x).0,
+        Activation::Relu => relu(x).0,
+    }
+}
+
 impl Graph<'_> {
     /// `f(x)` elementwise. The slope is kept from the forward pass for the backward one.
     pub fn activation(&mut self, kind: Activation, x: Var) -> Var {

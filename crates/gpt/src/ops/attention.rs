@@ -110,13 +110,7 @@ impl Graph<'_> {
                 for (ti, row) in p.chunks_exact_mut(t).enumerate() {
                     let (seen, future) = row.split_at_mut(ti + 1);
                     future.fill(0.0);
-                    let max = seen.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
-                    let mut sum = 0.0;
-                    seen.iter_mut().for_each(|s| {
-                        *s = super::exp(*s - max);
-                        sum += *s;
-                    });
-                    seen.iter_mut().for_each(|s| *s /= sum);
+                    super::softmax_in_place(seen);
                 }
                 let pd = applied(p, mask.as_ref().map(|m| &m[at..at + t * t]), &mut scratch);
                 let v = l.view(x, l.qkv(bi, h, Part::V));

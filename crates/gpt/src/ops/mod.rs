@@ -30,6 +30,17 @@ pub(crate) fn standard(x: ndarray::ArrayD<f32>) -> ndarray::ArrayD<f32> {
     }
 }
 
+/// Replaces `row` by softmax(`row`), subtracting the maximum first so nothing overflows.
+pub(crate) fn softmax_in_place(row: &mut [f32]) {
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
+    let mut sum = 0.0;
+    row.iter_mut().for_each(|s| {
+        *s = exp(*s - max);
+        sum += *s;
+    });
+    row.iter_mut().for_each(|s| *s /= sum);
+}
+
 /// e^x to about one ulp, branch-free so loops over it vectorise (libm's `expf` is a call per
 /// element). Range reduction e^x = 2^k e^r with |r| ≤ ln2/2, then a degree-7 Taylor polynomial,
 /// whose truncation error there is below 1e-8. NaN stays NaN, so divergence is still seen.

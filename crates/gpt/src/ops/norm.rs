@@ -19,6 +19,19 @@ pub enum NormKind {
 /// Added to the variance before the square root, as PyTorch's LayerNorm default.
 pub const NORM_EPS: f32 = 1e-5;
 
+/// Writes one normalised, scaled and shifted row into `out`; returns its mean (0 for RMSNorm)
+/// and reciprocal standard deviation, which the backward pass reuses.
+pub(crate) fn normalize_row(centred: bool, x: &[f32], w: &[f32], b: Option<&[f32]>, out: &mut [f32]) -> (f32, f32) {
+    let c = x.len() as f32;
+    let m = if centred { x.iter().sum::<f32>() / c } else { 0.0 };
+    let var = x.iter().map(|&v| (v - m) * (v - m)).sum::<f32>() / c;
+    let s = 1.0 / (var + NORM_EPS).sqrt();
+    for (i, (o, &v)) in out.iter_mut().zip(x).enumerate() {
+        *o = (v - m) * s * w[i] + b.map_or(0.0, |b| b[i]);
+    }
+    (m, s)
+}
+
 impl Graph<'_> {
     /// Normalises each row of `x` over its last axis, then scales by `weight` and adds `bias`.
     ///
@@ -37,13 +50,7 @@ impl Graph<'_> {
         let xs = xv.as_slice().expect("standard layout");
         let os = out.as_slice_mut().expect("fresh array");
         for (r, (xr, or)) in rows(xs, c).zip(os.chunks_exact_mut(c)).enumerate() {
-            let m = if centred { xr.iter().sum::<f32>() / c as f32 } else { 0.0 };
-            let var = xr.iter().map(|&v| (v - m) * (v - m)).sum::<f32>() / c as f32;
-            let s = 1.0 / (var + NORM_EPS).sqrt();
-            for (i, (o, &v)) in or.iter_mut().zip(xr).enumerate() {
-                *o = (v - m) * s * w[i] + b.map_or(0.0, |b| b[i]);
-            }
-            (mean[r], rstd[r]) = (m, s);
+            (mean[r], rstd[r]) = normalize_row(centred, xr, w, b, or);
         }
         let mut inputs = vec![x, weight];
         inputs.extend(bias);
