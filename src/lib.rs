@@ -49,14 +49,15 @@ struct ModelSize {
     training_bytes: u64,
 }
 
-/// The parameter count and training memory of `config` with a vocabulary of `vocab_size`, or an
-/// `Error` saying which setting is invalid.
+/// The parameter count and training memory of `config` for a text with `text_vocab_size`
+/// distinct characters, or an `Error` saying which setting is invalid.
 #[wasm_bindgen(js_name = describeModel, unchecked_return_type = "ModelSize")]
 pub fn describe_model(
     #[wasm_bindgen(unchecked_param_type = "PlaygroundConfig")] config: JsValue,
-    vocab_size: usize,
+    text_vocab_size: usize,
 ) -> Result<JsValue, JsError> {
     let config: types::PlaygroundConfig = from_js(config, "config")?;
+    let vocab_size = config.vocab_size(text_vocab_size);
     let (model, train) = config.resolve(vocab_size).map_err(js_error)?;
     to_js(&ModelSize { params: model.param_count(), training_bytes: model.training_bytes(train.batch_size) })
 }

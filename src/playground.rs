@@ -2,7 +2,7 @@
 
 use crate::convert::{from_js, js_error, to_js};
 use crate::types::PlaygroundConfig;
-use gpt::{CharTokenizer, SampleConfig, Sampler};
+use gpt::{SampleConfig, Sampler, Tokenizer};
 use js_sys::{Array, Float32Array, Object, Reflect};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -12,8 +12,10 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Trainer {
     inner: gpt::Trainer,
-    tokenizer: CharTokenizer,
+    tokenizer: Tokenizer,
     sampler: Option<Sampler>,
+    /// Bytes of a character the sampler has only partly produced (BPE).
+    pending: Vec<u8>,
     /// Milliseconds spent inside `step`, over the trainer's life.
     training_ms: f64,
 }
@@ -33,7 +35,8 @@ struct StepReport {
 struct Settings<'a> {
     model: &'a gpt::GPTConfig,
     train: &'a gpt::TrainConfig,
-    tokenizer: &'static str,
+    tokenizer: gpt::TokenizerKind,
+    bpe_vocab_size: usize,
 }
 
 #[derive(Deserialize)]
@@ -72,7 +75,7 @@ impl Trainer {
         let (model, train) = config.resolve(tokenizer.vocab_size()).map_err(js_error)?;
         let tokens = tokenizer.encode(text).map_err(js_error)?;
         let inner = gpt::Trainer::new(model, train, tokens).map_err(js_error)?;
-        Ok(Trainer { inner, tokenizer, sampler: None, training_ms: 0.0 })
+        Ok(Trainer { inner, tokenizer, sampler: None, pending: vec![], training_ms: 0.0 })
     }
 
     /// Runs `n` optimisation steps. If training diverges, throws with what to change; the steps
@@ -120,6 +123,7 @@ impl Trainer {
         let config =
             SampleConfig { temperature: o.temperature, top_k: o.top_k, seed: o.seed, max_new_tokens: o.max_new_tokens };
         self.sampler = Some(Sampler::new(&prompt, config).map_err(js_error)?);
+        self.pending.clear();
         Ok(())
     }
 
@@ -140,7 +144,7 @@ impl Trainer {
             self.sampler = None;
             return Ok(None);
         }
-        Ok(Some(self.tokenizer.decode(&ids)))
+        Ok(Some(self.tokenizer.decode_stream(&ids, &mut self.pending)))
     }
 
     /// Every layer's and head's attention over `text` (its last `block_size` tokens).
@@ -153,7 +157,7 @@ impl Trainer {
         let cfg = self.inner.model().config();
         let ids: Vec<usize> = ids[ids.len().saturating_sub(cfg.block_size)..].iter().map(|&i| i as usize).collect();
         let weights = self.inner.model().attention(&ids).map_err(js_error)?;
-        let tokens: Array = ids.iter().map(|&i| JsValue::from(self.tokenizer.decode(&[i as u32]))).collect();
+        let tokens: Array = ids.iter().map(|&i| JsValue::from(self.tokenizer.token_text(i as u32))).collect();
         let out = Object::new();
         for (key, value) in [
             ("tokens", tokens.into()),
@@ -180,13 +184,33 @@ impl Trainer {
             JsError::new(&format!("{e}: train on text that uses the checkpoint's characters, or start a new model"))
         })?;
         let inner = gpt::Trainer::resume(checkpoint, tokens).map_err(js_error)?;
-        Ok(Trainer { inner, tokenizer, sampler: None, training_ms: 0.0 })
+        Ok(Trainer { inner, tokenizer, sampler: None, pending: vec![], training_ms: 0.0 })
     }
 
     /// The model and training settings, as the constructor takes them.
     #[wasm_bindgen(getter, unchecked_return_type = "PlaygroundConfig")]
     pub fn settings(&self) -> Result<JsValue, JsError> {
-        to_js(&Settings { model: self.inner.model().config(), train: self.inner.config(), tokenizer: "char" })
+        to_js(&Settings {
+            model: self.inner.model().config(),
+            train: self.inner.config(),
+            tokenizer: self.tokenizer.kind(),
+            bpe_vocab_size: self.tokenizer.vocab_size(),
+        })
+    }
+
+    /// The byte-pair merges in the order they were learned, as `[left, right]` token texts
+    /// (empty for a character vocabulary).
+    #[wasm_bindgen(getter, unchecked_return_type = "[string, string][]")]
+    pub fn merges(&self) -> Result<JsValue, JsError> {
+        let merges: Vec<(String, String)> = match &self.tokenizer {
+            Tokenizer::Bpe(bpe) => bpe
+                .merges()
+                .iter()
+                .map(|&(a, b)| (self.tokenizer.token_text(a), self.tokenizer.token_text(b)))
+                .collect(),
+            Tokenizer::Char(_) => vec![],
+        };
+        to_js(&merges)
     }
 
     /// Every step's loss and every evaluation so far.

@@ -1,6 +1,6 @@
 //! The shapes the page passes in and gets back, with their TypeScript declarations.
 
-use gpt::{CharTokenizer, GPTConfig, TrainConfig};
+use gpt::{GPTConfig, Tokenizer, TokenizerKind, TrainConfig};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
@@ -15,26 +15,40 @@ pub struct PlaygroundConfig {
     pub train: TrainConfig,
     #[serde(default)]
     tokenizer: TokenizerKind,
+    /// The vocabulary BPE learns (ignored for characters).
+    #[serde(default = "default_bpe_vocab")]
+    bpe_vocab_size: usize,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum TokenizerKind {
-    /// One token per distinct character, as nanoGPT's shakespeare_char.
-    #[default]
-    Char,
+fn default_bpe_vocab() -> usize {
+    512
 }
 
 impl PlaygroundConfig {
     /// The tokenizer this config asks for, fitted to `text`.
-    pub fn fit_tokenizer(&self, text: &str) -> gpt::Result<CharTokenizer> {
+    pub fn fit_tokenizer(&self, text: &str) -> gpt::Result<Tokenizer> {
+        Tokenizer::fit(self.tokenizer, text, self.bpe_vocab_size)
+    }
+
+    /// The vocabulary the model will have: the text's characters, or the BPE size asked for.
+    pub fn vocab_size(&self, char_vocab: usize) -> usize {
         match self.tokenizer {
-            TokenizerKind::Char => CharTokenizer::fit(text),
+            TokenizerKind::Char => char_vocab,
+            TokenizerKind::Bpe => self.bpe_vocab_size,
         }
     }
 
     /// The model and training settings for a vocabulary of `vocab_size`, checked together.
     pub fn resolve(self, vocab_size: usize) -> gpt::Result<(GPTConfig, TrainConfig)> {
+        let bpe_range = gpt::tokenizer::MIN_BPE_VOCAB..=gpt::tokenizer::MAX_BPE_VOCAB;
+        if self.tokenizer == TokenizerKind::Bpe && !bpe_range.contains(&self.bpe_vocab_size) {
+            return Err(gpt::Error::Config(format!(
+                "the byte-pair vocabulary must have {} to {} tokens, not {}",
+                bpe_range.start(),
+                bpe_range.end(),
+                self.bpe_vocab_size
+            )));
+        }
         let model = GPTConfig { vocab_size, ..self.model };
         gpt::train::validate(&model, &self.train)?;
         Ok((model, self.train))
@@ -55,7 +69,7 @@ export interface TrainConfig {
   warmup_iters?: number; lr_decay_iters?: number; decay_lr?: boolean; weight_decay?: number;
   beta1?: number; beta2?: number; grad_clip?: number; seed?: number;
 }
-export interface PlaygroundConfig { model?: ModelConfig; train?: TrainConfig; tokenizer?: "char"; }
+export interface PlaygroundConfig { model?: ModelConfig; train?: TrainConfig; tokenizer?: "char" | "bpe"; bpe_vocab_size?: number; }
 export interface Preset { name: string; description: string; model: Required<ModelConfig>; train: Required<TrainConfig>; }
 export interface ModelSize { params: number; training_bytes: number; }
 export interface TextSummary { chars: number; vocab_size: number; }

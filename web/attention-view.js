@@ -142,10 +142,11 @@ export class AttentionView {
     ctx.fillStyle = '#374151';
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token), LABEL_MARGIN - 6, LABEL_MARGIN + (i + 0.5) * cell));
+    const label = (token) => [...tokenLabel(token)].slice(0, 6).join('');
+    tokens.forEach((token, i) => ctx.fillText(label(token), LABEL_MARGIN - 6, LABEL_MARGIN + (i + 0.5) * cell));
     ctx.textAlign = 'center';
     ctx.textBaseline = 'bottom';
-    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token), LABEL_MARGIN + (i + 0.5) * cell, LABEL_MARGIN - 6));
+    tokens.forEach((token, i) => ctx.fillText(label(token), LABEL_MARGIN + (i + 0.5) * cell, LABEL_MARGIN - 6));
     ctx.save();
     ctx.font = '11px system-ui, sans-serif';
     ctx.fillStyle = '#6b7280';

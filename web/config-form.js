@@ -1,12 +1,15 @@
 // The model and training form: filled from a preset, read back as the engine's config object.
 
+/** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
+const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
 const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights']);
 
-/** Sets every field from a preset's `model` and `train` settings. */
+/** Sets every field from a preset's or checkpoint's `model` and `train` (and tokenizer) settings. */
 export function fillForm(form, preset) {
   for (const el of form.elements) {
     if (!el.name) continue;
-    const value = MODEL_FIELDS.has(el.name) ? preset.model[el.name] : preset.train[el.name];
+    const group = TOP_FIELDS.has(el.name) ? preset : MODEL_FIELDS.has(el.name) ? preset.model : preset.train;
+    const value = group[el.name];
     if (value === undefined) continue;
     if (el.type === 'checkbox') el.checked = value;
     // f32 settings arrive as 0.003000000026; six significant digits is what was meant.
@@ -34,7 +37,7 @@ export function readNumber(el) {
 export function readConfig(form) {
   const config = { model: {}, train: {}, tokenizer: 'char' };
   for (const el of form.elements) {
-    if (!el.name) continue;
+    if (!el.name || el.disabled) continue;
     let value;
     if (el.type === 'checkbox') value = el.checked;
     else if (el.type === 'number') {
@@ -42,7 +45,7 @@ export function readConfig(form) {
       if (read.problem) return { problem: read.problem, field: el };
       value = read.value;
     } else value = el.value;
-    if (el.name === 'tokenizer') config.tokenizer = value;
+    if (TOP_FIELDS.has(el.name)) config[el.name] = value;
     else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
   }
   // The cosine schedule ends where training does, as in nanoGPT's recipes.

@@ -15,8 +15,9 @@ export function duration(seconds) {
   return m < 60 ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** A token as a visible label: whitespace and control characters get a printable stand-in. */
+const VISIBLE = { '\n': '↵', ' ': '␣', '\t': '⇥', '\r': '␍' };
+
+/** A token as a visible label: whitespace gets a printable stand-in. */
 export function tokenLabel(token) {
-  const named = { '\n': '↵', ' ': '␣', '\t': '⇥', '\r': '␍' };
-  return named[token] ?? token;
+  return [...token].map((c) => VISIBLE[c] ?? c).join('');
 }

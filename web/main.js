@@ -4,7 +4,7 @@ import init, { describeModel, presets, summarizeText, version } from '../pkg/gpt
 import { fillForm, readConfig } from './config-form.js';
 import { LossChart } from './loss-chart.js';
 import { AttentionView } from './attention-view.js';
-import { bytes, count, duration } from './format.js';
+import { bytes, count, duration, tokenLabel } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -106,9 +106,22 @@ function textChanged() {
   }, 150);
 }
 
+/** Lists the BPE merges a new model learned, as `left + right → joined`. */
+function showMerges(merges) {
+  const details = $('merges');
+  details.hidden = merges.length === 0;
+  $('merges-title').textContent = `Learned byte-pair merges (${count(merges.length)})`;
+  $('merges-list').replaceChildren(...merges.slice(0, 500).map(([a, b]) => {
+    const item = document.createElement('li');
+    item.textContent = `${tokenLabel(a)} + ${tokenLabel(b)} → ${tokenLabel(a + b)}`;
+    return item;
+  }));
+}
+
 // ---- Model ----
 
 function validate() {
+  ui.form.elements.bpe_vocab_size.disabled = ui.form.elements.tokenizer.value !== 'bpe';
   const read = readConfig(ui.form);
   let problem = read.problem;
   if (!problem && state.vocabSize === 0) problem = 'Pick a corpus or paste some text to train on.';
@@ -143,7 +156,7 @@ function startTraining() {
   ui.trainError.textContent = '';
   state.phase = 'creating';
   state.total = config.train.max_iters;
-  setStatus('Building the model…');
+  setStatus(config.tokenizer === 'bpe' ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
   render();
   if (!ui.attentionText.value) ui.attentionText.value = corpusSnippet(config.model.block_size);
   send({ type: 'create', config, text: ui.text.value, attentionText: ui.attentionText.value });
@@ -238,7 +251,8 @@ const onMessage = {
     setStatus('Ready. Pick a corpus and a preset, then press Train.');
     validate();
   },
-  created({ vocabSize }) {
+  created({ vocabSize, merges }) {
+    showMerges(merges);
     chart.reset(vocabSize, state.total);
     state.steps = 0;
     state.phase = 'training';
@@ -246,7 +260,8 @@ const onMessage = {
     render();
     send({ type: 'train' });
   },
-  loaded({ settings, history, vocabSize, step }) {
+  loaded({ settings, history, vocabSize, step, merges }) {
+    showMerges(merges);
     fillForm(ui.form, settings);
     validate();
     state.total = settings.train.max_iters;

@@ -114,12 +114,15 @@ function adopt(next, a) {
 const handlers = {
   create({ config: c, text, attentionText: a }) {
     adopt(new Trainer(c, text), a);
-    post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize });
+    post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize, merges: trainer.merges });
     sendAttention();
   },
   load({ bytes, text, attentionText: a }) {
     adopt(Trainer.load(new Uint8Array(bytes), text), a);
-    post({ type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize, step: trainer.stepCount });
+    post({
+      type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize,
+      step: trainer.stepCount, merges: trainer.merges,
+    });
     sendAttention();
   },
   save() {

@@ -145,3 +145,17 @@ fn save_and_load_continue_the_same_run() {
     let err = Trainer::load(&bytes, "the cat sat on the mat. ZEBRA").err().unwrap();
     assert!(message(err).contains("'Z'"));
 }
+
+#[wasm_bindgen_test]
+fn byte_pair_models_train_sample_and_list_their_merges() {
+    let config = TINY.replacen('{', r#"{"tokenizer": "bpe", "bpe_vocab_size": 280,"#, 1);
+    let mut trainer = Trainer::new(json(&config), &text()).unwrap();
+    assert!(trainer.vocab_size() > 256);
+    let merges: js_sys::Array = trainer.merges().unwrap().dyn_into().unwrap();
+    assert_eq!(merges.length() as usize, trainer.vocab_size() - 256);
+    trainer.step(2).unwrap();
+    trainer.start_sample(json(r#"{"prompt": "the ünïcode 👋 prompt", "max_new_tokens": 10}"#)).unwrap();
+    while trainer.sample_next(3).unwrap().is_some() {}
+    let err = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), 20).unwrap_err();
+    assert!(message(err).contains("256 to"));
+}

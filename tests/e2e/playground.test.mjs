@@ -122,3 +122,18 @@ test('a checkpoint saves, survives a reset, and a corrupt one is refused', async
   assert.equal(await page.getByRole('button', { name: 'Generate' }).isDisabled(), false);
   assert.deepEqual(errors, []);
 });
+
+test('a byte-pair model learns its merges and trains', async () => {
+  await page.getByLabel('Tokenizer').selectOption('bpe');
+  await page.getByLabel('BPE vocabulary').fill('300');
+  await page.getByLabel('Iterations').fill('20');
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Train' }).click();
+  await page.getByRole('status').getByText(/^Finished 20 steps/).waitFor({ timeout: 60000 });
+  await page.getByText('Learned byte-pair merges (44)').click();
+  assert.equal(await page.locator('#merges-list li').count(), 44);
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor();
+  await shot('6-bpe');
+  assert.deepEqual(errors, []);
+});

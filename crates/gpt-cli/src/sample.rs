@@ -32,8 +32,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let write = |out: &mut std::io::StdoutLock, s: &str| out.write_all(s.as_bytes()).and_then(|_| out.flush());
     write(&mut out, &a.prompt).map_err(|e| e.to_string())?;
+    let mut pending = Vec::new();
     while let Some(id) = sampler.next_token(&checkpoint.model).map_err(|e| e.to_string())? {
-        write(&mut out, &checkpoint.tokenizer.decode(&[id])).map_err(|e| e.to_string())?;
+        write(&mut out, &checkpoint.tokenizer.decode_stream(&[id], &mut pending)).map_err(|e| e.to_string())?;
     }
     writeln!(out).map_err(|e| e.to_string())
 }

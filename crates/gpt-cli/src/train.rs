@@ -1,7 +1,7 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file; or a checkpoint,
 //! resumed exactly where it stopped.
 
-use gpt::{CharTokenizer, Trainer};
+use gpt::{Tokenizer, TokenizerKind, Trainer};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::path::PathBuf;
@@ -12,6 +12,12 @@ pub struct Args {
     /// The training text (UTF-8); the last 10% is held out for validation.
     #[arg(long)]
     data: PathBuf,
+    /// `char` (one token per character) or `bpe` (byte pairs learned from --data).
+    #[arg(long, default_value = "char")]
+    tokenizer: TokenizerKind,
+    /// The byte-pair vocabulary size (256 to 16384), with --tokenizer bpe.
+    #[arg(long, default_value_t = 1024)]
+    vocab_size: usize,
     /// Starting point: tiny, names or nano-cpu.
     #[arg(long, default_value = "nano-cpu")]
     preset: String,
@@ -75,7 +81,7 @@ impl Args {
 }
 
 /// A new trainer from the preset and flags, or the one a checkpoint holds.
-fn trainer(a: &Args, text: &str) -> Result<(Trainer, CharTokenizer), String> {
+fn trainer(a: &Args, text: &str) -> Result<(Trainer, Tokenizer), String> {
     if let Some(path) = &a.resume {
         if let Some(flag) = a.overrides().first() {
             return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
@@ -90,7 +96,15 @@ fn trainer(a: &Args, text: &str) -> Result<(Trainer, CharTokenizer), String> {
         return Ok((trainer, tokenizer));
     }
     let preset = super::preset(&a.preset)?;
-    let tokenizer = CharTokenizer::fit(text).map_err(|e| e.to_string())?;
+    let fitting = Instant::now();
+    let tokenizer = Tokenizer::fit(a.tokenizer, text, a.vocab_size).map_err(|e| e.to_string())?;
+    if a.tokenizer == TokenizerKind::Bpe && !a.json {
+        println!(
+            "byte-pair tokenizer: {} tokens learned in {:.2} s",
+            tokenizer.vocab_size(),
+            fitting.elapsed().as_secs_f64()
+        );
+    }
     let (mut model, mut train) = (preset.model, preset.train);
     model.vocab_size = tokenizer.vocab_size();
     macro_rules! set {
@@ -116,7 +130,7 @@ fn trainer(a: &Args, text: &str) -> Result<(Trainer, CharTokenizer), String> {
     Ok((trainer, tokenizer))
 }
 
-fn save(path: &Path, trainer: &Trainer, tokenizer: &CharTokenizer) -> Result<(), String> {
+fn save(path: &Path, trainer: &Trainer, tokenizer: &Tokenizer) -> Result<(), String> {
     let bytes = gpt::checkpoint::save(trainer, tokenizer).map_err(|e| e.to_string())?;
     // Write beside, then rename: an interrupted save never destroys the previous checkpoint.
     let partial = path.with_extension("partial");

@@ -42,6 +42,13 @@ fn train_resume_sample_and_eval() {
     assert!(eval["loss"].as_f64().unwrap() > 0.0 && eval["windows"].as_u64().unwrap() > 10);
     let again = stdout(&gpt(&["eval", "--checkpoint", ckpt, "--text", data, "--json"]));
     assert_eq!(serde_json::from_str::<serde_json::Value>(&again).unwrap(), eval, "eval is deterministic");
+
+    let bpe = scratch("bpe.safetensors");
+    let bpe = bpe.to_str().unwrap();
+    let args = ["train", "--data", data, "--tokenizer", "bpe", "--vocab-size", "270", "--iters", "3", "--out", bpe];
+    stdout(&gpt(&[&args[..], &tiny[..]].concat()));
+    let sample = stdout(&gpt(&["sample", "--checkpoint", bpe, "--prompt", "emma", "--max-new-tokens", "10"]));
+    assert!(sample.starts_with("emma"), "{sample:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::AdamW;
 use crate::rng::Rng;
-use crate::tokenizer::CharTokenizer;
+use crate::tokenizer::Tokenizer;
 use crate::train::{History, TrainConfig, Trainer};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
@@ -25,7 +25,7 @@ const LM_HEAD: &str = "lm_head.weight";
 /// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
 pub struct Checkpoint {
     pub model: GPT,
-    pub tokenizer: CharTokenizer,
+    pub tokenizer: Tokenizer,
     pub train: TrainConfig,
     pub optimizer: Option<AdamW>,
     pub step: usize,
@@ -42,7 +42,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// The file for `trainer`'s whole state, with `tokenizer` as its vocabulary.
-pub fn save(trainer: &Trainer, tokenizer: &CharTokenizer) -> Result<Vec<u8>> {
+pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
     let model = &trainer.model;
     let params = model.params();
     let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
@@ -59,11 +59,10 @@ pub fn save(trainer: &Trainer, tokenizer: &CharTokenizer) -> Result<Vec<u8>> {
         tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
         tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
     }
-    let vocab: Vec<String> = tokenizer.tokens().iter().map(|c| c.to_string()).collect();
     let metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
         ("config".into(), to_json(model.config())),
-        ("vocab".into(), to_json(&vocab)),
+        ("vocab".into(), tokenizer.to_json()),
         ("train_config".into(), to_json(&trainer.config)),
         ("step".into(), trainer.step.to_string()),
         ("optimizer_step".into(), opt.t.to_string()),
@@ -92,19 +91,9 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     let field = |key: &str| meta.get(key).map(String::as_str);
     let config: GPTConfig = parse(field("config"), "config")?
         .ok_or_else(|| bad("the checkpoint has no `config` in its metadata, so its architecture is unknown".into()))?;
-    let vocab: Vec<String> = parse(field("vocab"), "vocab")?
+    let vocab = field("vocab")
         .ok_or_else(|| bad("the checkpoint has no `vocab` in its metadata, so its tokens are unknown".into()))?;
-    let chars = vocab
-        .iter()
-        .map(|t| {
-            let mut cs = t.chars();
-            match (cs.next(), cs.next()) {
-                (Some(c), None) => Ok(c),
-                _ => Err(bad(format!("vocab entry {t:?} is not a single character"))),
-            }
-        })
-        .collect::<Result<Vec<char>>>()?;
-    let tokenizer = CharTokenizer::from_tokens(chars)?;
+    let tokenizer = Tokenizer::from_json(vocab)?;
     if config.vocab_size != tokenizer.vocab_size() {
         return Err(bad(format!(
             "the config says vocab_size {} but the vocab lists {} tokens",

@@ -25,5 +25,5 @@ pub use config::GPTConfig;
 pub use error::{Error, Result};
 pub use model::GPT;
 pub use sample::{SampleConfig, Sampler};
-pub use tokenizer::CharTokenizer;
+pub use tokenizer::{CharTokenizer, Tokenizer, TokenizerKind};
 pub use train::{Evaluation, StepStats, TrainConfig, Trainer};

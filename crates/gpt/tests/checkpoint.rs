@@ -1,13 +1,13 @@
 //! Checkpoints: exact resume, and clear errors for files that do not fit.
 
 use gpt::checkpoint::{load, save};
-use gpt::{CharTokenizer, GPTConfig, TrainConfig, Trainer};
+use gpt::{GPTConfig, Tokenizer, TokenizerKind, TrainConfig, Trainer};
 use safetensors::SafeTensors;
 use std::collections::HashMap;
 
-fn setup() -> (GPTConfig, TrainConfig, CharTokenizer, Vec<u32>) {
+fn setup() -> (GPTConfig, TrainConfig, Tokenizer, Vec<u32>) {
     let text = "to be, or not to be: that is the question. ".repeat(30);
-    let tok = CharTokenizer::fit(&text).unwrap();
+    let tok = Tokenizer::fit(TokenizerKind::Char, &text, 0).unwrap();
     let model = GPTConfig {
         vocab_size: tok.vocab_size(),
         block_size: 8,
@@ -111,4 +111,16 @@ fn weights_only_files_start_a_fresh_optimiser() {
     assert!(restored.optimizer.is_none() && restored.step == 0);
     let mut resumed = Trainer::resume(restored, tokens).unwrap();
     resumed.step().unwrap();
+}
+
+#[test]
+fn a_bpe_vocabulary_survives_a_checkpoint() {
+    let (model, train, _, _) = setup();
+    let text = "to be, or not to be: that is the question. ".repeat(30);
+    let tok = Tokenizer::fit(TokenizerKind::Bpe, &text, 280).unwrap();
+    let tokens = tok.encode(&text).unwrap();
+    let model = GPTConfig { vocab_size: tok.vocab_size(), ..model };
+    let trainer = Trainer::new(model, train, tokens).unwrap();
+    let restored = load(&save(&trainer, &tok).unwrap()).unwrap();
+    assert_eq!(restored.tokenizer, tok);
 }
