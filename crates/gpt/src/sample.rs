@@ -45,6 +45,25 @@ impl SampleConfig {
     }
 }
 
+/// The model's probability for each possible next token after `prompt` (cropped to the last
+/// `block_size` tokens, as sampling does), at `temperature` (which must be positive).
+pub fn next_token_probs(model: &GPT, prompt: &[u32], temperature: f32) -> Result<Vec<f32>> {
+    if !(temperature.is_finite() && temperature > 0.0) {
+        return Err(Error::Config(format!("temperature must be positive for a distribution, not {temperature}")));
+    }
+    if prompt.is_empty() {
+        return Err(Error::Data("the prompt is empty: give at least one token".into()));
+    }
+    let block = model.config().block_size;
+    let window: Vec<usize> = prompt[prompt.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
+    let logits = model.logits(&window, 1, window.len())?;
+    let v = model.config().vocab_size;
+    let mut probs: Vec<f32> =
+        logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..].iter().map(|l| l / temperature).collect();
+    crate::ops::softmax_in_place(&mut probs);
+    Ok(probs)
+}
+
 /// A generation in progress: the context so far, its key/value cache and the random stream.
 pub struct Sampler {
     context: Vec<u32>,
@@ -190,6 +209,20 @@ mod tests {
         for _ in 0..200 {
             assert!(matches!(s.pick_from(&logits), 1 | 3));
         }
+    }
+
+    #[test]
+    fn the_distribution_is_what_sampling_draws_from() {
+        let m = model();
+        let probs = next_token_probs(&m, &[1, 2, 3, 4, 5, 6], 1.0).unwrap();
+        assert_eq!(probs.len(), 7);
+        assert!((probs.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        let greedy = SampleConfig { temperature: 0.0, max_new_tokens: 1, ..Default::default() };
+        let argmax = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0 as u32;
+        assert_eq!(run(&m, &[1, 2, 3, 4, 5, 6], greedy), [argmax]);
+        let sharp = next_token_probs(&m, &[1, 2, 3, 4, 5, 6], 0.1).unwrap();
+        assert!(sharp[argmax as usize] > probs[argmax as usize], "a low temperature sharpens the distribution");
+        assert!(next_token_probs(&m, &[], 1.0).is_err() && next_token_probs(&m, &[1], 0.0).is_err());
     }
 
     #[test]
