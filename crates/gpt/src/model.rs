@@ -41,6 +41,9 @@ pub struct GPT {
     pub(crate) lm_head: usize,
     /// Buffers shared by successive forward and backward passes.
     workspace: Workspace,
+    /// Bumped by every mutable access to the parameters, so a cache built from older weights
+    /// (a sampler's keys and values) can tell it is stale.
+    version: u64,
 }
 
 impl GPT {
@@ -84,7 +87,7 @@ impl GPT {
         } else {
             p.add("lm_head.weight".into(), &[config.vocab_size, c], std, &mut rng)
         };
-        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default() })
+        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default(), version: 0 })
     }
 
     pub fn config(&self) -> &GPTConfig {
@@ -96,7 +99,13 @@ impl GPT {
     }
 
     pub fn params_mut(&mut self) -> &mut Params {
+        self.version += 1;
         &mut self.params
+    }
+
+    /// Changes whenever the parameters may have changed.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Checks that `idx` holds `b` rows of `t` ids the model can read.

@@ -71,6 +71,8 @@ pub struct Sampler {
     rng: Rng,
     produced: usize,
     cache: KvCache,
+    /// The model version the cache was built from; training in between makes it stale.
+    cache_version: u64,
     logits: Vec<f32>,
     weights: Vec<f32>,
     /// Off only in tests, to check the cache against full forward passes.
@@ -85,18 +87,23 @@ impl Sampler {
         let context = if prompt.is_empty() { vec![0] } else { prompt.to_vec() };
         let rng = Rng::new(config.seed);
         let (cache, logits, weights) = (KvCache::default(), vec![], vec![]);
-        Ok(Sampler { context, config, rng, produced: 0, cache, logits, weights, use_cache: true })
+        Ok(Sampler { context, config, rng, produced: 0, cache, cache_version: 0, logits, weights, use_cache: true })
     }
 
     /// The next token, or `None` once `max_new_tokens` have been produced. While the context
     /// fits in `block_size` each token costs one cached position; past it, the model reads the
-    /// last `block_size` tokens afresh, as nanoGPT crops the context.
+    /// last `block_size` tokens afresh, as nanoGPT crops the context. If the model was trained
+    /// since the last token, the cache is rebuilt from the context with the new weights.
     pub fn next_token(&mut self, model: &GPT) -> Result<Option<u32>> {
         if self.produced >= self.config.max_new_tokens {
             return Ok(None);
         }
         let block = model.config().block_size;
         if self.use_cache && self.context.len() <= block {
+            if self.cache_version != model.version() {
+                self.cache.clear();
+                self.cache_version = model.version();
+            }
             while self.cache.len() < self.context.len() {
                 model.decode_next(self.context[self.cache.len()], &mut self.cache, &mut self.logits)?;
             }
@@ -191,6 +198,29 @@ mod tests {
             uncached.use_cache = false;
             let reference: Vec<u32> = std::iter::from_fn(|| uncached.next_token(&m).unwrap()).collect();
             assert_eq!(run(&m, &[2, 5], config), reference);
+        }
+    }
+
+    #[test]
+    fn training_between_tokens_rebuilds_the_cache() {
+        let config =
+            GPTConfig { vocab_size: 7, block_size: 16, n_layer: 2, n_head: 2, n_embd: 8, ..Default::default() };
+        let mut m = GPT::new(config, 5).unwrap();
+        let sample = SampleConfig { temperature: 1.0, max_new_tokens: 10, ..Default::default() };
+        let mut cached = Sampler::new(&[1, 4], sample.clone()).unwrap();
+        let mut uncached = Sampler::new(&[1, 4], sample).unwrap();
+        uncached.use_cache = false;
+        for step in 0..10 {
+            if step == 4 {
+                // As a training step would: every weight moves.
+                for w in m.params_mut().values.iter_mut() {
+                    w.mapv_inplace(|x| x * 1.5 + 0.05);
+                }
+            }
+            let (a, b) = (cached.next_token(&m).unwrap(), uncached.next_token(&m).unwrap());
+            let gap = cached.logits.iter().zip(&uncached.logits).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+            assert!(gap < 1e-4, "step {step}: cached logits are off by {gap}");
+            assert_eq!(a, b);
         }
     }
 
