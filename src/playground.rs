@@ -4,7 +4,7 @@ use crate::convert::{from_js, js_error, to_js};
 use crate::types::PlaygroundConfig;
 use gpt::{SampleConfig, Sampler, Tokenizer};
 use js_sys::{Array, Float32Array, Object, Reflect};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// A GPT, its optimiser, its text and its tokenizer. Every method validates its input and
@@ -37,29 +37,6 @@ struct Settings<'a> {
     train: &'a gpt::TrainConfig,
     tokenizer: gpt::TokenizerKind,
     bpe_vocab_size: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct SampleOptions {
-    prompt: String,
-    temperature: f32,
-    top_k: usize,
-    seed: u64,
-    max_new_tokens: usize,
-}
-
-impl Default for SampleOptions {
-    fn default() -> Self {
-        let d = SampleConfig::default();
-        SampleOptions {
-            prompt: String::new(),
-            temperature: d.temperature,
-            top_k: d.top_k,
-            seed: d.seed,
-            max_new_tokens: d.max_new_tokens,
-        }
-    }
 }
 
 #[wasm_bindgen]
@@ -118,11 +95,10 @@ impl Trainer {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SampleOptions")] options: JsValue,
     ) -> Result<(), JsError> {
-        let o: SampleOptions = from_js(options, "sample options")?;
-        let prompt = self.tokenizer.encode(&o.prompt).map_err(js_error)?;
-        let config =
-            SampleConfig { temperature: o.temperature, top_k: o.top_k, seed: o.seed, max_new_tokens: o.max_new_tokens };
-        self.sampler = Some(Sampler::new(&prompt, config).map_err(js_error)?);
+        let config: SampleConfig = from_js(options, "sample options")?;
+        let prompt = self.tokenizer.encode(&config.prompt).map_err(js_error)?;
+        self.sampler = Some(Sampler::new(&prompt, config.clone()).map_err(js_error)?);
+        self.inner.sampling = Some(config);
         self.pending.clear();
         Ok(())
     }
@@ -196,6 +172,19 @@ impl Trainer {
             tokenizer: self.tokenizer.kind(),
             bpe_vocab_size: self.tokenizer.vocab_size(),
         })
+    }
+
+    /// The last generation's prompt and settings (kept in checkpoints), or `undefined`.
+    #[wasm_bindgen(getter, unchecked_return_type = "SampleOptions | undefined")]
+    pub fn sampling(&self) -> Result<JsValue, JsError> {
+        self.inner.sampling.as_ref().map_or(Ok(JsValue::UNDEFINED), to_js)
+    }
+
+    /// Trains for `max_iters` steps in all, so a finished run can go on (at the final learning
+    /// rate: the schedule is not stretched).
+    #[wasm_bindgen(js_name = setMaxIters)]
+    pub fn set_max_iters(&mut self, max_iters: usize) -> Result<(), JsError> {
+        self.inner.set_max_iters(max_iters).map_err(js_error)
     }
 
     /// The byte-pair merges in the order they were learned, as `[left, right]` token texts

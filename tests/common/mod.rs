@@ -104,6 +104,8 @@ fn samples_stream_until_the_length_is_reached() {
     assert!(message(err).contains("'T'"));
     let err = trainer.sample_next(1).unwrap_err();
     assert!(message(err).contains("startSample"));
+    let err = trainer.start_sample(json(r#"{"topk": 3}"#)).unwrap_err();
+    assert!(message(err).contains("topk"), "a misspelt option is named");
 }
 
 #[wasm_bindgen_test]
@@ -129,9 +131,17 @@ fn attention_maps_are_causal_distributions() {
 fn save_and_load_continue_the_same_run() {
     let mut trainer = Trainer::new(json(TINY), &text()).unwrap();
     trainer.step(3).unwrap();
+    assert!(trainer.sampling().unwrap().is_undefined());
+    trainer.start_sample(json(r#"{"prompt": "the ", "temperature": 0.5, "seed": 7}"#)).unwrap();
     let bytes = trainer.save().unwrap();
     let mut restored = Trainer::load(&bytes, &text()).unwrap();
     assert_eq!(restored.step_count(), 3);
+    let sampling = restored.sampling().unwrap();
+    assert_eq!(get(&sampling, "prompt").as_string().unwrap(), "the ");
+    assert_eq!((num(&sampling, "temperature"), num(&sampling, "seed")), (0.5, 7.0), "the last generation's settings");
+    assert!(message(restored.set_max_iters(2).unwrap_err()).contains("3 steps already done"));
+    restored.set_max_iters(40).unwrap();
+    assert_eq!(num(&get(&restored.settings().unwrap(), "train"), "max_iters"), 40.0);
     let losses: js_sys::Array = get(&restored.history().unwrap(), "losses").dyn_into().unwrap();
     assert_eq!(losses.length(), 3);
     let settings = restored.settings().unwrap();

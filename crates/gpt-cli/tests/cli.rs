@@ -37,6 +37,22 @@ fn train_resume_sample_and_eval() {
     assert_eq!(summary["step"], 20);
     let sample = stdout(&gpt(&["sample", "--checkpoint", ckpt, "--prompt", "an", "--max-new-tokens", "30"]));
     assert!(sample.starts_with("an") && sample.trim_end().chars().count() >= 20, "{sample:?}");
+    // The page saves its last generation's settings; sample takes them for any flag left out.
+    let mut checkpoint = gpt::checkpoint::load(&std::fs::read(ckpt).unwrap()).unwrap();
+    let sampling =
+        gpt::SampleConfig { prompt: "da".into(), temperature: 0.0, max_new_tokens: 12, ..Default::default() };
+    checkpoint.sampling = Some(sampling);
+    let tokenizer = checkpoint.tokenizer.clone();
+    let trainer = gpt::Trainer::resume(checkpoint, tokenizer.encode(&std::fs::read_to_string(data).unwrap()).unwrap());
+    let sampled = scratch("sampled.safetensors");
+    std::fs::write(&sampled, gpt::checkpoint::save(&trainer.unwrap(), &tokenizer).unwrap()).unwrap();
+    let sampled = sampled.to_str().unwrap();
+    let remembered = stdout(&gpt(&["sample", "--checkpoint", sampled]));
+    assert_eq!(remembered.strip_suffix('\n').unwrap().chars().count(), 2 + 12, "{remembered:?}");
+    let explicit = ["--prompt", "da", "--temperature", "0", "--max-new-tokens", "12"];
+    assert_eq!(remembered, stdout(&gpt(&[&["sample", "--checkpoint", ckpt], &explicit[..]].concat())));
+    let overridden = stdout(&gpt(&["sample", "--checkpoint", sampled, "--prompt", "an"]));
+    assert!(overridden.starts_with("an") && overridden.strip_suffix('\n').unwrap().chars().count() == 14);
     let eval = stdout(&gpt(&["eval", "--checkpoint", ckpt, "--text", data, "--json"]));
     let eval: serde_json::Value = serde_json::from_str(&eval).unwrap();
     assert!(eval["loss"].as_f64().unwrap() > 0.0 && eval["windows"].as_u64().unwrap() > 10);

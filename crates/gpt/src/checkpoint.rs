@@ -1,13 +1,15 @@
 //! Checkpoints: one safetensors file holds a whole training state. Weights sit under nanoGPT's
 //! state_dict names (so PyTorch loads them), AdamW's moments under `optimizer.exp_avg.*` and
 //! `optimizer.exp_avg_sq.*`, and the header's `__metadata__` carries `config` (nanoGPT's
-//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG and loss history.
+//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss history and the
+//! last sampling settings.
 
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::AdamW;
 use crate::rng::Rng;
+use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::{History, TrainConfig, Trainer};
 use ndarray::{ArrayD, IxDyn};
@@ -31,6 +33,8 @@ pub struct Checkpoint {
     pub step: usize,
     pub rng: Option<Rng>,
     pub history: History,
+    /// The last generation's prompt and settings, if the model was sampled from.
+    pub sampling: Option<SampleConfig>,
 }
 
 fn le_bytes(a: &ArrayD<f32>) -> Vec<u8> {
@@ -59,7 +63,7 @@ pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
         tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
         tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
     }
-    let metadata = HashMap::from([
+    let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
         ("config".into(), to_json(model.config())),
         ("vocab".into(), tokenizer.to_json()),
@@ -69,6 +73,9 @@ pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
         ("rng".into(), to_json(&trainer.rng)),
         ("history".into(), to_json(&trainer.history)),
     ]);
+    if let Some(sampling) = &trainer.sampling {
+        metadata.insert("sampling".into(), to_json(sampling));
+    }
     let views = tensors
         .iter()
         .map(|(name, shape, data)| {
@@ -154,6 +161,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         step: parse(field("step"), "step")?.unwrap_or(0),
         rng: parse(field("rng"), "rng")?,
         history: parse(field("history"), "history")?.unwrap_or_default(),
+        sampling: parse(field("sampling"), "sampling")?,
     })
 }
 
@@ -169,6 +177,8 @@ impl Trainer {
     /// Continues training `checkpoint` on `tokens` (the text encoded with its vocabulary).
     pub fn resume(checkpoint: Checkpoint, tokens: Vec<u32>) -> Result<Trainer> {
         let c = checkpoint;
-        Trainer::assemble(c.model, c.optimizer, c.train, tokens, c.step, c.rng, c.history)
+        let mut trainer = Trainer::assemble(c.model, c.optimizer, c.train, tokens, c.step, c.rng, c.history)?;
+        trainer.sampling = c.sampling;
+        Ok(trainer)
     }
 }

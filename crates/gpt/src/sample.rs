@@ -6,10 +6,13 @@ use crate::model::GPT;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
-/// How to pick each next token.
+/// A generation as the user asked for it: the prompt and how to pick each next token.
+/// Checkpoints keep the last one, so a resumed session samples as it did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SampleConfig {
+    /// The text to continue, as typed; [`Sampler::new`] takes its tokens beside it.
+    pub prompt: String,
     /// Divides the logits; 0 always picks the most likely token (greedy).
     pub temperature: f32,
     /// Keep only the `top_k` most likely tokens; 0 keeps them all.
@@ -20,7 +23,7 @@ pub struct SampleConfig {
 
 impl Default for SampleConfig {
     fn default() -> Self {
-        SampleConfig { temperature: 0.8, top_k: 0, seed: 1337, max_new_tokens: 200 }
+        SampleConfig { prompt: String::new(), temperature: 0.8, top_k: 0, seed: 1337, max_new_tokens: 200 }
     }
 }
 
@@ -192,7 +195,7 @@ mod tests {
         let m = model();
         for config in [
             SampleConfig { temperature: 1.0, max_new_tokens: 12, ..Default::default() },
-            SampleConfig { temperature: 0.7, top_k: 3, seed: 11, max_new_tokens: 12 },
+            SampleConfig { temperature: 0.7, top_k: 3, seed: 11, max_new_tokens: 12, ..Default::default() },
         ] {
             let mut uncached = Sampler::new(&[2, 5], config.clone()).unwrap();
             uncached.use_cache = false;
@@ -228,7 +231,7 @@ mod tests {
     fn greedy_and_top_1_take_the_argmax() {
         let m = model();
         let greedy = SampleConfig { temperature: 0.0, max_new_tokens: 6, ..Default::default() };
-        let top1 = SampleConfig { temperature: 1.5, top_k: 1, seed: 5, max_new_tokens: 6 };
+        let top1 = SampleConfig { temperature: 1.5, top_k: 1, seed: 5, max_new_tokens: 6, ..Default::default() };
         assert_eq!(run(&m, &[], greedy), run(&m, &[], top1));
     }
 

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::{clip_grad_norm, AdamW};
 use crate::rng::Rng;
+use crate::sample::SampleConfig;
 use crate::schedule::Schedule;
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +135,8 @@ pub struct Trainer {
     pub(crate) step: usize,
     pub(crate) rng: Rng,
     pub(crate) history: History,
+    /// The last generation asked of this model; checkpoints keep it.
+    pub sampling: Option<SampleConfig>,
     x: Vec<usize>,
     y: Vec<usize>,
 }
@@ -178,7 +181,7 @@ impl Trainer {
         let optimizer = optimizer
             .unwrap_or_else(|| AdamW::new(&model.params().values, config.beta1, config.beta2, config.weight_decay));
         let rng = rng.unwrap_or_else(|| Rng::new(config.seed ^ TRAIN_STREAM));
-        Ok(Trainer { model, optimizer, data, config, step, rng, history, x: vec![], y: vec![] })
+        Ok(Trainer { model, optimizer, data, config, step, rng, history, sampling: None, x: vec![], y: vec![] })
     }
 
     /// Every step's loss and every evaluation so far.

@@ -1,7 +1,7 @@
 //! Checkpoints: exact resume, and clear errors for files that do not fit.
 
 use gpt::checkpoint::{load, save};
-use gpt::{GPTConfig, Tokenizer, TokenizerKind, TrainConfig, Trainer};
+use gpt::{GPTConfig, SampleConfig, Tokenizer, TokenizerKind, TrainConfig, Trainer};
 use safetensors::SafeTensors;
 use std::collections::HashMap;
 
@@ -36,9 +36,13 @@ fn resume_is_bit_exact() {
     let mut first = Trainer::new(model, train, tokens.clone()).unwrap();
     let mut head = losses(&mut first, 5);
     first.evaluate(2).unwrap();
+    assert_eq!(load(&save(&first, &tok).unwrap()).unwrap().sampling, None, "never sampled");
+    let sampling = SampleConfig { prompt: "to be".into(), temperature: 0.5, top_k: 3, seed: 7, max_new_tokens: 40 };
+    first.sampling = Some(sampling.clone());
     let bytes = save(&first, &tok).unwrap();
     let restored = load(&bytes).unwrap();
     assert_eq!(restored.tokenizer, tok);
+    assert_eq!(restored.sampling, Some(sampling));
     let mut second = Trainer::resume(restored, tokens).unwrap();
     assert_eq!(second.step_count(), 5);
     assert_eq!(second.history().losses.len(), 5);
