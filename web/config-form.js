@@ -12,10 +12,12 @@ export function fillForm(form, preset) {
     const value = group[el.name];
     if (value === undefined) continue;
     if (el.type === 'checkbox') el.checked = value;
-    // f32 settings arrive as 0.003000000026; six significant digits is what was meant.
-    else el.value = typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value);
+    else el.value = settingText(value);
   }
 }
+
+/** A setting as a field shows it: f32 values arrive as 0.003000000026, and 0.003 is what was meant. */
+export const settingText = (value) => (typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value));
 
 /** The label's text of a form control, without the value, for messages. */
 const labelOf = (el) => el.closest('label')?.firstChild?.textContent.trim() || el.name;

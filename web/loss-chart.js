@@ -6,6 +6,13 @@ const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 /** Weight of the newest loss in the smoothed curve. */
 const SMOOTHING = 0.05;
 
+/** The smallest whole step of 1, 2, 2.5 or 5 times a power of ten that is at least `rough`. */
+function roundStep(rough) {
+  const power = 10 ** Math.floor(Math.log10(Math.max(1, rough)));
+  const multiples = power >= 10 ? [1, 2, 2.5, 5, 10] : [1, 2, 5, 10];
+  return power * multiples.find((m) => m * power >= rough);
+}
+
 export class LossChart {
   constructor(canvas, tooltip) {
     this.canvas = canvas;
@@ -25,6 +32,12 @@ export class LossChart {
     this.evals = [];
     this.ema = 0;
     this.draw();
+  }
+
+  /** Stretches the step axis to a run that now goes on to `total` steps. */
+  setTotal(total) {
+    this.total = total;
+    this.scheduleDraw();
   }
 
   addLosses(losses) {
@@ -118,8 +131,8 @@ export class LossChart {
     }
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    for (let i = 0; i <= 4; i++) {
-      const step = Math.round((this.total * i) / 4);
+    const every = roundStep(this.total / 4);
+    for (let step = 0; step <= this.total; step += every) {
       ctx.fillText(String(step), g.x(step), g.height - PAD.bottom + 6);
     }
     ctx.textBaseline = 'alphabetic';

@@ -1,7 +1,7 @@
 // The page: wires the data, model, training, sampling and attention panels to the training worker.
 // The wasm engine also loads here, but only for cheap calls (presets, validation, text summaries).
 import init, { describeModel, presets, summarizeText, version } from '../pkg/gpt_playground.js';
-import { fillForm, readConfig } from './config-form.js';
+import { fillForm, readConfig, readNumber, settingText } from './config-form.js';
 import { LossChart } from './loss-chart.js';
 import { AttentionView } from './attention-view.js';
 import { bytes, count, duration, tokenLabel } from './format.js';
@@ -16,11 +16,13 @@ const ui = {
   sampleOutput: $('sample-output'), attentionText: $('attention-text'), attentionError: $('attention-error'),
 };
 const OWN_TEXT = 'own';
+const TRAIN_ON = 'raise Iterations and Resume to train on';
 const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
 
 const state = {
   phase: 'loading', // loading | idle | creating | training | pausing | paused | finished | crashed
   steps: 0,
+  firstStep: 0, // the step the model was at when it was built or loaded in this tab
   total: 0,
   vocabSize: 0,
   configValid: false,
@@ -40,13 +42,16 @@ function setStatus(text, isError = false) {
   ui.status.classList.toggle('error', isError);
 }
 
+/** The Iterations field: how many steps in all a resumed run goes on to. */
+const targetSteps = () => readNumber(ui.form.elements.max_iters).value ?? 0;
+
 /** Enables exactly the controls that make sense in the current phase. */
 function render() {
   const { phase } = state;
   const hasModel = ['training', 'pausing', 'paused', 'finished'].includes(phase);
   ui.train.disabled = !(state.configValid && ['idle', 'paused', 'finished'].includes(phase));
   ui.pause.disabled = phase !== 'training';
-  ui.resume.disabled = phase !== 'paused';
+  ui.resume.disabled = !(['paused', 'finished'].includes(phase) && targetSteps() > state.steps);
   ui.reset.disabled = !hasModel || phase === 'training';
   ui.save.disabled = !hasModel || phase === 'training';
   ui.load.disabled = ['loading', 'creating', 'training', 'pausing', 'crashed'].includes(phase);
@@ -162,6 +167,17 @@ function startTraining() {
   send({ type: 'create', config, text: ui.text.value, attentionText: ui.attentionText.value });
 }
 
+/** Goes on training the current model, up to the Iterations field (which may have been raised). */
+function resumeTraining() {
+  state.total = targetSteps();
+  chart.setTotal(state.total);
+  state.phase = 'training';
+  setStatus('Training…');
+  ui.trainError.textContent = '';
+  render();
+  send({ type: 'train', maxIters: state.total });
+}
+
 function resetModel() {
   if (state.steps > 0 && !confirm(`Discard the current model (${state.steps} steps)?`)) return;
   send({ type: 'reset' });
@@ -195,7 +211,8 @@ function showProgress({ stats, total }) {
   chart.addLosses(stats.losses);
   ui.progress.max = total;
   ui.progress.value = stats.step;
-  const eta = (total - stats.step) * (stats.elapsed_s / stats.step);
+  // elapsed_s counts this model's time in this tab, so only the steps taken here.
+  const eta = (total - stats.step) * (stats.elapsed_s / Math.max(1, stats.step - state.firstStep));
   ui.stats.textContent = `step ${count(stats.step)} / ${count(total)} · loss ${stats.loss.toFixed(3)} · `
     + `${count(Math.round(stats.tokens_per_s))} tokens/s · lr ${stats.lr.toExponential(2)} · `
     + `elapsed ${duration(stats.elapsed_s)} · ETA ${duration(eta)}`;
@@ -255,17 +272,20 @@ const onMessage = {
     showMerges(merges);
     chart.reset(vocabSize, state.total);
     state.steps = 0;
+    state.firstStep = 0;
     state.phase = 'training';
     setStatus('Training…');
     render();
     send({ type: 'train' });
   },
-  loaded({ settings, history, vocabSize, step, merges }) {
+  loaded({ settings, history, vocabSize, step, merges, sampling }) {
     showMerges(merges);
     fillForm(ui.form, settings);
+    for (const [name, value] of Object.entries(sampling ?? {})) ui.sampleForm.elements[name].value = settingText(value);
     validate();
     state.total = settings.train.max_iters;
     state.steps = step;
+    state.firstStep = step;
     chart.reset(vocabSize, state.total);
     chart.addLosses(history.losses);
     history.evals.forEach((e) => chart.addEvaluation(e));
@@ -273,7 +293,7 @@ const onMessage = {
     ui.progress.value = step;
     ui.stats.textContent = `step ${count(step)} / ${count(state.total)} (loaded from a checkpoint)`;
     state.phase = step >= state.total ? 'finished' : 'paused';
-    setStatus(`Loaded a model at step ${count(step)}. ${state.phase === 'paused' ? 'Resume to keep training, or sample.' : 'Sample from it.'}`);
+    setStatus(`Loaded a model at step ${count(step)}. ${state.phase === 'paused' ? 'Resume to keep training, or sample.' : `Sample from it, or ${TRAIN_ON}.`}`);
     render();
   },
   saved({ bytes, step }) {
@@ -299,7 +319,7 @@ const onMessage = {
   },
   finished() {
     state.phase = 'finished';
-    setStatus(`Finished ${count(state.steps)} steps. Sample from the model or inspect its attention.`);
+    setStatus(`Finished ${count(state.steps)} steps. Sample, or ${TRAIN_ON}.`);
     render();
   },
   'sample-chunk'({ text }) {
@@ -316,7 +336,7 @@ const onMessage = {
       state.phase = state.steps > 0 ? 'paused' : 'idle';
       setStatus(context === 'load' ? 'The checkpoint was not loaded; the current model is unchanged.' : 'Ready.', context === 'load');
     }
-    if (context === 'training') {
+    if (context === 'training' || context === 'train') {
       state.phase = 'paused';
       setStatus(`Stopped at step ${count(state.steps)}.`, true);
     }
@@ -364,7 +384,7 @@ ui.form.addEventListener('input', validate);
 ui.form.addEventListener('submit', (e) => e.preventDefault());
 ui.train.addEventListener('click', startTraining);
 ui.pause.addEventListener('click', () => { state.phase = 'pausing'; render(); send({ type: 'pause' }); });
-ui.resume.addEventListener('click', () => { state.phase = 'training'; setStatus('Training…'); ui.trainError.textContent = ''; render(); send({ type: 'train' }); });
+ui.resume.addEventListener('click', resumeTraining);
 ui.reset.addEventListener('click', resetModel);
 ui.save.addEventListener('click', saveCheckpoint);
 ui.load.addEventListener('change', loadCheckpoint);

@@ -1,5 +1,5 @@
 // The training worker: owns the wasm Trainer so the page's thread never blocks on the model.
-// Messages in:  create {config, text, attentionText}, load {bytes, text, attentionText}, train,
+// Messages in:  create {config, text, attentionText}, load {bytes, text, attentionText}, train {maxIters},
 //               pause, reset, save, sample {options}, attention {text}.
 // Messages out: ready, created, loaded, saved {bytes, step}, progress, eval, attention,
 //               sample-chunk, sample-done, paused, finished, error {context, message}, crashed {message}.
@@ -121,7 +121,7 @@ const handlers = {
     adopt(Trainer.load(new Uint8Array(bytes), text), a);
     post({
       type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize,
-      step: trainer.stepCount, merges: trainer.merges,
+      step: trainer.stepCount, merges: trainer.merges, sampling: trainer.sampling,
     });
     sendAttention();
   },
@@ -130,8 +130,13 @@ const handlers = {
     const bytes = trainer.save();
     post({ type: 'saved', bytes: bytes.buffer, step: trainer.stepCount }, [bytes.buffer]);
   },
-  train() {
-    if (trainer && !running) return train();
+  train({ maxIters }) {
+    if (!trainer || running) return;
+    if (maxIters !== undefined && maxIters !== config.train.max_iters) {
+      trainer.setMaxIters(maxIters);
+      config = trainer.settings;
+    }
+    return train();
   },
   pause() {
     running = false;

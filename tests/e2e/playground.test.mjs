@@ -104,17 +104,27 @@ test('every attention head is drawn, and a head enlarges with labels', async () 
   await dialog.getByRole('button', { name: 'Close' }).click();
 });
 
-test('a checkpoint saves, survives a reset, and a corrupt one is refused', async () => {
+test('a checkpoint saves, survives a reset and trains on; a corrupt one is refused', async () => {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
   assert.equal(download.suggestedFilename(), 'gpt-playground-step100.safetensors');
   const saved = await download.path();
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Reset' }).click();
   await page.getByRole('status').getByText(/^Ready/).waitFor();
+  await page.getByLabel('Prompt').fill('');
   await page.getByLabel('Load checkpoint').setInputFiles(saved);
   await page.getByRole('status').getByText(/^Loaded a model at step 100/).waitFor();
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /step 100, train loss/);
+  assert.equal(await page.getByLabel('Prompt').inputValue(), 'an', 'the last generation\'s settings come back');
   await shot('5-loaded');
+  // A finished run goes on once Iterations is raised.
+  const resume = page.getByRole('button', { name: 'Resume' });
+  assert.equal(await resume.isDisabled(), true);
+  await page.getByLabel('Iterations').fill('130');
+  await resume.click();
+  await page.getByRole('status').getByText(/^Finished 130 steps/).waitFor({ timeout: 30000 });
+  assert.match(await page.locator('#stats').textContent(), /step 130 \/ 130/);
+  await shot('6-trained-on');
   page.once('dialog', (d) => d.accept());
   await page.getByLabel('Load checkpoint').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a checkpoint') });
   await page.getByRole('alert').getByText(/not a readable checkpoint/).waitFor();
@@ -134,6 +144,6 @@ test('a byte-pair model learns its merges and trains', async () => {
   assert.equal(await page.locator('#merges-list li').count(), 44);
   await page.getByRole('button', { name: 'Generate' }).click();
   await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor();
-  await shot('6-bpe');
+  await shot('7-bpe');
   assert.deepEqual(errors, []);
 });
