@@ -32,6 +32,12 @@ struct StepReport {
 }
 
 #[derive(Serialize)]
+struct NextToken {
+    token: String,
+    prob: f32,
+}
+
+#[derive(Serialize)]
 struct Settings<'a> {
     model: &'a gpt::GPTConfig,
     train: &'a gpt::TrainConfig,
@@ -121,6 +127,18 @@ impl Trainer {
             return Ok(None);
         }
         Ok(Some(self.tokenizer.decode_stream(&ids, &mut self.pending)))
+    }
+
+    /// The `k` most likely next tokens after `prompt` at `temperature`, most likely first.
+    #[wasm_bindgen(js_name = nextTokens, unchecked_return_type = "NextToken[]")]
+    pub fn next_tokens(&self, prompt: &str, temperature: f32, k: usize) -> Result<JsValue, JsError> {
+        let ids = self.tokenizer.encode(prompt).map_err(js_error)?;
+        let probs = gpt::next_token_probs(self.inner.model(), &ids, temperature).map_err(js_error)?;
+        let top: Vec<NextToken> = gpt::most_likely(&probs, k)
+            .into_iter()
+            .map(|(id, prob)| NextToken { token: self.tokenizer.token_text(id), prob })
+            .collect();
+        to_js(&top)
     }
 
     /// Every layer's and head's attention over `text` (its last `block_size` tokens).

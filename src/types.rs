@@ -81,6 +81,8 @@ export interface StepStats {
 export interface Evaluation { step: number; train_loss: number; val_loss: number; }
 export interface History { losses: number[]; evals: Evaluation[]; }
 export interface SampleOptions { prompt?: string; temperature?: number; top_k?: number; seed?: number; max_new_tokens?: number; }
+/** One candidate next token: its text and the model's probability for it. */
+export interface NextToken { token: string; prob: number; }
 /** Attention probabilities of every layer and head: `weights[((l * n_head + h) * t + query) * t + key]`. */
 export interface AttentionMaps { tokens: string[]; n_layer: number; n_head: number; t: number; weights: Float32Array; }
 "#;

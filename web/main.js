@@ -13,9 +13,11 @@ const ui = {
   size: $('model-size'), configError: $('config-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
   reset: $('reset'), save: $('save'), load: $('load'), progress: $('progress'), stats: $('stats'), trainError: $('train-error'),
   sampleForm: $('sample-form'), prompt: $('prompt'), generate: $('generate'), sampleError: $('sample-error'),
-  sampleOutput: $('sample-output'), attentionText: $('attention-text'), attentionError: $('attention-error'),
+  sampleOutput: $('sample-output'), nextTitle: $('next-title'), nextHint: $('next-hint'), nextTokens: $('next-tokens'),
+  attentionText: $('attention-text'), attentionError: $('attention-error'),
 };
 const OWN_TEXT = 'own';
+const NO_MODEL_YET = 'Train a model to see its guesses.';
 const TRAIN_ON = 'raise Iterations and Resume to train on';
 const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
 
@@ -185,6 +187,8 @@ function resetModel() {
   chart.reset(0, 1);
   attention.clear();
   ui.sampleOutput.replaceChildren();
+  ui.nextTokens.replaceChildren();
+  ui.nextHint.textContent = NO_MODEL_YET;
   ui.progress.value = 0;
   ui.stats.textContent = '';
   setStatus('Ready.');
@@ -241,6 +245,39 @@ function generate(event) {
   send({ type: 'sample', options });
 }
 
+let nextTimer = 0;
+/** Asks for the next-token distribution after the prompt, at the sampling temperature. */
+function nextQueryChanged() {
+  clearTimeout(nextTimer);
+  nextTimer = setTimeout(() => {
+    const typed = Number(ui.sampleForm.elements.temperature.value);
+    const temperature = typed > 0 && typed <= 100 ? typed : 1;
+    ui.nextTitle.textContent = `Most likely next tokens (temperature ${temperature}${typed === 0 ? '; greedy takes the first' : ''})`;
+    send({ type: 'next', prompt: ui.prompt.value, temperature });
+  }, 150);
+}
+
+/** The most likely next tokens as labelled bars. */
+function showNextTokens(tokens) {
+  ui.nextHint.textContent = '';
+  ui.nextTokens.replaceChildren(...tokens.map(({ token, prob }) => {
+    const item = document.createElement('li');
+    const label = document.createElement('span');
+    label.className = 'token';
+    label.textContent = tokenLabel(token);
+    label.title = JSON.stringify(token);
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    bar.style.width = `${(prob * 100).toFixed(1)}%`;
+    const value = document.createElement('span');
+    value.className = 'prob';
+    value.textContent = `${(prob * 100).toFixed(1)}%`;
+    item.setAttribute('aria-label', `${tokenLabel(token)}: ${value.textContent}`);
+    item.append(label, bar, value);
+    return item;
+  }));
+}
+
 /** A line-aligned piece of the training text, about one block long. */
 function corpusSnippet(blockSize) {
   const text = ui.text.value;
@@ -282,6 +319,7 @@ const onMessage = {
     showMerges(merges);
     fillForm(ui.form, settings);
     for (const [name, value] of Object.entries(sampling ?? {})) ui.sampleForm.elements[name].value = settingText(value);
+    nextQueryChanged();
     validate();
     state.total = settings.train.max_iters;
     state.steps = step;
@@ -308,6 +346,9 @@ const onMessage = {
   eval({ evaluation }) {
     chart.addEvaluation(evaluation);
   },
+  'next-tokens'({ tokens }) {
+    showNextTokens(tokens);
+  },
   attention({ maps }) {
     ui.attentionError.textContent = '';
     attention.update(maps);
@@ -330,6 +371,11 @@ const onMessage = {
     render();
   },
   error({ context, message }) {
+    if (context === 'next') {
+      ui.nextTokens.replaceChildren();
+      ui.nextHint.textContent = message;
+      return;
+    }
     const target = { sample: ui.sampleError, attention: ui.attentionError }[context] ?? ui.trainError;
     target.textContent = message;
     if (context === 'create' || context === 'load') {
@@ -369,6 +415,8 @@ try {
   }
   ui.corpus.append(new Option('Your own text', OWN_TEXT));
   applyPreset();
+  ui.nextHint.textContent = NO_MODEL_YET;
+  nextQueryChanged();
   await loadCorpus();
 } catch (e) {
   state.phase = 'crashed';
@@ -389,6 +437,8 @@ ui.reset.addEventListener('click', resetModel);
 ui.save.addEventListener('click', saveCheckpoint);
 ui.load.addEventListener('change', loadCheckpoint);
 ui.sampleForm.addEventListener('submit', generate);
+ui.prompt.addEventListener('input', nextQueryChanged);
+ui.sampleForm.elements.temperature.addEventListener('input', nextQueryChanged);
 ui.attentionText.addEventListener('input', attentionTextChanged);
 $('attention-from-prompt').addEventListener('click', () => { ui.attentionText.value = ui.prompt.value; attentionTextChanged(); });
 $('attention-from-corpus').addEventListener('click', () => {

@@ -1,21 +1,24 @@
 // The training worker: owns the wasm Trainer so the page's thread never blocks on the model.
 // Messages in:  create {config, text, attentionText}, load {bytes, text, attentionText}, train {maxIters},
-//               pause, reset, save, sample {options}, attention {text}.
-// Messages out: ready, created, loaded, saved {bytes, step}, progress, eval, attention,
+//               pause, reset, save, sample {options}, attention {text}, next {prompt, temperature}.
+// Messages out: ready, created, loaded, saved {bytes, step}, progress, eval, attention, next-tokens,
 //               sample-chunk, sample-done, paused, finished, error {context, message}, crashed {message}.
 import init, { Trainer, version } from '../pkg/gpt_playground.js';
 
 /** Milliseconds of work per step() call: long enough to amortise, short enough to pause quickly. */
 const CHUNK_MS = 80;
-/** How often the attention maps are recomputed while training. */
-const ATTENTION_EVERY_MS = 400;
+/** How often the attention maps and next-token list are recomputed while training. */
+const VIEWS_EVERY_MS = 400;
 /** Batches per split in each evaluation. */
 const EVAL_ITERS = 8;
+/** How many of the most likely next tokens the page lists. */
+const NEXT_TOKENS = 8;
 
 let trainer = null;
 let config = null;
 let running = false;
 let attentionText = '';
+let nextQuery = null; // the prompt and temperature whose next-token distribution the page shows
 let sampling = 0; // counts sample requests: a new one cancels the old
 let generation = 0; // counts models: a loop from an older model stops quietly
 
@@ -44,6 +47,21 @@ function sendAttention() {
   }
 }
 
+function sendNextTokens() {
+  if (!trainer || !nextQuery) return;
+  try {
+    post({ type: 'next-tokens', tokens: trainer.nextTokens(nextQuery.prompt, nextQuery.temperature, NEXT_TOKENS) });
+  } catch (e) {
+    report('next', e);
+  }
+}
+
+/** Everything the page draws from the current weights. */
+function sendViews() {
+  sendAttention();
+  sendNextTokens();
+}
+
 function evaluate() {
   const evaluation = trainer.evaluate(EVAL_ITERS);
   post({ type: 'eval', evaluation });
@@ -53,7 +71,7 @@ async function train() {
   const total = config.train.max_iters;
   const evalEvery = Math.max(10, Math.round(total / 20));
   let perStepMs = 50;
-  let lastAttention = 0;
+  let lastViews = 0;
   const model = generation;
   running = true;
   if (trainer.stepCount === 0) evaluate();
@@ -71,16 +89,16 @@ async function train() {
       report('training', e);
       break;
     }
-    if (performance.now() - lastAttention > ATTENTION_EVERY_MS) {
-      sendAttention();
-      lastAttention = performance.now();
+    if (performance.now() - lastViews > VIEWS_EVERY_MS) {
+      sendViews();
+      lastViews = performance.now();
     }
     await yieldToMessages();
   }
   if (model !== generation) return;
   if (trainer.stepCount >= total) {
     running = false;
-    sendAttention();
+    sendViews();
     post({ type: 'finished' });
   } else {
     post({ type: 'paused' });
@@ -115,7 +133,7 @@ const handlers = {
   create({ config: c, text, attentionText: a }) {
     adopt(new Trainer(c, text), a);
     post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize, merges: trainer.merges });
-    sendAttention();
+    sendViews();
   },
   load({ bytes, text, attentionText: a }) {
     adopt(Trainer.load(new Uint8Array(bytes), text), a);
@@ -123,7 +141,7 @@ const handlers = {
       type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize,
       step: trainer.stepCount, merges: trainer.merges, sampling: trainer.sampling,
     });
-    sendAttention();
+    sendViews();
   },
   save() {
     if (!trainer) return;
@@ -154,6 +172,10 @@ const handlers = {
   attention({ text }) {
     attentionText = text;
     sendAttention();
+  },
+  next({ prompt, temperature }) {
+    nextQuery = { prompt, temperature };
+    sendNextTokens();
   },
 };
 

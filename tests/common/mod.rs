@@ -104,6 +104,11 @@ fn samples_stream_until_the_length_is_reached() {
     assert!(message(err).contains("'T'"));
     let err = trainer.sample_next(1).unwrap_err();
     assert!(message(err).contains("startSample"));
+    let next: js_sys::Array = trainer.next_tokens("the ", 1.0, 5).unwrap().dyn_into().unwrap();
+    assert_eq!(next.length(), 5);
+    let probs: Vec<f64> = next.iter().map(|n| num(&n, "prob")).collect();
+    assert!(probs.windows(2).all(|w| w[0] >= w[1]) && probs[0] > 0.0, "most likely first: {probs:?}");
+    assert!(message(trainer.next_tokens("the ", 0.0, 5).unwrap_err()).contains("temperature"));
     let err = trainer.start_sample(json(r#"{"topk": 3}"#)).unwrap_err();
     assert!(message(err).contains("topk"), "a misspelt option is named");
 }

@@ -81,6 +81,13 @@ test('a sample streams in', async () => {
   await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor();
   const sample = await page.getByLabel('Generated text').textContent();
   assert.ok(sample.startsWith('an') && sample.length >= 100, sample);
+  // Beside it, the model's most likely next tokens after the prompt, updated as it is typed.
+  const guesses = page.getByRole('figure', { name: /Most likely next tokens/ }).getByRole('listitem');
+  await page.getByLabel('Prompt').fill('emm');
+  await page.waitForFunction(() => document.querySelectorAll('#next-tokens li').length === 8);
+  const percents = (await guesses.allTextContents()).map((t) => Number(t.match(/([\d.]+)%$/)[1]));
+  assert.ok(percents.every((p, i) => i === 0 || p <= percents[i - 1]) && percents[0] > 15, `${percents}`);
+  await page.getByLabel('Prompt').fill('an');
 });
 
 test('every attention head is drawn, and a head enlarges with labels', async () => {

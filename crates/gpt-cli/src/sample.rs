@@ -25,6 +25,10 @@ pub struct Args {
     /// [default: 1337]
     #[arg(long)]
     seed: Option<u64>,
+    /// Instead of sampling, list the K most likely next tokens after the prompt (at the
+    /// temperature, or 1 when it is 0) with their probabilities.
+    #[arg(long, value_name = "K")]
+    next_tokens: Option<usize>,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -39,6 +43,15 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let prompt = checkpoint.tokenizer.encode(&config.prompt).map_err(|e| format!("--prompt: {e}"))?;
     let mut out = std::io::stdout().lock();
+    if let Some(k) = a.next_tokens {
+        let temperature = if config.temperature > 0.0 { config.temperature } else { 1.0 };
+        let probs = gpt::next_token_probs(&checkpoint.model, &prompt, temperature).map_err(|e| e.to_string())?;
+        for (id, p) in gpt::most_likely(&probs, k) {
+            // Debug-quoted, so a newline or space token stays visible.
+            writeln!(out, "{p:.4}\t{:?}", checkpoint.tokenizer.token_text(id)).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
     let write = |out: &mut std::io::StdoutLock, s: &str| out.write_all(s.as_bytes()).and_then(|_| out.flush());
     write(&mut out, &config.prompt).map_err(|e| e.to_string())?;
     let mut sampler = Sampler::new(&prompt, config).map_err(|e| e.to_string())?;

@@ -51,6 +51,10 @@ fn train_resume_sample_and_eval() {
     assert_eq!(remembered.strip_suffix('\n').unwrap().chars().count(), 2 + 12, "{remembered:?}");
     let explicit = ["--prompt", "da", "--temperature", "0", "--max-new-tokens", "12"];
     assert_eq!(remembered, stdout(&gpt(&[&["sample", "--checkpoint", ckpt], &explicit[..]].concat())));
+    let next = stdout(&gpt(&["sample", "--checkpoint", sampled, "--next-tokens", "3"]));
+    let probs: Vec<f64> = next.lines().map(|l| l.split('\t').next().unwrap().parse().unwrap()).collect();
+    assert!(probs.len() == 3 && probs[0] >= probs[1] && probs[1] >= probs[2] && probs[0] > 0.0, "{next}");
+    assert!(next.lines().all(|l| l.split('\t').nth(1).unwrap().starts_with('"')), "{next}");
     let overridden = stdout(&gpt(&["sample", "--checkpoint", sampled, "--prompt", "an"]));
     assert!(overridden.starts_with("an") && overridden.strip_suffix('\n').unwrap().chars().count() == 14);
     let eval = stdout(&gpt(&["eval", "--checkpoint", ckpt, "--text", data, "--json"]));

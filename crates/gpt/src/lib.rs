@@ -24,6 +24,6 @@ pub mod workspace;
 pub use config::GPTConfig;
 pub use error::{Error, Result};
 pub use model::GPT;
-pub use sample::{next_token_probs, SampleConfig, Sampler};
+pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use tokenizer::{CharTokenizer, Tokenizer, TokenizerKind};
 pub use train::{Evaluation, StepStats, TrainConfig, Trainer};

@@ -48,23 +48,39 @@ impl SampleConfig {
     }
 }
 
-/// The model's probability for each possible next token after `prompt` (cropped to the last
-/// `block_size` tokens, as sampling does), at `temperature` (which must be positive).
+/// The context a generation starts from: the prompt, or token 0 when it is empty (a newline in a
+/// character vocabulary of ordinary text, as nanoGPT's `sample.py` starts from "\n").
+fn start_context(prompt: &[u32]) -> Vec<u32> {
+    if prompt.is_empty() {
+        vec![0]
+    } else {
+        prompt.to_vec()
+    }
+}
+
+/// The model's probability for each possible next token after `prompt` (started and cropped to
+/// the last `block_size` tokens as sampling does), at `temperature` (which must be positive).
 pub fn next_token_probs(model: &GPT, prompt: &[u32], temperature: f32) -> Result<Vec<f32>> {
     if !(temperature.is_finite() && temperature > 0.0) {
         return Err(Error::Config(format!("temperature must be positive for a distribution, not {temperature}")));
     }
-    if prompt.is_empty() {
-        return Err(Error::Data("the prompt is empty: give at least one token".into()));
-    }
+    let context = start_context(prompt);
     let block = model.config().block_size;
-    let window: Vec<usize> = prompt[prompt.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
+    let window: Vec<usize> = context[context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
     let logits = model.logits(&window, 1, window.len())?;
     let v = model.config().vocab_size;
     let mut probs: Vec<f32> =
         logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..].iter().map(|l| l / temperature).collect();
     crate::ops::softmax_in_place(&mut probs);
     Ok(probs)
+}
+
+/// The `k` most likely tokens of a distribution and their probabilities, most likely first.
+pub fn most_likely(probs: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let mut ranked: Vec<(u32, f32)> = probs.iter().enumerate().map(|(i, &p)| (i as u32, p)).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.truncate(k);
+    ranked
 }
 
 /// A generation in progress: the context so far, its key/value cache and the random stream.
@@ -83,11 +99,10 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts from `prompt`; an empty prompt starts from token 0 (a newline in a character
-    /// vocabulary of ordinary text, as nanoGPT's `sample.py` starts from "\n").
+    /// Starts from `prompt`; an empty prompt starts from token 0.
     pub fn new(prompt: &[u32], config: SampleConfig) -> Result<Sampler> {
         config.validate()?;
-        let context = if prompt.is_empty() { vec![0] } else { prompt.to_vec() };
+        let context = start_context(prompt);
         let rng = Rng::new(config.seed);
         let (cache, logits, weights) = (KvCache::default(), vec![], vec![]);
         Ok(Sampler { context, config, rng, produced: 0, cache, cache_version: 0, logits, weights, use_cache: true })
@@ -255,7 +270,13 @@ mod tests {
         assert_eq!(run(&m, &[1, 2, 3, 4, 5, 6], greedy), [argmax]);
         let sharp = next_token_probs(&m, &[1, 2, 3, 4, 5, 6], 0.1).unwrap();
         assert!(sharp[argmax as usize] > probs[argmax as usize], "a low temperature sharpens the distribution");
-        assert!(next_token_probs(&m, &[], 1.0).is_err() && next_token_probs(&m, &[1], 0.0).is_err());
+        assert_eq!(next_token_probs(&m, &[], 1.0).unwrap(), next_token_probs(&m, &[0], 1.0).unwrap());
+        assert!(next_token_probs(&m, &[1], 0.0).is_err());
+        let top = most_likely(&probs, 3);
+        assert_eq!(top.len(), 3);
+        assert_eq!(top[0], (argmax, probs[argmax as usize]));
+        assert!(top[0].1 >= top[1].1 && top[1].1 >= top[2].1);
+        assert_eq!(most_likely(&probs, 100).len(), 7);
     }
 
     #[test]
