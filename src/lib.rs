@@ -9,7 +9,7 @@ mod types;
 pub use playground::Trainer;
 
 use convert::{from_js, js_error, to_js};
-use gpt::{CharTokenizer, GPTConfig};
+use gpt::CharTokenizer;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -25,22 +25,10 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-#[derive(Serialize)]
-struct PresetView {
-    name: &'static str,
-    description: &'static str,
-    model: GPTConfig,
-    train: gpt::TrainConfig,
-}
-
 /// The named starting points, in the order the page lists them.
 #[wasm_bindgen(unchecked_return_type = "Preset[]")]
 pub fn presets() -> Result<JsValue, JsError> {
-    let views: Vec<PresetView> = gpt::presets::presets()
-        .into_iter()
-        .map(|p| PresetView { name: p.name, description: p.description, model: p.model, train: p.train })
-        .collect();
-    to_js(&views)
+    to_js(&gpt::presets::presets())
 }
 
 #[derive(Serialize)]

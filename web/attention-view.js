@@ -71,6 +71,11 @@ export class AttentionView {
     return weights[((l * nh + h) * t + q) * t + k];
   }
 
+  /** The colour of one cell: future (masked) keys are grey. */
+  cellColor(l, h, q, k) {
+    return k > q ? MASKED : color(this.weight(l, h, q, k));
+  }
+
   drawSmall(canvas, l, h) {
     const { t } = this.maps;
     canvas.width = t;
@@ -79,8 +84,9 @@ export class AttentionView {
     const image = ctx.createImageData(t, t);
     for (let q = 0; q < t; q++) {
       for (let k = 0; k < t; k++) {
-        const [r, g, b] = k > q ? MASKED : color(this.weight(l, h, q, k));
-        image.data.set([r, g, b, 255], (q * t + k) * 4);
+        const i = (q * t + k) * 4;
+        [image.data[i], image.data[i + 1], image.data[i + 2]] = this.cellColor(l, h, q, k);
+        image.data[i + 3] = 255;
       }
     }
     ctx.putImageData(image, 0, 0);
@@ -132,8 +138,7 @@ export class AttentionView {
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     for (let q = 0; q < t; q++) {
       for (let k = 0; k < t; k++) {
-        const [r, g, b] = k > q ? MASKED : color(this.weight(l, h, q, k));
-        ctx.fillStyle = `rgb(${r},${g},${b})`;
+        ctx.fillStyle = `rgb(${this.cellColor(l, h, q, k).join(',')})`;
         ctx.fillRect(LABEL_MARGIN + k * cell, LABEL_MARGIN + q * cell, Math.ceil(cell), Math.ceil(cell));
       }
     }

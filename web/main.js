@@ -226,15 +226,14 @@ function showProgress({ stats, total }) {
 
 function generate(event) {
   event.preventDefault();
-  const form = new FormData(ui.sampleForm);
-  const options = { prompt: form.get('prompt') };
+  const options = { prompt: ui.prompt.value };
   for (const name of ['temperature', 'top_k', 'max_new_tokens', 'seed']) {
-    const value = Number(form.get(name));
-    if (form.get(name) === '' || !Number.isFinite(value)) {
-      ui.sampleError.textContent = `${name.replace(/_/g, ' ')} must be a number.`;
+    const read = readNumber(ui.sampleForm.elements[name]);
+    if (read.problem) {
+      ui.sampleError.textContent = read.problem;
       return;
     }
-    options[name] = value;
+    options[name] = read.value;
   }
   ui.sampleError.textContent = '';
   const promptSpan = document.createElement('strong');

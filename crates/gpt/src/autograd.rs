@@ -13,17 +13,14 @@ use ndarray::ArrayD;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Var(pub(crate) usize);
 
+/// Each input's gradient, `None` where an op gives none.
+pub(crate) type Grads = Vec<Option<ArrayD<f32>>>;
+
 /// The backward half of an op.
 pub(crate) trait Backward {
     /// Gradients with respect to each input (`None` where the op gives none), given the inputs,
     /// the output and the output's gradient; new buffers come from `ws`.
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        out: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>>;
+    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads;
 
     /// The buffers the op saved for its backward pass, for reuse once the graph is done.
     fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
@@ -94,7 +91,7 @@ impl<'p> Graph<'p> {
         assert_eq!(param_grads.len(), self.params.len(), "one gradient buffer per parameter");
         assert_eq!(seed.shape(), self.shape(out), "seed gradient shape");
         let n_params = self.params.len();
-        let mut grads: Vec<Option<ArrayD<f32>>> = (0..self.nodes.len()).map(|_| None).collect();
+        let mut grads: Grads = (0..self.nodes.len()).map(|_| None).collect();
         match out.0.checked_sub(n_params) {
             None => param_grads[out.0] += &seed,
             Some(n) => grads[n] = Some(seed),

@@ -5,7 +5,7 @@ use crate::ops::{Activation, NormKind};
 use crate::train::TrainConfig;
 
 /// A model shape and training recipe; `vocab_size` is filled in from the tokenizer.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Preset {
     pub name: &'static str,
     pub description: &'static str,

@@ -58,19 +58,27 @@ fn start_context(prompt: &[u32]) -> Vec<u32> {
     }
 }
 
+/// The logits for the token after `context`, read from its last `block_size` tokens (nanoGPT's
+/// crop) in one full forward pass.
+fn last_logits(model: &GPT, context: &[u32], out: &mut Vec<f32>) -> Result<()> {
+    let block = model.config().block_size;
+    let window: Vec<usize> = context[context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
+    let logits = model.logits(&window, 1, window.len())?;
+    let v = model.config().vocab_size;
+    out.clear();
+    out.extend_from_slice(&logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..]);
+    Ok(())
+}
+
 /// The model's probability for each possible next token after `prompt` (started and cropped to
 /// the last `block_size` tokens as sampling does), at `temperature` (which must be positive).
 pub fn next_token_probs(model: &GPT, prompt: &[u32], temperature: f32) -> Result<Vec<f32>> {
     if !(temperature.is_finite() && temperature > 0.0) {
         return Err(Error::Config(format!("temperature must be positive for a distribution, not {temperature}")));
     }
-    let context = start_context(prompt);
-    let block = model.config().block_size;
-    let window: Vec<usize> = context[context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
-    let logits = model.logits(&window, 1, window.len())?;
-    let v = model.config().vocab_size;
-    let mut probs: Vec<f32> =
-        logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..].iter().map(|l| l / temperature).collect();
+    let mut probs = Vec::new();
+    last_logits(model, &start_context(prompt), &mut probs)?;
+    probs.iter_mut().for_each(|l| *l /= temperature);
     crate::ops::softmax_in_place(&mut probs);
     Ok(probs)
 }
@@ -127,12 +135,7 @@ impl Sampler {
             }
         } else {
             self.cache.clear();
-            let window: Vec<usize> =
-                self.context[self.context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
-            let logits = model.logits(&window, 1, window.len())?;
-            let v = model.config().vocab_size;
-            self.logits.clear();
-            self.logits.extend_from_slice(&logits.as_slice().expect("fresh logits")[(window.len() - 1) * v..]);
+            last_logits(model, &self.context, &mut self.logits)?;
         }
         let token = self.pick() as u32;
         self.context.push(token);

@@ -1,6 +1,6 @@
 //! Pointwise nonlinearities: GELU (exact and tanh form) and ReLU.
 
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
@@ -88,13 +88,7 @@ impl Graph<'_> {
 pub(super) struct Slope(pub(super) Vec<f32>);
 
 impl Backward for Slope {
-    fn backward(
-        &self,
-        _: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        mut dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, mut dout: ArrayD<f32>, _: &Workspace) -> Grads {
         // Slices, not ndarray's element iterator, so this loop vectorises.
         let d = dout.as_slice_mut().expect("standard layout");
         d.iter_mut().zip(&self.0).for_each(|(d, s)| *d *= s);

@@ -4,7 +4,7 @@
 
 use super::dropout::dropout_mask;
 use super::gemm::gemm;
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::rng::Rng;
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, ShapeBuilder};
@@ -133,13 +133,7 @@ struct CausalAttention {
 }
 
 impl Backward for CausalAttention {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let l = self.layout;
         let t = l.t;
         let scale = 1.0 / (l.hs() as f32).sqrt();

@@ -1,7 +1,7 @@
 //! Cross-entropy: log-softmax and the negative log-likelihood in one kernel.
 
 use super::rows;
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
@@ -42,13 +42,7 @@ struct CrossEntropy {
 
 impl Backward for CrossEntropy {
     /// d loss / d logits = (softmax - onehot(target)) / N.
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let scale = dout.first().copied().unwrap_or(0.0) / self.targets.len() as f32;
         let v = self.probs.len() / self.targets.len();
         let mut d = ws.scratch(self.probs.len());

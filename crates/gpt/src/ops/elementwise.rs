@@ -1,6 +1,6 @@
 //! Addition and multiplication with NumPy-style broadcasting.
 
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, Axis};
 
@@ -58,13 +58,7 @@ impl Graph<'_> {
 struct Add;
 
 impl Backward for Add {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let da = sum_to_shape(ws.copy(&dout), inputs[0].shape());
         let db = sum_to_shape(dout, inputs[1].shape());
         vec![Some(da), Some(db)]
@@ -74,13 +68,7 @@ impl Backward for Add {
 struct Mul;
 
 impl Backward for Mul {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, _: &Workspace) -> Grads {
         let (a, b) = (inputs[0], inputs[1]);
         let da = sum_to_shape(&dout * b, a.shape());
         let db = sum_to_shape(&dout * a, b.shape());

@@ -1,6 +1,6 @@
 //! Embedding lookup: rows of a table picked by token id.
 
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
@@ -32,13 +32,7 @@ struct Embedding {
 
 impl Backward for Embedding {
     /// A scatter-add: each row of `dout` adds into the table row it was read from.
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let mut dtable = ArrayD::from_shape_vec(inputs[0].raw_dim(), ws.zeros(inputs[0].len())).expect("sized");
         let c = inputs[0].shape()[1];
         let dt = dtable.as_slice_mut().expect("fresh array");

@@ -1,7 +1,7 @@
 //! Matrix multiplication, batched and with either operand transposed.
 
 use super::gemm::gemm;
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
@@ -120,13 +120,7 @@ impl Graph<'_> {
 struct MatMul(Plan);
 
 impl Backward for MatMul {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let p = self.0;
         let (a, b) = (inputs[0], inputs[1]);
         let mut da = ws.array(a.shape());

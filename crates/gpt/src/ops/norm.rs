@@ -1,7 +1,7 @@
 //! LayerNorm and RMSNorm over the last axis, each one fused kernel forward and backward.
 
 use super::rows;
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
@@ -65,13 +65,7 @@ struct Norm {
 }
 
 impl Backward for Norm {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        ws: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let (x, w) = (inputs[0], inputs[1].as_slice().expect("standard layout"));
         let c = w.len();
         let mut dx = ws.array(x.shape());

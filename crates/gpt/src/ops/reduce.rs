@@ -1,6 +1,6 @@
 //! Reductions to a scalar.
 
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
@@ -25,13 +25,7 @@ struct Reduce {
 }
 
 impl Backward for Reduce {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, _: &Workspace) -> Grads {
         let g = dout.first().copied().unwrap_or(0.0) * self.scale;
         vec![Some(ArrayD::from_elem(inputs[0].raw_dim(), g))]
     }

@@ -1,6 +1,6 @@
 //! Reshape and transpose, and the head split built from them.
 
-use crate::autograd::{Backward, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
@@ -40,13 +40,7 @@ impl Graph<'_> {
 struct Reshape;
 
 impl Backward for Reshape {
-    fn backward(
-        &self,
-        inputs: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, _: &Workspace) -> Grads {
         vec![Some(dout.into_shape_with_order(inputs[0].raw_dim()).expect("same count"))]
     }
 }
@@ -54,13 +48,7 @@ impl Backward for Reshape {
 struct Transpose(usize, usize);
 
 impl Backward for Transpose {
-    fn backward(
-        &self,
-        _: &[&ArrayD<f32>],
-        _: &ArrayD<f32>,
-        mut dout: ArrayD<f32>,
-        _: &Workspace,
-    ) -> Vec<Option<ArrayD<f32>>> {
+    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, mut dout: ArrayD<f32>, _: &Workspace) -> Grads {
         dout.swap_axes(self.0, self.1);
         vec![Some(dout.as_standard_layout().into_owned())]
     }
