@@ -7,7 +7,7 @@
 //! Buffers come from a [`Workspace`] and go back to it when the graph is dropped.
 
 use crate::workspace::Workspace;
-use ndarray::ArrayD;
+use ndarray::{ArrayD, ArrayViewMutD};
 
 /// A handle to a value recorded in a [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,20 +80,35 @@ impl<'p> Graph<'p> {
         Var(self.params.len() + self.nodes.len() - 1)
     }
 
-    /// Back-propagates from the scalar `loss`, adding each parameter's gradient into `param_grads`.
-    pub fn backward(&self, loss: Var, param_grads: &mut [ArrayD<f32>]) {
-        let seed = ArrayD::from_elem(self.shape(loss), 1.0);
+    /// Back-propagates from the scalar `loss` scaled by `weight` (1 for its plain gradient),
+    /// writing each parameter's gradient into `param_grads`.
+    pub fn backward(&self, loss: Var, weight: f32, param_grads: &mut [ArrayViewMutD<f32>]) {
+        let seed = ArrayD::from_elem(self.shape(loss), weight);
         self.backward_from(loss, seed, param_grads);
     }
 
-    /// Back-propagates `seed` (the gradient of some scalar with respect to `out`).
-    pub fn backward_from(&self, out: Var, seed: ArrayD<f32>, param_grads: &mut [ArrayD<f32>]) {
+    /// Back-propagates `seed` (the gradient of some scalar with respect to `out`), writing each
+    /// parameter's gradient into `param_grads`, whose old contents are overwritten: the first
+    /// contribution to a parameter is copied and later ones added, which is bit for bit what
+    /// adding them all to zeros gives, without a pass to zero the buffers first.
+    pub fn backward_from(&self, out: Var, seed: ArrayD<f32>, param_grads: &mut [ArrayViewMutD<f32>]) {
         assert_eq!(param_grads.len(), self.params.len(), "one gradient buffer per parameter");
         assert_eq!(seed.shape(), self.shape(out), "seed gradient shape");
         let n_params = self.params.len();
+        let mut written = vec![false; n_params];
+        // Flat slices, not ndarray's zip, so these loops vectorise.
+        let mut write = |i: usize, d: &ArrayD<f32>| {
+            let (g, d) =
+                (param_grads[i].as_slice_mut().expect("standard layout"), d.as_slice().expect("standard layout"));
+            if std::mem::replace(&mut written[i], true) {
+                g.iter_mut().zip(d).for_each(|(g, d)| *g += d);
+            } else {
+                g.copy_from_slice(d);
+            }
+        };
         let mut grads: Grads = (0..self.nodes.len()).map(|_| None).collect();
         match out.0.checked_sub(n_params) {
-            None => param_grads[out.0] += &seed,
+            None => write(out.0, &seed),
             Some(n) => grads[n] = Some(seed),
         }
         for n in (0..self.nodes.len()).rev() {
@@ -104,11 +119,11 @@ impl<'p> Graph<'p> {
             for (v, d) in node.inputs.iter().zip(dinputs) {
                 let Some(d) = d else { continue };
                 // Kernels read gradients as flat slices.
-                let d = crate::ops::standard(d);
+                let d = standard(d);
                 debug_assert_eq!(d.shape(), self.shape(*v));
                 match v.0.checked_sub(n_params) {
                     None => {
-                        param_grads[v.0] += &d;
+                        write(v.0, &d);
                         self.ws.recycle_array(d);
                     }
                     Some(m) => match &mut grads[m] {
@@ -121,6 +136,19 @@ impl<'p> Graph<'p> {
                 }
             }
         }
+        // A parameter the output does not depend on has a zero gradient.
+        for (g, _) in param_grads.iter_mut().zip(&written).filter(|(_, &w)| !w) {
+            g.fill(0.0);
+        }
+    }
+}
+
+/// `x` in standard layout, copied only if it is not already.
+fn standard(x: ArrayD<f32>) -> ArrayD<f32> {
+    if x.is_standard_layout() {
+        x
+    } else {
+        x.as_standard_layout().into_owned()
     }
 }
 

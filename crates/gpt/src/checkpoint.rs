@@ -9,9 +9,10 @@ use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::AdamW;
 use crate::rng::Rng;
+use crate::run::Run;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
-use crate::train::{History, TrainConfig, Trainer};
+use crate::train::{History, TrainConfig};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use serde::de::DeserializeOwned;
@@ -25,6 +26,7 @@ const LM_HEAD: &str = "lm_head.weight";
 
 /// A loaded checkpoint: a model and, when the file has them, the optimiser state and training
 /// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
+/// [`Run::open`] is the usual way in.
 pub struct Checkpoint {
     pub model: GPT,
     pub tokenizer: Tokenizer,
@@ -45,9 +47,9 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
 
-/// The file for `trainer`'s whole state, with `tokenizer` as its vocabulary.
-pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
-    let model = &trainer.model;
+/// The file for `run`'s whole state.
+pub fn save(run: &Run) -> Result<Vec<u8>> {
+    let model = run.model();
     let params = model.params();
     let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
     for (name, value) in params.names.iter().zip(&params.values) {
@@ -58,7 +60,7 @@ pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
         let wte = params.get("transformer.wte.weight").expect("every model has wte");
         tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
     }
-    let opt = &trainer.optimizer;
+    let opt = run.optimizer();
     for (i, name) in params.names.iter().enumerate() {
         tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
         tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
@@ -66,14 +68,14 @@ pub fn save(trainer: &Trainer, tokenizer: &Tokenizer) -> Result<Vec<u8>> {
     let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
         ("config".into(), to_json(model.config())),
-        ("vocab".into(), tokenizer.to_json()),
-        ("train_config".into(), to_json(&trainer.config)),
-        ("step".into(), trainer.step.to_string()),
+        ("vocab".into(), run.tokenizer().to_json()),
+        ("train_config".into(), to_json(run.train_config())),
+        ("step".into(), run.step_count().to_string()),
         ("optimizer_step".into(), opt.t.to_string()),
-        ("rng".into(), to_json(&trainer.rng)),
-        ("history".into(), to_json(&trainer.history)),
+        ("rng".into(), to_json(run.rng())),
+        ("history".into(), to_json(run.history())),
     ]);
-    if let Some(sampling) = &trainer.sampling {
+    if let Some(sampling) = run.last_sample() {
         metadata.insert("sampling".into(), to_json(sampling));
     }
     let views = tensors
@@ -171,14 +173,4 @@ fn parse<T: DeserializeOwned>(text: Option<&str>, key: &str) -> Result<Option<T>
         serde_json::from_str(t).map_err(|e| Error::Format(format!("the checkpoint's `{key}` is invalid: {e}")))
     })
     .transpose()
-}
-
-impl Trainer {
-    /// Continues training `checkpoint` on `tokens` (the text encoded with its vocabulary).
-    pub fn resume(checkpoint: Checkpoint, tokens: Vec<u32>) -> Result<Trainer> {
-        let c = checkpoint;
-        let mut trainer = Trainer::assemble(c.model, c.optimizer, c.train, tokens, c.step, c.rng, c.history)?;
-        trainer.sampling = c.sampling;
-        Ok(trainer)
-    }
 }

@@ -1,14 +1,54 @@
 //! The model's shape: nanoGPT's `GPTConfig` plus the norm, activation and weight-tying choices.
 
-use crate::error::{Error, Result};
+use crate::error::{Problem, Result};
 use crate::ops::{Activation, NormKind};
 use serde::{Deserialize, Serialize};
 
-/// The largest model the playground will build; past this a browser tab runs out of memory.
-pub const MAX_PARAMS: usize = 50_000_000;
+/// How large a model the caller lets a user build: a browser tab has 4 GiB of wasm memory at most,
+/// a native process has the machine's. The page and the CLI each pass their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    pub max_params: u64,
+    /// The most memory one training step may need (see [`GPTConfig::training_bytes`]).
+    pub max_training_bytes: u64,
+}
 
-/// The most memory one training step may need; a wasm32 tab has 4 GiB at most.
-pub const MAX_TRAINING_BYTES: u64 = 2 << 30;
+impl Budget {
+    /// No limit but what can be counted.
+    pub const UNLIMITED: Budget = Budget { max_params: u64::MAX, max_training_bytes: u64::MAX };
+
+    /// Checks that `model`, trained `batch_size` sequences at a time, fits.
+    pub fn check(&self, model: &GPTConfig, batch_size: usize) -> Result<()> {
+        crate::error::first(self.problems(model, batch_size))
+    }
+
+    /// What does not fit, if anything.
+    pub fn problems(&self, model: &GPTConfig, batch_size: usize) -> Vec<Problem> {
+        let params = model.param_count() as u64;
+        if params > self.max_params {
+            let message = format!(
+                "this model would have {params} parameters, more than the {} allowed here; make it smaller",
+                self.max_params
+            );
+            return vec![Problem::new("model", message)];
+        }
+        let bytes = model.training_bytes(batch_size);
+        if bytes > self.max_training_bytes {
+            let message = format!(
+                "training this model with batch size {batch_size} needs about {} MiB, more than the {} MiB allowed here; \
+                 lower the batch size, block size or model size",
+                bytes >> 20,
+                self.max_training_bytes >> 20
+            );
+            return vec![Problem::new("train.batch_size", message)];
+        }
+        vec![]
+    }
+}
+
+/// More parameters than any machine could hold in f32 (16 TiB), whatever the budget.
+const MAX_COUNTABLE_PARAMS: u64 = 1 << 42;
 
 /// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
 /// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
@@ -50,6 +90,12 @@ impl Default for GPTConfig {
 impl GPTConfig {
     /// Checks every field, naming the first that is wrong and what would fix it.
     pub fn validate(&self) -> Result<()> {
+        crate::error::first(self.problems())
+    }
+
+    /// Every field that is wrong, each with what would fix it.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
         let positive = [
             ("vocab_size", self.vocab_size),
             ("block_size", self.block_size),
@@ -59,27 +105,26 @@ impl GPTConfig {
         ];
         for (name, value) in positive {
             if value == 0 {
-                return Err(Error::Config(format!("{name} must be at least 1")));
+                problems.push(Problem::new(&format!("model.{name}"), format!("{name} must be at least 1")));
             }
         }
-        if !self.n_embd.is_multiple_of(self.n_head) {
-            return Err(Error::Config(format!(
-                "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
-                self.n_embd, self.n_head
-            )));
+        if self.n_head > 0 && !self.n_embd.is_multiple_of(self.n_head) {
+            problems.push(Problem::new(
+                "model.n_head",
+                format!(
+                    "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
+                    self.n_embd, self.n_head
+                ),
+            ));
         }
         if !(0.0..1.0).contains(&self.dropout) {
-            return Err(Error::Config(format!("dropout must be in [0, 1), not {}", self.dropout)));
+            problems.push(Problem::new("model.dropout", format!("dropout must be in [0, 1), not {}", self.dropout)));
         }
-        let params = self.param_count_checked().unwrap_or(usize::MAX);
-        if params > MAX_PARAMS {
-            return Err(Error::Config(format!(
-                "this model would have {} parameters, more than the {} a browser tab can train; make it smaller",
-                if params == usize::MAX { "too many".to_string() } else { params.to_string() },
-                MAX_PARAMS
-            )));
+        // Past what a usize counts, or what any memory holds, nothing can be built.
+        if self.param_count_checked().is_none_or(|n| n as u64 > MAX_COUNTABLE_PARAMS) {
+            problems.push(Problem::new("model", "this model would have too many parameters to build; make it smaller"));
         }
-        Ok(())
+        problems
     }
 
     /// The number of trainable parameters (tied weights counted once).
@@ -92,12 +137,15 @@ impl GPTConfig {
     pub fn training_bytes(&self, batch_size: usize) -> u64 {
         let (b, t, c) = (batch_size as u64, self.block_size as u64, self.n_embd as u64);
         let (v, l, h) = (self.vocab_size as u64, self.n_layer as u64, self.n_head as u64);
-        let weights = 4 * self.param_count() as u64;
+        let weights = (self.param_count() as u64).saturating_mul(4);
         // Per layer: about 22 values per channel and position (norms, q|k|v, MLP and its slope,
         // residuals), the attention probabilities, and as much again for the gradients in flight.
-        let per_layer =
-            b.saturating_mul(t).saturating_mul(22 * c).saturating_add(b.saturating_mul(h).saturating_mul(t * t));
-        let activations = l.saturating_mul(per_layer).saturating_add(b.saturating_mul(t).saturating_mul(2 * v + 2 * c));
+        let bt = b.saturating_mul(t);
+        let per_layer = bt
+            .saturating_mul(c.saturating_mul(22))
+            .saturating_add(b.saturating_mul(h).saturating_mul(t.saturating_mul(t)));
+        let activations =
+            l.saturating_mul(per_layer).saturating_add(bt.saturating_mul(v.saturating_add(c).saturating_mul(2)));
         weights.saturating_mul(4).saturating_add(activations.saturating_mul(4 * 2))
     }
 
@@ -140,7 +188,7 @@ mod tests {
             (GPTConfig { vocab_size: 0, ..small() }, "vocab_size"),
             (GPTConfig { dropout: 1.0, ..small() }, "dropout must be in [0, 1)"),
             (GPTConfig { dropout: f32::NAN, ..small() }, "dropout"),
-            (GPTConfig { n_embd: 1 << 20, n_head: 1, ..small() }, "parameters"),
+            (GPTConfig { n_embd: 1 << 30, n_head: 1, ..small() }, "too many parameters"),
             (GPTConfig { n_embd: usize::MAX / 2, n_head: 1, ..small() }, "too many"),
         ];
         for (config, want) in cases {
@@ -148,6 +196,18 @@ mod tests {
             assert!(err.contains(want), "{err:?} should mention {want:?}");
         }
         small().validate().unwrap();
+    }
+
+    #[test]
+    fn the_budget_is_the_callers() {
+        let big = GPTConfig { n_embd: 1 << 12, n_head: 1, ..small() };
+        big.validate().unwrap();
+        Budget::UNLIMITED.check(&big, 12).unwrap();
+        let tab = Budget { max_params: 50_000_000, max_training_bytes: 2 << 30 };
+        assert!(tab.check(&big, 12).unwrap_err().to_string().contains("parameters, more than the 50000000"));
+        let err = tab.check(&GPTConfig { block_size: 4096, ..small() }, 4096).unwrap_err().to_string();
+        assert!(err.contains("MiB, more than the 2048 MiB"), "{err}");
+        tab.check(&small(), 12).unwrap();
     }
 
     #[test]

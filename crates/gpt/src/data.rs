@@ -10,6 +10,26 @@ pub enum Split {
     Val,
 }
 
+/// How many of `n` tokens train (the first 90%, ⌊9n/10⌋ as nanoGPT); the rest validate.
+fn train_len(n: usize) -> usize {
+    n / 10 * 9 + n % 10 * 9 / 10
+}
+
+/// Why `n` tokens cannot be split into training and validation windows of `block_size`, if they cannot.
+pub fn too_short(n: usize, block_size: usize) -> Option<String> {
+    let train = train_len(n);
+    [("training", train), ("validation", n - train)].into_iter().find(|&(_, len)| len <= block_size).map(
+        |(part, len)| {
+            format!(
+            "the text is too short: its {part} part has {len} tokens, but block size {block_size} needs at least {} \
+             (the last 10% is kept for validation). Use more text (about {} tokens) or a smaller block size.",
+            block_size.saturating_add(1),
+            block_size.saturating_add(1).saturating_mul(10)
+        )
+        },
+    )
+}
+
 /// The first 90% of the tokens for training, the last 10% for validation, as nanoGPT's prepare scripts.
 #[derive(Clone, Debug)]
 pub struct Dataset {
@@ -20,18 +40,10 @@ pub struct Dataset {
 impl Dataset {
     /// Splits `tokens`; each part must hold at least one window of `block_size + 1` tokens.
     pub fn new(mut tokens: Vec<u32>, block_size: usize) -> Result<Dataset> {
-        let n = tokens.len() * 9 / 10;
-        let val = tokens.split_off(n);
-        for (part, len) in [("training", tokens.len()), ("validation", val.len())] {
-            if len <= block_size {
-                return Err(Error::Data(format!(
-                    "the text is too short: its {part} part has {len} tokens, but block size {block_size} needs at least {} \
-                     (the last 10% is kept for validation). Use more text (about {} tokens) or a smaller block size.",
-                    block_size + 1,
-                    (block_size + 1) * 10
-                )));
-            }
+        if let Some(why) = too_short(tokens.len(), block_size) {
+            return Err(Error::Data(why));
         }
+        let val = tokens.split_off(train_len(tokens.len()));
         Ok(Dataset { train: tokens, val })
     }
 

@@ -1,11 +1,14 @@
 //! The one error type of the core: every failure a user can cause is a value, never a panic.
 
+use serde::Serialize;
 use std::fmt;
 
 /// What went wrong, with a message written for the person who can fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
-    /// The model or training settings are invalid.
+    /// A setting is invalid, alone or with others; the problem names the setting.
+    Invalid(Problem),
+    /// Something asked of a run that does not fit its state or settings.
     Config(String),
     /// The training text cannot be used as given.
     Data(String),
@@ -15,9 +18,31 @@ pub enum Error {
     Format(String),
 }
 
+/// One invalid setting: where it is and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Its path in [`Settings`](crate::Settings) (`train.max_iters`, `model.n_head`,
+    /// `bpe_vocab_size`), in a [`SampleConfig`](crate::SampleConfig) (`temperature`), or `text`.
+    pub field: String,
+    /// A whole sentence that names the setting, so it reads alone too.
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(field: &str, message: impl Into<String>) -> Problem {
+        Problem { field: field.to_string(), message: message.into() }
+    }
+}
+
+/// The first of `problems` as an error, or `Ok` when there are none.
+pub fn first(problems: Vec<Problem>) -> Result<()> {
+    problems.into_iter().next().map_or(Ok(()), |p| Err(Error::Invalid(p)))
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::Invalid(p) => f.write_str(&p.message),
             Error::Config(m) | Error::Data(m) | Error::Diverged(m) | Error::Format(m) => f.write_str(m),
         }
     }

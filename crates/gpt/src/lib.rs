@@ -1,29 +1,38 @@
 //! A GPT you can train from scratch, in pure Rust: nanoGPT's decoder-only transformer on a
-//! small reverse-mode autograd engine over `ndarray`, with AdamW and a training loop.
+//! small reverse-mode autograd engine over `ndarray`, with AdamW, a training loop and sampling,
+//! all driven through a [`Run`].
 //! It builds natively and for `wasm32-unknown-unknown`.
 
 pub mod autograd;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
-pub mod decode;
 pub mod error;
 pub mod evaluate;
+pub mod inspect;
 pub mod model;
 pub mod ops;
 pub mod optim;
 pub mod params;
 pub mod presets;
 pub mod rng;
+mod run;
 pub mod sample;
 pub mod schedule;
+pub mod settings;
+pub mod shards;
 pub mod tokenizer;
 pub mod train;
 pub mod workspace;
 
-pub use config::GPTConfig;
-pub use error::{Error, Result};
-pub use model::GPT;
+pub use config::{Budget, GPTConfig};
+pub use error::{Error, Problem, Result};
+pub use model::{Batch, Trace, GPT};
+pub use run::{
+    AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Positions, ProbeToken, Residual, Run,
+    Status, Temperatures, Timelapse, TrainReport,
+};
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
+pub use settings::{Description, ModelSize, Settings, TextStats, DEFAULT_BPE_VOCAB};
 pub use tokenizer::{CharTokenizer, Tokenizer, TokenizerKind};
-pub use train::{Evaluation, StepStats, TrainConfig, Trainer};
+pub use train::{Evaluation, History, StepStats, TrainConfig};

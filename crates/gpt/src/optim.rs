@@ -1,6 +1,6 @@
 //! AdamW, as PyTorch's `torch.optim.AdamW`, and clipping by global gradient norm.
 
-use ndarray::{ArrayD, Zip};
+use ndarray::ArrayD;
 
 /// Decoupled-weight-decay Adam. Its moments are kept per parameter, in the parameters' order.
 #[derive(Clone, Debug)]
@@ -22,36 +22,47 @@ impl AdamW {
         AdamW { beta1, beta2, eps: 1e-8, weight_decay, t: 0, m: zeros(), v: zeros() }
     }
 
-    /// One update at learning rate `lr`. As nanoGPT, only tensors of 2 or more dimensions
-    /// (matrices and embeddings) decay; biases and norm weights do not.
-    pub fn step(&mut self, params: &mut [ArrayD<f32>], grads: &[ArrayD<f32>], lr: f32) {
+    /// One update at learning rate `lr` from `grads`, every parameter's gradient in one flat
+    /// buffer (see [`Params`](crate::params::Params)). As nanoGPT, only tensors of 2 or more
+    /// dimensions (matrices and embeddings) decay; biases and norm weights do not.
+    pub fn step(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], lr: f32) {
         self.t += 1;
         let (b1, b2) = (self.beta1, self.beta2);
         // PyTorch computes the bias corrections in double precision.
         let bc1 = 1.0 - (b1 as f64).powi(self.t as i32);
         let bc2_sqrt = ((1.0 - (b2 as f64).powi(self.t as i32)).sqrt()) as f32;
         let step_size = (lr as f64 / bc1) as f32;
-        for (((p, g), m), v) in params.iter_mut().zip(grads).zip(&mut self.m).zip(&mut self.v) {
+        let mut rest = grads;
+        for ((p, m), v) in params.iter_mut().zip(&mut self.m).zip(&mut self.v) {
+            let (g, tail) = rest.split_at(p.len());
+            rest = tail;
             let decay = if p.ndim() >= 2 { 1.0 - lr * self.weight_decay } else { 1.0 };
             let eps = self.eps;
-            Zip::from(p).and(g).and(m).and(v).for_each(|p, &g, m, v| {
+            // Flat slices, not ndarray's Zip over four arrays, so the loop vectorises.
+            let (p, m, v) = (flat(p), flat(m), flat(v));
+            for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m).zip(v) {
                 *p *= decay;
                 *m += (1.0 - b1) * (g - *m);
                 *v = *v * b2 + (1.0 - b2) * g * g;
                 *p -= step_size * *m / (v.sqrt() / bc2_sqrt + eps);
-            });
+            }
         }
     }
 }
 
-/// The L2 norm of all gradients together.
-pub fn global_norm(grads: &[ArrayD<f32>]) -> f32 {
-    grads.iter().flat_map(|g| g.iter()).map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32
+/// A standard-layout array's elements as one slice.
+fn flat(a: &mut ArrayD<f32>) -> &mut [f32] {
+    a.as_slice_mut().expect("parameters and moments are kept in standard layout")
+}
+
+/// The L2 norm of all gradients together (a flat buffer of them).
+pub fn global_norm(grads: &[f32]) -> f32 {
+    grads.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32
 }
 
 /// Scales all gradients down so their global norm is at most `max_norm`, as PyTorch's
 /// `clip_grad_norm_`; returns the norm before clipping.
-pub fn clip_grad_norm(grads: &mut [ArrayD<f32>], max_norm: f32) -> f32 {
+pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
     let norm = global_norm(grads);
     let coef = max_norm / (norm + 1e-6);
     if coef < 1.0 {

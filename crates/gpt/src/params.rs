@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewMutD, IxDyn};
 
 /// How a parameter starts.
 #[derive(Clone, Copy, Debug)]
@@ -12,13 +12,15 @@ pub(crate) enum Init {
     Ones,
 }
 
-/// Every trainable tensor under its nanoGPT state_dict name, in registration order, with a
-/// gradient buffer of the same shape that training reuses step after step.
+/// Every trainable tensor under its nanoGPT state_dict name, in registration order.
+///
+/// Gradients (and the weights a replica receives) travel as one flat `f32` buffer holding every
+/// parameter in this order, each in standard layout: one allocation, and one transfer between
+/// workers.
 #[derive(Clone, Debug, Default)]
 pub struct Params {
     pub names: Vec<String>,
     pub values: Vec<ArrayD<f32>>,
-    pub grads: Vec<ArrayD<f32>>,
 }
 
 impl Params {
@@ -30,7 +32,6 @@ impl Params {
             Init::Ones => ArrayD::ones(IxDyn(shape)),
         };
         self.names.push(name);
-        self.grads.push(ArrayD::zeros(value.raw_dim()));
         self.values.push(value);
         self.values.len() - 1
     }
@@ -59,13 +60,43 @@ impl Params {
         Ok(())
     }
 
-    /// Sets every gradient to zero, keeping the buffers.
-    pub fn zero_grads(&mut self) {
-        self.grads.iter_mut().for_each(|g| g.fill(0.0));
-    }
-
-    /// The number of scalars across all parameters.
+    /// The number of scalars across all parameters: the length of a flat buffer.
     pub fn count(&self) -> usize {
         self.values.iter().map(|v| v.len()).sum()
+    }
+
+    /// Each parameter's part of the flat buffer `flat`, shaped like the parameter.
+    pub fn views_mut<'a>(&self, mut flat: &'a mut [f32]) -> Vec<ArrayViewMutD<'a, f32>> {
+        assert_eq!(flat.len(), self.count(), "a flat buffer holds every parameter");
+        self.values
+            .iter()
+            .map(|v| {
+                let (part, rest) = std::mem::take(&mut flat).split_at_mut(v.len());
+                flat = rest;
+                ArrayViewMutD::from_shape(v.raw_dim(), part).expect("sized to the parameter")
+            })
+            .collect()
+    }
+
+    /// Each parameter's values with its offset in a flat buffer, in order: for copying them out
+    /// piece by piece, with no flat copy in between.
+    pub fn flat_parts(&self) -> impl Iterator<Item = (usize, &[f32])> {
+        let offsets = self.values.iter().scan(0, |at, v| Some(std::mem::replace(at, *at + v.len())));
+        offsets.zip(self.values.iter().map(|v| v.as_slice().expect("parameters are kept in standard layout")))
+    }
+
+    /// Sets every parameter piece by piece: `read(offset, part)` fills each from a flat buffer of
+    /// `len` values, which must be [`Params::count`].
+    pub fn read_flat(&mut self, len: usize, mut read: impl FnMut(usize, &mut [f32])) -> Result<()> {
+        if len != self.count() {
+            return Err(Error::Format(format!("expected {} weights, got {len}", self.count())));
+        }
+        let mut at = 0;
+        for v in &mut self.values {
+            let part = v.as_slice_mut().expect("parameters are kept in standard layout");
+            read(at, part);
+            at += part.len();
+        }
+        Ok(())
     }
 }

@@ -2,15 +2,16 @@
 
 use crate::config::GPTConfig;
 use crate::ops::{Activation, NormKind};
+use crate::settings::Settings;
 use crate::train::TrainConfig;
 
-/// A model shape and training recipe; `vocab_size` is filled in from the tokenizer.
+/// A whole recipe: model shape, training and a character tokenizer (`vocab_size` is filled in
+/// from the text).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Preset {
     pub name: &'static str,
     pub description: &'static str,
-    pub model: GPTConfig,
-    pub train: TrainConfig,
+    pub settings: Settings,
 }
 
 /// The presets, in the order the page lists them.
@@ -27,40 +28,44 @@ pub fn presets() -> Vec<Preset> {
         activation: Activation::Gelu,
         tie_weights: true,
     };
+    let recipe = |model, train| Settings { model, train, ..Settings::default() };
     vec![
         Preset {
             name: "tiny",
             description: "2 layers, 64 channels: learns visibly in about 30 seconds",
-            model: small(2, 4, 64, 32),
-            train: TrainConfig {
-                batch_size: 16,
-                max_iters: 600,
-                learning_rate: 3e-3,
-                min_lr: 3e-4,
-                warmup_iters: 30,
-                lr_decay_iters: 600,
-                ..TrainConfig::default()
-            },
+            settings: recipe(
+                small(2, 4, 64, 32),
+                TrainConfig {
+                    batch_size: 16,
+                    max_iters: 600,
+                    learning_rate: 3e-3,
+                    min_lr: 3e-4,
+                    warmup_iters: 30,
+                    eval_iters: 8,
+                    ..TrainConfig::default()
+                },
+            ),
         },
         Preset {
             name: "names",
             description: "makemore-like: 4 layers, 64 channels, 16-character context",
-            model: small(4, 4, 64, 16),
-            train: TrainConfig {
-                batch_size: 32,
-                max_iters: 2000,
-                learning_rate: 2e-3,
-                min_lr: 2e-4,
-                warmup_iters: 100,
-                lr_decay_iters: 2000,
-                ..TrainConfig::default()
-            },
+            settings: recipe(
+                small(4, 4, 64, 16),
+                TrainConfig {
+                    batch_size: 32,
+                    max_iters: 2000,
+                    learning_rate: 2e-3,
+                    min_lr: 2e-4,
+                    warmup_iters: 100,
+                    eval_iters: 10,
+                    ..TrainConfig::default()
+                },
+            ),
         },
         Preset {
             name: "nano-cpu",
             description: "nanoGPT's CPU Shakespeare recipe: 4 layers, 128 channels, block 64, 2000 steps",
-            model: small(4, 4, 128, 64),
-            train: TrainConfig::default(),
+            settings: recipe(small(4, 4, 128, 64), TrainConfig::default()),
         },
     ]
 }

@@ -15,6 +15,11 @@ impl Rng {
         Rng(Pcg64Mcg::seed_from_u64(seed))
     }
 
+    /// 64 uniform bits, for seeding other generators.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
     /// Uniform in [0, 1), from the top 24 bits so every value is exactly representable.
     pub fn uniform(&mut self) -> f32 {
         (self.0.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)

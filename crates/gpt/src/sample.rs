@@ -1,7 +1,7 @@
 //! Generating text one token at a time, so a caller can stream tokens as they arrive.
 
-use crate::decode::KvCache;
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
+use crate::model::KvCache;
 use crate::model::GPT;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -33,16 +33,12 @@ pub const MAX_NEW_TOKENS: usize = 100_000;
 impl SampleConfig {
     pub fn validate(&self) -> Result<()> {
         if !(self.temperature.is_finite() && (0.0..=100.0).contains(&self.temperature)) {
-            return Err(Error::Config(format!(
-                "temperature must be between 0 (greedy) and 100, not {}",
-                self.temperature
-            )));
+            let message = format!("temperature must be between 0 (greedy) and 100, not {}", self.temperature);
+            return Err(Error::Invalid(Problem::new("temperature", message)));
         }
         if self.max_new_tokens > MAX_NEW_TOKENS {
-            return Err(Error::Config(format!(
-                "max_new_tokens must be at most {MAX_NEW_TOKENS}, not {}",
-                self.max_new_tokens
-            )));
+            let message = format!("max_new_tokens must be at most {MAX_NEW_TOKENS}, not {}", self.max_new_tokens);
+            return Err(Error::Invalid(Problem::new("max_new_tokens", message)));
         }
         Ok(())
     }

@@ -3,12 +3,14 @@
 //! and the allocator never hands memory back to the OS only to fault it in again.
 
 use ndarray::{ArrayD, IxDyn};
-use std::cell::RefCell;
+use std::sync::Mutex;
 
-/// A pool of `f32` buffers. Interior mutability lets ops take buffers through a shared borrow.
+/// A pool of `f32` buffers. Interior mutability lets ops take buffers through a shared borrow; a
+/// mutex rather than a `RefCell` lets a model be shared by threads (each with its own pool, so
+/// the lock is never contended).
 #[derive(Debug, Default)]
 pub struct Workspace {
-    free: RefCell<Vec<Vec<f32>>>,
+    free: Mutex<Vec<Vec<f32>>>,
 }
 
 impl Workspace {
@@ -16,7 +18,7 @@ impl Workspace {
     /// overwrite every element; zeroing it first would be wasted work. Reuses the smallest free
     /// buffer that fits.
     pub fn scratch(&self, n: usize) -> Vec<f32> {
-        let mut free = self.free.borrow_mut();
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         let best = (0..free.len()).filter(|&i| free[i].capacity() >= n).min_by_key(|&i| free[i].capacity());
         match best {
             Some(i) => {
@@ -51,7 +53,7 @@ impl Workspace {
     /// Takes back a buffer for later passes.
     pub fn recycle(&self, v: Vec<f32>) {
         if v.capacity() > 0 {
-            self.free.borrow_mut().push(v);
+            self.free.lock().unwrap_or_else(|e| e.into_inner()).push(v);
         }
     }
 

@@ -1,15 +1,16 @@
 //! Checkpoints: exact resume, and clear errors for files that do not fit.
 
-use gpt::checkpoint::{load, save};
-use gpt::{GPTConfig, SampleConfig, Tokenizer, TokenizerKind, TrainConfig, Trainer};
+use gpt::checkpoint::load;
+use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, Tokenizer, TokenizerKind, TrainConfig};
 use safetensors::SafeTensors;
 use std::collections::HashMap;
 
-fn setup() -> (GPTConfig, TrainConfig, Tokenizer, Vec<u32>) {
-    let text = "to be, or not to be: that is the question. ".repeat(30);
-    let tok = Tokenizer::fit(TokenizerKind::Char, &text, 0).unwrap();
+fn text() -> String {
+    "to be, or not to be: that is the question. ".repeat(30)
+}
+
+fn settings() -> Settings {
     let model = GPTConfig {
-        vocab_size: tok.vocab_size(),
         block_size: 8,
         n_layer: 2,
         n_head: 2,
@@ -18,32 +19,42 @@ fn setup() -> (GPTConfig, TrainConfig, Tokenizer, Vec<u32>) {
         bias: true,
         ..Default::default()
     };
-    let train = TrainConfig { batch_size: 4, max_iters: 20, warmup_iters: 3, lr_decay_iters: 20, ..Default::default() };
-    let tokens = tok.encode(&text).unwrap();
-    (model, train, tok, tokens)
+    // 48 sequences of 8 tokens: 2 shards, so two workers each compute one.
+    let train = TrainConfig { batch_size: 48, max_iters: 20, warmup_iters: 3, eval_iters: 2, ..Default::default() };
+    Settings { model, train, ..Default::default() }
 }
 
-fn losses(t: &mut Trainer, n: usize) -> Vec<u32> {
-    (0..n).map(|_| t.step().unwrap().loss.to_bits()).collect()
+fn new_run(settings: &Settings) -> Run {
+    Run::create(settings, &text(), &Budget::UNLIMITED).unwrap()
+}
+
+fn losses(run: &mut Run, n: usize) -> Vec<u32> {
+    (0..n).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect()
+}
+
+/// Tests time nothing.
+fn no_clock() -> f64 {
+    0.0
 }
 
 #[test]
 fn resume_is_bit_exact() {
-    let (model, train, tok, tokens) = setup();
-    let mut straight = Trainer::new(model.clone(), train.clone(), tokens.clone()).unwrap();
+    let mut straight = new_run(&settings());
     let all = losses(&mut straight, 12);
 
-    let mut first = Trainer::new(model, train, tokens.clone()).unwrap();
+    let mut first = new_run(&settings());
+    first.set_workers(2); // a run saved with two workers resumes exactly with one
     let mut head = losses(&mut first, 5);
-    first.evaluate(2).unwrap();
-    assert_eq!(load(&save(&first, &tok).unwrap()).unwrap().sampling, None, "never sampled");
+    first.evaluate().unwrap();
+    assert_eq!(load(&first.save().unwrap()).unwrap().sampling, None, "never sampled");
     let sampling = SampleConfig { prompt: "to be".into(), temperature: 0.5, top_k: 3, seed: 7, max_new_tokens: 40 };
-    first.sampling = Some(sampling.clone());
-    let bytes = save(&first, &tok).unwrap();
+    first.set_last_sample(sampling.clone());
+    let bytes = first.save().unwrap();
     let restored = load(&bytes).unwrap();
-    assert_eq!(restored.tokenizer, tok);
+    assert_eq!(&restored.tokenizer, first.tokenizer());
     assert_eq!(restored.sampling, Some(sampling));
-    let mut second = Trainer::resume(restored, tokens).unwrap();
+    let mut second = Run::open(&bytes).unwrap();
+    second.use_text(&text()).unwrap();
     assert_eq!(second.step_count(), 5);
     assert_eq!(second.history().losses.len(), 5);
     assert_eq!(second.history().evals.len(), 1);
@@ -73,10 +84,9 @@ fn rewrite(
 
 #[test]
 fn bad_files_are_clear_errors() {
-    let (model, train, tok, tokens) = setup();
-    let mut trainer = Trainer::new(model, train, tokens).unwrap();
-    trainer.step().unwrap();
-    let good = save(&trainer, &tok).unwrap();
+    let mut run = new_run(&settings());
+    run.step(&no_clock).unwrap();
+    let good = run.save().unwrap();
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (good[..good.len() / 2].to_vec(), "not a readable checkpoint"),
         (b"hello, not a checkpoint".to_vec(), "not a readable checkpoint"),
@@ -97,34 +107,30 @@ fn bad_files_are_clear_errors() {
         (rewrite(&good, |m, _| drop(m.insert("vocab".into(), "[\"ab\"]".into()))), "not a single character"),
     ];
     for (bytes, want) in cases {
-        let err = load(&bytes).err().expect("must fail").to_string();
+        let err = Run::open(&bytes).err().expect("must fail").to_string();
         assert!(err.contains(want), "{err:?} should mention {want:?}");
     }
-    trainer.step().expect("the model in memory is untouched");
+    run.step(&no_clock).expect("the model in memory is untouched");
 }
 
 #[test]
 fn weights_only_files_start_a_fresh_optimiser() {
-    let (model, train, tok, tokens) = setup();
-    let trainer = Trainer::new(model, train, tokens.clone()).unwrap();
-    let weights_only = rewrite(&save(&trainer, &tok).unwrap(), |m, t| {
+    let weights_only = rewrite(&new_run(&settings()).save().unwrap(), |m, t| {
         m.retain(|k, _| k == "config" || k == "vocab");
         t.retain(|(n, _, _)| !n.starts_with("optimizer."));
     });
     let restored = load(&weights_only).unwrap();
     assert!(restored.optimizer.is_none() && restored.step == 0);
-    let mut resumed = Trainer::resume(restored, tokens).unwrap();
-    resumed.step().unwrap();
+    let mut resumed = Run::open(&weights_only).unwrap();
+    resumed.use_text(&text()).unwrap();
+    resumed.step(&no_clock).unwrap();
 }
 
 #[test]
 fn a_bpe_vocabulary_survives_a_checkpoint() {
-    let (model, train, _, _) = setup();
-    let text = "to be, or not to be: that is the question. ".repeat(30);
-    let tok = Tokenizer::fit(TokenizerKind::Bpe, &text, 280).unwrap();
-    let tokens = tok.encode(&text).unwrap();
-    let model = GPTConfig { vocab_size: tok.vocab_size(), ..model };
-    let trainer = Trainer::new(model, train, tokens).unwrap();
-    let restored = load(&save(&trainer, &tok).unwrap()).unwrap();
-    assert_eq!(restored.tokenizer, tok);
+    let bpe = Settings { tokenizer: TokenizerKind::Bpe, bpe_vocab_size: 280, ..settings() };
+    let run = new_run(&bpe);
+    let tok = Tokenizer::fit(TokenizerKind::Bpe, &text(), 280).unwrap();
+    assert_eq!(run.tokenizer(), &tok);
+    assert_eq!(Run::open(&run.save().unwrap()).unwrap().tokenizer(), &tok);
 }

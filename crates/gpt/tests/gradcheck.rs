@@ -40,7 +40,8 @@ fn check(inputs: Vec<ArrayD<f32>>, build: impl Fn(&mut Graph) -> Var) {
     {
         let mut g = Graph::new(&inputs, &ws);
         let out = build(&mut g);
-        g.backward_from(out, r.clone(), &mut grads);
+        let mut views: Vec<_> = grads.iter_mut().map(|g| g.view_mut()).collect();
+        g.backward_from(out, r.clone(), &mut views);
     }
     let eps = 1e-2f32;
     let mut probe = inputs.clone();
@@ -80,34 +81,20 @@ fn matmul_batched_with_transposes() {
 }
 
 #[test]
-fn add_and_mul_broadcast() {
+fn add_broadcasts() {
     check(vec![random(&[2, 3, 4], 1), random(&[4], 2)], |g| g.add(p(g, 0), p(g, 1)));
     check(vec![random(&[2, 3, 4], 3), random(&[3, 1], 4)], |g| g.add(p(g, 0), p(g, 1)));
-    check(vec![random(&[2, 3, 4], 5), random(&[1, 3, 4], 6)], |g| g.mul(p(g, 0), p(g, 1)));
-    // The same input on both sides accumulates both gradients.
-    check(vec![random(&[3, 4], 7)], |g| g.mul(p(g, 0), p(g, 0)));
-}
-
-#[test]
-fn reshape_transpose_and_heads() {
-    check(vec![random(&[2, 3, 4], 1)], |g| g.reshape(p(g, 0), &[6, 4]));
-    check(vec![random(&[2, 3, 4], 2)], |g| g.transpose(p(g, 0), 0, 2));
-    check(vec![random(&[2, 3, 6], 3)], |g| {
-        let h = g.split_heads(p(g, 0), 2); // (2, 2, 3, 3)
-        let w = g.mul(h, h);
-        g.merge_heads(w)
+    check(vec![random(&[2, 3, 4], 5), random(&[1, 3, 4], 6)], |g| g.add(p(g, 0), p(g, 1)));
+    // A value used twice (as the residual stream is) accumulates both gradients.
+    check(vec![random(&[3, 4], 7)], |g| {
+        let y = g.activation(Activation::GeluTanh, p(g, 0));
+        g.add(y, y)
     });
 }
 
 #[test]
 fn embedding_scatter_adds_repeated_ids() {
     check(vec![random(&[5, 3], 1)], |g| g.embedding(p(g, 0), &[1, 4, 1, 0, 1, 2], &[2, 3]));
-}
-
-#[test]
-fn sum_and_mean() {
-    check(vec![random(&[3, 4], 1)], |g| g.sum(p(g, 0)));
-    check(vec![random(&[3, 4], 2)], |g| g.mean(p(g, 0)));
 }
 
 #[test]

@@ -1,46 +1,93 @@
 //! The training loop as a user meets it: the loss falls, the same seed repeats itself, and
 //! mistakes come back as clear errors with the model left intact.
 
-use gpt::{CharTokenizer, Error, GPTConfig, TrainConfig, Trainer};
+use gpt::shards::Replica;
+use gpt::{Budget, Error, GPTConfig, Run, Settings, TrainConfig};
 
 const TEXT: &str = "the cat sat on the mat. the dog sat on the log. the cat and the dog sat on the mat. ";
 
-fn setup(lr: f32, grad_clip: f32) -> Trainer {
+fn setup(lr: f32, grad_clip: f32) -> Run {
+    setup_with(lr, grad_clip, 0.0, (8, 16))
+}
+
+/// A run with `dropout`, on batches of `(sequences, tokens)`.
+fn setup_with(lr: f32, grad_clip: f32, dropout: f32, (batch_size, block_size): (usize, usize)) -> Run {
     let text = TEXT.repeat(20);
-    let tok = CharTokenizer::fit(&text).unwrap();
-    let model = GPTConfig {
-        vocab_size: tok.vocab_size(),
-        block_size: 16,
-        n_layer: 2,
-        n_head: 2,
-        n_embd: 32,
-        bias: false,
-        ..Default::default()
-    };
+    let model = GPTConfig { dropout, block_size, n_layer: 2, n_head: 2, n_embd: 32, bias: false, ..Default::default() };
     let train = TrainConfig {
-        batch_size: 8,
+        batch_size,
         max_iters: 60,
         learning_rate: lr,
         min_lr: lr / 10.0,
         warmup_iters: 5,
-        lr_decay_iters: 60,
         grad_clip,
         seed: 7,
+        eval_iters: 4,
         ..Default::default()
     };
-    Trainer::new(model, train, tok.encode(&text).unwrap()).unwrap()
+    Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap()
+}
+
+/// Tests time nothing.
+fn no_clock() -> f64 {
+    0.0
 }
 
 #[test]
 fn loss_falls_and_the_same_seed_gives_the_same_losses() {
     let (mut a, mut b) = (setup(3e-3, 1.0), setup(3e-3, 1.0));
-    let before = a.evaluate(4).unwrap();
-    let losses: Vec<f32> = (0..60).map(|_| a.step().unwrap().loss).collect();
-    let again: Vec<f32> = (0..60).map(|_| b.step().unwrap().loss).collect();
+    let before = a.evaluate().unwrap();
+    let losses: Vec<f32> = (0..60).map(|_| a.step(&no_clock).unwrap().loss).collect();
+    let again: Vec<f32> = (0..60).map(|_| b.step(&no_clock).unwrap().loss).collect();
     assert_eq!(losses, again);
-    let after = a.evaluate(4).unwrap();
+    let after = a.evaluate().unwrap();
     assert!(after.val_loss < before.val_loss - 1.0, "{before:?} -> {after:?}");
-    assert_eq!(a.evaluate(4).unwrap(), after, "evaluating twice at one step gives the same numbers");
+    assert_eq!(a.evaluate().unwrap(), after, "evaluating twice at one step gives the same numbers");
+}
+
+#[test]
+fn the_losses_do_not_depend_on_the_number_of_threads() {
+    let losses = |threads: usize| {
+        let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32)); // 768 tokens: 4 shards
+        run.set_workers(threads);
+        (0..20).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>()
+    };
+    let one = losses(1);
+    assert_eq!(losses(2), one, "2 threads");
+    assert_eq!(losses(3), one, "3 threads");
+}
+
+#[test]
+fn a_replica_on_another_worker_computes_what_a_thread_would() {
+    let alone = {
+        let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
+        (0..10).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>()
+    };
+    // As the page runs it: the run computes worker 0's shards, a replica (another Web Worker,
+    // given the plan and the weights) worker 1's, and the run adds them in.
+    let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
+    run.set_workers(2);
+    let mut replica = Replica::new(run.model().config().clone()).unwrap();
+    let shared: Vec<u32> = (0..10)
+        .map(|_| {
+            let plan = run.begin_step(0.0).unwrap().clone();
+            let weights: Vec<f32> = run.weights().flat_map(|(_, part)| part.iter().copied()).collect();
+            replica.set_weights(weights.len(), |at, part| part.copy_from_slice(&weights[at..at + part.len()])).unwrap();
+            let (mine, theirs) = (run.worker_shards(0).unwrap(), run.worker_shards(1).unwrap());
+            run.compute_shards(mine).unwrap();
+            for p in replica.compute(&plan, theirs).unwrap() {
+                run.add_partial((p.first, p.count), p.loss, p.grads.len(), |buf| buf.copy_from_slice(&p.grads))
+                    .unwrap();
+                replica.recycle(p);
+            }
+            run.finish_step(0.0).unwrap().loss.to_bits()
+        })
+        .collect();
+    assert_eq!(shared, alone);
+    assert_eq!(run.worker_shards(5).unwrap_err().to_string(), "no step is in progress");
+    run.begin_step(0.0).unwrap();
+    assert!(run.finish_step(0.0).unwrap_err().to_string().contains("cover 0 of the 4 shards"), "nothing computed");
+    run.step(&no_clock).expect("a step that failed to finish leaves the run ready for the next");
 }
 
 #[test]
@@ -48,7 +95,7 @@ fn divergence_is_an_error_and_keeps_the_weights() {
     let mut t = setup(9.0, 0.0);
     let mut last_good = t.model().params().values.clone();
     for _ in 0..300 {
-        match t.step() {
+        match t.step(&no_clock) {
             Ok(_) => last_good = t.model().params().values.clone(),
             Err(Error::Diverged(msg)) => {
                 assert!(msg.contains("Lower the learning rate"), "{msg}");
@@ -64,9 +111,11 @@ fn divergence_is_an_error_and_keeps_the_weights() {
 
 #[test]
 fn bad_settings_are_clear_errors() {
-    let tok = CharTokenizer::fit("abc").unwrap();
-    let model = GPTConfig { vocab_size: 3, block_size: 8, n_layer: 1, n_head: 1, n_embd: 8, ..Default::default() };
-    let err = |m: GPTConfig, t: TrainConfig, text: &str| Trainer::new(m, t, tok.encode(text).unwrap()).err().unwrap();
+    let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 1, n_embd: 8, ..Default::default() };
+    let tab = Budget { max_params: 50_000_000, max_training_bytes: 2 << 30 };
+    let err = |model: GPTConfig, train: TrainConfig, text: &str| {
+        Run::create(&Settings { model, train, ..Default::default() }, text, &tab).err().unwrap()
+    };
     let long = "abc".repeat(100);
     assert!(err(model.clone(), TrainConfig::default(), "abcabc").to_string().contains("too short"));
     let t = TrainConfig { learning_rate: -1.0, ..Default::default() };

@@ -1,6 +1,12 @@
-//! Causal multi-head self-attention in one op: scaled scores, the causal mask, softmax,
-//! optional dropout on the probabilities, and the weighted sum of values. Each (batch, head) is
-//! a handful of small matrix products over strided views of the fused `qkv` buffer.
+//! Causal multi-head self-attention kernels.
+//!
+//! - [`Graph::causal_attention`]: training and evaluation, in one op: scaled scores, the causal
+//!   mask, softmax, optional dropout on the probabilities, and the weighted sum of values. Each
+//!   (batch, head) is a handful of small matrix products over strided views of the fused `qkv`.
+//! - [`attend_cached`]: generation, one new query against the cached keys and values of the
+//!   positions before it (`model/kv_cache.rs`). Any change to how attention scores or mixes
+//!   (scaling, masking, positional terms) belongs in both; the layer that calls them is
+//!   `model/attention.rs`.
 
 use super::dropout::dropout_mask;
 use super::gemm::gemm;
@@ -173,5 +179,33 @@ impl Backward for CausalAttention {
 
     fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
         [Some(self.probs), self.mask].into_iter().flatten().collect()
+    }
+}
+
+/// One query position against `keys` and `values` (positions × C, heads side by side), which
+/// already include the query's own position: writes the attention output (C) into `y`, a zeroed
+/// row. The generation counterpart of [`Graph::causal_attention`].
+pub(crate) fn attend_cached(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    n_head: usize,
+    scores: &mut Vec<f32>,
+    y: &mut [f32],
+) {
+    let c = q.len();
+    let hs = c / n_head;
+    let scale = 1.0 / (hs as f32).sqrt();
+    for h in 0..n_head {
+        let head = h * hs..(h + 1) * hs;
+        scores.clear();
+        scores.extend(
+            keys.chunks_exact(c)
+                .map(|k| k[head.clone()].iter().zip(&q[head.clone()]).map(|(a, b)| a * b).sum::<f32>() * scale),
+        );
+        super::softmax_in_place(scores);
+        for (weight, v) in scores.iter().zip(values.chunks_exact(c)) {
+            y[head.clone()].iter_mut().zip(&v[head.clone()]).for_each(|(y, v)| *y += weight * v);
+        }
     }
 }

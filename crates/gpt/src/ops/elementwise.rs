@@ -1,4 +1,4 @@
-//! Addition and multiplication with NumPy-style broadcasting.
+//! Addition with NumPy-style broadcasting.
 
 use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
@@ -32,26 +32,14 @@ fn broadcast_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
 }
 
 impl Graph<'_> {
-    /// `f(a, b)` elementwise into a recycled buffer, broadcasting either side.
-    fn binary(&mut self, a: Var, b: Var, f: impl Fn(&mut f32, &f32)) -> ArrayD<f32> {
+    /// `a + b`, broadcasting either side.
+    pub fn add(&mut self, a: Var, b: Var) -> Var {
         let (av, bv) = (self.value(a), self.value(b));
         let shape = broadcast_shape(av.shape(), bv.shape());
         let mut out = self.ws().array(&shape);
         out.assign(&av.broadcast(shape.as_slice()).expect("checked above"));
-        out.zip_mut_with(bv, f);
-        out
-    }
-
-    /// `a + b`, broadcasting either side.
-    pub fn add(&mut self, a: Var, b: Var) -> Var {
-        let out = self.binary(a, b, |x, y| *x += y);
+        out.zip_mut_with(bv, |x, y| *x += y);
         self.push(out, vec![a, b], Add)
-    }
-
-    /// `a * b` elementwise, broadcasting either side.
-    pub fn mul(&mut self, a: Var, b: Var) -> Var {
-        let out = self.binary(a, b, |x, y| *x *= y);
-        self.push(out, vec![a, b], Mul)
     }
 }
 
@@ -61,17 +49,6 @@ impl Backward for Add {
     fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
         let da = sum_to_shape(ws.copy(&dout), inputs[0].shape());
         let db = sum_to_shape(dout, inputs[1].shape());
-        vec![Some(da), Some(db)]
-    }
-}
-
-struct Mul;
-
-impl Backward for Mul {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, _: &Workspace) -> Grads {
-        let (a, b) = (inputs[0], inputs[1]);
-        let da = sum_to_shape(&dout * b, a.shape());
-        let db = sum_to_shape(&dout * a, b.shape());
         vec![Some(da), Some(db)]
     }
 }

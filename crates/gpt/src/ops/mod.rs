@@ -8,10 +8,12 @@ pub mod dropout;
 pub mod elementwise;
 pub mod embedding;
 mod gemm;
+#[cfg(any(target_arch = "wasm32", test))]
+mod gemm_kernel;
+#[cfg(any(target_arch = "wasm32", test))]
+mod lanes;
 pub mod matmul;
 pub mod norm;
-pub mod reduce;
-pub mod shape;
 
 pub use activation::Activation;
 pub use norm::NormKind;
@@ -19,15 +21,6 @@ pub use norm::NormKind;
 /// Splits a standard-layout slice into `rows` rows of equal length.
 pub(crate) fn rows(x: &[f32], width: usize) -> std::slice::ChunksExact<'_, f32> {
     x.chunks_exact(width)
-}
-
-/// `x` in standard layout, copied only if it is not already.
-pub(crate) fn standard(x: ndarray::ArrayD<f32>) -> ndarray::ArrayD<f32> {
-    if x.is_standard_layout() {
-        x
-    } else {
-        x.as_standard_layout().into_owned()
-    }
 }
 
 /// Replaces `row` by softmax(`row`), subtracting the maximum first so nothing overflows.

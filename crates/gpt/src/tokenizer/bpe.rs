@@ -2,7 +2,7 @@
 //! Karpathy's minbpe) works: tokens 0–255 are the bytes, and each learned merge of two tokens adds
 //! one more. Any Unicode text round-trips, because everything is bytes underneath.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use std::collections::HashMap;
 
 /// The smallest and largest vocabularies BPE will train.
@@ -80,15 +80,20 @@ fn merge(symbols: &mut Vec<u32>, pair: (u32, u32), new: u32) {
     symbols.truncate(out);
 }
 
+/// Checks that a byte-pair vocabulary of `vocab_size` tokens can be trained.
+pub fn check_vocab_size(vocab_size: usize) -> Result<()> {
+    if (MIN_VOCAB..=MAX_VOCAB).contains(&vocab_size) {
+        return Ok(());
+    }
+    let message = format!("a byte-pair vocabulary must have {MIN_VOCAB} to {MAX_VOCAB} tokens, not {vocab_size}");
+    Err(Error::Invalid(Problem::new("bpe_vocab_size", message)))
+}
+
 impl BpeTokenizer {
     /// Learns merges on `text` until the vocabulary has `vocab_size` tokens, or until no pair of
     /// tokens occurs twice (then the vocabulary is smaller).
     pub fn train(text: &str, vocab_size: usize) -> Result<BpeTokenizer> {
-        if !(MIN_VOCAB..=MAX_VOCAB).contains(&vocab_size) {
-            return Err(Error::Config(format!(
-                "a byte-pair vocabulary must have {MIN_VOCAB} to {MAX_VOCAB} tokens, not {vocab_size}"
-            )));
-        }
+        check_vocab_size(vocab_size)?;
         if text.is_empty() {
             return Err(Error::Data("the text is empty: paste or load some text to train on".into()));
         }

@@ -4,7 +4,9 @@
 mod bpe;
 mod char;
 
-pub use self::bpe::{BpeTokenizer, MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB};
+pub use self::bpe::{
+    check_vocab_size as check_bpe_vocab_size, BpeTokenizer, MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB,
+};
 pub use self::char::CharTokenizer;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,75 @@
+//! nanoGPT's `CausalSelfAttention`: one fused q|k|v projection, causal multi-head attention and an
+//! output projection.
+//!
+//! Attention runs in two places, and a change to it (rotary embeddings, say) touches both:
+//! - [`CausalSelfAttention::forward`], training and evaluation over whole sequences, through the
+//!   fused kernel in `ops/attention.rs`;
+//! - [`CausalSelfAttention::forward_cached`], generation one position at a time against the keys
+//!   and values cached for the earlier ones (`kv_cache.rs`), through `ops::attention::attend_cached`.
+//!
+//! `kv_cache.rs`'s test holds the two equal.
+
+use super::kv_cache::{LayerCache, Scratch};
+use super::layers::{dropout, Dropout, Linear};
+use super::trace::Trace;
+use crate::autograd::{Graph, Var};
+use crate::ops::attention::attend_cached;
+use crate::params::{Init, Params};
+use crate::rng::Rng;
+use ndarray::ArrayD;
+
+pub(crate) struct CausalSelfAttention {
+    c_attn: Linear,
+    c_proj: Linear,
+    n_head: usize,
+}
+
+/// What a forward pass does besides computing: training-mode randomness, and a trace of what it
+/// computed when the caller wants to look inside.
+pub(crate) struct Extras<'a> {
+    pub(crate) dropout: Option<Dropout<'a>>,
+    pub(crate) trace: Option<&'a mut Trace>,
+}
+
+impl CausalSelfAttention {
+    /// Registers `{name}.c_attn` and `{name}.c_proj` of a block with `c` channels.
+    pub(crate) fn new(p: &mut Params, name: &str, config: &crate::GPTConfig, proj: Init, rng: &mut Rng) -> Self {
+        let (c, bias) = (config.n_embd, config.bias);
+        CausalSelfAttention {
+            c_attn: Linear::new(p, &format!("{name}.c_attn"), c, 3 * c, Init::Normal(0.02), bias, rng),
+            c_proj: Linear::new(p, &format!("{name}.c_proj"), c, c, proj, bias, rng),
+            n_head: config.n_head,
+        }
+    }
+
+    /// Shapes: (B, T, C) → (B, T, C).
+    pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
+        let qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
+        let capture = extras.trace.as_deref_mut().map(|t| &mut t.attention);
+        let y = g.causal_attention(qkv, self.n_head, attn_dropout, capture); // (B, T, C)
+        let y = self.c_proj.forward(g, y);
+        dropout(g, y, extras.dropout.as_mut())
+    }
+
+    /// One new position: `x` (C) is the normalised input row; its key and value join `cache`, and
+    /// the attention output for it lands in `out` (C).
+    pub(crate) fn forward_cached(
+        &self,
+        params: &[ArrayD<f32>],
+        x: &[f32],
+        cache: &mut LayerCache,
+        s: &mut Scratch,
+        out: &mut Vec<f32>,
+    ) {
+        let c = x.len();
+        self.c_attn.forward_row(params, x, &mut s.qkv);
+        let (q, kv) = s.qkv.split_at(c);
+        cache.keys.extend_from_slice(&kv[..c]);
+        cache.values.extend_from_slice(&kv[c..]);
+        s.y.clear();
+        s.y.resize(c, 0.0);
+        attend_cached(q, &cache.keys, &cache.values, self.n_head, &mut s.scores, &mut s.y);
+        self.c_proj.forward_row(params, &s.y, out);
+    }
+}

@@ -1,0 +1,69 @@
+//! nanoGPT's `Block`: pre-norm attention and MLP, each added back into the residual stream.
+
+use super::attention::{CausalSelfAttention, Extras};
+use super::kv_cache::{LayerCache, Scratch};
+use super::layers::Norm;
+use super::mlp::Mlp;
+use super::trace::Trace;
+use crate::autograd::{Graph, Var};
+use crate::params::{Init, Params};
+use crate::rng::Rng;
+use ndarray::ArrayD;
+
+pub(crate) struct Block {
+    ln_1: Norm,
+    attn: CausalSelfAttention,
+    ln_2: Norm,
+    mlp: Mlp,
+}
+
+impl Block {
+    /// Block `i` of a model shaped by `config`, under `transformer.h.{i}`.
+    pub(crate) fn new(p: &mut Params, i: usize, config: &crate::GPTConfig, rng: &mut Rng) -> Self {
+        let h = format!("transformer.h.{i}");
+        let (c, bias, norm) = (config.n_embd, config.bias, config.norm);
+        // Residual projections add up over 2·n_layer paths; scaling them keeps the stream's variance.
+        let proj = Init::Normal(0.02 / (2.0 * config.n_layer as f32).sqrt());
+        Block {
+            ln_1: Norm::new(p, &format!("{h}.ln_1"), norm, c, bias, rng),
+            attn: CausalSelfAttention::new(p, &format!("{h}.attn"), config, proj, rng),
+            ln_2: Norm::new(p, &format!("{h}.ln_2"), norm, c, bias, rng),
+            mlp: Mlp::new(p, &format!("{h}.mlp"), config, proj, rng),
+        }
+    }
+
+    /// `x + attn(ln_1(x))`, then `+ mlp(ln_2(·))`. Shapes: (B, T, C) → (B, T, C).
+    pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
+        let h = self.ln_1.forward(g, x);
+        let a = self.attn.forward(g, h, extras);
+        let x1 = g.add(x, a);
+        let h = self.ln_2.forward(g, x1);
+        let (m, pre_activation) = self.mlp.forward(g, h, extras.dropout.as_mut());
+        if let Some(trace) = extras.trace.as_deref_mut() {
+            trace.residual.push(Trace::keep(g, x));
+            trace.attn.push(Trace::keep(g, a));
+            trace.mlp.push(Trace::keep(g, m));
+            trace.pre_activations.push(Trace::keep(g, pre_activation));
+        }
+        g.add(x1, m)
+    }
+
+    /// The same for one new position (generation): `x` (C) is updated in place.
+    pub(crate) fn forward_cached(
+        &self,
+        params: &[ArrayD<f32>],
+        x: &mut [f32],
+        cache: &mut LayerCache,
+        s: &mut Scratch,
+    ) {
+        let mut h = std::mem::take(&mut s.h);
+        let mut update = std::mem::take(&mut s.update);
+        self.ln_1.forward_row(params, x, &mut h);
+        self.attn.forward_cached(params, &h, cache, s, &mut update);
+        x.iter_mut().zip(&update).for_each(|(x, u)| *x += u);
+        self.ln_2.forward_row(params, x, &mut h);
+        self.mlp.forward_row(params, &h, s, &mut update);
+        x.iter_mut().zip(&update).for_each(|(x, u)| *x += u);
+        (s.h, s.update) = (h, update);
+    }
+}

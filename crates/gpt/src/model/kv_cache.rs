@@ -1,0 +1,123 @@
+//! Generation one token at a time with a key/value cache: each new token runs the model on one
+//! position, and its attention (`attention.rs`, `forward_cached`) reads the keys and values cached
+//! for the earlier ones instead of rerunning the whole context.
+
+use super::GPT;
+use crate::error::{Error, Result};
+
+/// The keys and values of every position seen so far, per layer, plus scratch rows reused
+/// from token to token.
+#[derive(Default)]
+pub struct KvCache {
+    layers: Vec<LayerCache>,
+    len: usize,
+    scratch: Scratch,
+}
+
+/// One layer's (positions, C) keys and values, heads side by side.
+#[derive(Default)]
+pub(crate) struct LayerCache {
+    pub(crate) keys: Vec<f32>,
+    pub(crate) values: Vec<f32>,
+}
+
+/// Rows reused from token to token, so generating allocates nothing per token.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    x: Vec<f32>,
+    pub(crate) h: Vec<f32>,
+    pub(crate) update: Vec<f32>,
+    pub(crate) qkv: Vec<f32>,
+    pub(crate) y: Vec<f32>,
+    pub(crate) wide: Vec<f32>,
+    pub(crate) scores: Vec<f32>,
+}
+
+impl KvCache {
+    /// Positions cached so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        for layer in &mut self.layers {
+            layer.keys.clear();
+            layer.values.clear();
+        }
+        self.len = 0;
+    }
+}
+
+impl GPT {
+    /// Feeds `token` at the next position of `cache` and writes the logits for the token after it
+    /// into `logits`. The cache holds at most `block_size` positions.
+    pub fn decode_next(&self, token: u32, cache: &mut KvCache, logits: &mut Vec<f32>) -> Result<()> {
+        let cfg = self.config();
+        let (c, pos, token) = (cfg.n_embd, cache.len, token as usize);
+        if pos >= cfg.block_size {
+            return Err(Error::Data(format!("the cache is full: the model reads at most {} tokens", cfg.block_size)));
+        }
+        if token >= cfg.vocab_size {
+            return Err(Error::Data(format!("token id {token} is outside the vocabulary of {}", cfg.vocab_size)));
+        }
+        let p = &self.params().values;
+        cache.layers.resize_with(cfg.n_layer, LayerCache::default);
+        let KvCache { layers, scratch: s, .. } = cache;
+        let mut x = std::mem::take(&mut s.x);
+        x.clear();
+        let (tok, at) = (self.wte.slice(p), self.wpe.slice(p));
+        x.extend(tok[token * c..(token + 1) * c].iter().zip(&at[pos * c..(pos + 1) * c]).map(|(a, b)| a + b));
+        for (block, layer) in self.blocks.iter().zip(layers.iter_mut()) {
+            block.forward_cached(p, &mut x, layer, s);
+        }
+        self.ln_f.forward_row(p, &x, &mut s.h);
+        self.lm_head.forward_row(p, &s.h, logits);
+        s.x = x;
+        cache.len += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::{Activation, NormKind};
+    use crate::GPTConfig;
+
+    #[test]
+    fn cached_logits_match_the_full_forward_pass() {
+        for (bias, norm, activation, tie) in
+            [(true, NormKind::LayerNorm, Activation::Gelu, true), (false, NormKind::RmsNorm, Activation::Relu, false)]
+        {
+            let config = GPTConfig {
+                vocab_size: 9,
+                block_size: 6,
+                n_layer: 2,
+                n_head: 2,
+                n_embd: 8,
+                bias,
+                norm,
+                activation,
+                tie_weights: tie,
+                ..Default::default()
+            };
+            let model = GPT::new(config, 4).unwrap();
+            let ids = [3usize, 1, 4, 1, 5, 8];
+            let full = model.logits(&ids, 1, 6).unwrap();
+            let full = full.as_slice().unwrap();
+            let (mut cache, mut logits) = (KvCache::default(), Vec::new());
+            for (t, &id) in ids.iter().enumerate() {
+                model.decode_next(id as u32, &mut cache, &mut logits).unwrap();
+                for (a, b) in logits.iter().zip(&full[t * 9..(t + 1) * 9]) {
+                    assert!((a - b).abs() < 1e-5, "position {t}: {a} vs {b}");
+                }
+            }
+            let full_err = model.decode_next(0, &mut cache, &mut logits).unwrap_err().to_string();
+            assert!(full_err.contains("cache is full"), "{full_err}");
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The GPT, as nanoGPT's `model.py`: token and position embeddings, a stack of pre-norm
+//! [`Block`](block::Block)s (attention in `attention.rs`, MLP in `mlp.rs`), a final norm and the
+//! output projection. `kv_cache.rs` runs the same model one position at a time for generation.
+
+mod attention;
+mod block;
+mod kv_cache;
+mod layers;
+mod mlp;
+mod trace;
+
+pub use kv_cache::KvCache;
+pub use trace::Trace;
+
+use crate::autograd::{Graph, Var};
+use crate::config::GPTConfig;
+use crate::error::{Error, Result};
+use crate::params::{Init, Params};
+use crate::rng::Rng;
+use crate::workspace::Workspace;
+use attention::Extras;
+use block::Block;
+use layers::{dropout, Dropout, Linear, Norm, ParamId};
+use ndarray::ArrayD;
+
+/// `b` sequences of `t` token ids, and the ids that follow each (the targets), row after row.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    pub idx: &'a [usize],
+    pub targets: &'a [usize],
+    pub b: usize,
+    pub t: usize,
+}
+
+/// A decoder-only transformer with its parameters.
+pub struct GPT {
+    config: GPTConfig,
+    params: Params,
+    wte: ParamId,
+    wpe: ParamId,
+    blocks: Vec<Block>,
+    ln_f: Norm,
+    /// The output projection; its weight is the token embedding itself when weights are tied.
+    lm_head: Linear,
+    /// Buffers shared by successive forward and backward passes.
+    pub(crate) workspace: Workspace,
+    /// Bumped by every mutable access to the parameters, so a cache built from older weights
+    /// (a sampler's keys and values) can tell it is stale.
+    version: u64,
+}
+
+impl GPT {
+    /// A model initialised as nanoGPT does: N(0, 0.02) weights, N(0, 0.02/√(2·n_layer)) for the
+    /// residual projections, zero biases, unit norm weights.
+    pub fn new(config: GPTConfig, seed: u64) -> Result<GPT> {
+        config.validate()?;
+        let mut rng = Rng::new(seed);
+        let mut p = Params::default();
+        let c = config.n_embd;
+        let std = Init::Normal(0.02);
+        let wte = ParamId(p.add("transformer.wte.weight".into(), &[config.vocab_size, c], std, &mut rng));
+        let wpe = ParamId(p.add("transformer.wpe.weight".into(), &[config.block_size, c], std, &mut rng));
+        let blocks = (0..config.n_layer).map(|i| Block::new(&mut p, i, &config, &mut rng)).collect();
+        let ln_f = Norm::new(&mut p, "transformer.ln_f", config.norm, c, config.bias, &mut rng);
+        let lm_head = if config.tie_weights {
+            Linear { weight: wte, bias: None }
+        } else {
+            Linear::new(&mut p, "lm_head", c, config.vocab_size, std, false, &mut rng)
+        };
+        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default(), version: 0 })
+    }
+
+    pub fn config(&self) -> &GPTConfig {
+        &self.config
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Sets the dropout probability: the one setting of the architecture that changes no
+    /// parameter, so a run can change it between steps.
+    pub fn set_dropout(&mut self, p: f32) -> Result<()> {
+        let config = GPTConfig { dropout: p, ..self.config.clone() };
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    pub fn params_mut(&mut self) -> &mut Params {
+        self.version += 1;
+        &mut self.params
+    }
+
+    /// Changes whenever the parameters may have changed.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Checks that `idx` holds `b` rows of `t` ids the model can read.
+    pub(crate) fn check_input(&self, idx: &[usize], b: usize, t: usize) -> Result<()> {
+        if t == 0 || t > self.config.block_size {
+            return Err(Error::Data(format!(
+                "a sequence of {t} tokens does not fit: the model reads 1 to {} (its block size)",
+                self.config.block_size
+            )));
+        }
+        if Some(idx.len()) != b.checked_mul(t) {
+            return Err(Error::Data(format!("expected {b}×{t} token ids, got {}", idx.len())));
+        }
+        if let Some(&bad) = idx.iter().find(|&&i| i >= self.config.vocab_size) {
+            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", self.config.vocab_size)));
+        }
+        Ok(())
+    }
+
+    /// Records the forward pass of `idx` (B×T ids) into `g` and returns the logits (B, T, V).
+    pub(crate) fn forward(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
+        let positions: Vec<usize> = (0..t).collect();
+        let tok = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
+        let pos = g.embedding(self.wpe.var(g), &positions, &[t]); // (T, C)
+        let mut x = g.add(tok, pos);
+        x = dropout(g, x, extras.dropout.as_mut());
+        for block in &self.blocks {
+            x = block.forward(g, x, extras); // (B, T, C)
+        }
+        if let Some(trace) = extras.trace.as_deref_mut() {
+            trace.residual.push(Trace::keep(g, x));
+        }
+        let x = self.ln_f.forward(g, x);
+        self.lm_head.forward(g, x) // (B, T, V)
+    }
+
+    /// The logits (B, T, V) for `idx` (B×T ids), in evaluation mode (no dropout).
+    pub fn logits(&self, idx: &[usize], b: usize, t: usize) -> Result<ArrayD<f32>> {
+        self.check_input(idx, b, t)?;
+        let mut g = Graph::new(&self.params.values, &self.workspace);
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        Ok(g.value(logits).clone())
+    }
+
+    /// The mean cross-entropy of `targets` given `idx`, in evaluation mode.
+    pub fn loss(&self, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
+        self.check_input(idx, b, t)?;
+        self.check_input(targets, b, t)?;
+        let mut g = Graph::new(&self.params.values, &self.workspace);
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        let loss = g.cross_entropy(logits, targets);
+        Ok(scalar(g.value(loss)))
+    }
+
+    /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).
+    pub fn attention(&self, idx: &[usize]) -> Result<Vec<f32>> {
+        Ok(self.trace(idx)?.attention)
+    }
+
+    /// Runs forward and backward in training mode with buffers from `ws`, writing `weight` times
+    /// the gradient of the loss into `grads` (every parameter, flat; see [`Params`]), and returns
+    /// the loss. `grads` is left alone when the loss is not finite. Takes `&self`, so threads can
+    /// share one model, each with its own workspace and buffer.
+    pub fn loss_and_grad(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        dropout: Option<&mut Rng>,
+        weight: f32,
+        grads: &mut [f32],
+    ) -> Result<f32> {
+        let Batch { idx, targets, b, t } = batch;
+        self.check_input(idx, b, t)?;
+        self.check_input(targets, b, t)?;
+        if grads.len() != self.params.count() {
+            return Err(Error::Data(format!("expected {} gradients, got {}", self.params.count(), grads.len())));
+        }
+        let mut g = Graph::new(&self.params.values, ws);
+        let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, trace: None });
+        let loss = g.cross_entropy(logits, targets);
+        let value = scalar(g.value(loss));
+        if value.is_finite() {
+            g.backward(loss, weight, &mut self.params.views_mut(grads));
+        }
+        Ok(value)
+    }
+}
+
+fn scalar(x: &ArrayD<f32>) -> f32 {
+    x.first().copied().unwrap_or(f32::NAN)
+}

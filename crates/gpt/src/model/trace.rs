@@ -1,0 +1,86 @@
+//! What a forward pass over one sequence leaves behind for looking inside the model: the
+//! residual stream between blocks, what attention and each MLP add to it, the MLPs'
+//! pre-activations, and every head's attention; and the logit lens, which reads a prediction
+//! off the residual stream after any layer.
+
+use super::attention::Extras;
+use super::GPT;
+use crate::autograd::{Graph, Var};
+use crate::error::Result;
+
+/// One sequence's pass, layer by layer. Rows are positions, heads side by side in channels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// Positions traced.
+    pub t: usize,
+    /// The residual stream entering each block, then leaving the last: (L + 1) × (T, C).
+    pub residual: Vec<Vec<f32>>,
+    /// What each block's attention adds to the stream: L × (T, C).
+    pub attn: Vec<Vec<f32>>,
+    /// What each block's MLP adds: L × (T, C).
+    pub mlp: Vec<Vec<f32>>,
+    /// Each MLP's inputs to its nonlinearity: L × (T, 4C).
+    pub pre_activations: Vec<Vec<f32>>,
+    /// Every layer's attention probabilities, (L, nh, T, T).
+    pub attention: Vec<f32>,
+    /// The logits (T, V).
+    pub logits: Vec<f32>,
+}
+
+impl Trace {
+    /// Keeps the value of `v`, flat.
+    pub(crate) fn keep(g: &Graph, v: Var) -> Vec<f32> {
+        g.value(v).as_slice().expect("recorded values are in standard layout").to_vec()
+    }
+}
+
+impl GPT {
+    /// Runs `idx` (one sequence, at most `block_size` ids) in evaluation mode and keeps
+    /// everything on the way.
+    pub fn trace(&self, idx: &[usize]) -> Result<Trace> {
+        self.check_input(idx, 1, idx.len())?;
+        let mut g = Graph::new(&self.params().values, &self.workspace);
+        let mut trace = Trace { t: idx.len(), ..Trace::default() };
+        let logits = self.forward(&mut g, idx, 1, idx.len(), &mut Extras { dropout: None, trace: Some(&mut trace) });
+        trace.logits = Trace::keep(&g, logits);
+        Ok(trace)
+    }
+
+    /// The logit lens: the logits (V) the model would give if a residual-stream row `x` (C)
+    /// were the last layer's output: the final norm, then the output projection.
+    pub fn lens(&self, x: &[f32]) -> Vec<f32> {
+        let (p, mut h, mut logits) = (&self.params().values, Vec::new(), Vec::new());
+        self.ln_f.forward_row(p, x, &mut h);
+        self.lm_head.forward_row(p, &h, &mut logits);
+        logits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::GPTConfig;
+    use crate::GPT;
+
+    #[test]
+    fn the_lens_on_the_last_layer_gives_the_models_logits() {
+        let config =
+            GPTConfig { vocab_size: 11, block_size: 8, n_layer: 3, n_head: 2, n_embd: 16, ..Default::default() };
+        let model = GPT::new(config, 2).unwrap();
+        let ids = [1, 5, 2, 9, 3];
+        let trace = model.trace(&ids).unwrap();
+        assert_eq!((trace.residual.len(), trace.attn.len(), trace.pre_activations[0].len()), (4, 3, 5 * 64));
+        let logits = model.logits(&ids, 1, 5).unwrap();
+        assert_eq!(trace.logits, logits.as_slice().unwrap());
+        for t in 0..5 {
+            let lens = model.lens(&trace.residual[3][t * 16..(t + 1) * 16]);
+            for (a, b) in lens.iter().zip(&trace.logits[t * 11..(t + 1) * 11]) {
+                assert!((a - b).abs() < 1e-5, "position {t}: {a} vs {b}");
+            }
+        }
+        // The residual stream is the sum of what came before: embedding + each update.
+        let (x0, x1) = (&trace.residual[0], &trace.residual[1]);
+        for i in 0..x0.len() {
+            assert!((x0[i] + trace.attn[0][i] + trace.mlp[0][i] - x1[i]).abs() < 1e-5);
+        }
+    }
+}

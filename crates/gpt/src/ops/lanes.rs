@@ -1,0 +1,103 @@
+//! Four f32 lanes: wasm's `v128` (with relaxed SIMD's fused multiply-add where the build has
+//! it), or a plain array natively, so the one kernel written over them is tested natively too.
+
+/// Four f32 lanes and the few operations the microkernel needs.
+pub(crate) trait Lanes: Copy {
+    fn splat(x: f32) -> Self;
+    /// Four values from `p`.
+    ///
+    /// # Safety
+    /// `p` must point at four readable f32s.
+    unsafe fn load(p: *const f32) -> Self;
+    /// `*p` in every lane.
+    ///
+    /// # Safety
+    /// `p` must point at a readable f32.
+    unsafe fn load_splat(p: *const f32) -> Self;
+    /// Writes the four lanes to `p`.
+    ///
+    /// # Safety
+    /// `p` must point at four writable f32s.
+    unsafe fn store(self, p: *mut f32);
+    fn add(self, other: Self) -> Self;
+    fn mul(self, other: Self) -> Self;
+    /// `acc + a·b`, fused where the target can.
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self;
+}
+
+/// Plain arrays: the portable form, for native tests.
+impl Lanes for [f32; 4] {
+    fn splat(x: f32) -> Self {
+        [x; 4]
+    }
+
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the caller guarantees four readable f32s.
+        unsafe { p.cast::<[f32; 4]>().read_unaligned() }
+    }
+
+    unsafe fn load_splat(p: *const f32) -> Self {
+        // SAFETY: the caller guarantees a readable f32.
+        [unsafe { *p }; 4]
+    }
+
+    unsafe fn store(self, p: *mut f32) {
+        // SAFETY: the caller guarantees four writable f32s.
+        unsafe { p.cast::<[f32; 4]>().write_unaligned(self) }
+    }
+
+    fn add(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] + other[i])
+    }
+
+    fn mul(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] * other[i])
+    }
+
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+        std::array::from_fn(|i| acc[i] + a[i] * b[i])
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod simd {
+    use core::arch::wasm32::*;
+
+    impl super::Lanes for v128 {
+        fn splat(x: f32) -> Self {
+            f32x4_splat(x)
+        }
+
+        unsafe fn load(p: *const f32) -> Self {
+            // SAFETY: the caller guarantees four readable f32s; v128_load allows any alignment.
+            unsafe { v128_load(p.cast()) }
+        }
+
+        unsafe fn load_splat(p: *const f32) -> Self {
+            // SAFETY: the caller guarantees a readable f32; one instruction, where a scalar load
+            // and a splat would take two.
+            unsafe { v128_load32_splat(p.cast()) }
+        }
+
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller guarantees four writable f32s; v128_store allows any alignment.
+            unsafe { v128_store(p.cast(), self) }
+        }
+
+        fn add(self, other: Self) -> Self {
+            f32x4_add(self, other)
+        }
+
+        fn mul(self, other: Self) -> Self {
+            f32x4_mul(self, other)
+        }
+
+        #[inline(always)]
+        fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+            #[cfg(target_feature = "relaxed-simd")]
+            return f32x4_relaxed_madd(a, b, acc);
+            #[cfg(not(target_feature = "relaxed-simd"))]
+            return f32x4_add(acc, f32x4_mul(a, b));
+        }
+    }
+}

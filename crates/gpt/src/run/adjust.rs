@@ -1,0 +1,126 @@
+//! Changing a run that exists: the settings that can change between steps (the recipe, dropout)
+//! without touching the model, and text fitted to the run's vocabulary.
+
+use super::Run;
+use crate::config::Budget;
+use crate::error::{Error, Problem, Result};
+use crate::settings::Settings;
+use crate::tokenizer::Tokenizer;
+
+impl Run {
+    /// Takes the training settings of `new` (rates, warmup, iterations, batch size, weight decay,
+    /// betas, clipping, evaluation) and its dropout, checked as a new run's are. Anything that
+    /// would change the parameters or the tokens (the architecture, the tokenizer) or the seed
+    /// is refused, naming the setting: it needs a new model. The learning-rate schedule does not
+    /// stretch when the run is made longer: past where it ended, the rate stays at `min_lr`.
+    pub fn update_settings(&mut self, new: &Settings, budget: &Budget) -> Result<()> {
+        let now = self.settings();
+        let (m, n) = (&now.model, &new.model);
+        let fixed = [
+            ("model.block_size", m.block_size == n.block_size),
+            ("model.n_layer", m.n_layer == n.n_layer),
+            ("model.n_head", m.n_head == n.n_head),
+            ("model.n_embd", m.n_embd == n.n_embd),
+            ("model.bias", m.bias == n.bias),
+            ("model.norm", m.norm == n.norm),
+            ("model.activation", m.activation == n.activation),
+            ("model.tie_weights", m.tie_weights == n.tie_weights),
+            ("tokenizer", now.tokenizer == new.tokenizer),
+            ("bpe_vocab_size", now.tokenizer != crate::TokenizerKind::Bpe || now.bpe_vocab_size == new.bpe_vocab_size),
+            ("train.seed", now.train.seed == new.train.seed),
+        ];
+        if let Some((field, _)) = fixed.iter().find(|(_, same)| !same) {
+            let name = field.rsplit('.').next().unwrap_or(field);
+            let message =
+                format!("changing {name} needs a new model, which starts training over; this one keeps its weights");
+            return Err(Error::Invalid(Problem::new(field, message)));
+        }
+        if new.train.max_iters < self.step {
+            let message = format!(
+                "max_iters ({}) cannot be fewer than the {} steps already done",
+                new.train.max_iters, self.step
+            );
+            return Err(Error::Invalid(Problem::new("train.max_iters", message)));
+        }
+        let mut train = new.train.clone();
+        let longer = train.max_iters != now.train.max_iters;
+        train.lr_decay_iters =
+            train.lr_decay_iters.or(now.train.lr_decay_iters).or(longer.then_some(now.train.max_iters));
+        let checked = Settings { model: m.clone(), train, ..now.clone() };
+        checked.resolve(self.vocab_size(), budget)?;
+        self.model.set_dropout(n.dropout)?;
+        let train = checked.train;
+        (self.optimizer.beta1, self.optimizer.beta2, self.optimizer.weight_decay) =
+            (train.beta1, train.beta2, train.weight_decay);
+        self.train = train;
+        Ok(())
+    }
+
+    /// Trains for `max_iters` steps in all, so a finished run can go on.
+    pub fn set_max_iters(&mut self, max_iters: usize) -> Result<()> {
+        let mut settings = self.settings();
+        settings.train.max_iters = max_iters;
+        self.update_settings(&settings, &Budget::UNLIMITED)
+    }
+
+    /// The characters of `text` the run's vocabulary lacks, each once, in order (none for a
+    /// byte-pair vocabulary, which encodes anything).
+    pub fn missing_chars(&self, text: &str) -> Vec<char> {
+        let Tokenizer::Char(chars) = &self.tokenizer else { return vec![] };
+        let mut missing: Vec<char> =
+            text.chars().filter(|&c| chars.encode(c.encode_utf8(&mut [0; 4])).is_err()).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
+    /// `text` without the characters the run's vocabulary lacks, so it can train on it.
+    pub fn keep_known(&self, text: &str) -> String {
+        let missing = self.missing_chars(text);
+        text.chars().filter(|c| missing.binary_search(c).is_err()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Budget, GPTConfig, Run, Settings, TrainConfig};
+
+    fn run() -> Run {
+        let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 2, n_embd: 8, ..Default::default() };
+        let train = TrainConfig { batch_size: 4, max_iters: 20, warmup_iters: 2, eval_iters: 1, ..Default::default() };
+        Run::create(&Settings { model, train, ..Default::default() }, &"abcde fgh ".repeat(30), &Budget::UNLIMITED)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_recipe_and_dropout_change_between_steps_and_the_architecture_does_not() {
+        let mut run = run();
+        run.step(&|| 0.0).unwrap();
+        let mut s = run.settings();
+        (s.train.learning_rate, s.train.batch_size, s.train.max_iters, s.model.dropout) = (1e-4, 2, 40, 0.2);
+        run.update_settings(&s, &Budget::UNLIMITED).unwrap();
+        assert_eq!((run.train_config().learning_rate, run.train_config().batch_size), (1e-4, 2));
+        assert_eq!(run.train_config().lr_decay_iters, Some(20), "a longer run keeps its schedule");
+        assert_eq!(run.model().config().dropout, 0.2);
+        assert_eq!(run.step(&|| 0.0).unwrap().lr, 1e-4 * 2.0 / 3.0, "warmup step 2 of 2 at the new rate");
+        let mut refused = |change: &dyn Fn(&mut Settings), why: &str| {
+            let mut s = run.settings();
+            change(&mut s);
+            let err = run.update_settings(&s, &Budget::UNLIMITED).unwrap_err().to_string();
+            assert!(err.contains(why), "{err}");
+        };
+        refused(&|s| s.model.n_layer = 2, "n_layer needs a new model");
+        refused(&|s| s.train.seed = 1, "seed needs a new model");
+        refused(&|s| s.train.max_iters = 1, "cannot be fewer than the 2 steps");
+        refused(&|s| s.train.learning_rate = 0.0, "learning_rate must be");
+        assert_eq!(run.train_config().learning_rate, 1e-4, "a refused change changes nothing");
+    }
+
+    #[test]
+    fn text_is_fitted_to_the_vocabulary() {
+        let run = run();
+        assert_eq!(run.missing_chars("a zebra, a yak"), [',', 'k', 'r', 'y', 'z']);
+        assert_eq!(run.keep_known("a zebra, a yak"), "a eba a a");
+        assert!(run.missing_chars("cafe bead").is_empty());
+    }
+}

@@ -1,0 +1,98 @@
+//! Reading a run's model: streamed samples, the most likely next tokens, and attention maps.
+
+use super::{Generation, Run};
+use crate::error::{Error, Result};
+use crate::sample::{most_likely, next_token_probs, SampleConfig, Sampler};
+use serde::Serialize;
+
+/// A candidate next token: its text and the model's probability for it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NextToken {
+    pub token: String,
+    pub prob: f32,
+}
+
+/// The most likely next tokens, with the temperature their probabilities are at.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NextTokens {
+    /// The temperature asked for, or 1 when that was 0: greedy decoding has no spread to show,
+    /// and it takes the first token of this list.
+    pub temperature: f32,
+    pub greedy: bool,
+    pub tokens: Vec<NextToken>,
+}
+
+/// Every layer's and head's attention over a text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttentionMaps {
+    pub tokens: Vec<String>,
+    pub n_layer: usize,
+    pub n_head: usize,
+    /// Positions: the text's last `block_size` tokens at most.
+    pub t: usize,
+    /// `weights[((layer * n_head + head) * t + query) * t + key]`.
+    pub weights: Vec<f32>,
+}
+
+impl Run {
+    /// Starts a generation; [`Run::sample_next`] streams it. The settings become the run's last
+    /// generation, which checkpoints keep.
+    pub fn start_sample(&mut self, config: SampleConfig) -> Result<()> {
+        let prompt = self.tokenizer.encode(&config.prompt)?;
+        let sampler = Sampler::new(&prompt, config.clone())?;
+        self.generation = Some(Generation { sampler, pending: Vec::new() });
+        self.last_sample = Some(config);
+        Ok(())
+    }
+
+    /// The text of up to `max_tokens` more tokens of the current generation (at least one), or
+    /// `None` once it is done. A character split across byte-pair tokens waits for its last byte.
+    pub fn sample_next(&mut self, max_tokens: usize) -> Result<Option<String>> {
+        let Some(generation) = self.generation.as_mut() else {
+            return Err(Error::Config("no generation is running: start a sample first".into()));
+        };
+        let mut ids = Vec::new();
+        while ids.len() < max_tokens.max(1) {
+            match generation.sampler.next_token(&self.model)? {
+                Some(id) => ids.push(id),
+                None => break,
+            }
+        }
+        if ids.is_empty() {
+            self.generation = None;
+            return Ok(None);
+        }
+        Ok(Some(self.tokenizer.decode_stream(&ids, &mut generation.pending)))
+    }
+
+    /// The `k` most likely tokens after `prompt` at `temperature` (0, greedy, shows them at 1).
+    pub fn next_tokens(&self, prompt: &str, temperature: f32, k: usize) -> Result<NextTokens> {
+        let ids = self.tokenizer.encode(prompt)?;
+        let greedy = temperature == 0.0;
+        let temperature = if greedy { 1.0 } else { temperature };
+        let probs = next_token_probs(&self.model, &ids, temperature)?;
+        let tokens = most_likely(&probs, k)
+            .into_iter()
+            .map(|(id, prob)| NextToken { token: self.tokenizer.token_text(id), prob })
+            .collect();
+        Ok(NextTokens { temperature, greedy, tokens })
+    }
+
+    /// Every layer's and head's attention over `text`, or its last `block_size` tokens.
+    pub fn attention(&self, text: &str) -> Result<AttentionMaps> {
+        let ids = self.tokenizer.encode(text)?;
+        if ids.is_empty() {
+            return Err(Error::Data("type some text to see its attention".into()));
+        }
+        let cfg = self.model.config();
+        let ids: Vec<usize> = ids[ids.len().saturating_sub(cfg.block_size)..].iter().map(|&i| i as usize).collect();
+        let weights = self.model.attention(&ids)?;
+        Ok(AttentionMaps {
+            tokens: ids.iter().map(|&i| self.tokenizer.token_text(i as u32)).collect(),
+            n_layer: cfg.n_layer,
+            n_head: cfg.n_head,
+            t: ids.len(),
+            weights,
+        })
+    }
+}

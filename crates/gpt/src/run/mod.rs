@@ -1,0 +1,287 @@
+//! A run: one model with its tokenizer, optimiser state, settings, history and the text it trains
+//! on. The page (through the bindings) and the CLI both drive a [`Run`]; neither rebuilds any of
+//! its flows.
+//!
+//! - here: creating a run from text and settings, opening a checkpoint, attaching text, saving;
+//! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
+//! - `training.rs`: steps (planned, computed on threads or by replicas, applied), evaluating;
+//! - `report.rs`: tokens/s and the time left;
+//! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
+//! - `inside.rs`: the views inside the model, and what evaluations record for them.
+
+mod adjust;
+mod generation;
+mod inside;
+mod report;
+mod training;
+
+pub use crate::inspect::views::{Embeddings, Inside, Mlp, Positions, ProbeToken, Residual, Temperatures, Timelapse};
+pub use generation::{AttentionMaps, NextToken, NextTokens};
+pub use report::TrainReport;
+
+use crate::checkpoint::{self, Checkpoint};
+use crate::config::Budget;
+use crate::data::Dataset;
+use crate::error::Result;
+use crate::model::GPT;
+use crate::optim::AdamW;
+use crate::rng::Rng;
+use crate::sample::{SampleConfig, Sampler};
+use crate::settings::{uniform_loss, Settings};
+use crate::tokenizer::Tokenizer;
+use crate::train::{History, TrainConfig};
+use crate::workspace::Workspace;
+use serde::Serialize;
+
+/// Separate random streams, so that evaluating never changes which batches training sees.
+const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
+
+/// A model being trained or explored. Every method that fails leaves the run as it was.
+pub struct Run {
+    tokenizer: Tokenizer,
+    model: GPT,
+    optimizer: AdamW,
+    train: TrainConfig,
+    step: usize,
+    rng: Rng,
+    history: History,
+    /// The last generation asked of this model; checkpoints keep it.
+    last_sample: Option<SampleConfig>,
+    /// The encoded text the run trains on; a checkpoint opens without one.
+    data: Option<Dataset>,
+    generation: Option<Generation>,
+    timing: report::Timing,
+    /// The step between `begin_step` and `finish_step`, if any.
+    pending: Option<training::PendingStep>,
+    /// How many workers compute a step (threads natively); one op-buffer pool per thread.
+    workers: usize,
+    workspaces: Vec<Workspace>,
+    /// Gradient buffers, shared by the threads.
+    grad_pool: Workspace,
+    /// Attention snapshots from each evaluation in this session (not saved: they are large).
+    timelapse: Timelapse,
+}
+
+/// Where a run stands, as a page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Status {
+    pub step: usize,
+    pub max_iters: usize,
+    pub vocab_size: usize,
+    pub uniform_loss: f32,
+    pub has_text: bool,
+    pub eval_due: bool,
+    pub steps_to_next_eval: usize,
+    pub workers: usize,
+    /// Shards per step: more workers than this have nothing to do.
+    pub shards: usize,
+    /// Trainable scalars: the length of a flat buffer of weights or gradients.
+    pub params: usize,
+    /// The lowest validation loss of any evaluation so far.
+    pub best_val_loss: Option<f32>,
+}
+
+/// What a page needs to show a run it has just created or opened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Details<'a> {
+    pub settings: Settings,
+    pub history: &'a History,
+    /// The byte-pair merges as the texts of the two tokens, in learned order (none for characters).
+    pub merges: Vec<(String, String)>,
+    pub last_sample: Option<&'a SampleConfig>,
+}
+
+/// A sample being streamed: the sampler and the bytes of a character it has only partly produced.
+struct Generation {
+    sampler: Sampler,
+    pending: Vec<u8>,
+}
+
+impl Run {
+    /// A new model for `text`, with a tokenizer fitted to it, seeded by `settings.train.seed`.
+    pub fn create(settings: &Settings, text: &str, budget: &Budget) -> Result<Run> {
+        // Settings are checked before the tokenizer, whose byte-pair training can take seconds.
+        settings.resolve(settings.vocab_size(1), budget)?;
+        let tokenizer = Tokenizer::fit(settings.tokenizer, text, settings.bpe_vocab_size)?;
+        let config = settings.resolve(tokenizer.vocab_size(), budget)?;
+        let data = Dataset::new(tokenizer.encode(text)?, config.block_size)?;
+        let model = GPT::new(config, settings.train.seed)?;
+        let mut run = Run::assemble(tokenizer, model, settings.train.clone());
+        run.data = Some(data);
+        Ok(run)
+    }
+
+    /// Opens a checkpoint with everything it holds; it trains once text is attached with
+    /// [`Run::use_text`], and samples, lists next tokens and shows attention without any.
+    pub fn open(bytes: &[u8]) -> Result<Run> {
+        let c: Checkpoint = checkpoint::load(bytes)?;
+        let mut run = Run::assemble(c.tokenizer, c.model, c.train);
+        if let Some(optimizer) = c.optimizer {
+            run.optimizer = optimizer;
+        }
+        if let Some(rng) = c.rng {
+            run.rng = rng;
+        }
+        (run.step, run.history, run.last_sample) = (c.step, c.history, c.sampling);
+        Ok(run)
+    }
+
+    fn assemble(tokenizer: Tokenizer, model: GPT, train: TrainConfig) -> Run {
+        let optimizer = AdamW::new(&model.params().values, train.beta1, train.beta2, train.weight_decay);
+        let rng = Rng::new(train.seed ^ TRAIN_STREAM);
+        Run {
+            tokenizer,
+            model,
+            optimizer,
+            train,
+            step: 0,
+            rng,
+            history: History::default(),
+            last_sample: None,
+            data: None,
+            generation: None,
+            timing: Default::default(),
+            pending: None,
+            workers: 1,
+            workspaces: vec![Workspace::default()],
+            grad_pool: Workspace::default(),
+            timelapse: Timelapse::default(),
+        }
+    }
+
+    /// Trains on `text` from now on. It must encode with the run's tokenizer and hold a block
+    /// for both the training and the validation split.
+    pub fn use_text(&mut self, text: &str) -> Result<()> {
+        let tokens = self.tokenizer.encode(text)?;
+        self.data = Some(Dataset::new(tokens, self.model.config().block_size)?);
+        Ok(())
+    }
+
+    /// Whether text is attached, so the run can train.
+    pub fn has_text(&self) -> bool {
+        self.data.is_some()
+    }
+
+    /// Its settings, history, merges and last sample.
+    pub fn details(&self) -> Details<'_> {
+        Details {
+            settings: self.settings(),
+            history: &self.history,
+            merges: self.merges(),
+            last_sample: self.last_sample.as_ref(),
+        }
+    }
+
+    /// Where the run stands.
+    pub fn status(&self) -> Status {
+        Status {
+            step: self.step,
+            max_iters: self.train.max_iters,
+            vocab_size: self.vocab_size(),
+            uniform_loss: self.uniform_loss(),
+            has_text: self.has_text(),
+            eval_due: self.eval_due(),
+            steps_to_next_eval: self.steps_to_next_eval(),
+            workers: self.workers,
+            shards: crate::shards::shard_count(self.train.batch_size, self.model.config().block_size),
+            params: self.model.params().count(),
+            best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
+        }
+    }
+
+    /// The whole state as a checkpoint file (see [`checkpoint`]).
+    pub fn save(&self) -> Result<Vec<u8>> {
+        checkpoint::save(self)
+    }
+
+    /// Changes how often and over how many batches the run evaluates; `None` keeps a setting.
+    /// Evaluation draws its own batches, so this never changes what training does.
+    pub fn set_evaluation(&mut self, interval: Option<usize>, iters: Option<usize>) {
+        self.train.eval_interval = interval.or(self.train.eval_interval);
+        self.train.eval_iters = iters.unwrap_or(self.train.eval_iters);
+    }
+
+    /// The settings this run was made with, as [`Run::create`] takes them.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            model: self.model.config().clone(),
+            train: self.train.clone(),
+            tokenizer: self.tokenizer.kind(),
+            bpe_vocab_size: self.tokenizer.vocab_size(),
+        }
+    }
+
+    pub fn model(&self) -> &GPT {
+        &self.model
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    pub fn train_config(&self) -> &TrainConfig {
+        &self.train
+    }
+
+    /// Every weight, piece by piece with its flat offset (what a
+    /// [`Replica`](crate::shards::Replica) computing shards needs).
+    pub fn weights(&self) -> impl Iterator<Item = (usize, &[f32])> {
+        self.model.params().flat_parts()
+    }
+
+    pub fn optimizer(&self) -> &AdamW {
+        &self.optimizer
+    }
+
+    /// Steps completed so far.
+    pub fn step_count(&self) -> usize {
+        self.step
+    }
+
+    /// The training random stream (batches and dropout), where it stands.
+    pub fn rng(&self) -> &Rng {
+        &self.rng
+    }
+
+    /// Every step's loss and every evaluation so far.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The last generation's prompt and settings, if the model was sampled from.
+    pub fn last_sample(&self) -> Option<&SampleConfig> {
+        self.last_sample.as_ref()
+    }
+
+    /// Remembers `config` as the last generation (the CLI's default for a later `sample`).
+    pub fn set_last_sample(&mut self, config: SampleConfig) {
+        self.last_sample = Some(config);
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.tokenizer.vocab_size()
+    }
+
+    /// The loss of a uniform guess over the vocabulary, where an untrained model starts.
+    pub fn uniform_loss(&self) -> f32 {
+        uniform_loss(self.vocab_size())
+    }
+
+    /// Tokens in one batch.
+    pub fn tokens_per_step(&self) -> usize {
+        self.train.batch_size * self.model.config().block_size
+    }
+
+    /// The byte-pair merges in the order they were learned, as the texts of the two tokens
+    /// (empty for a character vocabulary).
+    pub fn merges(&self) -> Vec<(String, String)> {
+        match &self.tokenizer {
+            Tokenizer::Bpe(bpe) => bpe
+                .merges()
+                .iter()
+                .map(|&(a, b)| (self.tokenizer.token_text(a), self.tokenizer.token_text(b)))
+                .collect(),
+            Tokenizer::Char(_) => vec![],
+        }
+    }
+}

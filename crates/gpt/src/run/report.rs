@@ -1,0 +1,73 @@
+//! What training reports: tokens per second (in all and per worker) and the time left, timed
+//! from the steps themselves, so the page and the CLI show the same numbers.
+
+use super::Run;
+use crate::shards::shard_count;
+use crate::train::StepStats;
+use serde::Serialize;
+
+/// Training time since the run was created or opened in this process, and since the last report.
+#[derive(Default)]
+pub(super) struct Timing {
+    pub(super) ms: f64,
+    pub(super) steps: usize,
+    pub(super) report_ms: f64,
+    pub(super) report_losses: Vec<f32>,
+    pub(super) last: Option<StepStats>,
+}
+
+/// What the steps since the last report did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainReport {
+    /// Steps completed in all.
+    pub step: usize,
+    pub max_iters: usize,
+    /// Each step's loss since the last report.
+    pub losses: Vec<f32>,
+    /// The last step's learning rate and gradient norm (before clipping).
+    pub lr: f32,
+    pub grad_norm: f32,
+    /// Training speed since the last report, in all and per worker.
+    pub tokens_per_s: f64,
+    pub tokens_per_s_per_worker: f64,
+    pub workers: usize,
+    /// Time spent training since the run was created or opened here.
+    pub elapsed_s: f64,
+    /// The time the remaining steps will take at this session's speed.
+    pub eta_s: f64,
+    /// Why training stopped before the steps asked for (divergence); the steps before it count.
+    pub stopped: Option<String>,
+}
+
+impl Run {
+    /// What the steps since the last report did, with this session's speed and time left.
+    pub fn take_report(&mut self) -> TrainReport {
+        let t = &mut self.timing;
+        let losses = std::mem::take(&mut t.report_losses);
+        let tokens_per_s = (losses.len() * self.train.batch_size * self.model.config().block_size) as f64
+            / (t.report_ms.max(1e-3) / 1e3);
+        t.report_ms = 0.0;
+        let per_step_s = t.ms / 1e3 / t.steps.max(1) as f64;
+        // Workers past the step's shards have nothing to do and are not counted.
+        let workers = self.workers.min(shard_count(self.train.batch_size, self.model.config().block_size));
+        let last = t.last.unwrap_or(StepStats { step: self.step, loss: f32::NAN, lr: 0.0, grad_norm: 0.0, tokens: 0 });
+        TrainReport {
+            step: self.step,
+            max_iters: self.train.max_iters,
+            losses,
+            lr: last.lr,
+            grad_norm: last.grad_norm,
+            tokens_per_s,
+            tokens_per_s_per_worker: tokens_per_s / workers as f64,
+            workers,
+            elapsed_s: t.ms / 1e3,
+            eta_s: self.train.max_iters.saturating_sub(self.step) as f64 * per_step_s,
+            stopped: None,
+        }
+    }
+
+    /// Tokens per second over all the training timed in this session.
+    pub fn session_tokens_per_s(&self) -> f64 {
+        (self.timing.steps * self.tokens_per_step()) as f64 / (self.timing.ms / 1e3).max(1e-9)
+    }
+}

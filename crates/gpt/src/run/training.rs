@@ -1,0 +1,239 @@
+//! Training a run: AdamW steps on random batches, timed so tokens/s and the time left come from
+//! one place, and evaluation on both splits.
+//!
+//! A step is planned ([`Run::begin_step`]), its shards computed (here, on threads natively, or on
+//! other workers that hand back [`Partial`]s), then applied ([`Run::finish_step`]); see
+//! `shards.rs` for why any number of workers gives the same result.
+
+use super::report::TrainReport;
+use super::Run;
+use crate::data::{Dataset, Split};
+use crate::error::{Error, Result};
+use crate::optim::{clip_grad_norm, global_norm};
+use crate::rng::Rng;
+use crate::shards::{combine, shard_count, worker_shards, Partial, StepPlan};
+use crate::train::{Evaluation, StepStats};
+use crate::workspace::Workspace;
+
+const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
+
+/// A step between [`Run::begin_step`] and [`Run::finish_step`].
+pub(super) struct PendingStep {
+    plan: StepPlan,
+    /// The training stream after drawing this step's batch; the run takes it when the step lands.
+    rng_after: Rng,
+    partials: Vec<Partial>,
+    started_ms: f64,
+}
+
+impl Run {
+    fn data(&self) -> Result<&Dataset> {
+        self.data.as_ref().ok_or_else(|| Error::Data("there is no text to train on: attach a text first".into()))
+    }
+
+    /// How many workers compute each step: threads natively (1 in wasm, where the page runs
+    /// workers of its own and says how many, for the reports), at most the step's shards.
+    pub fn set_workers(&mut self, workers: usize) {
+        self.workers = workers.max(1);
+        let threads = if cfg!(target_arch = "wasm32") { 1 } else { self.workers };
+        self.workspaces.resize_with(threads, Workspace::default);
+    }
+
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Draws the next step's batch (and dropout seed); the run changes only when it lands.
+    pub fn begin_step(&mut self, now_ms: f64) -> Result<&StepPlan> {
+        let (b, t) = (self.train.batch_size, self.model.config().block_size);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let mut rng = self.rng.clone();
+        self.data()?.batch(Split::Train, b, t, &mut rng, &mut x, &mut y);
+        let dropout_seed = (self.model.config().dropout > 0.0).then(|| rng.next_u64());
+        let to_ids = |v: Vec<usize>| v.into_iter().map(|i| i as u32).collect();
+        let shards = shard_count(b, t);
+        let plan =
+            StepPlan { shards, batch_size: b, block_size: t, inputs: to_ids(x), targets: to_ids(y), dropout_seed };
+        let pending = PendingStep { plan, rng_after: rng, partials: Vec::new(), started_ms: now_ms };
+        Ok(&self.pending.insert(pending).plan)
+    }
+
+    /// The shards worker `k` of [`Run::workers`] computes in the planned step (none when there
+    /// are more workers than shards).
+    pub fn worker_shards(&self, k: usize) -> Result<std::ops::Range<usize>> {
+        let plan = self.pending_plan().ok_or_else(|| Error::Config("no step is in progress".into()))?;
+        let active = self.workers.min(plan.shards);
+        Ok(if k < active { worker_shards(plan.shards, active, k) } else { 0..0 })
+    }
+
+    /// The planned step, if one was begun.
+    pub fn pending_plan(&self) -> Option<&StepPlan> {
+        self.pending.as_ref().map(|p| &p.plan)
+    }
+
+    fn pending_mut(&mut self) -> Result<&mut PendingStep> {
+        self.pending.as_mut().ok_or_else(|| Error::Config("no step is in progress: begin one first".into()))
+    }
+
+    /// Computes shards `range` of the planned step here, on the run's threads.
+    pub fn compute_shards(&mut self, range: std::ops::Range<usize>) -> Result<()> {
+        let pending = self.pending.as_mut().ok_or_else(|| Error::Config("no step is in progress".into()))?;
+        let (model, plan, grads) = (&self.model, &pending.plan, &self.grad_pool);
+        let threads = self.workspaces.len().min(range.len()).max(1);
+        let parts: Vec<Result<Vec<Partial>>> = if threads == 1 {
+            vec![model.shard_partials(plan, range, &self.workspaces[0], grads)]
+        } else {
+            let split = |k| {
+                let r = worker_shards(range.len(), threads, k);
+                range.start + r.start..range.start + r.end
+            };
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (1..threads)
+                    .map(|k| {
+                        let ws = &self.workspaces[k];
+                        scope.spawn(move || model.shard_partials(plan, split(k), ws, grads))
+                    })
+                    .collect();
+                let mut parts = vec![model.shard_partials(plan, split(0), &self.workspaces[0], grads)];
+                parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(worker_died()))));
+                parts
+            })
+        };
+        for part in parts {
+            pending.partials.extend(part?);
+        }
+        Ok(())
+    }
+
+    /// Adds shards another worker computed: the sum of shards `first..first + count` (an aligned
+    /// subtree) with their weighted `loss`, and `len` flat gradients that `fill` copies in.
+    pub fn add_partial(
+        &mut self,
+        (first, count): (usize, usize),
+        loss: f64,
+        len: usize,
+        fill: impl FnOnce(&mut [f32]),
+    ) -> Result<()> {
+        let n = self.model.params().count();
+        if len != n {
+            return Err(Error::Data(format!("a worker sent {len} gradients; the model has {n}")));
+        }
+        let mut buffer = self.grad_pool.scratch(n);
+        fill(&mut buffer);
+        self.pending_mut()?.partials.push(Partial { first, count, loss, grads: buffer });
+        Ok(())
+    }
+
+    /// Forgets the step in progress (a worker failed); the run stays at its last good step.
+    pub fn abort_step(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            pending.partials.into_iter().for_each(|p| self.grad_pool.recycle(p.grads));
+        }
+    }
+
+    /// Sums the step's shards and applies AdamW. A loss that is not finite or has exploded far
+    /// past a uniform guess, or a non-finite gradient, is [`Error::Diverged`], and the model keeps
+    /// its last good weights; so does a step whose shards are missing.
+    pub fn finish_step(&mut self, now_ms: f64) -> Result<StepStats> {
+        let pending = self.pending.take().ok_or_else(|| Error::Config("no step is in progress".into()))?;
+        let shards = pending.plan.shards;
+        let mut root = combine(pending.partials, shards, &self.grad_pool)?;
+        let result = self.apply(&mut root.grads, root.loss as f32);
+        self.grad_pool.recycle(root.grads);
+        let stats = result?;
+        self.rng = pending.rng_after;
+        let ms = (now_ms - pending.started_ms).max(1e-3);
+        let t = &mut self.timing;
+        (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
+        t.report_losses.push(stats.loss);
+        Ok(stats)
+    }
+
+    /// Clips and applies summed gradients with the step's loss.
+    fn apply(&mut self, grads: &mut [f32], loss: f32) -> Result<StepStats> {
+        let lr = self.train.schedule().lr(self.step);
+        let diverged = |what: String| {
+            Error::Diverged(format!(
+                "training diverged at step {}: {what}. The model keeps its weights from before this step. \
+                 Lower the learning rate (it is {lr:.2e}){}",
+                self.step + 1,
+                if self.train.grad_clip > 0.0 { "." } else { " or turn gradient clipping on (grad_clip 1.0)." }
+            ))
+        };
+        // Far above a uniform guess, the model is no longer learning but blowing up, even while
+        // the numbers stay finite (normalisation keeps them bounded).
+        let uniform = self.uniform_loss();
+        if !loss.is_finite() || loss > 3.0 * uniform + 10.0 {
+            return Err(diverged(format!("the loss became {loss}, against {uniform:.2} for a uniform guess")));
+        }
+        let clip = self.train.grad_clip;
+        let grad_norm = if clip > 0.0 { clip_grad_norm(grads, clip) } else { global_norm(grads) };
+        if !grad_norm.is_finite() {
+            return Err(diverged("the gradient became infinite or NaN".into()));
+        }
+        self.optimizer.step(&mut self.model.params_mut().values, grads, lr);
+        self.step += 1;
+        self.history.losses.push(loss);
+        Ok(StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() })
+    }
+
+    /// One whole step on this run's threads, timed with `now_ms`.
+    pub fn step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
+        let shards = self.begin_step(now_ms())?.shards;
+        if let Err(e) = self.compute_shards(0..shards) {
+            self.abort_step();
+            return Err(e);
+        }
+        self.finish_step(now_ms())
+    }
+
+    /// Up to `n` steps (at least one), never past `max_iters`, timed with `now_ms` (a clock in
+    /// milliseconds: `performance.now` in a page, a monotonic clock natively). Divergence ends
+    /// the call early, with the reason in [`TrainReport::stopped`].
+    pub fn train(&mut self, n: usize, now_ms: &dyn Fn() -> f64) -> Result<TrainReport> {
+        self.data()?;
+        let n = n.max(1).min(self.train.max_iters.saturating_sub(self.step));
+        let stopped = (0..n).find_map(|_| self.step(now_ms).err());
+        Ok(TrainReport { stopped: stopped.map(|e| e.to_string()), ..self.take_report() })
+    }
+
+    /// Whether the schedule calls for an evaluation now: every `eval_interval` steps, at the
+    /// start and at the end.
+    pub fn eval_due(&self) -> bool {
+        let done = self.history.evals.last().is_some_and(|e| e.step == self.step);
+        !done && (self.step.is_multiple_of(self.train.eval_interval()) || self.step == self.train.max_iters)
+    }
+
+    /// Steps to train before the next evaluation is due (or the run ends).
+    pub fn steps_to_next_eval(&self) -> usize {
+        let interval = self.train.eval_interval();
+        let next = (self.step / interval + 1) * interval;
+        next.min(self.train.max_iters).saturating_sub(self.step).max(1)
+    }
+
+    /// The mean loss over `eval_iters` random batches of each split (the setting), without
+    /// dropout. The batches depend only on the seed and the step, never on earlier evaluations.
+    pub fn evaluate(&mut self) -> Result<Evaluation> {
+        let (b, t) = (self.train.batch_size, self.model.config().block_size);
+        let data = self.data()?;
+        let mut rng = Rng::new(self.train.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let (mut x, mut y) = (vec![], vec![]);
+        let iters = self.train.eval_iters.max(1);
+        let mut mean = |split| -> Result<f32> {
+            let mut total = 0.0;
+            for _ in 0..iters {
+                data.batch(split, b, t, &mut rng, &mut x, &mut y);
+                total += self.model.loss(&x, &y, b, t)?;
+            }
+            Ok(total / iters as f32)
+        };
+        let evaluation = Evaluation { step: self.step, train_loss: mean(Split::Train)?, val_loss: mean(Split::Val)? };
+        self.history.evals.push(evaluation);
+        self.record_heads()?;
+        Ok(evaluation)
+    }
+}
+
+fn worker_died() -> Error {
+    Error::Config("a training thread stopped unexpectedly; the model keeps its last good step".into())
+}

@@ -1,0 +1,205 @@
+//! Everything a user chooses for a new run: the model's shape, the training recipe and the
+//! tokenizer. The page and the CLI both build a [`Settings`] and hand it to
+//! [`Run::create`](crate::Run::create); the rules that tie the fields together live here.
+
+use crate::config::{Budget, GPTConfig};
+use crate::error::{Problem, Result};
+use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
+use crate::train::TrainConfig;
+use serde::{Deserialize, Serialize};
+
+/// The byte-pair vocabulary a run learns when none is given.
+pub const DEFAULT_BPE_VOCAB: usize = 512;
+
+/// A run's settings. `model.vocab_size` is not a choice: the tokenizer fitted to the text sets it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub model: GPTConfig,
+    pub train: TrainConfig,
+    pub tokenizer: TokenizerKind,
+    /// The vocabulary byte-pair encoding learns (unused for characters).
+    pub bpe_vocab_size: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            model: GPTConfig::default(),
+            train: TrainConfig::default(),
+            tokenizer: TokenizerKind::Char,
+            bpe_vocab_size: DEFAULT_BPE_VOCAB,
+        }
+    }
+}
+
+/// What a model of some settings costs, before it is built.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ModelSize {
+    pub params: usize,
+    pub training_bytes: u64,
+    pub vocab_size: usize,
+    /// The loss of a uniform guess, ln(vocabulary): where an untrained model starts.
+    pub uniform_loss: f32,
+}
+
+/// The size of a text and of its character vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextStats {
+    pub chars: usize,
+    pub vocab_size: usize,
+}
+
+impl TextStats {
+    pub fn of(text: &str) -> TextStats {
+        let vocab_size = crate::CharTokenizer::fit(text).map_or(0, |t| t.vocab_size());
+        TextStats { chars: text.chars().count(), vocab_size }
+    }
+}
+
+/// Settings as the page's form checks them on every edit: every problem, or the model's size.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Description {
+    pub problems: Vec<Problem>,
+    /// Present once no problem is left.
+    pub size: Option<ModelSize>,
+}
+
+impl Settings {
+    /// The vocabulary the model will have, for a text with `char_vocab` distinct characters.
+    pub fn vocab_size(&self, char_vocab: usize) -> usize {
+        match self.tokenizer {
+            TokenizerKind::Char => char_vocab,
+            TokenizerKind::Bpe => self.bpe_vocab_size,
+        }
+    }
+
+    /// Every setting that is wrong, alone or with the others, for a vocabulary of `vocab_size`
+    /// within `budget`. Settings that fit the text are checked by [`Settings::describe`].
+    pub fn problems(&self, vocab_size: usize, budget: &Budget) -> Vec<Problem> {
+        let mut problems = self.train.problems();
+        if self.tokenizer == TokenizerKind::Bpe {
+            problems.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
+        }
+        let model = GPTConfig { vocab_size: vocab_size.max(1), ..self.model.clone() };
+        problems.extend(model.problems());
+        if problems.is_empty() {
+            problems.extend(budget.problems(&model, self.train.batch_size));
+        }
+        problems
+    }
+
+    /// Checks every setting for a vocabulary of `vocab_size` within `budget`; returns the
+    /// model's config with its vocabulary filled in, or the first problem.
+    pub fn resolve(&self, vocab_size: usize, budget: &Budget) -> Result<GPTConfig> {
+        crate::error::first(self.problems(vocab_size, budget))?;
+        Ok(GPTConfig { vocab_size, ..self.model.clone() })
+    }
+
+    /// Every problem of these settings for `text` (including a text too short for the block),
+    /// or the size of the model they build.
+    pub fn describe(&self, text: &TextStats, budget: &Budget) -> Description {
+        if text.chars == 0 {
+            let empty = Problem::new("text", "the text is empty: paste or load some text to train on");
+            return Description { problems: vec![empty], size: None };
+        }
+        let vocab_size = self.vocab_size(text.vocab_size);
+        let mut problems = self.problems(vocab_size, budget);
+        // A character model has one token per character; byte pairs are counted once learned.
+        if self.tokenizer == TokenizerKind::Char && self.model.block_size > 0 {
+            problems.extend(
+                crate::data::too_short(text.chars, self.model.block_size).map(|m| Problem::new("model.block_size", m)),
+            );
+        }
+        let size = problems.is_empty().then(|| {
+            let model = GPTConfig { vocab_size, ..self.model.clone() };
+            ModelSize {
+                params: model.param_count(),
+                training_bytes: model.training_bytes(self.train.batch_size),
+                vocab_size,
+                uniform_loss: uniform_loss(vocab_size),
+            }
+        });
+        Description { problems, size }
+    }
+}
+
+/// The problem an [`Error::Invalid`] carries, or the error's message as a problem of `field`.
+fn invalid(e: crate::Error) -> Problem {
+    match e {
+        crate::Error::Invalid(p) => p,
+        other => Problem::new("settings", other.to_string()),
+    }
+}
+
+/// The cross-entropy of a uniform guess over `vocab_size` tokens, ln(V).
+pub fn uniform_loss(vocab_size: usize) -> f32 {
+    (vocab_size.max(1) as f32).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tokenizer_sets_the_vocabulary_and_bpe_sizes_are_checked() {
+        let settings = Settings { model: crate::presets::preset("tiny").unwrap().settings.model, ..Default::default() };
+        let text = TextStats { chars: 10_000, vocab_size: 65 };
+        let size = |s: &Settings| s.describe(&text, &Budget::UNLIMITED).size.unwrap();
+        assert_eq!(size(&settings).vocab_size, 65);
+        let bpe = Settings { tokenizer: TokenizerKind::Bpe, ..settings.clone() };
+        assert_eq!(
+            (size(&bpe).vocab_size, size(&bpe).uniform_loss),
+            (DEFAULT_BPE_VOCAB, (DEFAULT_BPE_VOCAB as f32).ln())
+        );
+        let problems = Settings { bpe_vocab_size: 100, ..bpe }.describe(&text, &Budget::UNLIMITED).problems;
+        assert_eq!(problems[0].field, "bpe_vocab_size");
+        assert!(problems[0].message.contains("256 to 16384"), "{problems:?}");
+    }
+
+    #[test]
+    fn every_inconsistent_setting_is_named_beside_its_field() {
+        let good = Settings { model: crate::presets::preset("tiny").unwrap().settings.model, ..Default::default() };
+        let text = TextStats { chars: 10_000, vocab_size: 30 };
+        let fields = |s: Settings| -> Vec<String> {
+            s.describe(&text, &Budget::UNLIMITED).problems.into_iter().map(|p| p.field).collect()
+        };
+        assert!(fields(good.clone()).is_empty());
+        let train = |t: TrainConfig| Settings { train: t, ..good.clone() };
+        let t = good.train.clone();
+        let cases = [
+            (train(TrainConfig { max_iters: 0, ..t.clone() }), "train.max_iters"),
+            (train(TrainConfig { learning_rate: 0.0, ..t.clone() }), "train.learning_rate"),
+            (train(TrainConfig { min_lr: 0.01, learning_rate: 0.001, ..t.clone() }), "train.min_lr"),
+            (train(TrainConfig { warmup_iters: 3000, max_iters: 2000, ..t.clone() }), "train.warmup_iters"),
+            (train(TrainConfig { lr_decay_iters: Some(10), warmup_iters: 100, ..t.clone() }), "train.lr_decay_iters"),
+            (train(TrainConfig { eval_interval: Some(0), ..t.clone() }), "train.eval_interval"),
+            (train(TrainConfig { eval_iters: 0, ..t.clone() }), "train.eval_iters"),
+            (train(TrainConfig { batch_size: 0, ..t.clone() }), "train.batch_size"),
+            (train(TrainConfig { beta2: f32::NAN, ..t.clone() }), "train.beta2"),
+            (Settings { model: GPTConfig { n_head: 3, ..good.model.clone() }, ..good.clone() }, "model.n_head"),
+            (Settings { model: GPTConfig { n_head: 0, ..good.model.clone() }, ..good.clone() }, "model.n_head"),
+            (
+                Settings { model: GPTConfig { block_size: 5000, ..good.model.clone() }, ..good.clone() },
+                "model.block_size",
+            ),
+        ];
+        for (settings, field) in cases {
+            assert_eq!(fields(settings), [field]);
+        }
+        let min_zero = train(TrainConfig { min_lr: 0.0, ..t.clone() });
+        assert!(fields(min_zero).is_empty(), "a cosine decay to zero is allowed");
+        let two = train(TrainConfig { max_iters: 0, learning_rate: -1.0, ..t });
+        assert_eq!(fields(two), ["train.max_iters", "train.learning_rate"], "every problem at once");
+        let empty = good.describe(&TextStats { chars: 0, vocab_size: 0 }, &Budget::UNLIMITED);
+        assert_eq!(empty.problems[0].field, "text");
+    }
+
+    #[test]
+    fn a_missing_field_takes_its_default_and_a_misspelt_one_is_named() {
+        let s: Settings = serde_json::from_str(r#"{"train": {"max_iters": 50}}"#).unwrap();
+        assert_eq!((s.train.max_iters, s.bpe_vocab_size), (50, DEFAULT_BPE_VOCAB));
+        let err = serde_json::from_str::<Settings>(r#"{"trian": {}}"#).unwrap_err().to_string();
+        assert!(err.contains("trian"), "{err}");
+    }
+}
