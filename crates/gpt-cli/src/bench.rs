@@ -1,7 +1,9 @@
-//! `gpt bench`: training speed of a preset on random tokens, on one thread.
+//! `gpt bench`: training speed of a preset on random text.
 
-use gpt::Trainer;
-use std::time::Instant;
+use gpt::Run;
+
+/// Untimed steps first: first-touch allocations, caches.
+const WARMUP_STEPS: usize = 3;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -11,6 +13,9 @@ pub struct Args {
     /// Timed steps, after 3 untimed warm-up steps.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     iters: u32,
+    /// Threads that compute each step [default: every core].
+    #[arg(long)]
+    threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -18,37 +23,40 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let preset = super::preset(&a.preset)?;
-    let (mut model, train) = (preset.model, preset.train);
-    model.vocab_size = 65;
-    // Speed does not depend on what the tokens say; a fixed pseudo-random stream stands in for text.
+    let mut settings = preset.settings;
+    settings.train.max_iters = WARMUP_STEPS + a.iters as usize;
+    settings.train.warmup_iters = settings.train.warmup_iters.min(settings.train.max_iters);
+    // Speed does not depend on what the text says; 65 pseudo-random characters stand in for it.
     let mut rng = gpt::rng::Rng::new(0);
-    let tokens = (0..200_000).map(|_| rng.below(model.vocab_size) as u32).collect();
-    let mut trainer = Trainer::new(model, train, tokens).map_err(|e| e.to_string())?;
-    for _ in 0..3 {
-        trainer.step().map_err(|e| e.to_string())?;
+    let alphabet: Vec<char> = (0..65u8).map(|i| char::from(b'!' + i)).collect();
+    let text: String = (0..200_000).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+    let mut run = Run::create(&settings, &text, &super::budget()).map_err(|e| e.to_string())?;
+    run.set_workers(a.threads.unwrap_or_else(super::all_cores));
+    let mut step = || match run.train(1, &super::now_ms) {
+        Ok(report) => match report.stopped {
+            Some(why) => Err(why),
+            None => Ok(report),
+        },
+        Err(e) => Err(e.to_string()),
+    };
+    for _ in 0..WARMUP_STEPS {
+        step()?;
     }
     // The median step, so a background process waking up does not move the number.
-    let mut ms: Vec<f64> = (0..a.iters)
-        .map(|_| {
-            let start = Instant::now();
-            trainer.step().map(|_| 1e3 * start.elapsed().as_secs_f64())
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    ms.sort_by(f64::total_cmp);
-    let ms = ms[ms.len() / 2];
-    let tps = trainer.tokens_per_step() as f64 * 1e3 / ms;
+    let mut speeds: Vec<f64> = (0..a.iters).map(|_| step().map(|r| r.tokens_per_s)).collect::<Result<_, _>>()?;
+    speeds.sort_by(f64::total_cmp);
+    let tps = speeds[speeds.len() / 2];
+    let tokens = run.tokens_per_step();
+    let ms = tokens as f64 * 1e3 / tps;
     if a.json {
         println!(
             "{}",
-            serde_json::json!({"preset": a.preset, "ms_per_iter": ms, "tokens_per_s": tps.round(), "iters": a.iters, "statistic": "median"})
+            serde_json::json!({"preset": a.preset, "ms_per_iter": ms, "tokens_per_s": tps.round(), "iters": a.iters, "threads": run.workers(), "statistic": "median"})
         );
     } else {
         println!(
-            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s (median of {} steps of {} tokens, one thread)",
-            a.preset,
-            a.iters,
-            trainer.tokens_per_step()
+            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s (median of {} steps of {tokens} tokens, one thread)",
+            a.preset, a.iters
         );
     }
     Ok(())

@@ -19,14 +19,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let checkpoint = super::load_checkpoint(&a.checkpoint)?;
-    let text = std::fs::read_to_string(&a.text).map_err(|e| format!("cannot read {}: {e}", a.text.display()))?;
-    let tokens = checkpoint.tokenizer.encode(&text).map_err(|e| format!("{}: {e}", a.text.display()))?;
-    let (loss, windows) = gpt::evaluate::windows_loss(&checkpoint.model, &tokens).map_err(|e| e.to_string())?;
-    let block = checkpoint.model.config().block_size;
+    let run = super::open_run(&a.checkpoint)?;
+    let text = super::read_text(&a.text)?;
+    let tokens = run.tokenizer().encode(&text).map_err(|e| format!("{}: {e}", a.text.display()))?;
+    let (loss, windows) = gpt::evaluate::windows_loss(run.model(), &tokens).map_err(|e| e.to_string())?;
+    let block = run.model().config().block_size;
     if let Some(path) = &a.logits_out {
         let idx: Vec<usize> = tokens[..block].iter().map(|&t| t as usize).collect();
-        let logits = checkpoint.model.logits(&idx, 1, block).map_err(|e| e.to_string())?;
+        let logits = run.model().logits(&idx, 1, block).map_err(|e| e.to_string())?;
         let idx_bytes: Vec<u8> = idx.iter().flat_map(|&t| (t as i64).to_le_bytes()).collect();
         let logit_bytes: Vec<u8> = logits.iter().flat_map(|x| x.to_le_bytes()).collect();
         let view = |dtype, shape: &[usize], data| safetensors::tensor::TensorView::new(dtype, shape.to_vec(), data);

@@ -1,6 +1,6 @@
 //! `gpt sample`: text from a checkpoint, streamed to stdout token by token.
 
-use gpt::{SampleConfig, Sampler};
+use gpt::SampleConfig;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -32,8 +32,8 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let checkpoint = super::load_checkpoint(&a.checkpoint)?;
-    let saved = checkpoint.sampling.clone().unwrap_or(SampleConfig { max_new_tokens: 500, ..Default::default() });
+    let mut run = super::open_run(&a.checkpoint)?;
+    let saved = run.last_sample().cloned().unwrap_or(SampleConfig { max_new_tokens: 500, ..Default::default() });
     let config = SampleConfig {
         prompt: a.prompt.unwrap_or(saved.prompt),
         temperature: a.temperature.unwrap_or(saved.temperature),
@@ -41,23 +41,21 @@ pub fn run(a: Args) -> Result<(), String> {
         seed: a.seed.unwrap_or(saved.seed),
         max_new_tokens: a.max_new_tokens.unwrap_or(saved.max_new_tokens),
     };
-    let prompt = checkpoint.tokenizer.encode(&config.prompt).map_err(|e| format!("--prompt: {e}"))?;
     let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| e.to_string();
     if let Some(k) = a.next_tokens {
-        let temperature = if config.temperature > 0.0 { config.temperature } else { 1.0 };
-        let probs = gpt::next_token_probs(&checkpoint.model, &prompt, temperature).map_err(|e| e.to_string())?;
-        for (id, p) in gpt::most_likely(&probs, k) {
+        let next = run.next_tokens(&config.prompt, config.temperature, k).map_err(|e| format!("--prompt: {e}"))?;
+        for t in next.tokens {
             // Debug-quoted, so a newline or space token stays visible.
-            writeln!(out, "{p:.4}\t{:?}", checkpoint.tokenizer.token_text(id)).map_err(|e| e.to_string())?;
+            writeln!(out, "{:.4}\t{:?}", t.prob, t.token).map_err(io)?;
         }
         return Ok(());
     }
-    let write = |out: &mut std::io::StdoutLock, s: &str| out.write_all(s.as_bytes()).and_then(|_| out.flush());
-    write(&mut out, &config.prompt).map_err(|e| e.to_string())?;
-    let mut sampler = Sampler::new(&prompt, config).map_err(|e| e.to_string())?;
-    let mut pending = Vec::new();
-    while let Some(id) = sampler.next_token(&checkpoint.model).map_err(|e| e.to_string())? {
-        write(&mut out, &checkpoint.tokenizer.decode_stream(&[id], &mut pending)).map_err(|e| e.to_string())?;
+    let prompt = config.prompt.clone();
+    run.start_sample(config).map_err(|e| format!("--prompt: {e}"))?;
+    out.write_all(prompt.as_bytes()).map_err(io)?;
+    while let Some(text) = run.sample_next(1).map_err(|e| e.to_string())? {
+        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(io)?;
     }
-    writeln!(out).map_err(|e| e.to_string())
+    writeln!(out).map_err(io)
 }

@@ -1,10 +1,9 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file; or a checkpoint,
 //! resumed exactly where it stopped.
 
-use gpt::{Tokenizer, TokenizerKind, Trainer};
+use gpt::{Run, Settings, TokenizerKind};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -16,7 +15,7 @@ pub struct Args {
     #[arg(long, default_value = "char")]
     tokenizer: TokenizerKind,
     /// The byte-pair vocabulary size (256 to 16384), with --tokenizer bpe.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = gpt::DEFAULT_BPE_VOCAB)]
     vocab_size: usize,
     /// Starting point: tiny, names or nano-cpu.
     #[arg(long, default_value = "nano-cpu")]
@@ -44,18 +43,22 @@ pub struct Args {
     iters: Option<usize>,
     #[arg(long)]
     seed: Option<u64>,
-    /// Evaluate every this many steps, and at the end.
-    #[arg(long, default_value_t = 250)]
-    eval_interval: usize,
-    /// Batches per split in each evaluation.
-    #[arg(long, default_value_t = 20)]
-    eval_iters: usize,
+    /// Evaluate every this many steps, and at the end [default: a twentieth of the run].
+    #[arg(long)]
+    eval_interval: Option<usize>,
+    /// Batches per split in each evaluation [default: the preset's].
+    #[arg(long)]
+    eval_iters: Option<usize>,
     /// One JSON object per evaluation and one for the summary, instead of text.
     #[arg(long)]
     json: bool,
     /// Save the whole training state here at every evaluation and at the end.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Threads that compute each step (at most the step's shards: 8 for batches of 8 or more);
+    /// the losses are the same bit for bit whatever the number [default: every core].
+    #[arg(long)]
+    threads: Option<usize>,
     /// Continue from this checkpoint (its model, settings, step and random state) on --data.
     #[arg(long)]
     resume: Option<PathBuf>,
@@ -80,35 +83,24 @@ impl Args {
     }
 }
 
-/// A new trainer from the preset and flags, or the one a checkpoint holds.
-fn trainer(a: &Args, text: &str) -> Result<(Trainer, Tokenizer), String> {
+/// A new run from the preset and flags, or the one a checkpoint holds, training on `text`.
+fn open_run(a: &Args, text: &str) -> Result<Run, String> {
     if let Some(path) = &a.resume {
         if let Some(flag) = a.overrides().first() {
             return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
         }
-        let checkpoint = super::load_checkpoint(path)?;
-        let tokenizer = checkpoint.tokenizer.clone();
-        let tokens = tokenizer.encode(text).map_err(|e| format!("{}: {e}", a.data.display()))?;
-        let mut trainer = Trainer::resume(checkpoint, tokens).map_err(|e| e.to_string())?;
+        let mut run = super::open_run(path)?;
+        run.use_text(text).map_err(|e| format!("{}: {e}", a.data.display()))?;
         if let Some(iters) = a.iters {
-            trainer.set_max_iters(iters).map_err(|e| e.to_string())?;
+            run.set_max_iters(iters).map_err(super::explain)?;
         }
-        return Ok((trainer, tokenizer));
+        run.set_evaluation(a.eval_interval, a.eval_iters);
+        return Ok(run);
     }
     let preset = super::preset(&a.preset)?;
-    let fitting = Instant::now();
-    let tokenizer = Tokenizer::fit(a.tokenizer, text, a.vocab_size).map_err(|e| e.to_string())?;
-    if a.tokenizer == TokenizerKind::Bpe && !a.json {
-        println!(
-            "byte-pair tokenizer: {} tokens learned in {:.2} s",
-            tokenizer.vocab_size(),
-            fitting.elapsed().as_secs_f64()
-        );
-    }
-    let (mut model, mut train) = (preset.model, preset.train);
-    model.vocab_size = tokenizer.vocab_size();
+    let mut s = Settings { tokenizer: a.tokenizer, bpe_vocab_size: a.vocab_size, ..preset.settings };
     macro_rules! set {
-        ($($field:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { $field.$name = v; })* };
+        ($($group:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { s.$group.$name = v; })* };
     }
     set!(
         model.n_layer = n_layer,
@@ -120,18 +112,22 @@ fn trainer(a: &Args, text: &str) -> Result<(Trainer, Tokenizer), String> {
         train.learning_rate = lr,
         train.min_lr = min_lr,
         train.warmup_iters = warmup,
-        train.seed = seed
+        train.max_iters = iters,
+        train.seed = seed,
+        train.eval_iters = eval_iters
     );
-    if let Some(iters) = a.iters {
-        (train.max_iters, train.lr_decay_iters) = (iters, iters);
+    s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
+    let building = Instant::now();
+    let run = Run::create(&s, text, &super::budget()).map_err(super::explain)?;
+    if a.tokenizer == TokenizerKind::Bpe && !a.json {
+        let secs = building.elapsed().as_secs_f64();
+        println!("byte-pair tokenizer: {} tokens, learned with the model built in {secs:.2} s", run.vocab_size());
     }
-    let tokens = tokenizer.encode(text).map_err(|e| e.to_string())?;
-    let trainer = Trainer::new(model, train, tokens).map_err(|e| e.to_string())?;
-    Ok((trainer, tokenizer))
+    Ok(run)
 }
 
-fn save(path: &Path, trainer: &Trainer, tokenizer: &Tokenizer) -> Result<(), String> {
-    let bytes = gpt::checkpoint::save(trainer, tokenizer).map_err(|e| e.to_string())?;
+fn save(path: &Path, run: &Run) -> Result<(), String> {
+    let bytes = run.save().map_err(|e| e.to_string())?;
     // Write beside, then rename: an interrupted save never destroys the previous checkpoint.
     let partial = path.with_extension("partial");
     std::fs::write(&partial, bytes).map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
@@ -139,24 +135,24 @@ fn save(path: &Path, trainer: &Trainer, tokenizer: &Tokenizer) -> Result<(), Str
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let text = std::fs::read_to_string(&a.data).map_err(|e| format!("cannot read {}: {e}", a.data.display()))?;
-    let (mut trainer, tokenizer) = trainer(&a, &text)?;
-    let max_iters = trainer.config().max_iters;
+    let text = super::read_text(&a.data)?;
+    let mut run = open_run(&a, &text)?;
+    run.set_workers(a.threads.unwrap_or_else(super::all_cores));
+    let max_iters = run.train_config().max_iters;
     if !a.json {
         println!(
-            "{} parameters, vocabulary {}, {} tokens per step",
-            trainer.model().params().count(),
-            tokenizer.vocab_size(),
-            trainer.tokens_per_step()
+            "{} parameters, vocabulary {}, {} tokens per step, {} threads",
+            run.model().params().count(),
+            run.vocab_size(),
+            run.tokens_per_step(),
+            run.workers()
         );
     }
     let tty = std::io::stderr().is_terminal() && !a.json;
     let start = Instant::now();
-    let mut train_secs = 0.0;
-    let first_step = trainer.step_count();
-    let report = |trainer: &mut Trainer, train_secs: f64| -> Result<serde_json::Value, String> {
-        let e = trainer.evaluate(a.eval_iters).map_err(|e| e.to_string())?;
-        let tps = ((e.step - first_step) * trainer.tokens_per_step()) as f64 / train_secs.max(1e-9);
+    let report = |run: &mut Run| -> Result<serde_json::Value, String> {
+        let e = run.evaluate().map_err(|e| e.to_string())?;
+        let tps = run.session_tokens_per_s();
         let wall = start.elapsed().as_secs_f64();
         let line = serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall});
         if a.json {
@@ -171,34 +167,33 @@ pub fn run(a: Args) -> Result<(), String> {
             );
         }
         if let Some(out) = &a.out {
-            save(out, trainer, &tokenizer)?;
+            save(out, run)?;
         }
         Ok(line)
     };
-    let mut last = report(&mut trainer, 1.0)?;
-    while trainer.step_count() < max_iters {
-        let t0 = Instant::now();
-        let s = trainer.step().map_err(|e| e.to_string())?;
-        train_secs += t0.elapsed().as_secs_f64();
+    let mut last = report(&mut run)?;
+    while run.step_count() < max_iters {
+        let r = run.train(1, &super::now_ms).map_err(|e| e.to_string())?;
+        if let Some(why) = r.stopped {
+            return Err(why);
+        }
         if tty {
-            let rate = (s.step - first_step) as f64 / train_secs;
-            let eta = (max_iters - s.step) as f64 / rate;
-            let done = 30 * s.step / max_iters;
+            let done = 30 * r.step / max_iters;
             eprint!(
                 "\r[{}{}] {}/{} loss {:.4} lr {:.2e} {:.0} tok/s ETA {:.0}s\x1b[K",
                 "#".repeat(done),
                 "-".repeat(30 - done),
-                s.step,
+                r.step,
                 max_iters,
-                s.loss,
-                s.lr,
-                rate * s.tokens as f64,
-                eta
+                r.losses[0],
+                r.lr,
+                run.session_tokens_per_s(),
+                r.eta_s
             );
             let _ = std::io::stderr().flush();
         }
-        if s.step % a.eval_interval.max(1) == 0 || s.step == max_iters {
-            last = report(&mut trainer, train_secs)?;
+        if run.eval_due() {
+            last = report(&mut run)?;
         }
     }
     if a.json {

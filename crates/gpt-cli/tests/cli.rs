@@ -24,7 +24,19 @@ fn train_resume_sample_and_eval() {
     std::fs::write(&data, "anna\nbob\ncarla\ndavid\nemma\nfrank\n".repeat(40)).unwrap();
     let (data, ckpt) = (data.to_str().unwrap(), scratch("model.safetensors"));
     let ckpt = ckpt.to_str().unwrap();
-    let tiny = ["--preset", "tiny", "--block-size", "8", "--eval-iters", "2", "--eval-interval", "10", "--json"];
+    let tiny = [
+        "--preset",
+        "tiny",
+        "--block-size",
+        "8",
+        "--warmup",
+        "2",
+        "--eval-iters",
+        "2",
+        "--eval-interval",
+        "10",
+        "--json",
+    ];
     let first = stdout(&gpt(&[&["train", "--data", data, "--iters", "10", "--out", ckpt], &tiny[..]].concat()));
     let lines: Vec<serde_json::Value> = first.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 3, "evals at 0 and 10, then the summary: {first}");
@@ -38,14 +50,15 @@ fn train_resume_sample_and_eval() {
     let sample = stdout(&gpt(&["sample", "--checkpoint", ckpt, "--prompt", "an", "--max-new-tokens", "30"]));
     assert!(sample.starts_with("an") && sample.trim_end().chars().count() >= 20, "{sample:?}");
     // The page saves its last generation's settings; sample takes them for any flag left out.
-    let mut checkpoint = gpt::checkpoint::load(&std::fs::read(ckpt).unwrap()).unwrap();
-    let sampling =
-        gpt::SampleConfig { prompt: "da".into(), temperature: 0.0, max_new_tokens: 12, ..Default::default() };
-    checkpoint.sampling = Some(sampling);
-    let tokenizer = checkpoint.tokenizer.clone();
-    let trainer = gpt::Trainer::resume(checkpoint, tokenizer.encode(&std::fs::read_to_string(data).unwrap()).unwrap());
+    let mut run = gpt::Run::open(&std::fs::read(ckpt).unwrap()).unwrap();
+    run.set_last_sample(gpt::SampleConfig {
+        prompt: "da".into(),
+        temperature: 0.0,
+        max_new_tokens: 12,
+        ..Default::default()
+    });
     let sampled = scratch("sampled.safetensors");
-    std::fs::write(&sampled, gpt::checkpoint::save(&trainer.unwrap(), &tokenizer).unwrap()).unwrap();
+    std::fs::write(&sampled, run.save().unwrap()).unwrap();
     let sampled = sampled.to_str().unwrap();
     let remembered = stdout(&gpt(&["sample", "--checkpoint", sampled]));
     assert_eq!(remembered.strip_suffix('\n').unwrap().chars().count(), 2 + 12, "{remembered:?}");
@@ -77,12 +90,21 @@ fn mistakes_get_one_line_errors() {
     std::fs::write(&short, "ab").unwrap();
     let garbage = scratch("garbage.safetensors");
     std::fs::write(&garbage, "not a checkpoint").unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["train", "--data", "/nonexistent/file.txt"], "cannot read"),
         (&["train", "--data", short.to_str().unwrap()], "too short"),
         (&["train", "--data", short.to_str().unwrap(), "--preset", "huge"], "unknown preset"),
         (&["sample", "--checkpoint", garbage.to_str().unwrap()], "not a readable checkpoint"),
-        (&["train", "--data", short.to_str().unwrap(), "--n-head", "3"], "divisible by n_head"),
+        (
+            &["train", "--data", short.to_str().unwrap(), "--n-head", "3"],
+            "--n-head: n_embd (128) must be divisible by n_head",
+        ),
+        (&["train", "--data", short.to_str().unwrap(), "--iters", "0"], "--iters: max_iters must be between 1"),
+        (&["train", "--data", short.to_str().unwrap(), "--lr", "0"], "--lr: learning_rate must be a positive"),
+        (
+            &["train", "--data", short.to_str().unwrap(), "--warmup", "5000"],
+            "--warmup: warmup_iters (5000) must not exceed",
+        ),
     ];
     for (args, want) in cases {
         let out = gpt(args);
