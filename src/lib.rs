@@ -1,16 +1,17 @@
-//! The JavaScript face of the `gpt` crate. It only converts values and maps errors; all model
-//! logic lives in `crates/gpt`.
+//! The JavaScript face of the `gpt` crate. It only converts values and maps errors; every flow
+//! and rule lives in `crates/gpt`, mostly in its `Run`.
 
 mod convert;
 mod panic;
-mod playground;
+mod replica;
+mod run;
 mod types;
 
-pub use playground::Trainer;
+pub use replica::Replica;
+pub use run::Run;
 
-use convert::{from_js, js_error, to_js};
-use gpt::CharTokenizer;
-use serde::Serialize;
+use convert::{from_js, to_js, JsResult};
+use gpt::{Budget, Settings, TextStats};
 use wasm_bindgen::prelude::*;
 
 /// Runs when the module is instantiated.
@@ -27,38 +28,27 @@ pub fn version() -> String {
 
 /// The named starting points, in the order the page lists them.
 #[wasm_bindgen(unchecked_return_type = "Preset[]")]
-pub fn presets() -> Result<JsValue, JsError> {
+pub fn presets() -> JsResult<JsValue> {
     to_js(&gpt::presets::presets())
 }
 
-#[derive(Serialize)]
-struct ModelSize {
-    params: usize,
-    training_bytes: u64,
-}
-
-/// The parameter count and training memory of `config` for a text with `text_vocab_size`
-/// distinct characters, or an `Error` saying which setting is invalid.
-#[wasm_bindgen(js_name = describeModel, unchecked_return_type = "ModelSize")]
+/// Every problem of `settings` for a text of `text` (from `summarizeText`), each with the field
+/// it belongs beside, or the parameter count, training memory, vocabulary and uniform-guess
+/// loss of the model they build.
+#[wasm_bindgen(js_name = describeModel, unchecked_return_type = "Description")]
 pub fn describe_model(
-    #[wasm_bindgen(unchecked_param_type = "PlaygroundConfig")] config: JsValue,
-    text_vocab_size: usize,
-) -> Result<JsValue, JsError> {
-    let config: types::PlaygroundConfig = from_js(config, "config")?;
-    let vocab_size = config.vocab_size(text_vocab_size);
-    let (model, train) = config.resolve(vocab_size).map_err(js_error)?;
-    to_js(&ModelSize { params: model.param_count(), training_bytes: model.training_bytes(train.batch_size) })
-}
-
-#[derive(Serialize)]
-struct TextSummary {
-    chars: usize,
-    vocab_size: usize,
+    #[wasm_bindgen(unchecked_param_type = "Settings")] settings: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TextStats")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue,
+) -> JsResult<JsValue> {
+    let settings: Settings = from_js(settings, "settings")?;
+    let text: TextStats = from_js(text, "text")?;
+    let budget: Budget = from_js(budget, "budget")?;
+    to_js(&settings.describe(&text, &budget))
 }
 
 /// How many characters `text` has and how many distinct ones (its character vocabulary).
-#[wasm_bindgen(js_name = summarizeText, unchecked_return_type = "TextSummary")]
-pub fn summarize_text(text: &str) -> Result<JsValue, JsError> {
-    let vocab_size = CharTokenizer::fit(text).map(|t| t.vocab_size()).unwrap_or(0);
-    to_js(&TextSummary { chars: text.chars().count(), vocab_size })
+#[wasm_bindgen(js_name = summarizeText, unchecked_return_type = "TextStats")]
+pub fn summarize_text(text: &str) -> JsResult<JsValue> {
+    to_js(&TextStats::of(text))
 }

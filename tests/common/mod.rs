@@ -1,15 +1,30 @@
-//! The binding tests, shared by the page suite (`web.rs`) and the worker suite (`worker.rs`).
+//! The binding tests, shared by the page suite (`web.rs`) and the worker suite (`worker.rs`),
+//! and the model against PyTorch in this wasm build (`scripts/test.sh` runs both builds).
 
-use gpt_playground::{describe_model, presets, version, Trainer};
+#[path = "../../crates/gpt/tests/pytorch/mod.rs"]
+mod pytorch;
+
+use gpt_playground::{describe_model, presets, version, Run};
 use js_sys::{Float32Array, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 const TINY: &str = r#"{"model": {"n_layer": 2, "n_head": 2, "n_embd": 16, "block_size": 8, "bias": false},
-    "train": {"batch_size": 8, "learning_rate": 0.01, "min_lr": 0.001, "warmup_iters": 5, "max_iters": 60, "lr_decay_iters": 60}}"#;
+    "train": {"batch_size": 8, "learning_rate": 0.01, "min_lr": 0.001, "warmup_iters": 5, "max_iters": 60, "eval_iters": 4}}"#;
+
+/// The page's budget: a tab's wasm memory.
+const BUDGET: &str = r#"{"max_params": 50000000, "max_training_bytes": 2147483648}"#;
 
 fn json(s: &str) -> JsValue {
     JSON::parse(s).expect("test JSON")
+}
+
+fn budget() -> JsValue {
+    json(BUDGET)
+}
+
+fn new_run(settings: &str, text: &str) -> Result<Run, JsValue> {
+    Run::new(json(settings), text, budget())
 }
 
 fn text() -> String {
@@ -22,6 +37,12 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
 
 fn num(obj: &JsValue, key: &str) -> f64 {
     get(obj, key).as_f64().unwrap_or_else(|| panic!("{key} is not a number"))
+}
+
+/// The loss of the last step a `train` report covers.
+fn last_loss(report: &JsValue) -> f64 {
+    let losses: js_sys::Array = get(report, "losses").dyn_into().unwrap();
+    losses.get(losses.length() - 1).as_f64().unwrap()
 }
 
 /// The message of a thrown value, checking that it is a real JS `Error`.
@@ -41,35 +62,42 @@ fn lists_the_presets() {
     let list: js_sys::Array = presets().unwrap().dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
     assert_eq!(names, ["tiny", "names", "nano-cpu"]);
-    let model = get(&list.get(2), "model");
+    let model = get(&get(&list.get(2), "settings"), "model");
     assert_eq!(num(&model, "n_embd"), 128.0);
 }
 
 #[wasm_bindgen_test]
 fn describes_a_model_or_says_what_is_wrong() {
-    let size = describe_model(json(TINY), 65).unwrap();
+    let names = json(r#"{"chars": 5000, "vocab_size": 65}"#);
+    let size = get(&describe_model(json(TINY), names.clone(), budget()).unwrap(), "size");
     // 65×16 + 8×16 embeddings, 2 blocks of 3,136 weights and 32 norm weights, the final norm.
     assert_eq!(num(&size, "params"), (65 * 16 + 8 * 16 + 2 * (16 * 48 + 16 * 16 + 16 * 64 * 2 + 32) + 16) as f64);
-    let err = describe_model(json(r#"{"model": {"n_head": 5, "n_embd": 16}}"#), 65).unwrap_err();
-    assert!(message(err).contains("divisible by n_head"));
+    let described = describe_model(json(r#"{"model": {"n_head": 5, "n_embd": 16}}"#), names, budget()).unwrap();
+    let problems: js_sys::Array = get(&described, "problems").dyn_into().unwrap();
+    assert_eq!(get(&problems.get(0), "field").as_string().unwrap(), "model.n_head");
+    assert!(get(&problems.get(0), "message").as_string().unwrap().contains("divisible by n_head"));
+    assert!(get(&described, "size").is_null() || get(&described, "size").is_undefined());
+    // A thrown error for an invalid setting names the field too.
+    let thrown: JsValue = new_run(r#"{"train": {"max_iters": 0}}"#, &text()).err().unwrap();
+    assert_eq!(get(&thrown, "field").as_string().unwrap(), "train.max_iters");
 }
 
 #[wasm_bindgen_test]
 fn bad_inputs_are_errors_not_panics() {
     let cases = [
-        (r#"{"model": {"n_layer": "four"}}"#, text(), "config"),
-        (r#"{"model": {"n_layer": -1}}"#, text(), "config"),
+        (r#"{"model": {"n_layer": "four"}}"#, text(), "settings"),
+        (r#"{"model": {"n_layer": -1}}"#, text(), "settings"),
         (r#"{"model": {"dropout": 1.5}}"#, text(), "dropout"),
         (r#"{"modle": {}}"#, text(), "modle"),
         (r#"{"model": {"n_layr": 2}}"#, text(), "n_layr"),
         (r#"{"train": {"learning_rate": 0}}"#, text(), "learning_rate"),
         (r#"{"model": {"n_layer": 1000000, "n_embd": 4096, "n_head": 8}}"#, text(), "parameters"),
-        ("null", text(), "config"),
+        ("null", text(), "settings"),
         (TINY, String::new(), "empty"),
         (TINY, "short".into(), "too short"),
     ];
     for (config, text, want) in cases {
-        let err = Trainer::new(json(config), &text).err().expect("an error");
+        let err = new_run(config, &text).err().expect("an error");
         let msg = message(err);
         assert!(msg.contains(want), "{config}: {msg:?} should mention {want:?}");
     }
@@ -77,23 +105,23 @@ fn bad_inputs_are_errors_not_panics() {
 
 #[wasm_bindgen_test]
 fn training_lowers_the_loss() {
-    let mut trainer = Trainer::new(json(TINY), &text()).unwrap();
-    assert_eq!(trainer.vocab_size(), 14);
-    let first = trainer.step(10).unwrap();
+    let mut trainer = new_run(TINY, &text()).unwrap();
+    assert_eq!(num(&trainer.status().unwrap(), "vocab_size"), 14.0);
+    let first = trainer.train(10).unwrap();
     assert_eq!(num(&first, "step"), 10.0);
     assert!(num(&first, "tokens_per_s") > 0.0 && num(&first, "lr") > 0.0);
     let losses: js_sys::Array = get(&first, "losses").dyn_into().unwrap();
     assert_eq!(losses.length(), 10);
     let start = losses.get(0).as_f64().unwrap();
-    let last = trainer.step(50).unwrap();
-    assert!(num(&last, "loss") < start * 0.7, "loss went from {start} to {}", num(&last, "loss"));
-    let eval = trainer.evaluate(4).unwrap();
+    let last = trainer.train(50).unwrap();
+    assert!(last_loss(&last) < start * 0.7, "loss went from {start} to {}", last_loss(&last));
+    let eval = trainer.evaluate().unwrap();
     assert!(num(&eval, "val_loss").is_finite() && num(&eval, "train_loss") < start);
 }
 
 #[wasm_bindgen_test]
 fn samples_stream_until_the_length_is_reached() {
-    let mut trainer = Trainer::new(json(TINY), &text()).unwrap();
+    let mut trainer = new_run(TINY, &text()).unwrap();
     trainer.start_sample(json(r#"{"prompt": "the ", "max_new_tokens": 25, "temperature": 1.0, "top_k": 5}"#)).unwrap();
     let mut out = String::new();
     while let Some(chunk) = trainer.sample_next(4).unwrap() {
@@ -103,19 +131,21 @@ fn samples_stream_until_the_length_is_reached() {
     let err = trainer.start_sample(json(r#"{"prompt": "THE"}"#)).unwrap_err();
     assert!(message(err).contains("'T'"));
     let err = trainer.sample_next(1).unwrap_err();
-    assert!(message(err).contains("startSample"));
-    let next: js_sys::Array = trainer.next_tokens("the ", 1.0, 5).unwrap().dyn_into().unwrap();
+    assert!(message(err).contains("start a sample"));
+    let next: js_sys::Array = get(&trainer.next_tokens("the ", 1.0, 5).unwrap(), "tokens").dyn_into().unwrap();
     assert_eq!(next.length(), 5);
     let probs: Vec<f64> = next.iter().map(|n| num(&n, "prob")).collect();
     assert!(probs.windows(2).all(|w| w[0] >= w[1]) && probs[0] > 0.0, "most likely first: {probs:?}");
-    assert!(message(trainer.next_tokens("the ", 0.0, 5).unwrap_err()).contains("temperature"));
+    let greedy = trainer.next_tokens("the ", 0.0, 5).unwrap();
+    assert_eq!((num(&greedy, "temperature"), get(&greedy, "greedy").as_bool()), (1.0, Some(true)));
+    assert!(message(trainer.next_tokens("the ", -1.0, 5).unwrap_err()).contains("temperature"));
     let err = trainer.start_sample(json(r#"{"topk": 3}"#)).unwrap_err();
     assert!(message(err).contains("topk"), "a misspelt option is named");
 }
 
 #[wasm_bindgen_test]
 fn attention_maps_are_causal_distributions() {
-    let trainer = Trainer::new(json(TINY), &text()).unwrap();
+    let trainer = new_run(TINY, &text()).unwrap();
     let maps = trainer.attention("the cat sat on").unwrap();
     let t = num(&maps, "t") as usize;
     assert_eq!(t, 8, "cropped to the block size");
@@ -134,43 +164,61 @@ fn attention_maps_are_causal_distributions() {
 
 #[wasm_bindgen_test]
 fn save_and_load_continue_the_same_run() {
-    let mut trainer = Trainer::new(json(TINY), &text()).unwrap();
-    trainer.step(3).unwrap();
-    assert!(trainer.sampling().unwrap().is_undefined());
+    let mut trainer = new_run(TINY, &text()).unwrap();
+    trainer.train(3).unwrap();
+    assert!(get(&trainer.details().unwrap(), "last_sample").is_undefined());
     trainer.start_sample(json(r#"{"prompt": "the ", "temperature": 0.5, "seed": 7}"#)).unwrap();
     let bytes = trainer.save().unwrap();
-    let mut restored = Trainer::load(&bytes, &text()).unwrap();
-    assert_eq!(restored.step_count(), 3);
-    let sampling = restored.sampling().unwrap();
+    let mut restored = Run::open(&bytes).unwrap();
+    assert_eq!(get(&restored.status().unwrap(), "has_text").as_bool(), Some(false));
+    restored.use_text(&text()).unwrap();
+    assert_eq!(num(&restored.status().unwrap(), "step"), 3.0);
+    let sampling = get(&restored.details().unwrap(), "last_sample");
     assert_eq!(get(&sampling, "prompt").as_string().unwrap(), "the ");
     assert_eq!((num(&sampling, "temperature"), num(&sampling, "seed")), (0.5, 7.0), "the last generation's settings");
-    assert!(message(restored.set_max_iters(2).unwrap_err()).contains("3 steps already done"));
-    restored.set_max_iters(40).unwrap();
-    assert_eq!(num(&get(&restored.settings().unwrap(), "train"), "max_iters"), 40.0);
-    let losses: js_sys::Array = get(&restored.history().unwrap(), "losses").dyn_into().unwrap();
+    let settings = get(&restored.details().unwrap(), "settings");
+    let train = get(&settings, "train");
+    Reflect::set(&train, &"max_iters".into(), &2.into()).unwrap();
+    assert!(message(restored.update_settings(settings.clone(), budget()).unwrap_err()).contains("3 steps already done"));
+    Reflect::set(&train, &"max_iters".into(), &40.into()).unwrap();
+    restored.update_settings(settings, budget()).unwrap();
+    assert_eq!(num(&get(&get(&restored.details().unwrap(), "settings"), "train"), "max_iters"), 40.0);
+    let losses: js_sys::Array = get(&get(&restored.details().unwrap(), "history"), "losses").dyn_into().unwrap();
     assert_eq!(losses.length(), 3);
-    let settings = restored.settings().unwrap();
+    let settings = get(&restored.details().unwrap(), "settings");
     assert_eq!(num(&get(&settings, "model"), "n_embd"), 16.0);
-    let a = num(&trainer.step(1).unwrap(), "loss");
-    let b = num(&restored.step(1).unwrap(), "loss");
+    let a = last_loss(&trainer.train(1).unwrap());
+    let b = last_loss(&restored.train(1).unwrap());
     assert_eq!(a.to_bits(), b.to_bits(), "the restored run continues exactly");
 
-    let err = Trainer::load(&bytes[..bytes.len() / 3], &text()).err().unwrap();
+    let err = Run::open(&bytes[..bytes.len() / 3]).err().unwrap();
     assert!(message(err).contains("not a readable checkpoint"));
-    let err = Trainer::load(&bytes, "the cat sat on the mat. ZEBRA").err().unwrap();
+    let err = restored.use_text("the cat sat on the mat. ZEBRA").unwrap_err();
     assert!(message(err).contains("'Z'"));
+    assert_eq!(restored.missing_chars("the ZEBRA!"), ["!", "A", "B", "E", "R", "Z"]);
+    assert_eq!(restored.keep_known("the ZEBRA!"), "the ");
 }
 
 #[wasm_bindgen_test]
 fn byte_pair_models_train_sample_and_list_their_merges() {
     let config = TINY.replacen('{', r#"{"tokenizer": "bpe", "bpe_vocab_size": 280,"#, 1);
-    let mut trainer = Trainer::new(json(&config), &text()).unwrap();
-    assert!(trainer.vocab_size() > 256);
-    let merges: js_sys::Array = trainer.merges().unwrap().dyn_into().unwrap();
-    assert_eq!(merges.length() as usize, trainer.vocab_size() - 256);
-    trainer.step(2).unwrap();
+    let mut trainer = new_run(&config, &text()).unwrap();
+    let vocab = num(&trainer.status().unwrap(), "vocab_size") as usize;
+    assert!(vocab > 256);
+    let merges: js_sys::Array = get(&trainer.details().unwrap(), "merges").dyn_into().unwrap();
+    assert_eq!(merges.length() as usize, vocab - 256);
+    trainer.train(2).unwrap();
     trainer.start_sample(json(r#"{"prompt": "the ünïcode 👋 prompt", "max_new_tokens": 10}"#)).unwrap();
     while trainer.sample_next(3).unwrap().is_some() {}
-    let err = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), 20).unwrap_err();
-    assert!(message(err).contains("256 to"));
+    let stats = json(r#"{"chars": 5000, "vocab_size": 20}"#);
+    let described = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), stats, budget()).unwrap();
+    let problem = js_sys::Array::from(&get(&described, "problems")).get(0);
+    assert!(get(&problem, "message").as_string().unwrap().contains("256 to"));
+}
+
+#[wasm_bindgen_test]
+fn this_build_matches_pytorch_to_1e5() {
+    for (_, bytes) in pytorch::FIXTURES {
+        pytorch::check(bytes);
+    }
 }

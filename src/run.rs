@@ -1,0 +1,211 @@
+//! `Run`: the core's [`gpt::Run`] as the page's worker drives it. Values and errors only.
+
+use crate::convert::{fail, from_js, js_error, object, to_js, JsResult};
+use gpt::{Budget, SampleConfig, Settings};
+use js_sys::Float32Array;
+use wasm_bindgen::prelude::*;
+
+/// A model with its tokenizer, training state and text. A failed call throws the core's message
+/// and leaves the run as it was.
+#[wasm_bindgen]
+pub struct Run {
+    inner: gpt::Run,
+}
+
+#[wasm_bindgen]
+impl Run {
+    /// A new model for `text`, with a tokenizer fitted to it, within the page's memory `budget`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Settings")] settings: JsValue,
+        text: &str,
+        #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue,
+    ) -> JsResult<Run> {
+        let settings: Settings = from_js(settings, "settings")?;
+        let budget: Budget = from_js(budget, "budget")?;
+        Ok(Run { inner: gpt::Run::create(&settings, text, &budget).map_err(js_error)? })
+    }
+
+    /// Opens a checkpoint; it samples and shows attention at once, and trains after `useText`.
+    pub fn open(bytes: &[u8]) -> JsResult<Run> {
+        Ok(Run { inner: gpt::Run::open(bytes).map_err(js_error)? })
+    }
+
+    /// Trains on `text` from now on; it must encode with the run's tokenizer.
+    #[wasm_bindgen(js_name = useText)]
+    pub fn use_text(&mut self, text: &str) -> JsResult<()> {
+        self.inner.use_text(text).map_err(js_error)
+    }
+
+    /// Up to `n` training steps, timed. Divergence ends it early, with the reason in `stopped`.
+    #[wasm_bindgen(unchecked_return_type = "TrainReport")]
+    pub fn train(&mut self, n: usize) -> JsResult<JsValue> {
+        to_js(&self.inner.train(n, &js_sys::Date::now).map_err(js_error)?)
+    }
+
+    /// The mean train and validation loss over `eval_iters` (a setting) random batches of each.
+    #[wasm_bindgen(unchecked_return_type = "Evaluation")]
+    pub fn evaluate(&mut self) -> JsResult<JsValue> {
+        to_js(&self.inner.evaluate().map_err(js_error)?)
+    }
+
+    /// Starts a generation from `options.prompt`; `sampleNext` streams it.
+    #[wasm_bindgen(js_name = startSample)]
+    pub fn start_sample(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SampleOptions")] options: JsValue,
+    ) -> JsResult<()> {
+        let config: SampleConfig = from_js(options, "sample options")?;
+        self.inner.start_sample(config).map_err(js_error)
+    }
+
+    /// The text of up to `n` more tokens of the current generation, or `undefined` once it is done.
+    #[wasm_bindgen(js_name = sampleNext)]
+    pub fn sample_next(&mut self, n: usize) -> JsResult<Option<String>> {
+        self.inner.sample_next(n).map_err(js_error)
+    }
+
+    /// The `k` most likely next tokens after `prompt` at `temperature`, most likely first.
+    #[wasm_bindgen(js_name = nextTokens, unchecked_return_type = "NextTokens")]
+    pub fn next_tokens(&self, prompt: &str, temperature: f32, k: usize) -> JsResult<JsValue> {
+        to_js(&self.inner.next_tokens(prompt, temperature, k).map_err(js_error)?)
+    }
+
+    /// Every layer's and head's attention over `text` (its last `block_size` tokens); the
+    /// weights come as one `Float32Array`, which the worker transfers without a copy.
+    #[wasm_bindgen(unchecked_return_type = "AttentionMaps")]
+    pub fn attention(&self, text: &str) -> JsResult<JsValue> {
+        let gpt::AttentionMaps { tokens, n_layer, n_head, t, weights } =
+            self.inner.attention(text).map_err(js_error)?;
+        object(vec![
+            ("tokens", to_js(&tokens)?),
+            ("n_layer", n_layer.into()),
+            ("n_head", n_head.into()),
+            ("t", t.into()),
+            ("weights", Float32Array::from(&weights[..]).into()),
+        ])
+    }
+
+    /// Every view inside the model for `probe` (empty: held-out text) and the sampling `prompt`.
+    #[wasm_bindgen(unchecked_return_type = "Inside")]
+    pub fn inside(&self, probe: &str, prompt: &str) -> JsResult<JsValue> {
+        to_js(&self.inner.inside(probe, prompt).map_err(js_error)?)
+    }
+
+    /// The attention snapshots of each evaluation, `weights` holding them one after another.
+    #[wasm_bindgen(getter, unchecked_return_type = "Timelapse")]
+    pub fn timelapse(&self) -> JsResult<JsValue> {
+        let gpt::Timelapse { tokens, steps, maps } = self.inner.timelapse();
+        let (settings, weights) = (self.inner.settings(), maps.concat());
+        let shape = [
+            ("n_layer", settings.model.n_layer.into()),
+            ("n_head", settings.model.n_head.into()),
+            ("t", tokens.len().into()),
+        ];
+        let data = [
+            ("tokens", to_js(tokens)?),
+            ("steps", to_js(steps)?),
+            ("weights", Float32Array::from(&weights[..]).into()),
+        ];
+        object(shape.into_iter().chain(data).collect())
+    }
+
+    /// The whole training state as a safetensors file (see `gpt::checkpoint`).
+    pub fn save(&self) -> JsResult<Vec<u8>> {
+        self.inner.save().map_err(js_error)
+    }
+
+    /// Takes `settings`' recipe and dropout for the next steps; a change that needs a new model
+    /// (architecture, tokenizer, seed) throws with its `field`.
+    #[wasm_bindgen(js_name = updateSettings)]
+    pub fn update_settings(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Settings")] settings: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue,
+    ) -> JsResult<()> {
+        let (settings, budget): (Settings, Budget) = (from_js(settings, "settings")?, from_js(budget, "budget")?);
+        self.inner.update_settings(&settings, &budget).map_err(js_error)
+    }
+
+    /// The characters of `text` the vocabulary lacks, each once.
+    #[wasm_bindgen(js_name = missingChars)]
+    pub fn missing_chars(&self, text: &str) -> Vec<String> {
+        self.inner.missing_chars(text).into_iter().map(String::from).collect()
+    }
+
+    /// `text` without those characters.
+    #[wasm_bindgen(js_name = keepKnown)]
+    pub fn keep_known(&self, text: &str) -> String {
+        self.inner.keep_known(text)
+    }
+
+    /// Its settings (as the constructor takes them), history, byte-pair merges and last sample.
+    #[wasm_bindgen(getter, unchecked_return_type = "Details")]
+    pub fn details(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.details())
+    }
+
+    /// Where the run stands: step, vocabulary, text, evaluations due, workers (see `gpt::Status`).
+    #[wasm_bindgen(getter, unchecked_return_type = "Status")]
+    pub fn status(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.status())
+    }
+
+    /// How many Web Workers the page trains with (for the reports and `beginStep`'s shards).
+    #[wasm_bindgen(js_name = setWorkers)]
+    pub fn set_workers(&mut self, workers: usize) {
+        self.inner.set_workers(workers);
+    }
+
+    /// Plans the next step: the plan (batch, dropout seed) as JSON for the replicas, and the
+    /// `[first, end)` shards each worker computes (worker 0 being this run).
+    #[wasm_bindgen(js_name = beginStep, unchecked_return_type = "{ plan: string, shards: [number, number][] }")]
+    pub fn begin_step(&mut self) -> JsResult<JsValue> {
+        let plan = self.inner.begin_step(js_sys::Date::now()).map_err(js_error)?;
+        let plan = serde_json::to_string(plan).map_err(|e| fail(&e.to_string()))?;
+        let shards: Vec<_> =
+            (0..self.inner.workers()).flat_map(|k| self.inner.worker_shards(k)).map(|r| (r.start, r.end)).collect();
+        object(vec![("plan", plan.into()), ("shards", to_js(&shards)?)])
+    }
+
+    /// Computes shards `first..end` of the planned step here.
+    #[wasm_bindgen(js_name = computeShards)]
+    pub fn compute_shards(&mut self, first: usize, end: usize) -> JsResult<()> {
+        self.inner.compute_shards(first..end).map_err(js_error)
+    }
+
+    /// Adds a replica's partial sum of shards `first..first + count`.
+    #[wasm_bindgen(js_name = addPartial)]
+    pub fn add_partial(&mut self, first: usize, count: usize, loss: f64, grads: &Float32Array) -> JsResult<()> {
+        let len = grads.length() as usize;
+        self.inner.add_partial((first, count), loss, len, |buf| grads.copy_to(buf)).map_err(js_error)
+    }
+
+    /// Sums the planned step's shards and applies it; throws (the model unchanged) if it diverged.
+    #[wasm_bindgen(js_name = finishStep)]
+    pub fn finish_step(&mut self) -> JsResult<()> {
+        self.inner.finish_step(js_sys::Date::now()).map(drop).map_err(js_error)
+    }
+
+    /// Drops the planned step (a worker failed); the run stays at its last good step.
+    #[wasm_bindgen(js_name = abortStep)]
+    pub fn abort_step(&mut self) {
+        self.inner.abort_step();
+    }
+
+    /// What the steps since the last report did: losses, speed, time left.
+    #[wasm_bindgen(js_name = takeReport, unchecked_return_type = "TrainReport")]
+    pub fn take_report(&mut self) -> JsResult<JsValue> {
+        to_js(&self.inner.take_report())
+    }
+
+    /// Copies every weight, flat, into `out` (`status.params` long), for the replicas.
+    #[wasm_bindgen(js_name = copyWeights)]
+    pub fn copy_weights(&self, out: &Float32Array) -> JsResult<()> {
+        if out.length() as usize != self.inner.status().params {
+            return Err(fail("the weights buffer does not fit the model"));
+        }
+        self.inner.weights().for_each(|(at, part)| out.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
+        Ok(())
+    }
+}
