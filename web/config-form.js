@@ -1,13 +1,13 @@
-// The model and training form: filled from a preset, read back as the engine's config object.
+// The model and training form: filled from a preset or a run's settings, read back as the engine's Settings.
 
 /** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
 const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
 const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights']);
 
-/** Sets every field from a preset's or checkpoint's `model` and `train` (and tokenizer) settings. */
+/** Sets every field from a preset's or run's settings (not the page's own fields, data-local). */
 export function fillForm(form, preset) {
   for (const el of form.elements) {
-    if (!el.name) continue;
+    if (!el.name || 'local' in el.dataset) continue;
     const group = TOP_FIELDS.has(el.name) ? preset : MODEL_FIELDS.has(el.name) ? preset.model : preset.train;
     const value = group[el.name];
     if (value === undefined) continue;
@@ -16,18 +16,23 @@ export function fillForm(form, preset) {
   }
 }
 
-/** A setting as a field shows it: f32 values arrive as 0.003000000026, and 0.003 is what was meant. */
-export const settingText = (value) => (typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value));
+/** A setting as a field shows it (null, an automatic setting, as an empty field): f32 values arrive as 0.003000000026, and 0.003 is what was meant. */
+export const settingText = (value) => {
+  if (value === null) return '';
+  return typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value);
+};
 
 /** The label's text of a form control, without the value, for messages. */
 const labelOf = (el) => el.closest('label')?.firstChild?.textContent.trim() || el.name;
 
 /**
  * Reads a number input: `{ value }` or `{ problem }` when it is empty, not a number, or not whole
- * where a count is needed. Range checks are the engine's job, so its messages are the only ones.
+ * where a count is needed. An empty optional field (`data-optional`, shown as "auto") reads as
+ * null. Range checks are the engine's job, so its messages are the only ones.
  */
 export function readNumber(el) {
   const text = el.value.trim();
+  if (text === '' && 'optional' in el.dataset) return { value: null };
   const value = Number(text);
   if (text === '' || !Number.isFinite(value)) return { problem: `${labelOf(el)} must be a number.` };
   if (el.step === '1' && !Number.isInteger(value)) return { problem: `${labelOf(el)} must be a whole number.` };
@@ -35,22 +40,46 @@ export function readNumber(el) {
   return { value };
 }
 
-/** `{ config }` for the engine, or `{ problem }` naming the first field that is not a number. */
+/** `{ config, problems }`: the Settings for the engine, and each field that is not a number. */
 export function readConfig(form) {
   const config = { model: {}, train: {}, tokenizer: 'char' };
+  const problems = [];
   for (const el of form.elements) {
-    if (!el.name || el.disabled) continue;
+    if (!el.name || el.disabled || 'local' in el.dataset) continue; // data-local: the page's, not the run's
     let value;
     if (el.type === 'checkbox') value = el.checked;
     else if (el.type === 'number') {
       const read = readNumber(el);
-      if (read.problem) return { problem: read.problem, field: el };
+      if (read.problem) problems.push({ field: el.name, message: read.problem });
       value = read.value;
     } else value = el.value;
     if (TOP_FIELDS.has(el.name)) config[el.name] = value;
     else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
   }
-  // The cosine schedule ends where training does, as in nanoGPT's recipes.
-  config.train.lr_decay_iters = config.train.max_iters;
-  return { config };
+  return { config, problems };
+}
+
+/**
+ * Shows each problem ({ field, message }, field being a setting's path such as `train.max_iters`)
+ * beside the control of that name, marked invalid for screen readers; returns the problems with
+ * no control here (about the text, or the model as a whole), for the caller to show.
+ */
+export function showProblems(form, problems) {
+  for (const old of form.querySelectorAll('.field-error')) old.remove();
+  for (const el of form.querySelectorAll('[aria-invalid]')) {
+    el.removeAttribute('aria-invalid');
+    el.removeAttribute('aria-describedby');
+  }
+  return problems.filter(({ field, message }) => {
+    const el = form.elements[field.split('.').at(-1)];
+    if (!el?.closest) return true;
+    const note = document.createElement('span');
+    note.className = 'field-error';
+    note.id = `${form.id}-${el.name}-error`;
+    note.textContent = message;
+    el.closest('label').after(note); // outside the label, so it is not part of the field's name
+    el.setAttribute('aria-invalid', 'true');
+    el.setAttribute('aria-describedby', note.id);
+    return false;
+  });
 }

@@ -1,37 +1,41 @@
 // The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
-// at each evaluation, and the uniform-guess line at ln(vocab).
+// at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), and a
+// marked step (when an induction head formed).
+import { line, roundStep } from './views/plot.js';
 
 const COLORS = { raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3' };
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 /** Weight of the newest loss in the smoothed curve. */
 const SMOOTHING = 0.05;
 
-/** The smallest whole step of 1, 2, 2.5 or 5 times a power of ten that is at least `rough`. */
-function roundStep(rough) {
-  const power = 10 ** Math.floor(Math.log10(Math.max(1, rough)));
-  const multiples = power >= 10 ? [1, 2, 2.5, 5, 10] : [1, 2, 5, 10];
-  return power * multiples.find((m) => m * power >= rough);
-}
-
 export class LossChart {
   constructor(canvas, tooltip) {
     this.canvas = canvas;
     this.tooltip = tooltip;
-    this.reset(0, 1);
+    this.reset({ uniformLoss: null, vocabSize: 0, total: 1 });
     canvas.addEventListener('mousemove', (e) => this.hover(e));
     canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
     new ResizeObserver(() => this.draw()).observe(canvas);
   }
 
-  /** Clears the curves for a run of `total` steps over a vocabulary of `vocabSize`. */
-  reset(vocabSize, total) {
-    this.uniform = vocabSize > 0 ? Math.log(vocabSize) : null;
+  /** Clears the curves for a run of `total` steps whose uniform guess over `vocabSize` tokens loses `uniformLoss`. */
+  reset({ uniformLoss, vocabSize, total }) {
+    this.uniform = uniformLoss;
+    this.vocabSize = vocabSize;
     this.total = total;
     this.raw = [];
     this.smooth = [];
     this.evals = [];
     this.ema = 0;
+    this.marker = null;
+    this.overlays ??= [];
     this.draw();
+  }
+
+  /** Marks a step ({step, label}) with a vertical line, or clears the mark (null). */
+  setMarker(marker) {
+    this.marker = marker;
+    this.scheduleDraw();
   }
 
   /** Stretches the step axis to a run that now goes on to `total` steps. */
@@ -41,18 +45,29 @@ export class LossChart {
   }
 
   addLosses(losses) {
-    for (const loss of losses) {
-      this.raw.push(loss);
-      this.ema = this.ema * (1 - SMOOTHING) + loss * SMOOTHING;
-      // Divide out the zero start, as TensorBoard's debiased smoothing does.
-      this.smooth.push(this.ema / (1 - (1 - SMOOTHING) ** this.raw.length));
-    }
+    this.ema = smoothInto(this.smooth, losses, this.ema, this.raw.length);
+    this.raw.push(...losses);
+    this.scheduleDraw();
+  }
+
+  /** Other runs drawn under this one, for comparing: [{name, colour, history: {losses, evals}}]. */
+  setOverlays(runs) {
+    this.overlays = runs.map(({ name, colour, history }) => {
+      const smooth = [];
+      smoothInto(smooth, history.losses, 0, 0);
+      return { name, colour, smooth, evals: history.evals };
+    });
     this.scheduleDraw();
   }
 
   addEvaluation(evaluation) {
     this.evals.push(evaluation);
     this.scheduleDraw();
+  }
+
+  /** Steps the step axis spans: this run's, or a longer compared one's. */
+  span() {
+    return Math.max(this.total, ...this.overlays.map((o) => o.smooth.length));
   }
 
   scheduleDraw() {
@@ -62,7 +77,8 @@ export class LossChart {
 
   /** The value range shown: everything drawn, but not the first steps' spikes past the uniform line. */
   yRange() {
-    const values = [...this.smooth, ...this.evals.map((e) => e.val_loss), ...this.evals.map((e) => e.train_loss)];
+    const others = this.overlays.flatMap((o) => [...o.smooth, ...o.evals.map((e) => e.val_loss)]);
+    const values = [...this.smooth, ...this.evals.map((e) => e.val_loss), ...this.evals.map((e) => e.train_loss), ...others];
     if (this.uniform) values.push(this.uniform);
     if (values.length === 0) return [0, 5];
     const lo = Math.max(0, Math.min(...values) - 0.15);
@@ -77,9 +93,9 @@ export class LossChart {
     const h = height - PAD.top - PAD.bottom;
     return {
       width, height, lo, hi,
-      x: (step) => PAD.left + (step / Math.max(1, this.total)) * w,
+      x: (step) => PAD.left + (step / Math.max(1, this.span())) * w,
       y: (v) => PAD.top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
-      stepAt: (px) => Math.round(((px - PAD.left) / w) * this.total),
+      stepAt: (px) => Math.round(((px - PAD.left) / w) * this.span()),
     };
   }
 
@@ -94,12 +110,14 @@ export class LossChart {
     ctx.clearRect(0, 0, g.width, g.height);
     this.drawAxes(ctx, g);
     if (this.uniform) {
-      ctx.setLineDash([5, 4]);
-      line(ctx, [[0, this.uniform], [this.total, this.uniform]], g, COLORS.uniform, 1);
-      ctx.setLineDash([]);
+      line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
       ctx.fillStyle = COLORS.uniform;
       ctx.textAlign = 'right';
-      ctx.fillText(`uniform guess ln(${Math.round(Math.exp(this.uniform))}) = ${this.uniform.toFixed(2)}`, g.width - PAD.right, g.y(this.uniform) - 4);
+      ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.width - PAD.right, g.y(this.uniform) - 4);
+    }
+    for (const o of this.overlays) {
+      line(ctx, o.smooth.map((v, i) => [i + 1, v]), g, o.colour, 1.5);
+      line(ctx, o.evals.map((e) => [e.step, e.val_loss]), g, o.colour, 1.5, [4, 3]);
     }
     line(ctx, this.raw.map((v, i) => [i + 1, v]), g, COLORS.raw, 1);
     line(ctx, this.smooth.map((v, i) => [i + 1, v]), g, COLORS.train, 2);
@@ -109,6 +127,12 @@ export class LossChart {
       ctx.beginPath();
       ctx.arc(g.x(e.step), g.y(e.val_loss), 3, 0, 2 * Math.PI);
       ctx.fill();
+    }
+    if (this.marker) {
+      line(ctx, [[this.marker.step, g.hi], [this.marker.step, g.lo]], g, '#dc2626', 1, [4, 3]);
+      ctx.fillStyle = '#dc2626';
+      ctx.textAlign = 'left';
+      ctx.fillText(this.marker.label, g.x(this.marker.step) + 4, PAD.top + 22);
     }
     this.drawLegend(ctx, g);
     this.describe();
@@ -131,15 +155,15 @@ export class LossChart {
     }
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    const every = roundStep(this.total / 4);
-    for (let step = 0; step <= this.total; step += every) {
+    const every = roundStep(Math.max(1, this.span() / 4)); // whole steps
+    for (let step = 0; step <= this.span(); step += every) {
       ctx.fillText(String(step), g.x(step), g.height - PAD.bottom + 6);
     }
     ctx.textBaseline = 'alphabetic';
   }
 
   drawLegend(ctx, g) {
-    const items = [['train (smoothed)', COLORS.train], ['validation', COLORS.val]];
+    const items = [['train (smoothed)', COLORS.train], ['validation', COLORS.val], ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.textAlign = 'left';
     let x = PAD.left + 10;
     for (const [label, color] of items) {
@@ -156,7 +180,9 @@ export class LossChart {
     const val = this.evals.at(-1)?.val_loss;
     this.canvas.setAttribute('aria-label', train === undefined
       ? 'Loss chart: no training yet'
-      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}`);
+      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}`
+        + (this.marker ? `; ${this.marker.label} formed at step ${this.marker.step}` : '')
+        + (this.overlays.length ? `; compared with ${this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? 'no steps'})`).join(', ')}` : ''));
   }
 
   hover(e) {
@@ -176,11 +202,16 @@ export class LossChart {
   }
 }
 
-function line(ctx, points, g, color, width) {
-  if (points.length === 0) return;
-  ctx.strokeStyle = color;
-  ctx.lineWidth = width;
-  ctx.beginPath();
-  points.forEach(([step, v], i) => (i === 0 ? ctx.moveTo(g.x(step), g.y(v)) : ctx.lineTo(g.x(step), g.y(v))));
-  ctx.stroke();
+
+/**
+ * Appends to `smooth` the exponentially smoothed `losses`, the first being step `done` + 1, from
+ * the running average `ema`; returns the new average. The zero start is divided out, as
+ * TensorBoard's debiased smoothing does.
+ */
+function smoothInto(smooth, losses, ema, done) {
+  losses.forEach((loss, i) => {
+    ema = ema * (1 - SMOOTHING) + loss * SMOOTHING;
+    smooth.push(ema / (1 - (1 - SMOOTHING) ** (done + i + 1)));
+  });
+  return ema;
 }

@@ -1,116 +1,127 @@
-// The training worker: owns the wasm Trainer so the page's thread never blocks on the model.
-// Messages in:  create {config, text, attentionText}, load {bytes, text, attentionText}, train {maxIters},
-//               pause, reset, save, sample {options}, attention {text}, next {prompt, temperature}.
-// Messages out: ready, created, loaded, saved {bytes, step}, progress, eval, attention, next-tokens,
-//               sample-chunk, sample-done, paused, finished, error {context, message}, crashed {message}.
-import init, { Trainer, version } from '../pkg/gpt_playground.js';
+// The training worker: owns the wasm Run so the page's thread never blocks on the model. It
+// leads replicas (replicas.js) that compute a share of every step when there are several
+// workers, and keeps the run saved (autosave.js).
+// Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
+//               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
+//               workers {count}, pause, reset, save, download {id}, rename {id, name}, delete {id},
+//               use-text {text}, fit-text {text}, sample {options}, attention {text},
+//               next {prompt, temperature}, inside {open, probe}.
+// Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name},
+//               progress {report}, eval {evaluation}, attention {maps}, next-tokens {next},
+//               inside {inside, timelapse?}, sample-chunk {text}, sample-done, paused, finished,
+//               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
+//               text-fitted {text}, runs-changed, nothing-saved,
+//               error {context, message, field?} (context: the message type that failed; field: the
+//               setting at fault, if one is), crashed {message}.
+import { Autosave } from './autosave.js';
+import { Replicas } from './replicas.js';
+import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
+import { Views } from './worker-views.js';
 
-/** Milliseconds of work per step() call: long enough to amortise, short enough to pause quickly. */
+/** Milliseconds of work before a progress report: often enough to look live, to pause quickly. */
 const CHUNK_MS = 80;
 /** How often the attention maps and next-token list are recomputed while training. */
 const VIEWS_EVERY_MS = 400;
-/** Batches per split in each evaluation. */
-const EVAL_ITERS = 8;
-/** How many of the most likely next tokens the page lists. */
-const NEXT_TOKENS = 8;
 
-let trainer = null;
-let config = null;
+let run = null;
+let runText = ''; // the text the run trains on ('' when none fits it)
 let running = false;
-let attentionText = '';
-let nextQuery = null; // the prompt and temperature whose next-token distribution the page shows
-let sampling = 0; // counts sample requests: a new one cancels the old
-let generation = 0; // counts models: a loop from an older model stops quietly
+let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
+let modelId = 0; // counts models: a training loop over an older model stops quietly
+let workers = 1; // this worker and its replicas
+const replicas = new Replicas();
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
+const views = new Views(post, report);
+const autosave = new Autosave(post);
+const saveNow = () => autosave.save(() => ({ run, text: runText, page: views.fields() }));
 
 function report(context, error) {
   // A trap means a panic escaped: the instance is gone, so nothing more can run.
   if (error instanceof WebAssembly.RuntimeError) {
     running = false;
-    trainer = null;
-    generation++;
+    run = null;
+    modelId++;
     post({ type: 'crashed', message: `${error.message}. See the console for details.` });
   } else {
-    post({ type: 'error', context, message: error?.message ?? String(error) });
+    post({ type: 'error', context, message: error?.message ?? String(error), field: error?.field });
   }
 }
 
-function sendAttention() {
-  if (!trainer || !attentionText) return;
+function evaluateIfDue() {
+  if (!run.status.eval_due) return;
+  post({ type: 'eval', evaluation: run.evaluate() });
+  views.insideViews(run);
+  saveNow();
+}
+
+/**
+ * One training step of model `id`: this worker computes its shards while the replicas compute
+ * theirs. Returns false if the model was replaced while the replicas worked.
+ */
+async function step(id) {
+  const { plan, shards } = run.beginStep();
+  let theirs = Promise.resolve([]);
   try {
-    const maps = trainer.attention(attentionText);
-    post({ type: 'attention', maps }, [maps.weights.buffer]);
+    if (shards.length > 1) theirs = replicas.compute(plan, (buffer) => run.copyWeights(buffer), run.status.params, shards.slice(1));
+    run.computeShards(...shards[0]);
+    const partials = await theirs;
+    if (id !== modelId) return false;
+    for (const p of partials) {
+      run.addPartial(p.first, p.count, p.loss, p.grads);
+      replicas.recycle(p.grads);
+    }
+    run.finishStep();
+    return true;
   } catch (e) {
-    report('attention', e);
+    theirs.catch(() => {}); // failed already; its reason is this one or comes too late to matter
+    if (id !== modelId) return false;
+    run.abortStep();
+    throw e;
   }
-}
-
-function sendNextTokens() {
-  if (!trainer || !nextQuery) return;
-  try {
-    post({ type: 'next-tokens', tokens: trainer.nextTokens(nextQuery.prompt, nextQuery.temperature, NEXT_TOKENS) });
-  } catch (e) {
-    report('next', e);
-  }
-}
-
-/** Everything the page draws from the current weights. */
-function sendViews() {
-  sendAttention();
-  sendNextTokens();
-}
-
-function evaluate() {
-  const evaluation = trainer.evaluate(EVAL_ITERS);
-  post({ type: 'eval', evaluation });
 }
 
 async function train() {
-  const total = config.train.max_iters;
-  const evalEvery = Math.max(10, Math.round(total / 20));
-  let perStepMs = 50;
   let lastViews = 0;
-  const model = generation;
+  const id = modelId;
   running = true;
-  if (trainer.stepCount === 0) evaluate();
-  while (running && model === generation && trainer.stepCount < total) {
-    const untilEval = evalEvery - (trainer.stepCount % evalEvery);
-    const n = Math.max(1, Math.min(untilEval, total - trainer.stepCount, Math.round(CHUNK_MS / perStepMs)));
-    const started = performance.now();
+  evaluateIfDue();
+  while (running && id === modelId && run.status.step < run.status.max_iters) {
     try {
-      const stats = trainer.step(n);
-      perStepMs = Math.max(0.5, (performance.now() - started) / n);
-      post({ type: 'progress', stats, total });
-      if (stats.step % evalEvery === 0 || stats.step === total) evaluate();
+      // Steps until a chunk of time has passed or an evaluation is due, then one report.
+      const started = performance.now();
+      const more = () => performance.now() - started < CHUNK_MS && !run.status.eval_due && run.status.step < run.status.max_iters;
+      do if (!await step(id)) return; while (more());
+      post({ type: 'progress', report: run.takeReport() });
+      evaluateIfDue();
     } catch (e) {
       running = false;
-      report('training', e);
-      break;
+      if (id !== modelId) return;
+      if (e.message?.startsWith('a training worker stopped')) replicas.restart(); // fresh ones for Resume
+      report('train', e);
+      return;
     }
     if (performance.now() - lastViews > VIEWS_EVERY_MS) {
-      sendViews();
+      views.live(run);
       lastViews = performance.now();
     }
     await yieldToMessages();
   }
-  if (model !== generation) return;
-  if (trainer.stepCount >= total) {
-    running = false;
-    sendViews();
-    post({ type: 'finished' });
-  } else {
-    post({ type: 'paused' });
-  }
+  if (id !== modelId || !run) return;
+  running = false;
+  views.live(run);
+  views.insideViews(run);
+  post({ type: run.status.step >= run.status.max_iters ? 'finished' : 'paused' });
+  saveNow();
 }
 
 async function sample(options) {
-  const id = ++sampling;
-  trainer.startSample(options);
+  const request = ++sampleRequest;
+  run.startSample(options);
   for (;;) {
-    if (id !== sampling || !trainer) return;
-    const chunk = trainer.sampleNext(4);
+    if (request !== sampleRequest || !run) return;
+    const chunk = run.sampleNext(4);
     if (chunk === undefined) break;
     post({ type: 'sample-chunk', text: chunk });
     await yieldToMessages();
@@ -118,69 +129,149 @@ async function sample(options) {
   post({ type: 'sample-done' });
 }
 
-/** Swaps in a newly built model; the caller builds it first, so a rejected one leaves the old. */
-function adopt(next, a) {
-  trainer?.free();
-  trainer = next;
-  generation++;
+/** Swaps in a newly built run; the caller builds it first, so a rejected one leaves the old. */
+function adopt(next, { attentionText, text }) {
+  run?.free();
+  run = next;
+  runText = text;
+  modelId++;
   running = false;
-  sampling++;
-  config = trainer.settings;
-  attentionText = a;
+  sampleRequest++;
+  views.reset(attentionText);
+  run.setWorkers(workers);
+  replicas.setModel(run.details.settings.model);
+}
+
+/** What the page needs to show a run from its start. */
+function describe() {
+  const { uniform_loss: uniformLoss, vocab_size: vocabSize, max_iters: total, step } = run.status;
+  const { settings, history, merges, last_sample: lastSample } = run.details;
+  return { uniformLoss, vocabSize, total, step, settings, history, merges, lastSample };
+}
+
+/** Attaches `text` if the run's vocabulary covers it; returns what is wrong with it otherwise. */
+function attach(opened, text) {
+  try {
+    opened.useText(text);
+    return null;
+  } catch (e) {
+    return { message: e.message, missing: opened.missingChars(text) };
+  }
+}
+
+/** Opens checkpoint `bytes` on `text`: it samples even when the text does not fit it. */
+function open(bytes, text, page, extra) {
+  const opened = Run.open(new Uint8Array(bytes));
+  const textProblem = attach(opened, text);
+  adopt(opened, { attentionText: page.attentionText ?? '', text: textProblem ? '' : text });
+  post({ type: 'loaded', ...describe(), textProblem, ...extra });
+  views.live(run);
+  views.insideViews(run);
+}
+
+/** Reopens a saved run, with its text and the page's fields as they were. */
+async function reopen(id, restored) {
+  const { record, bytes, text } = await loadRun(id);
+  open(bytes, text, record.page ?? {}, { restored: { name: record.name, corpusId: record.corpusId, page: record.page, text, restored } });
+  await autosave.start(record);
 }
 
 const handlers = {
-  create({ config: c, text, attentionText: a }) {
-    adopt(new Trainer(c, text), a);
-    post({ type: 'created', paramCount: trainer.paramCount, vocabSize: trainer.vocabSize, merges: trainer.merges });
-    sendViews();
+  async create({ settings, text, budget, attentionText, name, corpus, corpusId }) {
+    adopt(new Run(settings, text, budget), { attentionText, text });
+    await autosave.start({ name, corpus, corpusId });
+    post({ type: 'created', ...describe() });
+    views.live(run);
+    views.insideViews(run);
   },
-  load({ bytes, text, attentionText: a }) {
-    adopt(Trainer.load(new Uint8Array(bytes), text), a);
-    post({
-      type: 'loaded', settings: config, history: trainer.history, vocabSize: trainer.vocabSize,
-      step: trainer.stepCount, merges: trainer.merges, sampling: trainer.sampling,
-    });
-    sendViews();
+  async load({ bytes, text, attentionText, name }) {
+    open(bytes, text, { attentionText }, {});
+    await autosave.start({ name, corpus: 'a checkpoint file', corpusId: 'own' });
+    saveNow();
+  },
+  async restore() {
+    const [latest] = await listRuns().catch(() => []);
+    if (latest) await reopen(latest.id, true);
+    else post({ type: 'nothing-saved' });
+  },
+  'open-saved'({ id }) {
+    return reopen(id, false);
   },
   save() {
-    if (!trainer) return;
-    const bytes = trainer.save();
-    post({ type: 'saved', bytes: bytes.buffer, step: trainer.stepCount }, [bytes.buffer]);
+    if (!run) return;
+    const bytes = run.save();
+    post({ type: 'saved', bytes: bytes.buffer, step: run.status.step, name: autosave.current?.name }, [bytes.buffer]);
   },
-  train({ maxIters }) {
-    if (!trainer || running) return;
-    if (maxIters !== undefined && maxIters !== config.train.max_iters) {
-      trainer.setMaxIters(maxIters);
-      config = trainer.settings;
-    }
+  async download({ id }) {
+    const { record, bytes } = await loadRun(id);
+    post({ type: 'saved', bytes, step: record.step, name: record.name }, [bytes.buffer ?? bytes]);
+  },
+  async rename({ id, name }) {
+    await updateRun(id, { name });
+    if (autosave.current?.id === id) autosave.current.name = name;
+    post({ type: 'runs-changed' });
+  },
+  async delete({ id }) {
+    await deleteRun(id);
+    if (autosave.current?.id === id) autosave.forget();
+    post({ type: 'runs-changed' });
+  },
+  train({ settings, budget }) {
+    if (!run || running) return;
+    if (settings) run.updateSettings(settings, budget);
     return train();
+  },
+  workers({ count }) {
+    workers = count;
+    replicas.resize(count - 1);
+    run?.setWorkers(count);
   },
   pause() {
     running = false;
   },
   reset() {
     running = false;
-    sampling++;
-    generation++;
-    trainer?.free();
-    trainer = null;
+    sampleRequest++;
+    modelId++;
+    run?.free();
+    run = null;
+    autosave.forget();
+  },
+  'use-text'({ text }) {
+    if (!run || running) return;
+    const problem = attach(run, text);
+    if (problem) return post({ type: 'text-problem', ...problem });
+    if (text !== runText) autosave.textChanged();
+    runText = text;
+    post({ type: 'text-ok' });
+  },
+  'fit-text'({ text }) {
+    if (run) post({ type: 'text-fitted', text: run.keepKnown(text) });
   },
   sample({ options }) {
-    if (trainer) return sample(options);
+    if (run) return sample(options);
   },
   attention({ text }) {
-    attentionText = text;
-    sendAttention();
+    views.attentionText = text;
+    views.attention(run);
   },
   next({ prompt, temperature }) {
-    nextQuery = { prompt, temperature };
-    sendNextTokens();
+    views.nextQuery = { prompt, temperature };
+    views.nextTokens(run);
+  },
+  inside({ open: show, probe }) {
+    views.inside = { open: show, probe };
+    if (!running) views.insideViews(run); // while training, evaluations bring the views
   },
 };
 
+// Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
+const engine = import('./wasm.js');
+let Run = null;
+
 self.onmessage = async ({ data }) => {
   try {
+    Run ??= (await engine).Run;
     await handlers[data.type]?.(data);
   } catch (e) {
     if (data.type === 'sample') post({ type: 'sample-done' });
@@ -188,9 +279,5 @@ self.onmessage = async ({ data }) => {
   }
 };
 
-try {
-  await init();
-  post({ type: 'ready', version: version() });
-} catch (e) {
-  post({ type: 'crashed', message: `the model engine failed to load: ${e.message}` });
-}
+const { loadError } = await engine;
+post(loadError ? { type: 'crashed', message: loadError } : { type: 'ready' });

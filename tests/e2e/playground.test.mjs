@@ -2,30 +2,15 @@
 // about 100 steps, sample, and look at the attention maps. Screenshots go to target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { serve } from '../../scripts/serve.mjs';
-import { launchChromium } from './browsers.mjs';
+import { openPlayground } from './session.mjs';
 
-const SHOTS = new URL('../../target/screenshots/', import.meta.url).pathname;
-let server, url, browser, page;
-const errors = [];
+let session, page, errors, shot;
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  ({ server, url } = await serve(0));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(url);
-  await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+  session = await openPlayground();
+  ({ page, errors, shot } = session);
 });
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-const shot = (name) => page.screenshot({ path: `${SHOTS}${name}.png` });
+after(() => session?.close());
 const statsLoss = async () => Number((await page.locator('#stats').textContent()).match(/loss ([\d.]+)/)[1]);
 
 test('every control has an accessible name', async () => {
@@ -36,12 +21,33 @@ test('every control has an accessible name', async () => {
   await shot('1-loaded');
 });
 
-test('a bad setting is explained inline and blocks training', async () => {
+/** The message shown beside the control labelled `label`, which must be marked invalid. */
+async function problemBeside(label) {
+  const field = page.getByLabel(label, { exact: true });
+  assert.equal(await field.getAttribute('aria-invalid'), 'true', `${label} is not marked invalid`);
+  return page.locator(`#${await field.getAttribute('aria-describedby')}`).textContent();
+}
+
+test('a bad setting is explained beside its field and blocks training', async () => {
+  const train = page.getByRole('button', { name: 'Train' });
   await page.getByLabel('Heads').fill('5');
-  await page.getByRole('alert').getByText(/divisible by n_head/).waitFor();
-  assert.equal(await page.getByRole('button', { name: 'Train' }).isDisabled(), true);
+  await page.locator('.field-error').first().waitFor();
+  assert.match(await problemBeside('Heads'), /divisible by n_head/);
+  assert.equal(await train.isDisabled(), true);
   await page.getByLabel('Preset').selectOption('tiny');
-  assert.equal(await page.getByRole('button', { name: 'Train' }).isDisabled(), false);
+  assert.equal(await train.isDisabled(), false);
+  // Iterations 0, a zero rate and a warmup past the end are each named where they were typed.
+  await page.getByLabel('Iterations').fill('0');
+  assert.match(await problemBeside('Iterations'), /max_iters must be between 1/);
+  assert.equal(await train.isDisabled(), true);
+  await page.getByLabel('Iterations').fill('20');
+  assert.match(await problemBeside('Warmup steps'), /warmup_iters \(30\) must not exceed max_iters \(20\)/);
+  await page.getByLabel('Learning rate', { exact: true }).fill('0');
+  assert.match(await problemBeside('Learning rate'), /learning_rate must be a positive/);
+  await shot('1b-problems');
+  await page.getByLabel('Preset').selectOption('tiny');
+  assert.equal(await page.locator('.field-error').count(), 0);
+  assert.equal(await train.isDisabled(), false);
 });
 
 test('names + tiny: the loss falls while the page stays responsive', async () => {
@@ -87,6 +93,7 @@ test('a sample streams in', async () => {
   await page.waitForFunction(() => document.querySelectorAll('#next-tokens li').length === 8);
   const percents = (await guesses.allTextContents()).map((t) => Number(t.match(/([\d.]+)%$/)[1]));
   assert.ok(percents.every((p, i) => i === 0 || p <= percents[i - 1]) && percents[0] > 15, `${percents}`);
+  assert.equal(await page.locator('#next-title').textContent(), 'Most likely next tokens (temperature 0.8)');
   await page.getByLabel('Prompt').fill('an');
 });
 
@@ -113,7 +120,7 @@ test('every attention head is drawn, and a head enlarges with labels', async () 
 
 test('a checkpoint saves, survives a reset and trains on; a corrupt one is refused', async () => {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
-  assert.equal(download.suggestedFilename(), 'gpt-playground-step100.safetensors');
+  assert.equal(download.suggestedFilename(), 'names-tiny-step100.safetensors', 'named after its run');
   const saved = await download.path();
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Reset' }).click();
@@ -144,6 +151,7 @@ test('a byte-pair model learns its merges and trains', async () => {
   await page.getByLabel('Tokenizer').selectOption('bpe');
   await page.getByLabel('BPE vocabulary').fill('300');
   await page.getByLabel('Iterations').fill('20');
+  await page.getByLabel('Warmup steps').fill('5');
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Train' }).click();
   await page.getByRole('status').getByText(/^Finished 20 steps/).waitFor({ timeout: 60000 });

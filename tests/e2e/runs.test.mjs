@@ -1,0 +1,158 @@
+// Runs are never lost, in Chromium: a reload restores the run and it trains on exactly; any
+// checkpoint opens and samples whatever the text; the recipe changes while paused; saved runs
+// are listed and compared; a full quota is reported while training goes on; a link shares a setup.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openPlayground, SHOTS } from './session.mjs';
+
+let session, page, errors, shot;
+/** How the next dialog is answered: accepted (with `text` for a prompt), or dismissed. */
+let answer = { accept: true };
+
+before(async () => {
+  session = await openPlayground();
+  ({ page, errors, shot } = session);
+  page.on('dialog', (d) => {
+    const { accept, text } = answer;
+    answer = { accept: true };
+    return accept ? d.accept(text) : d.dismiss();
+  });
+});
+after(() => session?.close());
+
+const stepShown = async () => Number((await page.locator('#stats').textContent()).match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+
+async function fill(fields) {
+  for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(String(value));
+}
+
+/** The per-step losses of the model now, from a checkpoint saved of it. */
+async function savedLosses() {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
+  const file = readFileSync(await download.path());
+  const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8'));
+  return { losses: JSON.parse(header.__metadata__.history).losses, path: await download.path() };
+}
+
+const RECIPE = { Iterations: 300, 'Eval every': 50, 'Warmup steps': 10 };
+
+test('a reload restores the run, and Resume goes on exactly as if nothing happened', async () => {
+  await page.getByLabel('Preset').selectOption('tiny');
+  await fill(RECIPE);
+  await page.getByRole('button', { name: 'Train' }).click();
+  await page.getByRole('status').getByText(/^Finished 300 steps/).waitFor({ timeout: 60000 });
+  const unbroken = (await savedLosses()).losses;
+
+  await page.getByRole('button', { name: 'Train' }).click(); // the same settings again, a new run
+  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1] ?? 0) > 60);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  const pausedAt = await stepShown();
+  await page.locator('#runs li', { hasText: `step ${pausedAt}` }).waitFor(); // saved on pause
+
+  await page.reload();
+  await page.getByRole('status').getByText(`Restored run 'names-tiny-2' at step ${pausedAt}.`).waitFor({ timeout: 30000 });
+  await shot('11-restored');
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), new RegExp(`step ${pausedAt}, train loss`));
+  assert.equal(await page.getByLabel('Iterations').inputValue(), '300');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByRole('status').getByText(/^Finished 300 steps/).waitFor({ timeout: 60000 });
+  assert.deepEqual((await savedLosses()).losses, unbroken, 'the losses after the reload equal the unbroken run, bit for bit');
+  assert.deepEqual(errors, []);
+});
+
+test('a checkpoint opens with any text in the box, samples, and trains once the text fits', async () => {
+  const { path } = await savedLosses();
+  await page.getByLabel('Corpus').selectOption('shakespeare');
+  await page.getByText(/characters · vocabulary of \d+ distinct/).waitFor();
+  await page.getByLabel('Load checkpoint').setInputFiles(path);
+  await page.getByRole('status').getByText(/^Loaded a model at step 300\. Sample from it, or fit the text/).waitFor();
+  const notice = page.locator('#text-problem');
+  assert.match(await notice.textContent(), /cannot train on the text in the box: it has no token for \d+ of its characters: “␣” \(U\+0020\), “!” \(U\+0021\)/);
+  assert.equal(await page.getByRole('button', { name: 'Resume' }).isDisabled(), true);
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor();
+  assert.ok((await page.getByLabel('Generated text').textContent()).length > 50, 'it samples');
+  await shot('12-checkpoint-misfit');
+  await page.getByRole('button', { name: 'Drop them from the text' }).click();
+  await notice.waitFor({ state: 'hidden' });
+  assert.doesNotMatch(await page.getByLabel('Training text').inputValue(), /[!A-Z]/);
+  await page.getByLabel('Iterations').fill('320');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByRole('status').getByText(/^Finished 320 steps/).waitFor({ timeout: 60000 });
+});
+
+test('the learning rate changes while paused; the architecture asks for a new model', async () => {
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByLabel('Preset').selectOption('tiny');
+  await fill({ ...RECIPE, Iterations: 2000 });
+  await page.getByRole('button', { name: 'Train' }).click();
+  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) > 40);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  await fill({ 'Learning rate': 0.0005, 'Min learning rate': 0.00005 });
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.waitForTimeout(500);
+  const lr = Number((await page.locator('#stats').textContent()).match(/lr ([\d.e+-]+)/)[1]);
+  assert.ok(lr <= 0.0005 && lr > 0.0001, `the new rate is in use: ${lr}`);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  const steps = await stepShown();
+  answer = { accept: false }; // "start a new model?" — no
+  await fill({ Layers: 3 });
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.locator('.field-error', { hasText: 'changing n_layer needs a new model' }).waitFor();
+  assert.equal(await stepShown(), steps, 'the model is untouched');
+  await page.getByLabel('Layers').fill('2');
+});
+
+test('saved runs are listed, compared on the chart, renamed and deleted', async () => {
+  const runs = page.locator('#runs li');
+  assert.ok(await runs.count() >= 3, `${await runs.count()} runs listed`);
+  await page.getByLabel('Compare names-tiny on the loss chart', { exact: true }).check();
+  await page.getByLabel('Compare names-tiny-2 on the loss chart', { exact: true }).check();
+  await page.waitForFunction(() => /compared with .*names-tiny \(.*names-tiny-2 \(|compared with .*names-tiny-2 \(.*names-tiny \(/.test(document.getElementById('loss-chart').getAttribute('aria-label')));
+  assert.match(await page.locator('#runs-usage').textContent(), /Storage used: .* of /);
+  await shot('13-compare');
+  answer = { accept: true, text: 'shakespeare-fit' };
+  await page.getByRole('button', { name: 'Rename names-tiny-2', exact: true }).click();
+  await page.locator('#runs li', { hasText: 'shakespeare-fit' }).waitFor();
+  const before = await runs.count();
+  await page.getByRole('button', { name: 'Delete shakespeare-fit', exact: true }).click();
+  await page.waitForFunction((n) => document.querySelectorAll('#runs li').length === n - 1, before);
+  assert.deepEqual(errors, []);
+});
+
+test('a full quota is reported, and training goes on', async () => {
+  // Chromium keeps an origin's quota once it has stored anything, so this starts in a fresh
+  // browser context with the quota overridden before the first save.
+  const full = await session.newPage();
+  const cdp = await full.context().newCDPSession(full);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(session.url).origin, quotaSize: 1 });
+  await full.goto(session.url);
+  await full.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+  await full.getByLabel('Iterations', { exact: true }).fill('200');
+  await full.getByRole('button', { name: 'Train' }).click();
+  await full.locator('#storage-status').getByText(/^Autosave stopped: the browser's storage for this page is full.*Training goes on/).waitFor({ timeout: 30000 });
+  await full.getByRole('status').getByText(/^Finished 200 steps/).waitFor({ timeout: 60000 });
+  await full.screenshot({ path: `${SHOTS}14-quota.png` });
+  await full.close();
+});
+
+test('a link shares the setup, and opens it', async () => {
+  await page.getByLabel('Preset').selectOption('names');
+  await page.getByLabel('Corpus').selectOption('shakespeare');
+  await fill({ Heads: 2, 'Learning rate': 0.004 });
+  const link = await page.evaluate(() => location.href);
+  assert.match(link, /#preset=names&corpus=shakespeare&.*n_head=2.*learning_rate=0.004/);
+  assert.doesNotMatch(link, /text=|ROMEO/, 'no text in the link');
+  const other = await session.newPage();
+  await other.goto(link);
+  await other.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+  assert.equal(await other.getByLabel('Preset').inputValue(), 'names');
+  assert.equal(await other.getByLabel('Corpus').inputValue(), 'shakespeare');
+  assert.equal(await other.getByLabel('Heads').inputValue(), '2');
+  assert.equal(await other.getByLabel('Learning rate', { exact: true }).inputValue(), '0.004');
+  await other.close();
+});

@@ -1,0 +1,63 @@
+// Training with several Web Workers in Chromium: the losses do not depend on their number, and a
+// worker that crashes stops training with a message while the model keeps its last good step.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openPlayground } from './session.mjs';
+
+let session, page, errors;
+
+before(async () => {
+  session = await openPlayground();
+  ({ page, errors } = session);
+  page.on('dialog', (d) => d.accept());
+  await page.getByLabel('Preset').selectOption('tiny'); // 16 × 32 tokens: 2 shards a step
+});
+after(() => session?.close());
+
+/** The per-step losses a checkpoint saved now records (its `history` metadata). */
+async function savedLosses() {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
+  const file = readFileSync(await download.path());
+  const headerLength = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8'));
+  return JSON.parse(header.__metadata__.history).losses;
+}
+
+async function trainWith(workers, iterations) {
+  await page.getByLabel('Workers').fill(String(workers));
+  await page.getByLabel('Workers').dispatchEvent('change');
+  await page.getByLabel('Iterations').fill(String(iterations));
+  await page.getByLabel('Warmup steps').fill('5');
+  await page.getByRole('button', { name: 'Train' }).click();
+}
+
+test('1 and 2 workers give the same losses, bit for bit', async () => {
+  await trainWith(1, 10);
+  await page.getByRole('status').getByText(/^Finished 10 steps/).waitFor({ timeout: 30000 });
+  assert.match(await page.locator('#stats').textContent(), /on 1 worker/);
+  const one = await savedLosses();
+  await trainWith(2, 10);
+  await page.getByRole('status').getByText(/^Finished 10 steps/).waitFor({ timeout: 30000 });
+  assert.match(await page.locator('#stats').textContent(), /tokens\/s on 2 workers \([\d,]+ each\)/);
+  const two = await savedLosses();
+  assert.equal(one.length, 10);
+  assert.deepEqual(two, one);
+  assert.deepEqual(errors, []);
+});
+
+test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
+  await trainWith(2, 600);
+  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1] ?? 0) > 20);
+  const replica = page.workers().find((w) => w.url().endsWith('/replica-worker.js'));
+  await replica.evaluate(() => setTimeout(() => { throw new Error('simulated crash'); }));
+  await page.getByRole('alert').getByText(/a training worker stopped \(.*simulated crash\); the model keeps its last good step/).waitFor();
+  const status = await page.getByRole('status').textContent();
+  const stoppedAt = Number(status.match(/Stopped at step ([\d,]+)/)[1].replace(/,/g, ''));
+  assert.ok(stoppedAt > 20, status);
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.waitForFunction((n) => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) > n + 20, stoppedAt);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  assert.deepEqual(errors, []);
+});

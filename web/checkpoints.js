@@ -1,0 +1,71 @@
+// Checkpoints: Save downloads the whole training state; Load opens one in place of the current model.
+import { restoreText, showMerges, trainingText } from './data-panel.js';
+import { on, send } from './engine.js';
+import { count } from './format.js';
+import { showSettings } from './model-panel.js';
+import { attentionText, setAttentionText } from './attention-panel.js';
+import { setProbe } from './inside-panel.js';
+import { showTextProblem } from './text-fit.js';
+import { restorePrompt, restoreSampleSettings } from './sample-panel.js';
+import { setPhase, setStatus, showError, state } from './phase.js';
+import { showLoadedProgress, showRun, TRAIN_ON } from './training-panel.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { save: $('save'), load: $('load'), storage: $('storage-status') };
+
+async function loadCheckpoint() {
+  const file = ui.load.files[0];
+  if (!file) return;
+  ui.load.value = '';
+  if (state.steps > 0 && !confirm(`Replace the current model (${state.steps} steps) with ${file.name}?`)) return;
+  showError('');
+  setStatus(`Loading ${file.name}…`);
+  const bytes = await file.arrayBuffer();
+  const name = file.name.replace(/\.safetensors$/i, '');
+  send({ type: 'load', bytes, text: trainingText(), attentionText: attentionText(), name }, [bytes]);
+}
+
+function download({ bytes, step, name }) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+  link.download = `${name ?? 'gpt-playground'}-step${step}.safetensors`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  setStatus(`Saved the model at step ${count(step)} as ${link.download}.`);
+}
+
+function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored }) {
+  if (restored) {
+    restoreText(restored.text, restored.corpusId);
+    setAttentionText(restored.page?.attentionText ?? '');
+    setProbe(restored.page?.probe ?? '');
+    restorePrompt(restored.page?.prompt ?? '');
+  }
+  showMerges(merges);
+  showSettings(settings);
+  restoreSampleSettings(lastSample);
+  const total = settings.train.max_iters;
+  showRun({ uniformLoss, vocabSize, total, step, history });
+  showLoadedProgress(step, total);
+  showTextProblem(textProblem);
+  const phase = step >= total ? 'finished' : 'paused';
+  const what = restored ? `${restored.restored ? 'Restored' : 'Opened'} run '${restored.name}'` : 'Loaded a model';
+  const next = textProblem ? 'Sample from it, or fit the text to train it.'
+    : phase === 'paused' ? 'Resume to keep training, or sample.' : `Sample from it, or ${TRAIN_ON}.`;
+  setPhase(phase, `${what} at step ${count(step)}. ${next}`);
+}
+
+export function initCheckpoints() {
+  ui.save.addEventListener('click', () => send({ type: 'save' }));
+  ui.load.addEventListener('change', loadCheckpoint);
+  on('saved', download);
+  on('loaded', loaded);
+  on('storage', ({ message }) => {
+    ui.storage.textContent = message;
+    ui.storage.hidden = false;
+  });
+  on('error:load', ({ message }) => {
+    showError(message);
+    setPhase(state.steps > 0 ? 'paused' : 'idle', 'The checkpoint was not loaded; the current model is unchanged.', true);
+  });
+}

@@ -1,0 +1,32 @@
+// The worker client: the one module that talks to the training worker (worker.js).
+// Panels register a handler per message type; errors arrive as `error:<context>`.
+
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const handlers = new Map();
+/** Messages that arrive before the page is wired, delivered by `start`. */
+let waiting = [];
+
+/** Posts `message` to the worker, moving (not copying) the buffers in `transfer`. */
+export function send(message, transfer = []) {
+  worker.postMessage(message, transfer);
+}
+
+/** Calls `handler(data)` for every message of `type` from the worker. */
+export function on(type, handler) {
+  handlers.set(type, handler);
+}
+
+function deliver(data) {
+  const type = data.type === 'error' ? `error:${data.context}` : data.type;
+  handlers.get(type)?.(data);
+}
+
+/** Delivers messages from now on, beginning with those that arrived while the page started. */
+export function start() {
+  const early = waiting;
+  waiting = null;
+  early.forEach(deliver);
+}
+
+worker.onmessage = ({ data }) => (waiting ? waiting.push(data) : deliver(data));
+worker.onerror = (e) => handlers.get('crashed')?.({ message: e.message ?? 'the training worker failed to start.' });

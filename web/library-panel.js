@@ -1,0 +1,112 @@
+// Saved runs: every run this browser keeps, newest first, to open, rename, download or delete,
+// and to overlay on the loss chart for comparing how settings trained.
+import { on, send } from './engine.js';
+import { bytes } from './format.js';
+import { listRuns, storageProblem } from './run-store.js';
+import { PALETTE } from './views/plot.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { list: $('runs'), usage: $('runs-usage') };
+const compared = new Set();
+let currentId = null;
+let overlay = () => {};
+
+const date = (ms) => new Date(ms).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+
+function button(label, name, action) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.setAttribute('aria-label', `${label} ${name}`);
+  b.addEventListener('click', action);
+  return b;
+}
+
+function item(run, colour) {
+  const li = document.createElement('li');
+  li.classList.toggle('current', run.id === currentId);
+  const compare = document.createElement('input');
+  compare.type = 'checkbox';
+  compare.checked = compared.has(run.id);
+  compare.setAttribute('aria-label', `Compare ${run.name} on the loss chart`);
+  compare.addEventListener('change', () => {
+    if (compare.checked) compared.add(run.id);
+    else compared.delete(run.id);
+    refreshRuns();
+  });
+  const name = document.createElement('span');
+  name.className = 'name';
+  if (colour) {
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = colour;
+    name.append(swatch);
+  }
+  name.append(run.name);
+  const numbers = document.createElement('span');
+  numbers.className = 'numbers';
+  numbers.textContent = `step ${run.step.toLocaleString('en-US')}${run.bestVal == null ? '' : ` · best val ${run.bestVal.toFixed(3)}`}`;
+  const detail = document.createElement('span');
+  detail.className = 'detail';
+  detail.textContent = `${run.corpus} · ${run.summary} · ${bytes(run.size)} · ${date(run.savedAt)}`;
+  const actions = document.createElement('span');
+  actions.className = 'actions';
+  actions.append(
+    button('Open', run.name, () => send({ type: 'open-saved', id: run.id })),
+    button('Rename', run.name, () => {
+      const next = prompt(`New name for ${run.name}`, run.name)?.trim();
+      if (next && next !== run.name) send({ type: 'rename', id: run.id, name: next });
+    }),
+    button('Download', run.name, () => send({ type: 'download', id: run.id })),
+    button('Delete', run.name, () => {
+      if (confirm(`Delete the saved run ${run.name}? Its checkpoint and text go.`)) send({ type: 'delete', id: run.id });
+    }),
+  );
+  li.append(compare, name, numbers, detail, actions);
+  return li;
+}
+
+/** Lists the saved runs again, with the storage they take, and redraws the compared ones. */
+export async function refreshRuns() {
+  let runs;
+  try {
+    runs = await listRuns();
+  } catch (e) {
+    ui.usage.textContent = `Saved runs are unavailable: ${storageProblem(e)}.`;
+    return;
+  }
+  const chosen = runs.filter((r) => compared.has(r.id));
+  const colours = new Map(chosen.map((r, i) => [r.id, PALETTE[(i + 2) % PALETTE.length]]));
+  ui.list.replaceChildren(...runs.map((r) => item(r, colours.get(r.id))));
+  overlay(chosen.map((r) => ({ name: r.name, colour: colours.get(r.id), history: r.history })));
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  const used = estimate ? ` Storage used: ${bytes(estimate.usage)} of ${bytes(estimate.quota)}.` : '';
+  ui.usage.textContent = runs.length === 0
+    ? 'Runs are saved here as they train, and the latest comes back when the page reopens.'
+    : `${runs.length} saved run${runs.length > 1 ? 's' : ''}; tick Compare to overlay a run's losses on the chart.${used}`;
+}
+
+/** Marks the run being trained now, which the list highlights. */
+export function setCurrentRun(id) {
+  currentId = id;
+  refreshRuns();
+}
+
+/** Lists the runs; `drawOverlays(runs)` draws the compared ones on the loss chart. */
+export function initLibrary(drawOverlays) {
+  overlay = drawOverlays;
+  let timer = 0;
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(refreshRuns, 300);
+  };
+  on('autosaved', ({ record }) => {
+    currentId = record.id;
+    soon();
+  });
+  on('runs-changed', soon);
+  for (const context of ['restore', 'open-saved', 'rename', 'delete', 'download']) {
+    on(`error:${context}`, ({ message }) => { ui.usage.textContent = `That did not work: ${message}`; });
+  }
+  refreshRuns();
+}

@@ -1,0 +1,96 @@
+// The model panel: presets, every setting, and what the engine says of them as they are typed
+// (parameter count, memory, or the first problem).
+import { describeModel, presets } from './wasm.js';
+import { fillForm, readConfig, readNumber, showProblems } from './config-form.js';
+import { send } from './engine.js';
+import { applyValues, writeSetup } from './share-link.js';
+import { textStats } from './data-panel.js';
+import { bytes, count } from './format.js';
+import { render, state } from './phase.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { preset: $('preset'), description: $('preset-description'), form: $('config'), size: $('model-size'), error: $('config-error') };
+
+/** What a tab can train: wasm32 memory ends at 4 GiB, and a step must leave room for the page. */
+export const BUDGET = { max_params: 50_000_000, max_training_bytes: 2 ** 31 };
+
+/** The most Web Workers the page will start; a step splits into at most 8 shards anyway. */
+const MAX_WORKERS = 16;
+
+/** The preset chosen, for naming runs. */
+export const presetName = () => ui.preset.value;
+
+/** Lists the presets, fills the form from the first (or from a shared `setup`), and checks it on every edit. */
+export function initModel(setup) {
+  // One worker per core trained fastest on the 2-core machine this was measured on.
+  ui.form.elements.workers.value = Math.min(navigator.hardwareConcurrency || 1, MAX_WORKERS);
+  ui.form.elements.workers.addEventListener('change', sendWorkers);
+  sendWorkers();
+  for (const preset of presets()) {
+    const option = new Option(preset.name, preset.name);
+    option.dataset.preset = JSON.stringify(preset);
+    ui.preset.append(option);
+  }
+  ui.preset.addEventListener('change', applyPreset);
+  ui.form.addEventListener('input', validate);
+  ui.form.addEventListener('submit', (e) => e.preventDefault());
+  if (setup && [...ui.preset.options].some((o) => o.value === setup.preset)) ui.preset.value = setup.preset;
+  applyPreset();
+  if (setup) {
+    applyValues(ui.form, setup.values);
+    validate();
+  }
+}
+
+function applyPreset() {
+  const preset = JSON.parse(ui.preset.selectedOptions[0].dataset.preset);
+  fillForm(ui.form, preset.settings);
+  ui.description.textContent = preset.description;
+  validate();
+}
+
+/** How many Web Workers train, as the Workers field says (null while it says nothing valid). */
+function workerCount() {
+  const { value } = readNumber(ui.form.elements.workers);
+  return value >= 1 && value <= MAX_WORKERS ? value : null;
+}
+
+function sendWorkers() {
+  const count = workerCount();
+  if (count) send({ type: 'workers', count });
+}
+
+/** Shows a loaded model's settings in the form. */
+export function showSettings(settings) {
+  fillForm(ui.form, settings);
+  validate();
+}
+
+/** Checks the form with the engine, showing each problem beside its field; returns the settings. */
+export function validate() {
+  ui.form.elements.bpe_vocab_size.disabled = ui.form.elements.tokenizer.value !== 'bpe';
+  const read = readConfig(ui.form);
+  const { config } = read;
+  let { problems } = read;
+  if (!workerCount()) problems.push({ field: 'workers', message: `Workers must be a whole number from 1 to ${MAX_WORKERS}.` });
+  let size = null;
+  if (problems.length === 0) {
+    try {
+      ({ problems, size } = describeModel(config, textStats(), BUDGET));
+    } catch (e) {
+      problems.push({ field: 'settings', message: e.message });
+    }
+  }
+  ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
+  const general = showProblems(ui.form, problems);
+  ui.error.textContent = general.map((p) => p.message).join(' ');
+  state.configValid = problems.length === 0;
+  render();
+  writeSetup(ui.form);
+  return config;
+}
+
+/** Shows a problem the engine found on use (a thrown error with a `field`) beside its field. */
+export function showProblem(error) {
+  return showProblems(ui.form, [{ field: error.field ?? 'settings', message: error.message }]).length === 0;
+}

@@ -1,0 +1,51 @@
+// The training state machine: the page's phase changes here and only here, and each change
+// enables exactly the controls that make sense in it.
+import { readNumber } from './config-form.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  status: $('status'), error: $('train-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
+  reset: $('reset'), save: $('save'), load: $('load'), generate: $('generate'), iterations: $('config').elements.max_iters,
+};
+
+/** loading → idle → creating → training ⇄ (pausing →) paused → finished; crashed is final. */
+export const state = {
+  phase: 'loading',
+  steps: 0, // steps the current model has done
+  configValid: false, // the model form holds settings the engine accepts
+  sampleRunning: false, // a sample is streaming in
+  hasText: true, // the model can train on the text in the box (see text-fit.js)
+};
+
+/** Whether a model exists to sample from, save or train on. */
+export const hasModel = () => ['training', 'pausing', 'paused', 'finished'].includes(state.phase);
+
+export function setStatus(text, isError = false) {
+  ui.status.textContent = text;
+  ui.status.classList.toggle('error', isError);
+}
+
+/** A problem with training, a checkpoint or the model, shown under the training controls. */
+export function showError(message) {
+  ui.error.textContent = message;
+}
+
+/** Moves to `phase`, with `status` as the status line when given. */
+export function setPhase(phase, status, isError = false) {
+  state.phase = phase;
+  if (status !== undefined) setStatus(status, isError);
+  render();
+}
+
+/** Enables exactly the controls that make sense in the current phase. */
+export function render() {
+  const { phase } = state;
+  const target = readNumber(ui.iterations).value ?? 0;
+  ui.train.disabled = !(state.configValid && ['idle', 'paused', 'finished'].includes(phase));
+  ui.pause.disabled = phase !== 'training';
+  ui.resume.disabled = !(state.hasText && (phase === 'paused' || (phase === 'finished' && target > state.steps)));
+  ui.reset.disabled = !hasModel() || phase === 'training';
+  ui.save.disabled = !hasModel() || phase === 'training';
+  ui.load.disabled = ['loading', 'creating', 'training', 'pausing', 'crashed'].includes(phase);
+  ui.generate.disabled = !hasModel() || state.sampleRunning;
+}

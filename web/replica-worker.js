@@ -1,0 +1,26 @@
+// A training replica: a copy of the model that computes the shards of each step the leader
+// (worker.js) hands it, and sends back their gradients. It holds no text and no optimiser.
+// Messages in:  model {config}, shards {id, plan, weights, first, end}.
+// Messages out: partials {id, partials} (the first partial's gradients in the weights' buffer),
+//               error {id, message}.
+
+// Loaded after onmessage is set, so no message can arrive before there is a listener.
+const engine = import('./wasm.js');
+let replica = null;
+
+self.onmessage = async ({ data }) => {
+  try {
+    const { loadError, Replica } = await engine;
+    if (loadError) throw new Error(loadError);
+    if (data.type === 'model') {
+      replica?.free();
+      replica = new Replica(data.config);
+    } else if (data.type === 'shards') {
+      replica.setWeights(data.weights);
+      const partials = replica.compute(data.plan, data.first, data.end, [data.weights]);
+      self.postMessage({ type: 'partials', id: data.id, partials }, partials.map((p) => p.grads.buffer));
+    }
+  } catch (e) {
+    self.postMessage({ type: 'error', id: data.id, message: e?.message ?? String(e) });
+  }
+};

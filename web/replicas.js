@@ -1,0 +1,114 @@
+// The leader's replicas: Web Workers (replica-worker.js) that each compute a share of every
+// training step. Weights and gradients move as transferable buffers, so this needs no special
+// headers from the server, and the same few buffers go back and forth step after step: a new
+// 3 MB ArrayBuffer each step cost more time in allocation than the copy into it.
+
+/** Buffers kept per replica: the one each step uses, and one more (odd splits return two). */
+const BUFFERS_PER_REPLICA = 2;
+
+/** A replica silent this long is taken for dead (a step takes well under a second). */
+const TIMEOUT_MS = 30000;
+
+/** One replica worker and the job it is doing. */
+class Replica {
+  constructor(config) {
+    this.worker = new Worker(new URL('./replica-worker.js', import.meta.url), { type: 'module' });
+    this.job = null; // { id, resolve, reject, timer }
+    this.failure = null; // why it stopped, once it has
+    this.worker.onmessage = ({ data }) => {
+      if (data.id !== this.job?.id) return;
+      if (data.type === 'error') this.fail(data.message);
+      else this.finish().resolve(data.partials);
+    };
+    // A crash can come between jobs too: remembered, so the next job fails at once.
+    this.worker.onerror = (e) => {
+      e.preventDefault(); // handled here: it must not take the leader down with it
+      this.fail(e.message || 'it crashed');
+    };
+    if (config) this.setModel(config);
+  }
+
+  setModel(config) {
+    this.worker.postMessage({ type: 'model', config });
+  }
+
+  /** Ends the current job and hands back its callbacks. */
+  finish() {
+    const job = this.job;
+    this.job = null;
+    clearTimeout(job.timer);
+    return job;
+  }
+
+  fail(message) {
+    this.failure ??= message;
+    if (this.job) this.finish().reject(new Error(`a training worker stopped (${message}); the model keeps its last good step, and Resume starts the workers afresh`));
+  }
+
+  run(id, message, transfer) {
+    return new Promise((resolve, reject) => {
+      this.job = { id, resolve, reject, timer: setTimeout(() => this.fail(`no answer in ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS) };
+      if (this.failure) this.fail(this.failure);
+      else this.worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  terminate() {
+    this.fail('it was stopped');
+    this.worker.terminate();
+  }
+}
+
+export class Replicas {
+  constructor() {
+    this.replicas = [];
+    this.config = null;
+    this.nextId = 0;
+    this.buffers = []; // Float32Arrays back from the replicas, for the next step's weights
+  }
+
+  /** Keeps `count` replicas running, each with the current model. */
+  resize(count) {
+    while (this.replicas.length > count) this.replicas.pop().terminate();
+    while (this.replicas.length < count) this.replicas.push(new Replica(this.config));
+  }
+
+  /** Gives every replica a model shaped by `config` (a run's `settings.model`). */
+  setModel(config) {
+    this.config = config;
+    this.replicas.forEach((r) => r.setModel(config));
+  }
+
+  /** Replaces every replica, after one failed. */
+  restart() {
+    const count = this.replicas.length;
+    this.resize(0);
+    this.resize(count);
+  }
+
+  /**
+   * Sends replica `i` the plan, the weights (`copyWeights(buffer)` fills a buffer of `length`)
+   * and `shards[i]`; resolves to every partial sum, or rejects when one fails, reports an error,
+   * or stays silent too long. Hand each partial's `grads` back with `recycle` once used.
+   */
+  compute(plan, copyWeights, length, shards) {
+    const jobs = shards.map(([first, end], i) => {
+      const weights = this.take(length);
+      copyWeights(weights);
+      // The replica writes its gradients back into the same buffer (a second partial, a new one).
+      return this.replicas[i].run(this.nextId++, { type: 'shards', plan, weights, first, end }, [weights.buffer]);
+    });
+    return Promise.all(jobs).then((lists) => lists.flat());
+  }
+
+  /** A buffer of `length` floats: one handed back, or a new one. */
+  take(length) {
+    const i = this.buffers.findIndex((b) => b.length === length);
+    return i >= 0 ? this.buffers.splice(i, 1)[0] : new Float32Array(length);
+  }
+
+  /** Takes back a buffer for later steps. */
+  recycle(buffer) {
+    if (this.buffers.length < BUFFERS_PER_REPLICA * this.replicas.length) this.buffers.push(buffer);
+  }
+}

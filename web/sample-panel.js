@@ -1,0 +1,109 @@
+// The sample panel: streamed generations, and the model's most likely next tokens after the prompt.
+import { readNumber, settingText, showProblems } from './config-form.js';
+import { on, send } from './engine.js';
+import { tokenLabel } from './format.js';
+import { render, state } from './phase.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  form: $('sample-form'), prompt: $('prompt'), error: $('sample-error'), output: $('sample-output'),
+  nextTitle: $('next-title'), nextHint: $('next-hint'), nextTokens: $('next-tokens'),
+};
+const NO_MODEL_YET = 'Train a model to see its guesses.';
+
+/** The prompt as typed. */
+export const promptText = () => ui.prompt.value;
+
+/** Shows problems beside the sample form's fields; any without a field goes under the form. */
+function showSampleProblems(problems) {
+  ui.error.textContent = showProblems(ui.form, problems).map((p) => p.message).join(' ');
+}
+
+function generate(event) {
+  event.preventDefault();
+  const options = { prompt: ui.prompt.value };
+  const problems = [];
+  for (const name of ['temperature', 'top_k', 'max_new_tokens', 'seed']) {
+    const read = readNumber(ui.form.elements[name]);
+    if (read.problem) problems.push({ field: name, message: read.problem });
+    options[name] = read.value;
+  }
+  showSampleProblems(problems);
+  if (problems.length > 0) return;
+  const promptSpan = document.createElement('strong');
+  promptSpan.textContent = options.prompt;
+  ui.output.replaceChildren(promptSpan);
+  state.sampleRunning = true;
+  render();
+  send({ type: 'sample', options });
+}
+
+let nextTimer = 0;
+/** Asks for the next-token distribution after the prompt, at the sampling temperature. */
+function nextQueryChanged() {
+  clearTimeout(nextTimer);
+  nextTimer = setTimeout(() => {
+    const read = readNumber(ui.form.elements.temperature);
+    send({ type: 'next', prompt: ui.prompt.value, temperature: read.value ?? 1 });
+  }, 150);
+}
+
+/** The most likely next tokens as labelled bars, under a title that says at what temperature. */
+function showNextTokens({ next: { temperature, greedy, tokens } }) {
+  ui.nextTitle.textContent = `Most likely next tokens (temperature ${settingText(temperature)}${greedy ? '; greedy takes the first' : ''})`;
+  ui.nextHint.textContent = '';
+  ui.nextTokens.replaceChildren(...tokens.map(({ token, prob }) => {
+    const item = document.createElement('li');
+    const label = document.createElement('span');
+    label.className = 'token';
+    label.textContent = tokenLabel(token);
+    label.title = JSON.stringify(token);
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    bar.style.width = `${(prob * 100).toFixed(1)}%`;
+    const value = document.createElement('span');
+    value.className = 'prob';
+    value.textContent = `${(prob * 100).toFixed(1)}%`;
+    item.setAttribute('aria-label', `${tokenLabel(token)}: ${value.textContent}`);
+    item.append(label, bar, value);
+    return item;
+  }));
+}
+
+/** Puts back the prompt and settings of a loaded model's last generation. */
+export function restoreSampleSettings(lastSample) {
+  for (const [name, value] of Object.entries(lastSample ?? {})) ui.form.elements[name].value = settingText(value);
+  nextQueryChanged();
+}
+
+/** Puts back a saved run's prompt (its last generation's settings come with the checkpoint). */
+export function restorePrompt(prompt) {
+  ui.prompt.value = prompt;
+  nextQueryChanged();
+}
+
+/** Empties the output and the next-token list, as when the model is discarded. */
+export function clearSamples() {
+  ui.output.replaceChildren();
+  ui.nextTokens.replaceChildren();
+  ui.nextHint.textContent = NO_MODEL_YET;
+}
+
+export function initSampling() {
+  ui.form.addEventListener('submit', generate);
+  ui.prompt.addEventListener('input', nextQueryChanged);
+  ui.form.elements.temperature.addEventListener('input', nextQueryChanged);
+  ui.nextHint.textContent = NO_MODEL_YET;
+  nextQueryChanged();
+  on('sample-chunk', ({ text }) => ui.output.append(text));
+  on('sample-done', () => {
+    state.sampleRunning = false;
+    render();
+  });
+  on('next-tokens', showNextTokens);
+  on('error:sample', ({ message, field }) => showSampleProblems([{ field: field ?? 'prompt', message }]));
+  on('error:next', ({ message }) => {
+    ui.nextTokens.replaceChildren();
+    ui.nextHint.textContent = message;
+  });
+}

@@ -1,0 +1,40 @@
+// Whether the current model can train on the text in the box: a checkpoint opens whatever the
+// text, and samples at once; to train, the text must use only the model's characters. When it
+// does not, the notice lists the missing ones and offers to drop them from the text (the model
+// never changes).
+import { on, send } from './engine.js';
+import { tokenLabel } from './format.js';
+import { hasModel, render, state } from './phase.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { notice: $('text-problem'), message: $('text-problem-message'), drop: $('drop-missing'), text: $('text') };
+
+const describe = (c) => `“${tokenLabel(c)}” (U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+
+/** Shows that the text does not fit the model (`missing` characters), or that it does (null). */
+export function showTextProblem(problem) {
+  state.hasText = !problem;
+  ui.notice.hidden = !problem;
+  if (problem) {
+    const { missing } = problem;
+    const listed = missing.slice(0, 12).map(describe).join(', ') + (missing.length > 12 ? `, and ${missing.length - 12} more` : '');
+    ui.message.textContent = `This model cannot train on the text in the box: it has no token for ${missing.length} of its characters: `
+      + `${listed}. It can still sample and show its attention. To train it, drop them from the text, or pick a text that uses only its characters.`;
+  }
+  render();
+}
+
+/** The text changed: a paused or loaded model trains on it from now on, if it can. */
+export function textEdited(text) {
+  if (hasModel() && state.phase !== 'training') send({ type: 'use-text', text });
+}
+
+export function initTextFit() {
+  ui.drop.addEventListener('click', () => send({ type: 'fit-text', text: ui.text.value }));
+  on('text-ok', () => showTextProblem(null));
+  on('text-problem', (problem) => showTextProblem(problem));
+  on('text-fitted', ({ text }) => {
+    ui.text.value = text;
+    ui.text.dispatchEvent(new Event('input')); // the data panel recounts it and the model takes it
+  });
+}

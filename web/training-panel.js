@@ -1,0 +1,143 @@
+// The training panel: Train, Pause, Resume and Reset, the progress line and the loss chart.
+import { readNumber } from './config-form.js';
+import { corpusChoice, corpusSnippet, showMerges, trainingText } from './data-panel.js';
+import { on, send } from './engine.js';
+import { count, duration } from './format.js';
+import { LossChart } from './loss-chart.js';
+import { BUDGET, presetName, showProblem, validate } from './model-panel.js';
+import { attentionText, clearAttention, setAttentionText } from './attention-panel.js';
+import { clearSamples } from './sample-panel.js';
+import { clearInside } from './inside-panel.js';
+import { setPhase, showError, state } from './phase.js';
+import { showTextProblem } from './text-fit.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  train: $('train'), pause: $('pause'), resume: $('resume'), reset: $('reset'),
+  progress: $('progress'), stats: $('stats'), iterations: $('config').elements.max_iters,
+};
+export const TRAIN_ON = 'raise Iterations and Resume to train on';
+const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
+
+/** Marks `marker` ({step, label}) on the loss chart, or clears the mark. */
+export function markOnLossChart(marker) {
+  chart.setMarker(marker);
+}
+
+/** Draws saved runs on the loss chart beside this one. */
+export function showOverlays(runs) {
+  chart.setOverlays(runs);
+}
+
+/** The loss of a uniform guess for the current model. */
+export const uniformLoss = () => chart.uniform ?? 1;
+
+/** Shows a run from its start: a new run has no history yet, a loaded one brings its own. */
+export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { losses: [], evals: [] } }) {
+  chart.reset({ uniformLoss, vocabSize, total });
+  chart.addLosses(history.losses);
+  history.evals.forEach((e) => chart.addEvaluation(e));
+  state.steps = step;
+  ui.progress.max = total;
+  ui.progress.value = step;
+}
+
+/** Shows where a loaded run stands. */
+export function showLoadedProgress(step, total) {
+  ui.stats.textContent = `step ${count(step)} / ${count(total)} (loaded from a checkpoint)`;
+}
+
+function startTraining() {
+  if (state.steps > 0 && !confirm(`Start over? The current model (${state.steps} steps) will be discarded.`)) return;
+  const settings = validate();
+  if (!state.configValid) return;
+  showError('');
+  setPhase('creating', settings.tokenizer === 'bpe' ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
+  if (!attentionText()) setAttentionText(corpusSnippet(settings.model.block_size));
+  const corpus = corpusChoice();
+  showTextProblem(null);
+  send({
+    type: 'create', settings, text: trainingText(), budget: BUDGET, attentionText: attentionText(),
+    name: `${corpus.id === 'own' ? 'text' : corpus.id}-${presetName()}`, corpus: corpus.title, corpusId: corpus.id,
+  });
+}
+
+/** Goes on training the current model with the form's settings: the recipe may have changed. */
+function resumeTraining() {
+  const settings = validate();
+  if (!state.configValid) return;
+  chart.setTotal(readNumber(ui.iterations).value ?? 0);
+  showError('');
+  setPhase('training', 'Training…');
+  send({ type: 'train', settings, budget: BUDGET });
+}
+
+/** A setting that changes the parameters or tokens (or the seed) cannot apply to a model that exists. */
+const NEEDS_NEW_MODEL = /needs a new model/;
+
+function resetModel() {
+  if (state.steps > 0 && !confirm(`Discard the current model (${state.steps} steps)?`)) return;
+  send({ type: 'reset' });
+  state.sampleRunning = false;
+  showRun({ uniformLoss: null, vocabSize: 0, total: 1 });
+  clearAttention();
+  clearSamples();
+  clearInside();
+  ui.stats.textContent = '';
+  setPhase('idle', 'Ready.');
+}
+
+function showProgress({ report }) {
+  state.steps = report.step;
+  chart.addLosses(report.losses);
+  ui.progress.max = report.max_iters;
+  ui.progress.value = report.step;
+  const speed = report.workers > 1
+    ? `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} workers (${count(Math.round(report.tokens_per_s_per_worker))} each)`
+    : `${count(Math.round(report.tokens_per_s))} tokens/s on 1 worker`;
+  ui.stats.textContent = `step ${count(report.step)} / ${count(report.max_iters)} · loss ${report.losses.at(-1).toFixed(3)} · `
+    + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)}`;
+}
+
+export function initTraining() {
+  ui.train.addEventListener('click', startTraining);
+  ui.pause.addEventListener('click', () => { setPhase('pausing'); send({ type: 'pause' }); });
+  ui.resume.addEventListener('click', resumeTraining);
+  ui.reset.addEventListener('click', resetModel);
+  on('ready', () => {
+    if (state.phase === 'crashed') return;
+    setPhase('idle', 'Ready. Pick a corpus and a preset, then press Train.');
+    validate();
+  });
+  on('created', ({ merges, uniformLoss, vocabSize, total }) => {
+    showMerges(merges);
+    showRun({ uniformLoss, vocabSize, total });
+    setPhase('training', 'Training…');
+    send({ type: 'train' });
+  });
+  on('progress', showProgress);
+  on('eval', ({ evaluation }) => chart.addEvaluation(evaluation));
+  on('paused', () => setPhase('paused', `Paused at step ${count(state.steps)}. Resume, sample, or inspect the attention.`));
+  on('finished', () => setPhase('finished', `Finished ${count(state.steps)} steps. Sample, or ${TRAIN_ON}.`));
+  on('error:train', (error) => {
+    if (NEEDS_NEW_MODEL.test(error.message)) {
+      setPhase('paused', `Paused at step ${count(state.steps)}.`);
+      const fresh = `The settings changed in a way the current model cannot take: ${error.message}. Start a new model with them? `
+        + `The current one (${count(state.steps)} steps) stays in Saved runs.`;
+      if (confirm(fresh)) {
+        state.steps = 0; // it is saved: no second question
+        startTraining();
+      } else {
+        showProblem(error);
+      }
+      return;
+    }
+    if (!(error.field && showProblem(error))) showError(error.message);
+    setPhase('paused', `Stopped at step ${count(state.steps)}.`, true);
+  });
+  on('error:create', (error) => {
+    if (!(error.field && showProblem(error))) showError(error.message);
+    setPhase(state.steps > 0 ? 'paused' : 'idle', 'Ready.');
+  });
+  on('crashed', ({ message }) => setPhase('crashed', `The model engine stopped: ${message} Reload the page to start again.`, true));
+}

@@ -1,0 +1,60 @@
+// Heads over time: every head's induction and previous-token score, or its attention entropy, at
+// each evaluation, with the step where an induction head formed marked.
+import { AXIS, CanvasView, PALETTE, frame, legend, line } from './plot.js';
+
+export class HeadsView extends CanvasView {
+  constructor(canvas, score) {
+    super(canvas);
+    this.score = score;
+    score.addEventListener('change', () => this.redraw());
+  }
+
+  pick(inside) {
+    return inside.heads.length > 0 ? inside : null;
+  }
+
+  draw(ctx, { width, height }, { heads, n_head: nh, induction_onset: onset }) {
+    const steps = heads.map((h) => h.step);
+    const entropy = this.score.value === 'entropy';
+    const top = entropy ? Math.max(...heads.flatMap((h) => h.entropy), 1e-3) * 1.1 : 1;
+    const box = frame(ctx, { width, height }, [Math.min(...steps), Math.max(...steps, 1)], [0, top], { top: 26, xLabel: 'step', yLabel: entropy ? 'nats' : '' });
+    const count = heads[0].induction.length;
+    for (let i = 0; i < count; i++) {
+      const color = PALETTE[i % PALETTE.length];
+      if (entropy) {
+        line(ctx, heads.map((h) => [h.step, h.entropy[i]]), box, color, 1.8);
+        continue;
+      }
+      line(ctx, heads.map((h) => [h.step, h.induction[i]]), box, color, 1.8);
+      line(ctx, heads.map((h) => [h.step, h.previous_token[i]]), box, color, 1, [2, 3]);
+    }
+    if (onset) {
+      ctx.strokeStyle = '#dc2626';
+      ctx.setLineDash([4, 3]);
+      ctx.beginPath();
+      ctx.moveTo(box.x(onset.step), box.top);
+      ctx.lineTo(box.x(onset.step), box.bottom);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#dc2626';
+      ctx.textAlign = 'left';
+      ctx.fillText(`induction head L${onset.layer + 1} H${onset.head + 1} forms`, box.x(onset.step) + 4, box.top + 8);
+    }
+    const items = Array.from({ length: Math.min(count, 8) }, (_, i) => [`L${Math.floor(i / nh) + 1} H${(i % nh) + 1}`, PALETTE[i % PALETTE.length]]);
+    legend(ctx, entropy ? items : [...items, ['induction', AXIS], ['previous token', AXIS, [2, 3]]], box.left + 4, 10);
+    this.describe();
+  }
+
+  describe() {
+    const { heads, n_head: nh, induction_onset: onset } = this.data;
+    const last = heads.at(-1);
+    const best = (scores) => scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);
+    const name = (i) => `layer ${Math.floor(i / nh) + 1} head ${(i % nh) + 1}`;
+    const [ind, prev] = [best(last.induction), best(last.previous_token)];
+    const low = last.entropy.reduce((b, e, i) => (e < last.entropy[b] ? i : b), 0);
+    this.canvas.setAttribute('aria-label', `Head scores at ${heads.length} evaluations, step ${last.step}: strongest induction head ${name(ind)} `
+      + `(${last.induction[ind].toFixed(2)}), strongest previous-token head ${name(prev)} (${last.previous_token[prev].toFixed(2)}), `
+      + `most focused head ${name(low)} (entropy ${last.entropy[low].toFixed(2)} nats). `
+      + (onset ? `An induction head formed at step ${onset.step} (${name(onset.layer * nh + onset.head)}).` : 'No induction head yet.'));
+  }
+}

@@ -1,0 +1,33 @@
+// The MLPs on the probe: per layer, the share of neurons that fire and a histogram of their inputs.
+import { AXIS, CanvasView } from './plot.js';
+
+export class MlpView extends CanvasView {
+  pick({ mlp }) {
+    return mlp;
+  }
+
+  draw(ctx, { width, height }, { active, histogram, range: [lo, hi] }) {
+    const layers = active.length;
+    const cols = Math.min(layers, 2);
+    const rows = Math.ceil(layers / cols);
+    const [cw, ch] = [width / cols, height / rows];
+    histogram.forEach((counts, l) => {
+      const [x0, y0] = [(l % cols) * cw + 6, Math.floor(l / cols) * ch + 16];
+      const [w, h] = [cw - 12, ch - 30];
+      const top = Math.max(...counts, 1);
+      const bar = w / counts.length;
+      counts.forEach((n, b) => {
+        ctx.fillStyle = lo + (b + 0.5) * ((hi - lo) / counts.length) > 0 ? '#ea580c' : '#93c5fd';
+        ctx.fillRect(x0 + b * bar, y0 + h * (1 - n / top), Math.max(1, bar - 1), h * (n / top));
+      });
+      ctx.fillStyle = AXIS;
+      ctx.textBaseline = 'top';
+      ctx.textAlign = 'left';
+      ctx.fillText(`layer ${l + 1}: ${Math.round(active[l] * 100)}% active`, x0, y0 - 14);
+      ctx.fillText(String(lo), x0, y0 + h + 2);
+      ctx.textAlign = 'right';
+      ctx.fillText(String(hi), x0 + w, y0 + h + 2);
+    });
+    this.canvas.setAttribute('aria-label', `MLP neurons: ${active.map((a, l) => `layer ${l + 1} ${Math.round(a * 100)}% active`).join(', ')}`);
+  }
+}

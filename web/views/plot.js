@@ -1,0 +1,143 @@
+// Drawing helpers the charts share: canvases sized to the screen, a plot box with axes, lines,
+// and colour scales.
+
+export const PALETTE = ['#2563eb', '#ea580c', '#16a34a', '#9333ea', '#db2777', '#0891b2', '#ca8a04', '#4b5563'];
+export const AXIS = '#6b7280';
+const GRID = '#eef0f3';
+
+/** The smallest whole step of 1, 2, 2.5 or 5 times a power of ten that is at least `rough`. */
+export function roundStep(rough) {
+  const power = 10 ** Math.floor(Math.log10(Math.max(1e-9, rough)));
+  const multiples = power >= 10 ? [1, 2, 2.5, 5, 10] : [1, 2, 5, 10];
+  return power * multiples.find((m) => m * power >= rough);
+}
+
+/** Sizes `canvas` to its box at the screen's pixel ratio; returns its 2-D context and size in CSS pixels. */
+export function prepare(canvas) {
+  const { width, height } = canvas.getBoundingClientRect();
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(width * dpr));
+  canvas.height = Math.max(1, Math.round(height * dpr));
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = '11px system-ui, sans-serif';
+  return { ctx, width, height };
+}
+
+/**
+ * A plot area inside `width` × `height` for x in [x0, x1] and y in [y0, y1], with gridlines and
+ * tick labels drawn; returns the mapping from data to pixels.
+ */
+export function frame(ctx, { width, height }, [x0, x1], [y0, y1], { left = 40, right = 10, top = 10, bottom, xLabel = '', yLabel = '' } = {}) {
+  bottom ??= xLabel ? 34 : 22; // room for the axis title under the tick labels
+  const w = width - left - right;
+  const h = height - top - bottom;
+  const x = (v) => left + ((v - x0) / (x1 - x0 || 1)) * w;
+  const y = (v) => top + (1 - (v - y0) / (y1 - y0 || 1)) * h;
+  ctx.strokeStyle = GRID;
+  ctx.fillStyle = AXIS;
+  ctx.lineWidth = 1;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  const yStep = roundStep((y1 - y0) / 4);
+  for (let v = Math.ceil(y0 / yStep) * yStep; v <= y1 + 1e-9; v += yStep) {
+    ctx.beginPath();
+    ctx.moveTo(left, y(v));
+    ctx.lineTo(width - right, y(v));
+    ctx.stroke();
+    ctx.fillText(Number(v.toPrecision(3)).toString(), left - 4, y(v));
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  const xStep = roundStep((x1 - x0) / 5);
+  for (let v = Math.ceil(x0 / xStep) * xStep; v <= x1 + 1e-9; v += xStep) ctx.fillText(String(Number(v.toPrecision(4))), x(v), height - bottom + 5);
+  ctx.textAlign = 'right';
+  if (xLabel) ctx.fillText(xLabel, width - right, height - bottom + 5 + 11);
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'top';
+  if (yLabel) ctx.fillText(yLabel, left + 4, top + 2);
+  return { x, y, left, right: width - right, top, bottom: height - bottom };
+}
+
+/** A polyline through `points` ([x, y] in data units) mapped by `box`. */
+export function line(ctx, points, box, color, width = 1.5, dash = []) {
+  if (points.length === 0) return;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.setLineDash(dash);
+  ctx.beginPath();
+  points.forEach(([px, py], i) => (i === 0 ? ctx.moveTo(box.x(px), box.y(py)) : ctx.lineTo(box.x(px), box.y(py))));
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+/** White at 0 to deep blue at 1; square-rooted so weak but real values stay visible. */
+export function blues(t) {
+  const s = Math.sqrt(Math.min(Math.max(t, 0), 1));
+  return [Math.round(255 - s * 225), Math.round(255 - s * 190), Math.round(255 - s * 80)];
+}
+
+/** Blue for −1, white for 0, orange for +1. */
+export function diverging(t) {
+  const s = Math.min(Math.abs(t), 1);
+  return t < 0 ? [Math.round(255 - s * 218), Math.round(255 - s * 156), Math.round(255 - s * 20)]
+    : [Math.round(255 - s * 21), Math.round(255 - s * 167), Math.round(255 - s * 243)];
+}
+
+/** Paints a rows × cols grid of values, `color(value)` each, into the rectangle at (x, y). */
+export function heatmap(ctx, { rows, cols, value, color }, x, y, w, h) {
+  const image = ctx.createImageData(cols, rows);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const i = (r * cols + c) * 4;
+      [image.data[i], image.data[i + 1], image.data[i + 2]] = color(value(r, c));
+      image.data[i + 3] = 255;
+    }
+  }
+  const tile = new OffscreenCanvas(cols, rows);
+  tile.getContext('2d').putImageData(image, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(tile, x, y, w, h);
+}
+
+/** A legend of `[label, color, dash]` items in a row from (x, y). */
+export function legend(ctx, items, x, y) {
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  for (const [label, color, dash = []] of items) {
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2;
+    ctx.setLineDash(dash);
+    ctx.beginPath();
+    ctx.moveTo(x, y);
+    ctx.lineTo(x + 16, y);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = AXIS;
+    ctx.fillText(label, x + 20, y);
+    x += ctx.measureText(label).width + 34;
+  }
+}
+
+/**
+ * A view drawn on a canvas from its part of the engine's data: subclasses pick that part
+ * (`pick(inside)`) and draw it (`draw(ctx, size, data)`); it redraws when resized.
+ */
+export class CanvasView {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.data = null;
+    new ResizeObserver(() => this.redraw()).observe(canvas);
+  }
+
+  update(inside) {
+    this.data = this.pick(inside);
+    this.redraw();
+  }
+
+  redraw() {
+    const { ctx, width, height } = prepare(this.canvas);
+    if (this.data && width > 0) this.draw(ctx, { width, height }, this.data);
+  }
+}

@@ -1,0 +1,24 @@
+// Position embeddings: each position's embedding by channel, and the cosine similarity between
+// positions.
+import { CanvasView, diverging, heatmap } from './plot.js';
+
+export class PositionsView extends CanvasView {
+  pick({ positions }) {
+    return positions;
+  }
+
+  draw(ctx, { width, height }, { t, c, values, cosine }) {
+    const scale = Math.max(...values.map(Math.abs), 1e-9);
+    const side = Math.min(height - 30, (width - 40) / 2);
+    heatmap(ctx, { rows: t, cols: c, value: (r, k) => values[r * c + k] / scale, color: diverging }, 10, 18, side, side);
+    heatmap(ctx, { rows: t, cols: t, value: (a, b) => cosine[a * t + b], color: diverging }, 30 + side, 18, side, side);
+    ctx.fillStyle = '#6b7280';
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(`position × channel (${t} × ${c})`, 10, 2);
+    ctx.fillText('cosine similarity', 30 + side, 2);
+    const neighbours = Array.from({ length: t - 1 }, (_, i) => cosine[i * t + i + 1]);
+    const mean = neighbours.reduce((a, b) => a + b, 0) / Math.max(1, neighbours.length);
+    this.canvas.setAttribute('aria-label', `Position embeddings of ${t} positions by ${c} channels, and their cosine similarities; neighbouring positions have a mean similarity of ${mean.toFixed(2)}`);
+  }
+}

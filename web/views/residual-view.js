@@ -1,0 +1,23 @@
+// The residual stream over the probe's positions: its norm entering each layer and leaving the
+// last, and the norms of what each layer's attention and MLP add to it.
+import { CanvasView, PALETTE, frame, legend, line } from './plot.js';
+
+export class ResidualView extends CanvasView {
+  pick({ residual, n_layer: layers }) {
+    return { ...residual, layers };
+  }
+
+  draw(ctx, { width, height }, { t, stream, attn, mlp, layers }) {
+    const series = (values, l) => values.slice(l * t, (l + 1) * t).map((v, i) => [i, v]);
+    const box = frame(ctx, { width, height }, [0, t - 1], [0, Math.max(...stream, ...attn, ...mlp) * 1.05], { top: 22, xLabel: 'position', yLabel: 'L2 norm' });
+    for (let l = 0; l <= layers; l++) line(ctx, series(stream, l), box, PALETTE[l % PALETTE.length], 2);
+    for (let l = 0; l < layers; l++) {
+      line(ctx, series(attn, l), box, PALETTE[(l + 1) % PALETTE.length], 1, [5, 3]);
+      line(ctx, series(mlp, l), box, PALETTE[(l + 1) % PALETTE.length], 1, [1, 3]);
+    }
+    const names = Array.from({ length: layers + 1 }, (_, l) => [l === 0 ? 'embeddings' : `after layer ${l}`, PALETTE[l % PALETTE.length]]);
+    legend(ctx, names, box.left + 4, 10);
+    const mean = (l) => stream.slice(l * t, (l + 1) * t).reduce((a, b) => a + b, 0) / t;
+    this.canvas.setAttribute('aria-label', `Residual stream over ${t} positions: mean norm ${mean(0).toFixed(2)} after the embeddings, ${mean(layers).toFixed(2)} after layer ${layers}`);
+  }
+}

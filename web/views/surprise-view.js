@@ -1,0 +1,64 @@
+// Per-token surprise: the probe's tokens coloured by the loss of predicting each, with the
+// model's five likeliest guesses there on hover or focus; below, the mean loss by position.
+import { tokenLabel } from '../format.js';
+import { frame, line, prepare } from './plot.js';
+
+/** Loss 0 → white, `worst` (a uniform guess) or more → deep orange. */
+function shade(loss, worst) {
+  const s = Math.min(Math.max(loss / worst, 0), 1);
+  return `rgb(${Math.round(255 - s * 21)}, ${Math.round(255 - s * 140)}, ${Math.round(255 - s * 220)})`;
+}
+
+const percent = (p) => `${(p * 100).toFixed(1)}%`;
+
+export class SurpriseView {
+  constructor({ text, canvas, tooltip }) {
+    Object.assign(this, { text, canvas, tooltip });
+    this.byPosition = [];
+    new ResizeObserver(() => this.drawPositions()).observe(canvas);
+  }
+
+  update(inside, uniformLoss) {
+    this.text.replaceChildren(...inside.probe.map(({ token, loss, guesses }) => {
+      const span = document.createElement('span');
+      span.textContent = token;
+      span.tabIndex = 0;
+      const what = loss == null ? 'the first token, not predicted'
+        : `loss ${loss.toFixed(2)}; the model guessed ${guesses.map((g) => `“${tokenLabel(g.token)}” ${percent(g.prob)}`).join(', ')}`;
+      span.setAttribute('aria-label', `“${tokenLabel(token)}”: ${what}`);
+      if (loss != null) span.style.background = shade(loss, uniformLoss);
+      const show = () => this.show(span, what);
+      span.addEventListener('mouseenter', show);
+      span.addEventListener('focus', show);
+      span.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+      span.addEventListener('blur', () => { this.tooltip.hidden = true; });
+      return span;
+    }));
+    const losses = inside.probe.map((p) => p.loss).filter((l) => l != null);
+    const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
+    this.text.setAttribute('aria-label', `Probe tokens coloured by loss: mean ${mean.toFixed(2)} nats over ${losses.length} predicted tokens`);
+    this.byPosition = inside.loss_by_position;
+    this.drawPositions();
+  }
+
+  show(span, what) {
+    this.tooltip.textContent = what;
+    this.tooltip.hidden = false;
+    const host = this.tooltip.offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
+    const box = span.getBoundingClientRect();
+    this.tooltip.style.left = `${box.left - host.left}px`;
+    this.tooltip.style.top = `${box.bottom - host.top + 4}px`;
+  }
+
+  drawPositions() {
+    const { ctx, width, height } = prepare(this.canvas);
+    const losses = this.byPosition;
+    if (losses.length === 0 || width === 0) {
+      this.canvas.setAttribute('aria-label', 'Loss by position: needs training text');
+      return;
+    }
+    const box = frame(ctx, { width, height }, [0, losses.length - 1], [0, Math.max(...losses) * 1.05], { xLabel: 'position in the block', yLabel: 'mean loss' });
+    line(ctx, losses.map((l, i) => [i, l]), box, '#ea580c', 2);
+    this.canvas.setAttribute('aria-label', `Loss by position: ${losses[0].toFixed(2)} at the first position, ${losses.at(-1).toFixed(2)} at the last`);
+  }
+}

@@ -1,0 +1,65 @@
+// In the training worker: what the page draws from the current weights (attention maps, the
+// next-token list, the views inside the model), computed when the page shows them.
+
+/** How many of the most likely next tokens the page lists. */
+const NEXT_TOKENS = 8;
+
+export class Views {
+  /** `post(message, transfer)` to the page; `report(context, error)` for failures. */
+  constructor(post, report) {
+    Object.assign(this, { post, report });
+    this.attentionText = '';
+    this.nextQuery = null; // the prompt and temperature whose next-token list the page shows
+    this.inside = { open: false, probe: '' }; // whether "Inside the model" is open, and on what probe
+    this.lapseSent = -1; // evaluations in the time-lapse the page has
+  }
+
+  /** A new model: the page has none of its views yet. */
+  reset(attentionText) {
+    this.attentionText = attentionText;
+    this.lapseSent = -1;
+  }
+
+  attention(run) {
+    if (!run || !this.attentionText) return;
+    try {
+      const maps = run.attention(this.attentionText);
+      this.post({ type: 'attention', maps }, [maps.weights.buffer]);
+    } catch (e) {
+      this.report('attention', e);
+    }
+  }
+
+  nextTokens(run) {
+    if (!run || !this.nextQuery) return;
+    try {
+      this.post({ type: 'next-tokens', next: run.nextTokens(this.nextQuery.prompt, this.nextQuery.temperature, NEXT_TOKENS) });
+    } catch (e) {
+      this.report('next', e);
+    }
+  }
+
+  /** The views inside the model, when the page shows them; the time-lapse only when it grew. */
+  insideViews(run) {
+    if (!run || !this.inside.open) return;
+    try {
+      const views = run.inside(this.inside.probe, this.nextQuery?.prompt ?? '');
+      const lapse = views.heads.length !== this.lapseSent ? run.timelapse : undefined;
+      this.lapseSent = views.heads.length;
+      this.post({ type: 'inside', inside: views, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
+    } catch (e) {
+      this.report('inside', e);
+    }
+  }
+
+  /** Attention and next tokens: cheap enough to refresh while training. */
+  live(run) {
+    this.attention(run);
+    this.nextTokens(run);
+  }
+
+  /** What the page keeps of the views when a run is saved, to show them again when it comes back. */
+  fields() {
+    return { attentionText: this.attentionText, probe: this.inside.probe, prompt: this.nextQuery?.prompt ?? '' };
+  }
+}
