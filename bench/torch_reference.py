@@ -1,9 +1,10 @@
-"""The PyTorch reference for the nano-cpu recipe: nanoGPT's model and training step on one CPU
-thread, timed the way `gpt bench` times ours (median ms per step). With --train it runs the whole
-recipe (2000 steps on tiny Shakespeare) and prints the validation curve every 250 steps.
+"""The PyTorch reference for the nano-cpu recipe: nanoGPT's model and training step on CPU
+threads (one by default), timed the way `gpt bench` times ours (median ms per step). With --train
+it runs the whole recipe (2000 steps on tiny Shakespeare) and prints the validation curve every
+250 steps.
 
     pip install torch numpy
-    python bench/torch_reference.py --data ../shared/data/tinyshakespeare.txt [--iters 50] [--train] [--seed 1337]
+    python bench/torch_reference.py --data ../shared/data/tinyshakespeare.txt [--iters 50] [--threads 1] [--train] [--seed 1337]
 """
 
 import argparse
@@ -39,8 +40,9 @@ def main():
     ap.add_argument("--train", action="store_true")
     ap.add_argument("--seed", type=int, default=1337)
     ap.add_argument("--eval-iters", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     r = RECIPE
     text = Path(args.data).read_text(encoding="utf-8")
@@ -94,7 +96,7 @@ def main():
             step(it + 3)
             times.append(time.perf_counter() - t0)
         ms = statistics.median(times) * 1000
-        print(json.dumps({"reference": f"pytorch {torch.__version__}", "threads": 1, "ms_per_iter": round(ms, 2),
+        print(json.dumps({"reference": f"pytorch {torch.__version__}", "threads": args.threads, "ms_per_iter": round(ms, 2),
                           "tokens_per_s": round(tokens / ms * 1000), "statistic": "median", "iters": args.iters}))
         return
     start = time.perf_counter()

@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh play
 export PATH="$HOME/.cargo/bin:/usr/local/bin:$PATH"
-echo "[play] building the wasm engine (release)…" >&2
-wasm-pack --log-level warn build --target web --release
+echo "[play] building the wasm engine (release, two builds)…" >&2
+scripts/build.sh
 exec node scripts/serve.mjs "${1:-${PORT:-8000}}"

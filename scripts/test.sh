@@ -45,9 +45,14 @@ suite "cargo fmt" one cargo fmt --all -- --check
 suite "clippy (native)" one cargo clippy --workspace --all-targets -- -D warnings
 suite "clippy (wasm32)" one cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "native tests" cargo cargo test --workspace
+suite "nanoGPT format round trip (Python, standard library)" one python3 -m unittest discover -s python -p 'test_*.py'
 # Release mode: the tests that train run about ten times faster than in a debug wasm build.
+# Each suite runs in both engine builds: SIMD128, and SIMD128 + relaxed SIMD (its own target dir).
+relaxed() { RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed "$@"; }
 suite "wasm tests in Firefox" cargo wasm-pack test --headless --firefox --release --test web --test worker
 suite "wasm tests in Chromium" cargo wasm-pack test --headless --chrome --release --test web --test worker
-suite "wasm build" one wasm-pack --log-level warn build --target web --release
+suite "wasm tests in Firefox (relaxed SIMD)" cargo relaxed wasm-pack test --headless --firefox --release --test web --test worker
+suite "wasm tests in Chromium (relaxed SIMD)" cargo relaxed wasm-pack test --headless --chrome --release --test web --test worker
+suite "wasm builds" one scripts/build.sh
 suite "end-to-end (served page)" node node --test --test-concurrency=1 tests/e2e/
 summary

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Training speed of the real page in a browser, as a user gets it: the bundled Shakespeare, a
+// preset, K workers, Train; tokens/s from the step counter over a timed window after a warm-up.
+// Usage: node bench/browser.mjs [--browser chromium|firefox] [--preset nano-cpu] [--workers 1,2]
+//        [--warmup 4] [--seconds 12] [--eval-every N] [--inside]   (after scripts/build.sh)
+// --eval-every evaluates as training goes (by default not inside the window); --inside opens
+// "Inside the model", whose views refresh at each evaluation.
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../scripts/serve.mjs';
+import { launchChromium, launchFirefox } from '../tests/e2e/browsers.mjs';
+
+/** In the page: picks a corpus, preset and worker count, and presses Train (a sync script). */
+const START = `
+  const [corpus, preset, workers, iters, evalEvery, inside] = arguments;
+  const set = (el, value) => { el.value = value; for (const t of ['input', 'change']) el.dispatchEvent(new Event(t, { bubbles: true })); };
+  const form = document.getElementById('config');
+  set(document.getElementById('corpus'), corpus);
+  set(document.getElementById('preset'), preset);
+  set(form.elements.workers, workers);
+  set(form.elements.max_iters, iters);
+  set(form.elements.eval_interval, evalEvery);
+  document.getElementById('inside').open = inside;
+  return true;`;
+const PRESS = `const b = document.getElementById('train'); if (b.disabled) return false; b.click(); return true;`;
+const STARTED = `return /Training/.test(document.getElementById('status').textContent)
+  && /step [1-9]/.test(document.getElementById('stats').textContent);`;
+const READ = `const m = document.getElementById('stats').textContent.match(/step ([\\d,]+)/);
+  return { step: m ? Number(m[1].replace(/,/g, '')) : 0, t: performance.now(), status: document.getElementById('status').textContent };`;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A driver with one method, run(script, ...args) → value, over a fresh page at `url`. */
+async function open(browser, url) {
+  if (browser === 'firefox') {
+    const ff = await launchFirefox();
+    await ff.open(url);
+    return { run: (script, ...args) => ff.run(`return (function () { ${script} }).apply(null, ${JSON.stringify(args)})`), close: () => ff.close() };
+  }
+  const chromium = await launchChromium();
+  const page = await chromium.newPage();
+  await page.goto(url);
+  return { run: (script, ...args) => page.evaluate(([s, a]) => new Function(s).apply(null, a), [script, args]), close: () => chromium.close() };
+}
+
+async function waitFor(driver, script, what, seconds = 60) {
+  for (let i = 0; i < seconds * 10; i++) {
+    const value = await driver.run(script);
+    if (value) return value;
+    await sleep(100);
+  }
+  const state = await driver.run(`return [document.getElementById('status').textContent, document.getElementById('train-error').textContent, document.getElementById('config-error').textContent, document.getElementById('stats').textContent].join(' | ')`);
+  throw new Error(`timed out waiting for ${what}; the page says: ${state}`);
+}
+
+/** Tokens per second of one training session with `workers` workers. */
+export async function measure({ browser = 'chromium', preset = 'nano-cpu', workers = 1, warmup = 4, seconds = 12, evalEvery = 100000, inside = false }, url) {
+  const driver = await open(browser, url);
+  try {
+    await waitFor(driver, `return document.getElementById('status').textContent.startsWith('Ready')`, 'the page');
+    const presets = await driver.run(`return [...document.getElementById('preset').options].map((o) => JSON.parse(o.dataset.preset))`);
+    const { settings } = presets.find((p) => p.name === preset);
+    await driver.run(START, 'shakespeare', preset, workers, 100000, evalEvery, inside);
+    await waitFor(driver, PRESS, 'the Train button');
+    await waitFor(driver, STARTED, 'training to start');
+    await sleep(warmup * 1000);
+    const first = await driver.run(READ);
+    await sleep(seconds * 1000);
+    const last = await driver.run(READ);
+    if (!/Training/.test(last.status)) throw new Error(`training stopped: ${last.status}`);
+    const tokens = (last.step - first.step) * settings.train.batch_size * settings.model.block_size;
+    return { browser, preset, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
+  } finally {
+    await driver.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: {
+    browser: { type: 'string', default: 'chromium' }, preset: { type: 'string', default: 'nano-cpu' },
+    workers: { type: 'string', default: '1,2' }, warmup: { type: 'string', default: '4' }, seconds: { type: 'string', default: '12' },
+    'eval-every': { type: 'string', default: '100000' }, inside: { type: 'boolean', default: false },
+  } });
+  const { server, url } = await serve(0);
+  try {
+    for (const workers of values.workers.split(',').map(Number)) {
+      const options = { ...values, workers, warmup: Number(values.warmup), seconds: Number(values.seconds), evalEvery: Number(values['eval-every']) };
+      console.log(JSON.stringify(await measure(options, url)));
+    }
+  } finally {
+    server.close();
+  }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Where a wasm training step spends its time in Chromium: trains a preset on the page's thread
+// under the DevTools CPU profiler and prints the functions with the most self time.
+// Usage: node bench/profile.mjs [preset] [steps]   (after wasm-pack build --target web --profiling)
+import { serve } from '../scripts/serve.mjs';
+import { launchChromium } from '../tests/e2e/browsers.mjs';
+
+const [preset = 'nano-cpu', steps = '40'] = process.argv.slice(2);
+const { server, url } = await serve(0);
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage();
+  await page.goto(new URL('/web/favicon.svg', url).href);
+  const client = await page.context().newCDPSession(page);
+  await page.evaluate(async ({ preset }) => {
+    const { default: init, Run, presets } = await import('/pkg/gpt_playground.js');
+    await init();
+    const { settings } = presets().find((p) => p.name === preset);
+    const text = await (await fetch('/assets/shakespeare.txt')).text();
+    globalThis.run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
+    globalThis.run.train(3);
+  }, { preset });
+  await client.send('Profiler.enable');
+  await client.send('Profiler.setSamplingInterval', { interval: 200 });
+  await client.send('Profiler.start');
+  const ms = await page.evaluate((n) => { const t = performance.now(); globalThis.run.train(n); return performance.now() - t; }, Number(steps));
+  const { profile } = await client.send('Profiler.stop');
+  const self = new Map();
+  const dt = new Map(profile.samples.map((id, i) => [i, profile.timeDeltas[i] ?? 0]));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  profile.samples.forEach((id, i) => {
+    const name = byId.get(id).callFrame.functionName || '(anonymous)';
+    self.set(name, (self.get(name) ?? 0) + dt.get(i));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`${preset}: ${(ms / Number(steps)).toFixed(1)} ms/step over ${steps} steps`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${(100 * us / total).toFixed(1).padStart(5)}%  ${name.slice(0, 110)}`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
