@@ -110,6 +110,15 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
             tokenizer.vocab_size()
         )));
     }
+    // Every weight is stored, so a config that needs more than the file holds is refused before
+    // anything that size is allocated.
+    if config.param_count().saturating_mul(4) > bytes.len() {
+        return Err(bad(format!(
+            "the config describes {} parameters, more than this {}-byte file holds: it is cut short or its header was edited",
+            config.param_count(),
+            bytes.len()
+        )));
+    }
     let mut model = GPT::new(config, 0).map_err(|e| bad(format!("the checkpoint's config is invalid: {e}")))?;
     let names = model.params().names.clone();
     let tensor = |name: &str, want: &[usize]| -> Result<ArrayD<f32>> {

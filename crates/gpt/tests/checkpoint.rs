@@ -95,9 +95,15 @@ fn bad_files_are_clear_errors() {
         (rewrite(&good, |m, _| drop(m.insert("config".into(), "{\"n_embd\": ".into()))), "`config` is invalid"),
         (
             rewrite(&good, |m, _| {
-                m.insert("config".into(), m["config"].replace("\"n_embd\":16", "\"n_embd\":32"));
+                m.insert("config".into(), m["config"].replace("\"n_embd\":16", "\"n_embd\":8"));
             }),
             "has shape",
+        ),
+        (
+            rewrite(&good, |m, _| {
+                m.insert("config".into(), m["config"].replace("\"n_embd\":16", "\"n_embd\":64"));
+            }),
+            "more than this",
         ),
         (
             rewrite(&good, |_, t| t.retain(|(n, _, _)| n != "transformer.h.1.mlp.c_fc.weight")),
