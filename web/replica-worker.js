@@ -1,7 +1,8 @@
 // A training replica: a copy of the model that computes the shards of each step the leader
 // (worker.js) hands it, and sends back their gradients. It holds no text and no optimiser.
 // Messages in:  model {config}, shards {id, plan, weights, first, end}.
-// Messages out: partials {id, partials} (the first partial's gradients in the weights' buffer),
+// Messages out: partials {id, partials, memory} (the first partial's gradients in the weights'
+//               buffer; memory: this replica's wasm memory in bytes),
 //               error {id, message}.
 
 // Loaded after onmessage is set, so no message can arrive before there is a listener.
@@ -10,7 +11,7 @@ let replica = null;
 
 self.onmessage = async ({ data }) => {
   try {
-    const { loadError, Replica } = await engine;
+    const { loadError, Replica, memoryBytes } = await engine;
     if (loadError) throw new Error(loadError);
     if (data.type === 'model') {
       replica?.free();
@@ -18,7 +19,7 @@ self.onmessage = async ({ data }) => {
     } else if (data.type === 'shards') {
       replica.setWeights(data.weights);
       const partials = replica.compute(data.plan, data.first, data.end, [data.weights]);
-      self.postMessage({ type: 'partials', id: data.id, partials }, partials.map((p) => p.grads.buffer));
+      self.postMessage({ type: 'partials', id: data.id, partials, memory: memoryBytes() }, partials.map((p) => p.grads.buffer));
     }
   } catch (e) {
     self.postMessage({ type: 'error', id: data.id, message: e?.message ?? String(e) });

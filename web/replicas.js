@@ -15,10 +15,14 @@ class Replica {
     this.worker = new Worker(new URL('./replica-worker.js', import.meta.url), { type: 'module' });
     this.job = null; // { id, resolve, reject, timer }
     this.failure = null; // why it stopped, once it has
+    this.memory = 0; // its wasm memory in bytes, as of its last answer
     this.worker.onmessage = ({ data }) => {
       if (data.id !== this.job?.id) return;
       if (data.type === 'error') this.fail(data.message);
-      else this.finish().resolve(data.partials);
+      else {
+        this.memory = data.memory;
+        this.finish().resolve(data.partials);
+      }
     };
     // A crash can come between jobs too: remembered, so the next job fails at once.
     this.worker.onerror = (e) => {
@@ -99,6 +103,11 @@ export class Replicas {
       return this.replicas[i].run(this.nextId++, { type: 'shards', plan, weights, first, end }, [weights.buffer]);
     });
     return Promise.all(jobs).then((lists) => lists.flat());
+  }
+
+  /** The replicas' wasm memory in bytes, all together. */
+  get memory() {
+    return this.replicas.reduce((sum, r) => sum + r.memory, 0);
   }
 
   /** A buffer of `length` floats: one handed back, or a new one. */

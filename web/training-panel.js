@@ -87,7 +87,7 @@ function resetModel() {
   setPhase('idle', 'Ready.');
 }
 
-function showProgress({ report }) {
+function showProgress({ report, memory }) {
   state.steps = report.step;
   chart.addLosses(report.losses);
   ui.progress.max = report.max_iters;
@@ -96,7 +96,8 @@ function showProgress({ report }) {
     ? `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} workers (${count(Math.round(report.tokens_per_s_per_worker))} each)`
     : `${count(Math.round(report.tokens_per_s))} tokens/s on 1 worker`;
   ui.stats.textContent = `step ${count(report.step)} / ${count(report.max_iters)} · loss ${report.losses.at(-1).toFixed(3)} · `
-    + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)}`;
+    + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)} · `
+    + `memory ${(memory / 2 ** 20).toFixed(1)} MiB`;
 }
 
 export function initTraining() {

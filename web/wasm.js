@@ -24,11 +24,15 @@ const relaxed = WebAssembly.validate(RELAXED_PROBE) ? await load('pkg-relaxed') 
 const engine = relaxed ?? await load('pkg');
 /** Why the engine could not start, or null: the importer says so, as nothing else can run. */
 export let loadError = engine ? null : 'the model engine is not built: run scripts/build.sh';
+let exports = null;
 try {
-  await engine?.default();
+  exports = await engine?.default();
 } catch (e) {
   loadError = `the model engine failed to load: ${e.message}`;
 }
+
+/** Bytes of this engine's wasm memory: it only grows, so it shows what a long run holds. */
+export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
 /** Which build runs, for the page to say. */
 export const simd = relaxed ? 'SIMD128 + relaxed FMA' : 'SIMD128';

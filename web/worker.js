@@ -7,7 +7,7 @@
 //               use-text {text}, fit-text {text}, sample {options}, attention {text},
 //               next {prompt, temperature}, inside {open, probe}.
 // Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name},
-//               progress {report}, eval {evaluation}, attention {maps}, next-tokens {next},
+//               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
 //               inside {inside, timelapse?}, sample-chunk {text}, sample-done, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
@@ -93,7 +93,7 @@ async function train() {
       const started = performance.now();
       const more = () => performance.now() - started < CHUNK_MS && !run.status.eval_due && run.status.step < run.status.max_iters;
       do if (!await step(id)) return; while (more());
-      post({ type: 'progress', report: run.takeReport() });
+      post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
       evaluateIfDue();
     } catch (e) {
       running = false;
@@ -268,10 +268,11 @@ const handlers = {
 // Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
 const engine = import('./wasm.js');
 let Run = null;
+let memoryBytes = null;
 
 self.onmessage = async ({ data }) => {
   try {
-    Run ??= (await engine).Run;
+    if (!Run) ({ Run, memoryBytes } = await engine);
     await handlers[data.type]?.(data);
   } catch (e) {
     if (data.type === 'sample') post({ type: 'sample-done' });

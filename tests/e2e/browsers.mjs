@@ -3,7 +3,7 @@
 // playwright-core cannot drive firefox-esr.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,12 +11,15 @@ import { join } from 'node:path';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
-export async function launchChromium() {
-  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+export async function launchChromium(extraArgs = []) {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
-/** A minimal WebDriver client for firefox-esr: open(url), run(js) and close(). */
-export async function launchFirefox() {
+/**
+ * A minimal WebDriver client for firefox-esr: open(url), run(js), until(js), upload(css, path),
+ * screenshot(path) and close(). Downloads land in `downloadDir` when given.
+ */
+export async function launchFirefox({ downloadDir } = {}) {
   const port = 4400 + Math.floor(Math.random() * 500);
   const profileRoot = mkdtempSync(join(tmpdir(), 'gpt-ff-'));
   const driver = spawn('geckodriver', ['--port', String(port), '--profile-root', profileRoot], { stdio: 'ignore' });
@@ -34,16 +37,46 @@ export async function launchFirefox() {
     }
   }
   const session = await call('POST', '/session', {
-    capabilities: { alwaysMatch: { 'moz:firefoxOptions': { args: ['-headless'] } } },
+    capabilities: { alwaysMatch: { 'moz:firefoxOptions': { args: ['-headless'], prefs: downloadDir ? downloadPrefs(downloadDir) : {} } } },
   });
   const sid = session.sessionId;
+  const run = (script) => call('POST', `/session/${sid}/execute/sync`, { script, args: [] });
   return {
     open: (url) => call('POST', `/session/${sid}/url`, { url }),
-    run: (script) => call('POST', `/session/${sid}/execute/sync`, { script, args: [] }),
+    run,
+    /** Waits until `expression` is truthy in the page, and returns it. */
+    async until(expression, { timeout = 30000, what = expression } = {}) {
+      const end = Date.now() + timeout;
+      for (;;) {
+        const value = await run(`return (${expression});`);
+        if (value) return value;
+        if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    /** Chooses the file at `path` in the file input matching `css`, as a user picking it would. */
+    async upload(css, path) {
+      const element = await call('POST', `/session/${sid}/element`, { using: 'css selector', value: css });
+      await call('POST', `/session/${sid}/element/${Object.values(element)[0]}/value`, { text: path });
+    },
+    async screenshot(path) {
+      writeFileSync(path, Buffer.from(await call('GET', `/session/${sid}/screenshot`), 'base64'));
+    },
     async close() {
       await call('DELETE', `/session/${sid}`).catch(() => {});
       driver.kill();
       rmSync(profileRoot, { recursive: true, force: true });
     },
+  };
+}
+
+/** Firefox's preferences that save every download to `dir` without asking. */
+function downloadPrefs(dir) {
+  return {
+    'browser.download.folderList': 2,
+    'browser.download.dir': dir,
+    'browser.download.useDownloadDir': true,
+    'browser.download.always_ask_before_handling_new_types': false,
+    'browser.helperApps.neverAsk.saveToDisk': 'application/octet-stream',
   };
 }

@@ -7,10 +7,10 @@ import { launchChromium } from './browsers.mjs';
 /** Where the tests' screenshots go. */
 export const SHOTS = new URL('../../target/screenshots/', import.meta.url).pathname;
 
-export async function openPlayground(viewport = { width: 1280, height: 800 }) {
+export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = []) {
   mkdirSync(SHOTS, { recursive: true });
   const { server, url } = await serve(0);
-  const browser = await launchChromium();
+  const browser = await launchChromium(chromiumArgs);
   const page = await browser.newPage({ viewport });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));

@@ -141,6 +141,7 @@ impl GPT {
                 grads,
             );
         }
+        ws.trim();
         Ok(stack)
     }
 }

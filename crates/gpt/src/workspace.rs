@@ -10,7 +10,14 @@ use std::sync::Mutex;
 /// the lock is never contended).
 #[derive(Debug, Default)]
 pub struct Workspace {
-    free: Mutex<Vec<Vec<f32>>>,
+    free: Mutex<Vec<Pooled>>,
+}
+
+/// A free buffer, and whether a [`Workspace::trim`] has passed since it came back.
+#[derive(Debug)]
+struct Pooled {
+    buffer: Vec<f32>,
+    trimmed_once: bool,
 }
 
 impl Workspace {
@@ -19,10 +26,11 @@ impl Workspace {
     /// buffer that fits.
     pub fn scratch(&self, n: usize) -> Vec<f32> {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        let best = (0..free.len()).filter(|&i| free[i].capacity() >= n).min_by_key(|&i| free[i].capacity());
+        let capacity = |i: usize| free[i].buffer.capacity();
+        let best = (0..free.len()).filter(|&i| capacity(i) >= n).min_by_key(|&i| capacity(i));
         match best {
             Some(i) => {
-                let mut v = free.swap_remove(i);
+                let mut v = free.swap_remove(i).buffer;
                 v.resize(n, 0.0);
                 v
             }
@@ -53,8 +61,16 @@ impl Workspace {
     /// Takes back a buffer for later passes.
     pub fn recycle(&self, v: Vec<f32>) {
         if v.capacity() > 0 {
-            self.free.lock().unwrap_or_else(|e| e.into_inner()).push(v);
+            self.free.lock().unwrap_or_else(|e| e.into_inner()).push(Pooled { buffer: v, trimmed_once: false });
         }
+    }
+
+    /// Drops the buffers nobody took since the previous trim. Some ops' outputs (a norm's
+    /// parameter gradients, the loss) are not drawn from the pool but come back to it, so
+    /// without a trim after each training pass the pool would grow by them at every step.
+    pub fn trim(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.retain_mut(|p| !std::mem::replace(&mut p.trimmed_once, true));
     }
 
     /// Takes back an array's buffer.
@@ -66,6 +82,19 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trim_drops_what_no_pass_took_since_the_last_one() {
+        let ws = Workspace::default();
+        ws.recycle(vec![0.0; 8]);
+        ws.recycle(vec![0.0; 64]);
+        ws.trim();
+        let taken = ws.scratch(8); // taken and given back: it stays
+        ws.recycle(taken);
+        ws.trim();
+        let free = ws.free.lock().unwrap();
+        assert_eq!(free.iter().map(|p| p.buffer.capacity()).collect::<Vec<_>>(), [8]);
+    }
 
     #[test]
     fn reuses_the_smallest_buffer_that_fits_and_zeroes_it() {

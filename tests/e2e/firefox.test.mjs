@@ -1,0 +1,99 @@
+// A whole first visit in firefox-esr, through geckodriver: the names corpus and the tiny preset
+// trained, a sample, every attention head drawn, a checkpoint saved (a real download), a reset,
+// the checkpoint loaded and trained on, and a corrupt file refused. Screenshots go beside
+// Chromium's in target/screenshots/, prefixed "firefox-".
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../../scripts/serve.mjs';
+import { launchFirefox } from './browsers.mjs';
+import { SHOTS } from './session.mjs';
+
+// In the page: controls found by their label's own text or their button text, as a user names
+// them; fields changed as typing does; every error the page or its workers raise collected.
+const HELPERS = `
+  const named = (name) => [...document.querySelectorAll('label')]
+    .find((l) => [...l.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim() === name)?.control
+    ?? [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === name);
+  const set = (name, value) => {
+    const el = named(name);
+    el.value = value;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  };
+  const status = () => document.getElementById('status').textContent;
+`;
+
+let server, url, ff, downloads;
+const run = (body) => ff.run(`${HELPERS}${body}`);
+const until = (expression, options) => ff.until(`(() => { ${HELPERS} return ${expression}; })()`, options);
+const statusMatches = (re, timeout = 30000) => until(`/${re.source}/.test(status()) && status()`, { timeout, what: `status ${re}` });
+const shot = (name) => ff.screenshot(`${SHOTS}firefox-${name}.png`);
+
+before(async () => {
+  ({ server, url } = await serve(0));
+  downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
+  ff = await launchFirefox({ downloadDir: downloads });
+  await ff.open(url);
+  await statusMatches(/^Ready/);
+  await run(`window.errors = [];
+    addEventListener('error', (e) => errors.push(e.message));
+    addEventListener('unhandledrejection', (e) => errors.push(String(e.reason)));
+    window.confirm = () => true;`);
+});
+after(async () => {
+  await ff?.close();
+  server?.close();
+  rmSync(downloads, { recursive: true, force: true });
+});
+
+test('firefox: names + tiny trains, and the loss falls', async () => {
+  await run(`set('Corpus', 'names'); set('Preset', 'tiny'); set('Iterations', '80');`);
+  await until("/vocabulary of \\d+ distinct characters/.test(document.body.textContent)");
+  await run("named('Train').click();");
+  await statusMatches(/^Finished 80 steps/, 120000);
+  const loss = Number((await run("return document.getElementById('stats').textContent;")).match(/loss ([\d.]+)/)[1]);
+  assert.ok(loss < Math.log(28) - 0.5, `the loss is still ${loss} after 80 steps`);
+  await shot('1-trained');
+});
+
+test('firefox: a sample streams in, with the next tokens beside it', async () => {
+  await run("set('Prompt', 'an'); named('Generate').click();");
+  await until("document.getElementById('sample-output').textContent.length >= 100 && !named('Generate').disabled");
+  assert.ok((await run("return document.getElementById('sample-output').textContent;")).startsWith('an'));
+  await until("document.querySelectorAll('#next-tokens li').length === 8");
+});
+
+test('firefox: every attention head is drawn', async () => {
+  const inked = await until(`(() => {
+    const maps = [...document.querySelectorAll('#attention-grid canvas')];
+    const drawn = maps.filter((c) => c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 !== 3 && v < 200));
+    return maps.length === 8 && drawn.length === 8 && drawn.length;
+  })()`, { what: '8 drawn attention maps (2 layers x 4 heads)' });
+  assert.equal(inked, 8);
+  await shot('2-sampled');
+});
+
+test('firefox: a checkpoint downloads, survives a reset, loads and trains on; a corrupt one is refused', async () => {
+  await run("named('Save checkpoint').click();");
+  const file = join(downloads, 'names-tiny-step80.safetensors');
+  for (let i = 0; i < 100 && !(existsSync(file) && statSync(file).size > 0); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(file), `no download; the folder holds ${readdirSync(downloads)}`);
+  await run("named('Reset').click();");
+  await statusMatches(/^Ready/);
+  await ff.upload('#load', file);
+  await statusMatches(/^Loaded a model at step 80/);
+  await run("set('Iterations', '100'); named('Resume').click();");
+  await statusMatches(/^Finished 100 steps/, 60000);
+  assert.match(await run("return document.getElementById('stats').textContent;"), /step 100 \/ 100/);
+  const broken = join(downloads, 'broken.safetensors');
+  writeFileSync(broken, 'not a checkpoint');
+  await ff.upload('#load', broken);
+  await until("[...document.querySelectorAll('[role=alert]')].some((a) => /not a readable checkpoint/.test(a.textContent))");
+  await statusMatches(/current model is unchanged/);
+  assert.equal(await run("return named('Generate').disabled;"), false);
+  await shot('3-trained-on');
+  assert.deepEqual(await run('return window.errors;'), []);
+});
