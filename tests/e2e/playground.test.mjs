@@ -50,6 +50,13 @@ test('a bad setting is explained beside its field and blocks training', async ()
   assert.equal(await train.isDisabled(), false);
 });
 
+test('the short stories corpus loads, with its source and license', async () => {
+  await page.getByLabel('Corpus').selectOption('stories');
+  await page.getByText(/1,200 short stories for small children/).waitFor();
+  await page.getByText(/License: CC0 1\.0/).waitFor();
+  assert.match(await page.getByLabel('Training text').inputValue(), /^(Once upon a time|In a small town|There once was)/);
+});
+
 test('names + tiny: the loss falls while the page stays responsive', async () => {
   await page.getByLabel('Corpus').selectOption('names');
   await page.getByLabel('Preset').selectOption('tiny');
