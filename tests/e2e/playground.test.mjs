@@ -143,7 +143,7 @@ test('a checkpoint saves, survives a reset and trains on; a corrupt one is refus
   assert.equal(await resume.isDisabled(), true);
   await page.getByLabel('Iterations').fill('130');
   await resume.click();
-  await page.getByRole('status').getByText(/^Finished 130 steps/).waitFor({ timeout: 30000 });
+  await page.getByRole('status').getByText(/^Finished 130 steps/).waitFor({ timeout: 60000 });
   assert.match(await page.locator('#stats').textContent(), /step 130 \/ 130/);
   await shot('6-trained-on');
   page.once('dialog', (d) => d.accept());
