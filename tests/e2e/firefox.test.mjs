@@ -4,7 +4,7 @@
 // Chromium's in target/screenshots/, prefixed "firefox-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
@@ -33,6 +33,7 @@ const statusMatches = (re, timeout = 30000) => until(`/${re.source}/.test(status
 const shot = (name) => ff.screenshot(`${SHOTS}firefox-${name}.png`);
 
 before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   ({ server, url } = await serve(0));
   downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
   ff = await launchFirefox({ downloadDir: downloads });
