@@ -87,11 +87,13 @@ async function train() {
   const id = modelId;
   running = true;
   evaluateIfDue();
-  while (running && id === modelId && run.status.step < run.status.max_iters) {
+  const unfinished = ({ step, max_iters: end }) => step < end;
+  while (running && id === modelId && unfinished(run.status)) {
     try {
-      // Steps until a chunk of time has passed or an evaluation is due, then one report.
+      // Steps until a chunk of time has passed or an evaluation is due, then one report. The
+      // status crosses from wasm as a new object, so each step reads it once.
       const started = performance.now();
-      const more = () => performance.now() - started < CHUNK_MS && !run.status.eval_due && run.status.step < run.status.max_iters;
+      const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
       do if (!await step(id)) return; while (more());
       post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
       evaluateIfDue();

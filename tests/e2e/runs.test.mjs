@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPlayground, SHOTS } from './session.mjs';
+import { openPlayground, SHOTS, stepShown as stepOf, untilStep } from './session.mjs';
 
 let session, page, errors, shot;
 /** How the next dialog is answered: accepted (with `text` for a prompt), or dismissed. */
@@ -21,7 +21,7 @@ before(async () => {
 });
 after(() => session?.close());
 
-const stepShown = async () => Number((await page.locator('#stats').textContent()).match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+const stepShown = () => stepOf(page);
 
 async function fill(fields) {
   for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(String(value));
@@ -45,7 +45,7 @@ test('a reload restores the run, and Resume goes on exactly as if nothing happen
   const unbroken = (await savedLosses()).losses;
 
   await page.getByRole('button', { name: 'Train' }).click(); // the same settings again, a new run
-  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1] ?? 0) > 60);
+  await untilStep(page, 61);
   await page.getByRole('button', { name: 'Pause' }).click();
   await page.getByRole('status').getByText(/^Paused at step/).waitFor();
   const pausedAt = await stepShown();
@@ -88,7 +88,7 @@ test('the learning rate changes while paused; the architecture asks for a new mo
   await page.getByLabel('Preset').selectOption('tiny');
   await fill({ ...RECIPE, Iterations: 2000 });
   await page.getByRole('button', { name: 'Train' }).click();
-  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) > 40);
+  await untilStep(page, 41);
   await page.getByRole('button', { name: 'Pause' }).click();
   await page.getByRole('status').getByText(/^Paused at step/).waitFor();
   await fill({ 'Learning rate': 0.0005, 'Min learning rate': 0.00005 });

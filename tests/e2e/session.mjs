@@ -7,6 +7,14 @@ import { launchChromium } from './browsers.mjs';
 /** Where the tests' screenshots go. */
 export const SHOTS = new URL('../../target/screenshots/', import.meta.url).pathname;
 
+/** The step the stats line shows (0 before the first). */
+export const stepShown = async (page) => Number((await page.locator('#stats').textContent()).match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+
+/** Waits until the stats line shows step `n` or later. */
+export const untilStep = (page, n, timeout = 30000) => page.waitForFunction(
+  (n) => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) >= n,
+  n, { timeout, polling: 50 });
+
 export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = []) {
   mkdirSync(SHOTS, { recursive: true });
   const { server, url } = await serve(0);

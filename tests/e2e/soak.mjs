@@ -3,7 +3,7 @@
 // `every` steps while it trains (the attention maps and next tokens also refresh on their own).
 // At each of those points it records the wasm memory of every worker (shown in the stats line)
 // and the page's JS heap after a forced garbage collection.
-import { openPlayground } from './session.mjs';
+import { openPlayground, untilStep } from './session.mjs';
 
 const MiB = 2 ** 20;
 
@@ -19,7 +19,7 @@ export async function soak({ steps, every, log = () => {} }) {
     await page.getByRole('button', { name: 'Train' }).click();
     const samples = [];
     for (let next = every; next <= steps; next += every) {
-      await page.waitForFunction((n) => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '')) >= n, next, { timeout: 120000, polling: 50 });
+      await untilStep(page, next, 120000);
       await page.getByRole('button', { name: 'Generate' }).click();
       await page.getByRole('button', { name: 'Generate' }).and(page.locator(':enabled')).waitFor({ timeout: 60000 });
       await page.getByRole('button', { name: 'Corpus snippet' }).click();

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPlayground } from './session.mjs';
+import { openPlayground, untilStep } from './session.mjs';
 
 let session, page, errors;
 
@@ -48,7 +48,7 @@ test('1 and 2 workers give the same losses, bit for bit', async () => {
 
 test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
   await trainWith(2, 600);
-  await page.waitForFunction(() => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1] ?? 0) > 20);
+  await untilStep(page, 21);
   const replica = page.workers().find((w) => w.url().endsWith('/replica-worker.js'));
   await replica.evaluate(() => setTimeout(() => { throw new Error('simulated crash'); }));
   await page.getByRole('alert').getByText(/a training worker stopped \(.*simulated crash\); the model keeps its last good step/).waitFor();
