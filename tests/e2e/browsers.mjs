@@ -7,6 +7,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/**
+ * What a timed-out wait reports of the page (an expression for either browser): the status and
+ * error lines, the stats line, the alerts, and the errors a test collected in `window.errors`.
+ */
+export const PAGE_STATE = `JSON.stringify({
+  status: document.getElementById('status').textContent, error: document.getElementById('train-error').textContent,
+  stats: document.getElementById('stats').textContent,
+  alerts: [...document.querySelectorAll('[role=alert]')].map((a) => a.textContent).filter(Boolean), errors: window.errors,
+})`;
+
 // Without the background-networking flags, chromium keeps trying hosts this sandbox cannot reach.
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
@@ -44,13 +54,19 @@ export async function launchFirefox({ downloadDir } = {}) {
   return {
     open: (url) => call('POST', `/session/${sid}/url`, { url }),
     run,
-    /** Waits until `expression` is truthy in the page, and returns it. */
-    async until(expression, { timeout = 30000, what = expression } = {}) {
+    /**
+     * Waits until `expression` is truthy in the page, and returns it. On a timeout the error
+     * tells what `explain` (an expression) says of the page then, so a failure in CI shows why.
+     */
+    async until(expression, { timeout = 30000, what = expression, explain } = {}) {
       const end = Date.now() + timeout;
       for (;;) {
         const value = await run(`return (${expression});`);
         if (value) return value;
-        if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+        if (Date.now() > end) {
+          const seen = explain ? `; the page showed ${await run(`return (${explain});`).catch((e) => e.message)}` : '';
+          throw new Error(`timed out after ${timeout} ms waiting for ${what}${seen}`);
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
     },

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
-import { launchFirefox } from './browsers.mjs';
+import { launchFirefox, PAGE_STATE } from './browsers.mjs';
 import { SHOTS } from './session.mjs';
 
 // In the page: controls found by their label's own text or their button text, as a user names
@@ -28,7 +28,7 @@ const HELPERS = `
 
 let server, url, ff, downloads;
 const run = (body) => ff.run(`${HELPERS}${body}`);
-const until = (expression, options) => ff.until(`(() => { ${HELPERS} return ${expression}; })()`, options);
+const until = (expression, options) => ff.until(`(() => { ${HELPERS} return ${expression}; })()`, { explain: PAGE_STATE, ...options });
 const statusMatches = (re, timeout = 30000) => until(`/${re.source}/.test(status()) && status()`, { timeout, what: `status ${re}` });
 const shot = (name) => ff.screenshot(`${SHOTS}firefox-${name}.png`);
 

@@ -2,7 +2,7 @@
 // names, every view is drawn and described, the time-lapse replays, and tokens show their guesses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPlayground, SHOTS } from './session.mjs';
+import { openPlayground, SHOTS, untilStatus } from './session.mjs';
 
 let session, page, errors;
 
@@ -12,7 +12,7 @@ before(async () => {
   await page.getByLabel('Preset').selectOption('tiny');
   await page.getByLabel('Iterations').fill('300');
   await page.getByRole('button', { name: 'Train' }).click();
-  await page.getByRole('status').getByText(/^Finished 300 steps/).waitFor({ timeout: 120000 });
+  await untilStatus(page, /^Finished 300 steps/, 120000);
 });
 after(() => session?.close());
 

@@ -2,7 +2,7 @@
 // about 100 steps, sample, and look at the attention maps. Screenshots go to target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPlayground } from './session.mjs';
+import { openPlayground, untilStatus } from './session.mjs';
 
 let session, page, errors, shot;
 
@@ -82,7 +82,7 @@ test('names + tiny: the loss falls while the page stays responsive', async () =>
   assert.equal(await page.getByLabel('Prompt').inputValue(), 'an');
   assert.ok(Date.now() - typed < 500);
   await shot('2-training');
-  await page.getByRole('status').getByText(/^Finished 100 steps/).waitFor({ timeout: 90000 });
+  await untilStatus(page, /^Finished 100 steps/, 90000);
   const last = await statsLoss();
   assert.ok(last < first - 0.5, `the shown loss went from ${first} to ${last}`);
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /validation loss/);
@@ -131,10 +131,10 @@ test('a checkpoint saves, survives a reset and trains on; a corrupt one is refus
   const saved = await download.path();
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Reset' }).click();
-  await page.getByRole('status').getByText(/^Ready/).waitFor();
+  await untilStatus(page, /^Ready/);
   await page.getByLabel('Prompt').fill('');
   await page.getByLabel('Load checkpoint').setInputFiles(saved);
-  await page.getByRole('status').getByText(/^Loaded a model at step 100/).waitFor();
+  await untilStatus(page, /^Loaded a model at step 100/);
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /step 100, train loss/);
   assert.equal(await page.getByLabel('Prompt').inputValue(), 'an', 'the last generation\'s settings come back');
   await shot('5-loaded');
@@ -143,13 +143,13 @@ test('a checkpoint saves, survives a reset and trains on; a corrupt one is refus
   assert.equal(await resume.isDisabled(), true);
   await page.getByLabel('Iterations').fill('130');
   await resume.click();
-  await page.getByRole('status').getByText(/^Finished 130 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(page, /^Finished 130 steps/, 60000);
   assert.match(await page.locator('#stats').textContent(), /step 130 \/ 130/);
   await shot('6-trained-on');
   page.once('dialog', (d) => d.accept());
   await page.getByLabel('Load checkpoint').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a checkpoint') });
   await page.getByRole('alert').getByText(/not a readable checkpoint/).waitFor();
-  await page.getByRole('status').getByText(/current model is unchanged/).waitFor();
+  await untilStatus(page, /current model is unchanged/);
   assert.equal(await page.getByRole('button', { name: 'Generate' }).isDisabled(), false);
   assert.deepEqual(errors, []);
 });
@@ -161,7 +161,7 @@ test('a byte-pair model learns its merges and trains', async () => {
   await page.getByLabel('Warmup steps').fill('5');
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Train' }).click();
-  await page.getByRole('status').getByText(/^Finished 20 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(page, /^Finished 20 steps/, 60000);
   await page.getByText('Learned byte-pair merges (44)').click();
   assert.equal(await page.locator('#merges-list li').count(), 44);
   await page.getByRole('button', { name: 'Generate' }).click();

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPlayground, SHOTS, stepShown as stepOf, untilStep } from './session.mjs';
+import { openPlayground, SHOTS, stepShown as stepOf, untilStep, untilStatus } from './session.mjs';
 
 let session, page, errors, shot;
 /** How the next dialog is answered: accepted (with `text` for a prompt), or dismissed. */
@@ -41,23 +41,23 @@ test('a reload restores the run, and Resume goes on exactly as if nothing happen
   await page.getByLabel('Preset').selectOption('tiny');
   await fill(RECIPE);
   await page.getByRole('button', { name: 'Train' }).click();
-  await page.getByRole('status').getByText(/^Finished 300 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(page, /^Finished 300 steps/, 60000);
   const unbroken = (await savedLosses()).losses;
 
   await page.getByRole('button', { name: 'Train' }).click(); // the same settings again, a new run
   await untilStep(page, 61);
   await page.getByRole('button', { name: 'Pause' }).click();
-  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  await untilStatus(page, /^Paused at step/);
   const pausedAt = await stepShown();
   await page.locator('#runs li', { hasText: `step ${pausedAt}` }).waitFor(); // saved on pause
 
   await page.reload();
-  await page.getByRole('status').getByText(`Restored run 'names-tiny-2' at step ${pausedAt}.`).waitFor({ timeout: 30000 });
+  await untilStatus(page, `Restored run 'names-tiny-2' at step ${pausedAt}.`);
   await shot('11-restored');
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), new RegExp(`step ${pausedAt}, train loss`));
   assert.equal(await page.getByLabel('Iterations').inputValue(), '300');
   await page.getByRole('button', { name: 'Resume' }).click();
-  await page.getByRole('status').getByText(/^Finished 300 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(page, /^Finished 300 steps/, 60000);
   assert.deepEqual((await savedLosses()).losses, unbroken, 'the losses after the reload equal the unbroken run, bit for bit');
   assert.deepEqual(errors, []);
 });
@@ -67,7 +67,7 @@ test('a checkpoint opens with any text in the box, samples, and trains once the 
   await page.getByLabel('Corpus').selectOption('shakespeare');
   await page.getByText(/characters · vocabulary of \d+ distinct/).waitFor();
   await page.getByLabel('Load checkpoint').setInputFiles(path);
-  await page.getByRole('status').getByText(/^Loaded a model at step 300\. Sample from it, or fit the text/).waitFor();
+  await untilStatus(page, /^Loaded a model at step 300\. Sample from it, or fit the text/);
   const notice = page.locator('#text-problem');
   assert.match(await notice.textContent(), /cannot train on the text in the box: it has no token for \d+ of its characters: “␣” \(U\+0020\), “!” \(U\+0021\)/);
   assert.equal(await page.getByRole('button', { name: 'Resume' }).isDisabled(), true);
@@ -80,7 +80,7 @@ test('a checkpoint opens with any text in the box, samples, and trains once the 
   assert.doesNotMatch(await page.getByLabel('Training text').inputValue(), /[!A-Z]/);
   await page.getByLabel('Iterations').fill('320');
   await page.getByRole('button', { name: 'Resume' }).click();
-  await page.getByRole('status').getByText(/^Finished 320 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(page, /^Finished 320 steps/, 60000);
 });
 
 test('the learning rate changes while paused; the architecture asks for a new model', async () => {
@@ -90,14 +90,14 @@ test('the learning rate changes while paused; the architecture asks for a new mo
   await page.getByRole('button', { name: 'Train' }).click();
   await untilStep(page, 41);
   await page.getByRole('button', { name: 'Pause' }).click();
-  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  await untilStatus(page, /^Paused at step/);
   await fill({ 'Learning rate': 0.0005, 'Min learning rate': 0.00005 });
   await page.getByRole('button', { name: 'Resume' }).click();
   await page.waitForTimeout(500);
   const lr = Number((await page.locator('#stats').textContent()).match(/lr ([\d.e+-]+)/)[1]);
   assert.ok(lr <= 0.0005 && lr > 0.0001, `the new rate is in use: ${lr}`);
   await page.getByRole('button', { name: 'Pause' }).click();
-  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  await untilStatus(page, /^Paused at step/);
   const steps = await stepShown();
   answer = { accept: false }; // "start a new model?" — no
   await fill({ Layers: 3 });
@@ -131,11 +131,11 @@ test('a full quota is reported, and training goes on', async () => {
   const cdp = await full.context().newCDPSession(full);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(session.url).origin, quotaSize: 1 });
   await full.goto(session.url);
-  await full.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+  await untilStatus(full, /^Ready/);
   await full.getByLabel('Iterations', { exact: true }).fill('200');
   await full.getByRole('button', { name: 'Train' }).click();
   await full.locator('#storage-status').getByText(/^Autosave stopped: the browser's storage for this page is full.*Training goes on/).waitFor({ timeout: 30000 });
-  await full.getByRole('status').getByText(/^Finished 200 steps/).waitFor({ timeout: 60000 });
+  await untilStatus(full, /^Finished 200 steps/, 60000);
   await full.screenshot({ path: `${SHOTS}14-quota.png` });
   await full.close();
 });
@@ -149,7 +149,7 @@ test('a link shares the setup, and opens it', async () => {
   assert.doesNotMatch(link, /text=|ROMEO/, 'no text in the link');
   const other = await session.newPage();
   await other.goto(link);
-  await other.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
+  await untilStatus(other, /^Ready/);
   assert.equal(await other.getByLabel('Preset').inputValue(), 'names');
   assert.equal(await other.getByLabel('Corpus').inputValue(), 'shakespeare');
   assert.equal(await other.getByLabel('Heads').inputValue(), '2');

@@ -3,7 +3,7 @@
 // `every` steps while it trains (the attention maps and next tokens also refresh on their own).
 // At each of those points it records the wasm memory of every worker (shown in the stats line)
 // and the page's JS heap after a forced garbage collection.
-import { openPlayground, untilStep } from './session.mjs';
+import { openPlayground, untilStep, untilStatus } from './session.mjs';
 
 const MiB = 2 ** 20;
 
@@ -30,7 +30,7 @@ export async function soak({ steps, every, log = () => {} }) {
       samples.push({ step, wasm, heap });
       log(`step ${step}: wasm ${wasm.toFixed(1)} MiB, JS heap ${heap.toFixed(1)} MiB`);
     }
-    await page.getByRole('status').getByText(new RegExp(`^Finished ${steps.toLocaleString('en-US')} steps`)).waitFor({ timeout: 120000 });
+    await untilStatus(page, new RegExp(`^Finished ${steps.toLocaleString('en-US')} steps`), 120000);
     return samples;
   } finally {
     await session.close();

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPlayground, untilStep } from './session.mjs';
+import { openPlayground, untilStep, untilStatus } from './session.mjs';
 
 let session, page, errors;
 
@@ -34,11 +34,11 @@ async function trainWith(workers, iterations) {
 
 test('1 and 2 workers give the same losses, bit for bit', async () => {
   await trainWith(1, 10);
-  await page.getByRole('status').getByText(/^Finished 10 steps/).waitFor({ timeout: 30000 });
+  await untilStatus(page, /^Finished 10 steps/);
   assert.match(await page.locator('#stats').textContent(), /on 1 worker/);
   const one = await savedLosses();
   await trainWith(2, 10);
-  await page.getByRole('status').getByText(/^Finished 10 steps/).waitFor({ timeout: 30000 });
+  await untilStatus(page, /^Finished 10 steps/);
   assert.match(await page.locator('#stats').textContent(), /tokens\/s on 2 workers \([\d,]+ each\)/);
   const two = await savedLosses();
   assert.equal(one.length, 10);
@@ -58,6 +58,6 @@ test('a crashed worker stops training with a message; the model keeps its step a
   await page.getByRole('button', { name: 'Resume' }).click();
   await page.waitForFunction((n) => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) > n + 20, stoppedAt);
   await page.getByRole('button', { name: 'Pause' }).click();
-  await page.getByRole('status').getByText(/^Paused at step/).waitFor();
+  await untilStatus(page, /^Paused at step/);
   assert.deepEqual(errors, []);
 });
