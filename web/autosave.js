@@ -22,15 +22,18 @@ function summary(settings, status) {
 export class Autosave {
   constructor(post) {
     this.post = post;
-    this.current = null; // { id, name, corpus, corpusId, textSaved }
+    this.current = null; // { id, name, named, corpus, corpusId, textSaved }
     this.inFlight = null;
     this.again = false;
     this.broken = null; // why saving stopped, once it has
   }
 
-  /** Keeps a new run from now on: `name` (made unique) and where its text came from. */
-  async start({ name, corpus, corpusId, id }) {
-    this.current = { id: id ?? newId(), name: id ? name : await uniqueName(name), corpus, corpusId, textSaved: Boolean(id) };
+  /**
+   * Keeps a new run from now on: `name` (made unique at its first save, so that a slow storage
+   * never holds up training) and where its text came from. A saved run (`id`) keeps its name.
+   */
+  start({ name, corpus, corpusId, id }) {
+    this.current = { id: id ?? newId(), name, named: Boolean(id), corpus, corpusId, textSaved: Boolean(id) };
   }
 
   forget() {
@@ -67,6 +70,10 @@ export class Autosave {
     const status = run.status;
     const bytes = run.save();
     const current = this.current;
+    if (!current.named) {
+      current.name = await uniqueName(current.name);
+      current.named = true;
+    }
     const record = {
       id: current.id, name: current.name, corpus: current.corpus, corpusId: current.corpusId,
       summary: summary(settings, status), step: status.step, maxIters: status.max_iters, bestVal: status.best_val_loss ?? null,

@@ -5,6 +5,9 @@
 const DB = 'gpt-playground';
 const STORES = ['runs', 'checkpoints', 'texts'];
 
+/** A storage that has not answered by then is taken for stuck: saving stops, training goes on. */
+const OPEN_TIMEOUT_MS = 10000;
+
 let opening = null;
 
 /** Why storage failed, in words: a full quota, storage refused (private windows), or else. */
@@ -28,8 +31,20 @@ function open() {
       const db = request.result;
       for (const name of STORES) if (!db.objectStoreNames.contains(name)) db.createObjectStore(name, { keyPath: name === 'runs' ? 'id' : undefined });
     };
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`the browser's storage did not answer in ${OPEN_TIMEOUT_MS / 1000} s: use Save checkpoint to keep runs as files`));
+    }, OPEN_TIMEOUT_MS);
+    request.onsuccess = () => {
+      clearTimeout(timer);
+      if (late) request.result.close(); // given up on: a later call opens afresh
+      else resolve(request.result);
+    };
+    request.onerror = () => {
+      clearTimeout(timer);
+      reject(request.error);
+    };
     request.onblocked = () => reject(new Error('another tab is upgrading the saved runs; close it and reload'));
   });
   opening.catch(() => { opening = null; });

@@ -171,29 +171,34 @@ function open(bytes, text, page, extra) {
   views.insideViews(run);
 }
 
-/** Reopens a saved run, with its text and the page's fields as they were. */
-async function reopen(id, restored) {
+/** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */
+async function reopen(id, restored, stale = () => false) {
   const { record, bytes, text } = await loadRun(id);
+  if (stale()) return;
   open(bytes, text, record.page ?? {}, { restored: { name: record.name, corpusId: record.corpusId, page: record.page, text, restored } });
-  await autosave.start(record);
+  autosave.start(record);
 }
 
 const handlers = {
-  async create({ settings, text, budget, attentionText, name, corpus, corpusId }) {
+  create({ settings, text, budget, attentionText, name, corpus, corpusId }) {
     adopt(new Run(settings, text, budget), { attentionText, text });
-    await autosave.start({ name, corpus, corpusId });
+    autosave.start({ name, corpus, corpusId });
     post({ type: 'created', ...describe() });
     views.live(run);
     views.insideViews(run);
   },
-  async load({ bytes, text, attentionText, name }) {
+  load({ bytes, text, attentionText, name }) {
     open(bytes, text, { attentionText }, {});
-    await autosave.start({ name, corpus: 'a checkpoint file', corpusId: 'own' });
+    autosave.start({ name, corpus: 'a checkpoint file', corpusId: 'own' });
     saveNow();
   },
+  // The last run comes back only if the person has not started or opened one meanwhile.
   async restore() {
+    const id = modelId;
+    const stale = () => id !== modelId;
     const [latest] = await listRuns().catch(() => []);
-    if (latest) await reopen(latest.id, true);
+    if (stale()) return;
+    if (latest) await reopen(latest.id, true, stale);
     else post({ type: 'nothing-saved' });
   },
   'open-saved'({ id }) {

@@ -1,6 +1,7 @@
 // Runs are never lost, in Chromium: a reload restores the run and it trains on exactly; any
 // checkpoint opens and samples whatever the text; the recipe changes while paused; saved runs
-// are listed and compared; a full quota is reported while training goes on; a link shares a setup.
+// are listed and compared; a full quota or a stuck storage is reported while training goes on; a link
+// shares a setup.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -138,6 +139,23 @@ test('a full quota is reported, and training goes on', async () => {
   await untilStatus(full, /^Finished 200 steps/, 60000);
   await full.screenshot({ path: `${SHOTS}14-quota.png` });
   await full.close();
+});
+
+test('a storage that never answers holds up nothing: training runs, and the page says autosave stopped', async () => {
+  // The worker's storage module, served with an IndexedDB whose open request never answers.
+  const stuck = await session.newPage();
+  await stuck.route('**/web/run-store.js', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: `const indexedDB = { open: () => ({}) };\n${await response.text()}` });
+  });
+  await stuck.goto(session.url);
+  await untilStatus(stuck, /^Ready/);
+  await stuck.getByLabel('Iterations', { exact: true }).fill('200');
+  await stuck.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(stuck, /^Finished 200 steps/, 60000);
+  await stuck.locator('#storage-status').getByText(/^Autosave stopped: the browser's storage did not answer in 10 s: use Save checkpoint to keep runs as files\. Training goes on/).waitFor({ timeout: 60000 });
+  await stuck.screenshot({ path: `${SHOTS}15-storage-stuck.png` });
+  await stuck.close();
 });
 
 test('a link shares the setup, and opens it', async () => {
