@@ -40,8 +40,11 @@ pub fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
     value.serialize(&serializer).map_err(|e| fail(&e.to_string()))
 }
 
+/// Named values for [`object`].
+pub type Fields<'a> = Vec<(&'a str, JsValue)>;
+
 /// A plain JS object of `fields`, for values serde cannot give (typed arrays, moved without a copy).
-pub fn object(fields: Vec<(&str, JsValue)>) -> JsResult<JsValue> {
+pub fn object(fields: Fields) -> JsResult<JsValue> {
     let out = js_sys::Object::new();
     for (key, value) in fields {
         js_sys::Reflect::set(&out, &key.into(), &value)?;

@@ -1,7 +1,7 @@
 //! `Replica`: a training worker's copy of the model, computing the shards the run hands it.
 
 use crate::convert::{fail, from_js, js_error, object, JsResult};
-use gpt::shards::StepPlan;
+use gpt::shards::Work;
 use js_sys::{Array, Float32Array};
 use wasm_bindgen::prelude::*;
 
@@ -25,23 +25,21 @@ impl Replica {
         self.inner.set_weights(weights.length() as usize, read).map_err(js_error)
     }
 
-    /// Computes shards `first..end` of `plan` (from `run.beginStep()`); returns the partial sums
-    /// for `run.addPartial`, their gradients copied into `buffers` (new ones past those).
+    /// Computes units `first..end` of `plan` (from `run.beginStep()` or `beginEvaluation()`);
+    /// returns the partials for `run.addPartial`, their gradients copied into `buffers` (new ones
+    /// past those; an evaluation's have none).
     #[wasm_bindgen(unchecked_return_type = "Partial[]")]
     pub fn compute(&self, plan: &str, first: usize, end: usize, buffers: Vec<Float32Array>) -> JsResult<Array> {
-        let plan: StepPlan = serde_json::from_str(plan).map_err(|e| fail(&e.to_string()))?;
+        let plan: Work = serde_json::from_str(plan).map_err(|e| fail(&e.to_string()))?;
         let partials = self.inner.compute(&plan, first..end).map_err(js_error)?;
         let out = Array::new();
         let mut buffers = buffers.into_iter().filter(|b| b.length() as usize == self.inner.len());
         for p in partials {
-            let grads = buffers.next().unwrap_or_else(|| Float32Array::new_with_length(p.grads.len() as u32));
+            let grads = buffers.next().filter(|_| !p.grads.is_empty());
+            let grads = grads.unwrap_or_else(|| Float32Array::new_with_length(p.grads.len() as u32));
             grads.copy_from(&p.grads);
-            out.push(&object(vec![
-                ("first", p.first.into()),
-                ("count", p.count.into()),
-                ("loss", p.loss.into()),
-                ("grads", grads.into()),
-            ])?);
+            let fields = [("first", p.first.into()), ("count", p.count.into()), ("loss", p.loss.into())];
+            out.push(&object(fields.into_iter().chain([("grads", grads.into())]).collect())?);
             self.inner.recycle(p);
         }
         Ok(out)

@@ -1,6 +1,6 @@
 //! `Run`: the core's [`gpt::Run`] as the page's worker drives it. Values and errors only.
 
-use crate::convert::{fail, from_js, js_error, object, to_js, JsResult};
+use crate::convert::{fail, from_js, js_error, object, to_js, Fields, JsResult};
 use gpt::{Budget, SampleConfig, Settings};
 use js_sys::Float32Array;
 use wasm_bindgen::prelude::*;
@@ -21,8 +21,7 @@ impl Run {
         text: &str,
         #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue,
     ) -> JsResult<Run> {
-        let settings: Settings = from_js(settings, "settings")?;
-        let budget: Budget = from_js(budget, "budget")?;
+        let (settings, budget): (Settings, Budget) = (from_js(settings, "settings")?, from_js(budget, "budget")?);
         Ok(Run { inner: gpt::Run::create(&settings, text, &budget).map_err(js_error)? })
     }
 
@@ -71,19 +70,11 @@ impl Run {
         to_js(&self.inner.next_tokens(prompt, temperature, k).map_err(js_error)?)
     }
 
-    /// Every layer's and head's attention over `text` (its last `block_size` tokens); the
-    /// weights come as one `Float32Array`, which the worker transfers without a copy.
+    /// Every layer's and head's attention over `text` (its last `block_size` tokens).
     #[wasm_bindgen(unchecked_return_type = "AttentionMaps")]
     pub fn attention(&self, text: &str) -> JsResult<JsValue> {
-        let gpt::AttentionMaps { tokens, n_layer, n_head, t, weights } =
-            self.inner.attention(text).map_err(js_error)?;
-        object(vec![
-            ("tokens", to_js(&tokens)?),
-            ("n_layer", n_layer.into()),
-            ("n_head", n_head.into()),
-            ("t", t.into()),
-            ("weights", Float32Array::from(&weights[..]).into()),
-        ])
+        let maps = self.inner.attention(text).map_err(js_error)?;
+        attention_maps(&maps.tokens, [maps.n_layer, maps.n_head, maps.t], &maps.weights, vec![])
     }
 
     /// Every view inside the model for `probe` (empty: held-out text) and the sampling `prompt`.
@@ -96,18 +87,8 @@ impl Run {
     #[wasm_bindgen(getter, unchecked_return_type = "Timelapse")]
     pub fn timelapse(&self) -> JsResult<JsValue> {
         let gpt::Timelapse { tokens, steps, maps } = self.inner.timelapse();
-        let (settings, weights) = (self.inner.settings(), maps.concat());
-        let shape = [
-            ("n_layer", settings.model.n_layer.into()),
-            ("n_head", settings.model.n_head.into()),
-            ("t", tokens.len().into()),
-        ];
-        let data = [
-            ("tokens", to_js(tokens)?),
-            ("steps", to_js(steps)?),
-            ("weights", Float32Array::from(&weights[..]).into()),
-        ];
-        object(shape.into_iter().chain(data).collect())
+        let (model, weights, steps) = (&self.inner.settings().model, maps.concat(), ("steps", to_js(steps)?));
+        attention_maps(tokens, [model.n_layer, model.n_head, tokens.len()], &weights, vec![steps])
     }
 
     /// The whole training state as a safetensors file (see `gpt::checkpoint`).
@@ -158,23 +139,33 @@ impl Run {
     }
 
     /// Plans the next step: the plan (batch, dropout seed) as JSON for the replicas, and the
-    /// `[first, end)` shards each worker computes (worker 0 being this run).
-    #[wasm_bindgen(js_name = beginStep, unchecked_return_type = "{ plan: string, shards: [number, number][] }")]
+    /// `[first, end)` shards each worker computes (worker 0 being this run; idle ones left out).
+    #[wasm_bindgen(js_name = beginStep, unchecked_return_type = "Work")]
     pub fn begin_step(&mut self) -> JsResult<JsValue> {
-        let plan = self.inner.begin_step(js_sys::Date::now()).map_err(js_error)?;
-        let plan = serde_json::to_string(plan).map_err(|e| fail(&e.to_string()))?;
-        let shards: Vec<_> =
-            (0..self.inner.workers()).flat_map(|k| self.inner.worker_shards(k)).map(|r| (r.start, r.end)).collect();
-        object(vec![("plan", plan.into()), ("shards", to_js(&shards)?)])
+        self.inner.begin_step(js_sys::Date::now()).map_err(js_error)?;
+        work(&self.inner)
     }
 
-    /// Computes shards `first..end` of the planned step here.
+    /// Plans an evaluation, as `beginStep` plans a step: its batches are the units to share.
+    #[wasm_bindgen(js_name = beginEvaluation, unchecked_return_type = "Work")]
+    pub fn begin_evaluation(&mut self) -> JsResult<JsValue> {
+        self.inner.begin_evaluation().map_err(js_error)?;
+        work(&self.inner)
+    }
+
+    /// The evaluation from every batch's loss, once all are in.
+    #[wasm_bindgen(js_name = finishEvaluation, unchecked_return_type = "Evaluation")]
+    pub fn finish_evaluation(&mut self) -> JsResult<JsValue> {
+        to_js(&self.inner.finish_evaluation().map_err(js_error)?)
+    }
+
+    /// Computes units `first..end` of the work in progress here.
     #[wasm_bindgen(js_name = computeShards)]
     pub fn compute_shards(&mut self, first: usize, end: usize) -> JsResult<()> {
         self.inner.compute_shards(first..end).map_err(js_error)
     }
 
-    /// Adds a replica's partial sum of shards `first..first + count`.
+    /// Adds a replica's partial: shards `first..first + count`, or batch `first`'s loss.
     #[wasm_bindgen(js_name = addPartial)]
     pub fn add_partial(&mut self, first: usize, count: usize, loss: f64, grads: &Float32Array) -> JsResult<()> {
         let len = grads.length() as usize;
@@ -187,7 +178,7 @@ impl Run {
         self.inner.finish_step(js_sys::Date::now()).map(drop).map_err(js_error)
     }
 
-    /// Drops the planned step (a worker failed); the run stays at its last good step.
+    /// Drops the work in progress (a worker failed); the run stays at its last good step.
     #[wasm_bindgen(js_name = abortStep)]
     pub fn abort_step(&mut self) {
         self.inner.abort_step();
@@ -208,4 +199,20 @@ impl Run {
         self.inner.weights().for_each(|(at, part)| out.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
         Ok(())
     }
+}
+
+/// Attention over `tokens` with its `dims` (layers, heads, positions) and `more` fields; the
+/// weights come as one `Float32Array`, which the worker transfers without a copy.
+fn attention_maps(tokens: &[String], dims: [usize; 3], weights: &[f32], more: Fields) -> JsResult<JsValue> {
+    let [layers, heads, t] = dims;
+    let shape = [("n_layer", layers.into()), ("n_head", heads.into()), ("t", t.into())];
+    let data = [("tokens", to_js(&tokens)?), ("weights", Float32Array::from(weights).into())];
+    object(shape.into_iter().chain(data).chain(more).collect())
+}
+
+/// The work in progress, as the page hands it out: its plan as JSON and each worker's units.
+fn work(run: &gpt::Run) -> JsResult<JsValue> {
+    let plan = serde_json::to_string(run.work().map_err(js_error)?).map_err(|e| fail(&e.to_string()))?;
+    let shards: Vec<_> = run.work_split().map_err(js_error)?.into_iter().map(|r| (r.start, r.end)).collect();
+    object(vec![("plan", plan.into()), ("shards", to_js(&shards)?)])
 }

@@ -29,6 +29,8 @@ export interface TrainReport {
   tokens_per_s_per_worker: number; workers: number; elapsed_s: number; eta_s: number; stopped?: string | null;
 }
 /** A replica's sum of shards `first..first + count`: their weighted loss and flat gradients. */
+/** Work in progress: its plan (JSON) for the replicas, and each worker's [first, end) units. */
+export interface Work { plan: string; shards: [number, number][]; }
 export interface Partial { first: number; count: number; loss: number; grads: Float32Array; }
 export interface Status {
   step: number; max_iters: number; vocab_size: number; uniform_loss: number; has_text: boolean;

@@ -1,5 +1,6 @@
-// A training replica: a copy of the model that computes the shards of each step the leader
-// (worker.js) hands it, and sends back their gradients. It holds no text and no optimiser.
+// A training replica: a copy of the model that computes the shards of each step (or the batches
+// of each evaluation) the leader (worker.js) hands it, and sends back their gradients (or
+// losses). It holds no text and no optimiser.
 // Messages in:  model {config}, shards {id, plan, weights, first, end}.
 // Messages out: partials {id, partials, memory} (the first partial's gradients in the weights'
 //               buffer; memory: this replica's wasm memory in bytes),

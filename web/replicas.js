@@ -1,7 +1,7 @@
 // The leader's replicas: Web Workers (replica-worker.js) that each compute a share of every
-// training step. Weights and gradients move as transferable buffers, so this needs no special
-// headers from the server, and the same few buffers go back and forth step after step: a new
-// 3 MB ArrayBuffer each step cost more time in allocation than the copy into it.
+// training step and evaluation. Weights and gradients move as transferable buffers, so this needs
+// no special headers from the server, and the same few buffers go back and forth step after step:
+// a new 3 MB ArrayBuffer each step cost more time in allocation than the copy into it.
 
 /** Buffers kept per replica: the one each step uses, and one more (odd splits return two). */
 const BUFFERS_PER_REPLICA = 2;
@@ -92,8 +92,9 @@ export class Replicas {
 
   /**
    * Sends replica `i` the plan, the weights (`copyWeights(buffer)` fills a buffer of `length`)
-   * and `shards[i]`; resolves to every partial sum, or rejects when one fails, reports an error,
-   * or stays silent too long. Hand each partial's `grads` back with `recycle` once used.
+   * and `shards[i]` (a step's shards or an evaluation's batches); resolves to every partial, or
+   * rejects when one fails, reports an error, or stays silent too long. Hand each partial's
+   * `grads` back with `recycle` once used.
    */
   compute(plan, copyWeights, length, shards) {
     const jobs = shards.map(([first, end], i) => {
@@ -116,8 +117,8 @@ export class Replicas {
     return i >= 0 ? this.buffers.splice(i, 1)[0] : new Float32Array(length);
   }
 
-  /** Takes back a buffer for later steps. */
+  /** Takes back a buffer for later steps (an evaluation's partials bring empty ones). */
   recycle(buffer) {
-    if (this.buffers.length < BUFFERS_PER_REPLICA * this.replicas.length) this.buffers.push(buffer);
+    if (buffer.length && this.buffers.length < BUFFERS_PER_REPLICA * this.replicas.length) this.buffers.push(buffer);
   }
 }

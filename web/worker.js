@@ -49,19 +49,12 @@ function report(context, error) {
   }
 }
 
-function evaluateIfDue() {
-  if (!run.status.eval_due) return;
-  post({ type: 'eval', evaluation: run.evaluate() });
-  views.insideViews(run);
-  saveNow();
-}
-
 /**
- * One training step of model `id`: this worker computes its shards while the replicas compute
- * theirs. Returns false if the model was replaced while the replicas worked.
+ * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation): this worker
+ * computes the first range of units while the replicas compute theirs, and their partials are
+ * added in. Returns false if the model was replaced meanwhile.
  */
-async function step(id) {
-  const { plan, shards } = run.beginStep();
+async function share(id, { plan, shards }) {
   let theirs = Promise.resolve([]);
   try {
     if (shards.length > 1) theirs = replicas.compute(plan, (buffer) => run.copyWeights(buffer), run.status.params, shards.slice(1));
@@ -72,7 +65,6 @@ async function step(id) {
       run.addPartial(p.first, p.count, p.loss, p.grads);
       replicas.recycle(p.grads);
     }
-    run.finishStep();
     return true;
   } catch (e) {
     theirs.catch(() => {}); // failed already; its reason is this one or comes too late to matter
@@ -82,33 +74,50 @@ async function step(id) {
   }
 }
 
+/** One training step of model `id`, shared among the workers; false if the model was replaced. */
+async function step(id) {
+  if (!await share(id, run.beginStep())) return false;
+  run.finishStep();
+  return true;
+}
+
+/** The evaluation the schedule calls for now, if any, shared like a step; false as for a step. */
+async function evaluateIfDue(id) {
+  if (!run.status.eval_due) return true;
+  if (!await share(id, run.beginEvaluation())) return false;
+  post({ type: 'eval', evaluation: run.finishEvaluation() });
+  views.insideViews(run);
+  saveNow();
+  return true;
+}
+
 async function train() {
   let lastViews = 0;
   const id = modelId;
   running = true;
-  evaluateIfDue();
   const unfinished = ({ step, max_iters: end }) => step < end;
-  while (running && id === modelId && unfinished(run.status)) {
-    try {
+  try {
+    if (!await evaluateIfDue(id)) return;
+    while (running && id === modelId && unfinished(run.status)) {
       // Steps until a chunk of time has passed or an evaluation is due, then one report. The
       // status crosses from wasm as a new object, so each step reads it once.
       const started = performance.now();
       const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
       do if (!await step(id)) return; while (more());
       post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
-      evaluateIfDue();
-    } catch (e) {
-      running = false;
-      if (id !== modelId) return;
-      if (e.message?.startsWith('a training worker stopped')) replicas.restart(); // fresh ones for Resume
-      report('train', e);
-      return;
+      if (!await evaluateIfDue(id)) return;
+      if (performance.now() - lastViews > VIEWS_EVERY_MS) {
+        views.live(run);
+        lastViews = performance.now();
+      }
+      await yieldToMessages();
     }
-    if (performance.now() - lastViews > VIEWS_EVERY_MS) {
-      views.live(run);
-      lastViews = performance.now();
-    }
-    await yieldToMessages();
+  } catch (e) {
+    running = false;
+    if (id !== modelId) return;
+    if (e.message?.startsWith('a training worker stopped')) replicas.restart(); // fresh ones for Resume
+    report('train', e);
+    return;
   }
   if (id !== modelId || !run) return;
   running = false;

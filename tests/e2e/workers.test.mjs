@@ -15,13 +15,13 @@ before(async () => {
 });
 after(() => session?.close());
 
-/** The per-step losses a checkpoint saved now records (its `history` metadata). */
-async function savedLosses() {
+/** The per-step losses and the evaluations a checkpoint saved now records (its `history` metadata). */
+async function savedHistory() {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
   const file = readFileSync(await download.path());
   const headerLength = Number(file.readBigUInt64LE(0));
   const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8'));
-  return JSON.parse(header.__metadata__.history).losses;
+  return JSON.parse(header.__metadata__.history);
 }
 
 async function trainWith(workers, iterations) {
@@ -32,17 +32,23 @@ async function trainWith(workers, iterations) {
   await page.getByRole('button', { name: 'Train' }).click();
 }
 
-test('1 and 2 workers give the same losses, bit for bit', async () => {
-  await trainWith(1, 10);
-  await untilStatus(page, /^Finished 10 steps/);
-  assert.match(await page.locator('#stats').textContent(), /on 1 worker/);
-  const one = await savedLosses();
-  await trainWith(2, 10);
-  await untilStatus(page, /^Finished 10 steps/);
-  assert.match(await page.locator('#stats').textContent(), /tokens\/s on 2 workers \([\d,]+ each\)/);
-  const two = await savedLosses();
-  assert.equal(one.length, 10);
-  assert.deepEqual(two, one);
+test('1, 2 and 4 workers give the same losses and evaluations, bit for bit', async () => {
+  const historyWith = async (workers) => {
+    await trainWith(workers, 10);
+    await untilStatus(page, /^Finished 10 steps/);
+    return { stats: await page.locator('#stats').textContent(), history: await savedHistory() };
+  };
+  const one = await historyWith(1);
+  assert.match(one.stats, /on 1 worker/);
+  assert.equal(one.history.losses.length, 10);
+  assert.deepEqual(one.history.evals.map((e) => e.step), [0, 10]);
+  const two = await historyWith(2);
+  assert.match(two.stats, /tokens\/s on 2 workers \([\d,]+ each\)/);
+  assert.deepEqual(two.history, one.history);
+  // More workers than a step has shards (2): the extra ones wait, and share the evaluations.
+  const four = await historyWith(4);
+  assert.match(four.stats, /on 2 workers/);
+  assert.deepEqual(four.history, one.history);
   assert.deepEqual(errors, []);
 });
 

@@ -1,7 +1,73 @@
-//! Deterministic evaluation: the loss over every non-overlapping window of a text.
+//! Evaluation: the mean loss over a run's random batches of each split, planned once and computed
+//! by any number of workers ([`EvalPlan`]), and the loss over every window of a text.
 
 use crate::error::{Error, Result};
 use crate::model::GPT;
+use crate::shards::Partial;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// One evaluation's batches: `eval_iters` of the training split, then as many of the validation
+/// split. Each batch is a unit of work of its own; workers compute contiguous ranges of them, and
+/// the run adds the losses up in batch order, so the result never depends on the worker count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalPlan {
+    pub batches: usize,
+    pub batch_size: usize,
+    pub block_size: usize,
+    /// `batches × batch_size × block_size` token ids, batch after batch.
+    pub inputs: Vec<u32>,
+    /// The ids that follow them.
+    pub targets: Vec<u32>,
+}
+
+impl EvalPlan {
+    /// Checks a plan that came from elsewhere (another worker) before computing with it.
+    fn check(&self) -> Result<()> {
+        let n = self.batches.checked_mul(self.batch_size).and_then(|n| n.checked_mul(self.block_size));
+        if !self.batches.is_multiple_of(2) || n != Some(self.inputs.len()) || n != Some(self.targets.len()) {
+            return Err(Error::Data("an evaluation plan's batches do not match its sizes".into()));
+        }
+        Ok(())
+    }
+
+    /// The loss of each batch in `range`, as one-batch partials without gradients.
+    pub fn partials(&self, model: &GPT, range: Range<usize>, ws: &Workspace) -> Result<Vec<Partial>> {
+        self.check()?;
+        if range.end > self.batches || range.is_empty() {
+            return Err(Error::Data(format!(
+                "batches {range:?} are not among the {} of this evaluation",
+                self.batches
+            )));
+        }
+        let (b, t) = (self.batch_size, self.block_size);
+        let ids = |v: &[u32], i: usize| v[i * b * t..(i + 1) * b * t].iter().map(|&id| id as usize).collect::<Vec<_>>();
+        let partials = range
+            .map(|i| {
+                let loss = model.loss_in(ws, &ids(&self.inputs, i), &ids(&self.targets, i), b, t)?;
+                Ok(Partial { first: i, count: 1, loss: loss as f64, grads: Vec::new() })
+            })
+            .collect();
+        ws.trim();
+        partials
+    }
+
+    /// The mean loss of each split from every batch's partial, added up in batch order.
+    pub fn mean_losses(&self, mut partials: Vec<Partial>) -> Result<(f32, f32)> {
+        partials.sort_by_key(|p| p.first);
+        let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
+        if partials.len() != self.batches || !tiles {
+            return Err(Error::Data(format!(
+                "the evaluation's losses do not cover its {} batches once each",
+                self.batches
+            )));
+        }
+        let half = self.batches / 2;
+        let mean = |part: &[Partial]| part.iter().fold(0.0f32, |total, p| total + p.loss as f32) / half as f32;
+        Ok((mean(&partials[..half]), mean(&partials[half..])))
+    }
+}
 
 /// Windows per forward pass; bounds memory while keeping the matrix products large.
 const WINDOWS_PER_BATCH: usize = 16;

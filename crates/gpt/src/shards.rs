@@ -9,6 +9,7 @@
 //! a power-of-two number of workers each hands over a single buffer.
 
 use crate::error::{Error, Result};
+use crate::evaluate::EvalPlan;
 use crate::model::{Batch, GPT};
 use crate::rng::Rng;
 use crate::workspace::Workspace;
@@ -55,6 +56,40 @@ pub struct StepPlan {
     /// The ids that follow them.
     pub targets: Vec<u32>,
     pub dropout_seed: Option<u64>,
+}
+
+/// What a worker is handed: a training step's shards, or an evaluation's batches. Either way it
+/// computes a contiguous range of units ([`Work::units`]) into [`Partial`]s the run adds up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Work {
+    Step(StepPlan),
+    Evaluation(EvalPlan),
+}
+
+impl Work {
+    /// How many units of work it splits into: shards of a step, batches of an evaluation.
+    pub fn units(&self) -> usize {
+        match self {
+            Work::Step(plan) => plan.shards,
+            Work::Evaluation(plan) => plan.batches,
+        }
+    }
+
+    /// Units `range` computed with `model`: buffers from `ws` (one per thread), gradients from
+    /// `grads` (shared by the threads).
+    pub fn partials(
+        &self,
+        model: &GPT,
+        range: Range<usize>,
+        ws: &Workspace,
+        grads: &Workspace,
+    ) -> Result<Vec<Partial>> {
+        match self {
+            Work::Step(plan) => model.shard_partials(plan, range, ws, grads),
+            Work::Evaluation(plan) => plan.partials(model, range, ws),
+        }
+    }
 }
 
 impl StepPlan {
@@ -146,9 +181,9 @@ impl GPT {
     }
 }
 
-/// A worker that computes shards and nothing else: a copy of the model's weights (sent afresh
-/// each step) and its own buffers. It needs no text, tokenizer or optimiser: the plan carries the
-/// batch, and the run that planned it sums and applies the gradients.
+/// A worker that computes shards and evaluation batches and nothing else: a copy of the model's
+/// weights (sent afresh each time) and its own buffers. It needs no text, tokenizer or optimiser:
+/// the plan carries the batches, and the run that planned it adds up what comes back.
 pub struct Replica {
     model: GPT,
     ws: Workspace,
@@ -167,9 +202,9 @@ impl Replica {
         self.model.params_mut().read_flat(len, read)
     }
 
-    /// Computes shards `range` of `plan` (see [`GPT::shard_partials`]).
-    pub fn compute(&self, plan: &StepPlan, range: Range<usize>) -> Result<Vec<Partial>> {
-        self.model.shard_partials(plan, range, &self.ws, &self.grads)
+    /// Computes units `range` of `work` (see [`Work::partials`]).
+    pub fn compute(&self, work: &Work, range: Range<usize>) -> Result<Vec<Partial>> {
+        work.partials(&self.model, range, &self.ws, &self.grads)
     }
 
     /// Trainable scalars: the length of a flat buffer of weights or gradients.

@@ -50,7 +50,10 @@ fn the_losses_do_not_depend_on_the_number_of_threads() {
     let losses = |threads: usize| {
         let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32)); // 768 tokens: 4 shards
         run.set_workers(threads);
-        (0..20).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>()
+        let mut bits: Vec<u32> = (0..20).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect();
+        let evaluation = run.evaluate().unwrap(); // 8 batches: 3 threads take 2, 3 and 3
+        bits.extend([evaluation.train_loss.to_bits(), evaluation.val_loss.to_bits()]);
+        bits
     };
     let one = losses(1);
     assert_eq!(losses(2), one, "2 threads");
@@ -59,32 +62,40 @@ fn the_losses_do_not_depend_on_the_number_of_threads() {
 
 #[test]
 fn a_replica_on_another_worker_computes_what_a_thread_would() {
-    let alone = {
+    let (alone, alone_eval) = {
         let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
-        (0..10).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>()
+        let losses = (0..10).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>();
+        (losses, run.evaluate().unwrap())
     };
     // As the page runs it: the run computes worker 0's shards, a replica (another Web Worker,
     // given the plan and the weights) worker 1's, and the run adds them in.
     let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
     run.set_workers(2);
     let mut replica = Replica::new(run.model().config().clone()).unwrap();
+    // Worker 0's share here, worker 1's on the replica, added in.
+    let share = |run: &mut Run, replica: &mut Replica, work: gpt::shards::Work| {
+        let weights: Vec<f32> = run.weights().flat_map(|(_, part)| part.iter().copied()).collect();
+        replica.set_weights(weights.len(), |at, part| part.copy_from_slice(&weights[at..at + part.len()])).unwrap();
+        let split = run.work_split().unwrap();
+        run.compute_shards(split[0].clone()).unwrap();
+        for p in replica.compute(&work, split[1].clone()).unwrap() {
+            run.add_partial((p.first, p.count), p.loss, p.grads.len(), |buf| buf.copy_from_slice(&p.grads)).unwrap();
+            replica.recycle(p);
+        }
+    };
     let shared: Vec<u32> = (0..10)
         .map(|_| {
-            let plan = run.begin_step(0.0).unwrap().clone();
-            let weights: Vec<f32> = run.weights().flat_map(|(_, part)| part.iter().copied()).collect();
-            replica.set_weights(weights.len(), |at, part| part.copy_from_slice(&weights[at..at + part.len()])).unwrap();
-            let (mine, theirs) = (run.worker_shards(0).unwrap(), run.worker_shards(1).unwrap());
-            run.compute_shards(mine).unwrap();
-            for p in replica.compute(&plan, theirs).unwrap() {
-                run.add_partial((p.first, p.count), p.loss, p.grads.len(), |buf| buf.copy_from_slice(&p.grads))
-                    .unwrap();
-                replica.recycle(p);
-            }
+            let work = run.begin_step(0.0).unwrap().clone();
+            share(&mut run, &mut replica, work);
             run.finish_step(0.0).unwrap().loss.to_bits()
         })
         .collect();
     assert_eq!(shared, alone);
-    assert_eq!(run.worker_shards(5).unwrap_err().to_string(), "no step is in progress");
+    let work = run.begin_evaluation().unwrap().clone();
+    share(&mut run, &mut replica, work);
+    let shared_eval = run.finish_evaluation().unwrap();
+    assert_eq!(shared_eval, alone_eval);
+    assert_eq!(run.work_split().unwrap_err().to_string(), "no step is in progress");
     run.begin_step(0.0).unwrap();
     assert!(run.finish_step(0.0).unwrap_err().to_string().contains("cover 0 of the 4 shards"), "nothing computed");
     run.step(&no_clock).expect("a step that failed to finish leaves the run ready for the next");

@@ -141,9 +141,14 @@ impl GPT {
 
     /// The mean cross-entropy of `targets` given `idx`, in evaluation mode.
     pub fn loss(&self, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
+        self.loss_in(&self.workspace, idx, targets, b, t)
+    }
+
+    /// [`GPT::loss`] with buffers from `ws`, so that threads can share the model.
+    pub fn loss_in(&self, ws: &Workspace, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
         self.check_input(idx, b, t)?;
         self.check_input(targets, b, t)?;
-        let mut g = Graph::new(&self.params.values, &self.workspace);
+        let mut g = Graph::new(&self.params.values, ws);
         let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
         let loss = g.cross_entropy(logits, targets);
         Ok(scalar(g.value(loss)))

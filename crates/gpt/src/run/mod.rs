@@ -10,6 +10,7 @@
 //! - `inside.rs`: the views inside the model, and what evaluations record for them.
 
 mod adjust;
+mod evaluation;
 mod generation;
 mod inside;
 mod report;
@@ -51,8 +52,8 @@ pub struct Run {
     data: Option<Dataset>,
     generation: Option<Generation>,
     timing: report::Timing,
-    /// The step between `begin_step` and `finish_step`, if any.
-    pending: Option<training::PendingStep>,
+    /// The step or evaluation between its `begin_` and `finish_`, if any.
+    pending: Option<training::PendingWork>,
     /// How many workers compute a step (threads natively); one op-buffer pool per thread.
     workers: usize,
     workspaces: Vec<Workspace>,

@@ -1,9 +1,10 @@
 //! Training a run: AdamW steps on random batches, timed so tokens/s and the time left come from
-//! one place, and evaluation on both splits.
+//! one place.
 //!
 //! A step is planned ([`Run::begin_step`]), its shards computed (here, on threads natively, or on
 //! other workers that hand back [`Partial`]s), then applied ([`Run::finish_step`]); see
-//! `shards.rs` for why any number of workers gives the same result.
+//! `shards.rs` for why any number of workers gives the same result. An evaluation goes the same
+//! way (`evaluation.rs`).
 
 use super::report::TrainReport;
 use super::Run;
@@ -11,23 +12,22 @@ use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
 use crate::optim::{clip_grad_norm, global_norm};
 use crate::rng::Rng;
-use crate::shards::{combine, shard_count, worker_shards, Partial, StepPlan};
-use crate::train::{Evaluation, StepStats};
+use crate::shards::{combine, shard_count, worker_shards, Partial, StepPlan, Work};
+use crate::train::StepStats;
 use crate::workspace::Workspace;
+use std::ops::Range;
 
-const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
-
-/// A step between [`Run::begin_step`] and [`Run::finish_step`].
-pub(super) struct PendingStep {
-    plan: StepPlan,
-    /// The training stream after drawing this step's batch; the run takes it when the step lands.
+/// A step or an evaluation between its `begin_` and its `finish_`.
+pub(super) struct PendingWork {
+    pub(super) work: Work,
+    /// The training stream after drawing a step's batch; the run takes it when the step lands.
     rng_after: Rng,
-    partials: Vec<Partial>,
+    pub(super) partials: Vec<Partial>,
     started_ms: f64,
 }
 
 impl Run {
-    fn data(&self) -> Result<&Dataset> {
+    pub(super) fn data(&self) -> Result<&Dataset> {
         self.data.as_ref().ok_or_else(|| Error::Data("there is no text to train on: attach a text first".into()))
     }
 
@@ -44,7 +44,7 @@ impl Run {
     }
 
     /// Draws the next step's batch (and dropout seed); the run changes only when it lands.
-    pub fn begin_step(&mut self, now_ms: f64) -> Result<&StepPlan> {
+    pub fn begin_step(&mut self, now_ms: f64) -> Result<&Work> {
         let (b, t) = (self.train.batch_size, self.model.config().block_size);
         let (mut x, mut y) = (Vec::new(), Vec::new());
         let mut rng = self.rng.clone();
@@ -54,34 +54,40 @@ impl Run {
         let shards = shard_count(b, t);
         let plan =
             StepPlan { shards, batch_size: b, block_size: t, inputs: to_ids(x), targets: to_ids(y), dropout_seed };
-        let pending = PendingStep { plan, rng_after: rng, partials: Vec::new(), started_ms: now_ms };
-        Ok(&self.pending.insert(pending).plan)
+        Ok(self.begin(Work::Step(plan), rng, now_ms))
     }
 
-    /// The shards worker `k` of [`Run::workers`] computes in the planned step (none when there
-    /// are more workers than shards).
-    pub fn worker_shards(&self, k: usize) -> Result<std::ops::Range<usize>> {
-        let plan = self.pending_plan().ok_or_else(|| Error::Config("no step is in progress".into()))?;
-        let active = self.workers.min(plan.shards);
-        Ok(if k < active { worker_shards(plan.shards, active, k) } else { 0..0 })
+    /// Makes `work` the run's work in progress.
+    pub(super) fn begin(&mut self, work: Work, rng_after: Rng, now_ms: f64) -> &Work {
+        self.abort_step(); // one left unfinished (a worker failed) gives its buffers back
+        &self.pending.insert(PendingWork { work, rng_after, partials: Vec::new(), started_ms: now_ms }).work
     }
 
-    /// The planned step, if one was begun.
-    pub fn pending_plan(&self) -> Option<&StepPlan> {
-        self.pending.as_ref().map(|p| &p.plan)
+    /// The units (shards or batches) of the work in progress that each worker computes, in
+    /// worker order: one contiguous range for each of the first [`Run::workers`] workers, fewer
+    /// when there are fewer units than workers.
+    pub fn work_split(&self) -> Result<Vec<Range<usize>>> {
+        let units = self.work()?.units();
+        let active = self.workers.min(units);
+        Ok((0..active).map(|k| worker_shards(units, active, k)).collect())
     }
 
-    fn pending_mut(&mut self) -> Result<&mut PendingStep> {
+    /// The step or evaluation in progress.
+    pub fn work(&self) -> Result<&Work> {
+        self.pending.as_ref().map(|p| &p.work).ok_or_else(|| Error::Config("no step is in progress".into()))
+    }
+
+    fn pending_mut(&mut self) -> Result<&mut PendingWork> {
         self.pending.as_mut().ok_or_else(|| Error::Config("no step is in progress: begin one first".into()))
     }
 
-    /// Computes shards `range` of the planned step here, on the run's threads.
-    pub fn compute_shards(&mut self, range: std::ops::Range<usize>) -> Result<()> {
+    /// Computes units `range` of the work in progress here, on the run's threads.
+    pub fn compute_shards(&mut self, range: Range<usize>) -> Result<()> {
         let pending = self.pending.as_mut().ok_or_else(|| Error::Config("no step is in progress".into()))?;
-        let (model, plan, grads) = (&self.model, &pending.plan, &self.grad_pool);
+        let (model, work, grads) = (&self.model, &pending.work, &self.grad_pool);
         let threads = self.workspaces.len().min(range.len()).max(1);
         let parts: Vec<Result<Vec<Partial>>> = if threads == 1 {
-            vec![model.shard_partials(plan, range, &self.workspaces[0], grads)]
+            vec![work.partials(model, range, &self.workspaces[0], grads)]
         } else {
             let split = |k| {
                 let r = worker_shards(range.len(), threads, k);
@@ -91,10 +97,10 @@ impl Run {
                 let handles: Vec<_> = (1..threads)
                     .map(|k| {
                         let ws = &self.workspaces[k];
-                        scope.spawn(move || model.shard_partials(plan, split(k), ws, grads))
+                        scope.spawn(move || work.partials(model, split(k), ws, grads))
                     })
                     .collect();
-                let mut parts = vec![model.shard_partials(plan, split(0), &self.workspaces[0], grads)];
+                let mut parts = vec![work.partials(model, split(0), &self.workspaces[0], grads)];
                 parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(worker_died()))));
                 parts
             })
@@ -105,8 +111,9 @@ impl Run {
         Ok(())
     }
 
-    /// Adds shards another worker computed: the sum of shards `first..first + count` (an aligned
-    /// subtree) with their weighted `loss`, and `len` flat gradients that `fill` copies in.
+    /// Adds units another worker computed: for a step, the sum of shards `first..first + count`
+    /// (an aligned subtree) with their weighted `loss`, and `len` flat gradients that `fill` copies
+    /// in; for an evaluation, batch `first`'s loss and no gradients.
     pub fn add_partial(
         &mut self,
         (first, count): (usize, usize),
@@ -114,9 +121,12 @@ impl Run {
         len: usize,
         fill: impl FnOnce(&mut [f32]),
     ) -> Result<()> {
-        let n = self.model.params().count();
+        let n = match self.work()? {
+            Work::Step(_) => self.model.params().count(),
+            Work::Evaluation(_) => 0,
+        };
         if len != n {
-            return Err(Error::Data(format!("a worker sent {len} gradients; the model has {n}")));
+            return Err(Error::Data(format!("a worker sent {len} gradients; the work in progress takes {n}")));
         }
         let mut buffer = self.grad_pool.scratch(n);
         fill(&mut buffer);
@@ -124,7 +134,7 @@ impl Run {
         Ok(())
     }
 
-    /// Forgets the step in progress (a worker failed); the run stays at its last good step.
+    /// Forgets the work in progress (a worker failed); the run stays at its last good step.
     pub fn abort_step(&mut self) {
         if let Some(pending) = self.pending.take() {
             pending.partials.into_iter().for_each(|p| self.grad_pool.recycle(p.grads));
@@ -136,7 +146,10 @@ impl Run {
     /// its last good weights; so does a step whose shards are missing.
     pub fn finish_step(&mut self, now_ms: f64) -> Result<StepStats> {
         let pending = self.pending.take().ok_or_else(|| Error::Config("no step is in progress".into()))?;
-        let shards = pending.plan.shards;
+        let Work::Step(StepPlan { shards, .. }) = pending.work else {
+            self.pending = Some(pending);
+            return Err(Error::Config("an evaluation is in progress, not a step".into()));
+        };
         let mut root = combine(pending.partials, shards, &self.grad_pool)?;
         let result = self.apply(&mut root.grads, root.loss as f32);
         self.grad_pool.recycle(root.grads);
@@ -179,7 +192,7 @@ impl Run {
 
     /// One whole step on this run's threads, timed with `now_ms`.
     pub fn step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        let shards = self.begin_step(now_ms())?.shards;
+        let shards = self.begin_step(now_ms())?.units();
         if let Err(e) = self.compute_shards(0..shards) {
             self.abort_step();
             return Err(e);
@@ -195,42 +208,6 @@ impl Run {
         let n = n.max(1).min(self.train.max_iters.saturating_sub(self.step));
         let stopped = (0..n).find_map(|_| self.step(now_ms).err());
         Ok(TrainReport { stopped: stopped.map(|e| e.to_string()), ..self.take_report() })
-    }
-
-    /// Whether the schedule calls for an evaluation now: every `eval_interval` steps, at the
-    /// start and at the end.
-    pub fn eval_due(&self) -> bool {
-        let done = self.history.evals.last().is_some_and(|e| e.step == self.step);
-        !done && (self.step.is_multiple_of(self.train.eval_interval()) || self.step == self.train.max_iters)
-    }
-
-    /// Steps to train before the next evaluation is due (or the run ends).
-    pub fn steps_to_next_eval(&self) -> usize {
-        let interval = self.train.eval_interval();
-        let next = (self.step / interval + 1) * interval;
-        next.min(self.train.max_iters).saturating_sub(self.step).max(1)
-    }
-
-    /// The mean loss over `eval_iters` random batches of each split (the setting), without
-    /// dropout. The batches depend only on the seed and the step, never on earlier evaluations.
-    pub fn evaluate(&mut self) -> Result<Evaluation> {
-        let (b, t) = (self.train.batch_size, self.model.config().block_size);
-        let data = self.data()?;
-        let mut rng = Rng::new(self.train.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let (mut x, mut y) = (vec![], vec![]);
-        let iters = self.train.eval_iters.max(1);
-        let mut mean = |split| -> Result<f32> {
-            let mut total = 0.0;
-            for _ in 0..iters {
-                data.batch(split, b, t, &mut rng, &mut x, &mut y);
-                total += self.model.loss(&x, &y, b, t)?;
-            }
-            Ok(total / iters as f32)
-        };
-        let evaluation = Evaluation { step: self.step, train_loss: mean(Split::Train)?, val_loss: mean(Split::Val)? };
-        self.history.evals.push(evaluation);
-        self.record_heads()?;
-        Ok(evaluation)
     }
 }
 
