@@ -97,6 +97,11 @@ mod tests {
         let mut run = run();
         run.step(&|| 0.0).unwrap();
         let mut s = run.settings();
+        assert_eq!(
+            s.bpe_vocab_size,
+            crate::DEFAULT_BPE_VOCAB,
+            "a character run shows the default, not its 9 characters"
+        );
         (s.train.learning_rate, s.train.batch_size, s.train.max_iters, s.model.dropout) = (1e-4, 2, 40, 0.2);
         run.update_settings(&s, &Budget::UNLIMITED).unwrap();
         assert_eq!((run.train_config().learning_rate, run.train_config().batch_size), (1e-4, 2));

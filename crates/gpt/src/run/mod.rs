@@ -28,8 +28,8 @@ use crate::model::GPT;
 use crate::optim::AdamW;
 use crate::rng::Rng;
 use crate::sample::{SampleConfig, Sampler};
-use crate::settings::{uniform_loss, Settings};
-use crate::tokenizer::Tokenizer;
+use crate::settings::{uniform_loss, Settings, DEFAULT_BPE_VOCAB};
+use crate::tokenizer::{Tokenizer, TokenizerKind};
 use crate::train::{History, TrainConfig};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -202,13 +202,15 @@ impl Run {
         self.train.eval_iters = iters.unwrap_or(self.train.eval_iters);
     }
 
-    /// The settings this run was made with, as [`Run::create`] takes them.
+    /// The settings this run was made with, as [`Run::create`] takes them. A character-level
+    /// run has no byte-pair vocabulary of its own, so it shows the default one.
     pub fn settings(&self) -> Settings {
+        let kind = self.tokenizer.kind();
         Settings {
             model: self.model.config().clone(),
             train: self.train.clone(),
-            tokenizer: self.tokenizer.kind(),
-            bpe_vocab_size: self.tokenizer.vocab_size(),
+            tokenizer: kind,
+            bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
         }
     }
 
