@@ -27,8 +27,23 @@ export function corpusChoice() {
 export function restoreText(text, corpusId) {
   ui.corpus.value = [...ui.corpus.options].some((o) => o.value === corpusId) ? corpusId : OWN_TEXT;
   ui.text.value = text;
-  ui.credit.textContent = ui.corpus.value === OWN_TEXT ? 'The text this run trains on.' : ui.credit.textContent;
+  showCredit('The text this run trains on.');
   textChanged();
+}
+
+/** Credits the chosen bundled corpus with a link to its source, or says `ownText` for a person's own. */
+function showCredit(ownText) {
+  const choice = ui.corpus.selectedOptions[0];
+  if (choice.value === OWN_TEXT) {
+    ui.credit.textContent = ownText;
+    return;
+  }
+  const corpus = JSON.parse(choice.dataset.corpus);
+  const link = document.createElement('a');
+  link.href = corpus.url;
+  link.textContent = corpus.source;
+  link.rel = 'noopener';
+  ui.credit.replaceChildren(`${corpus.description} Source: `, link, `. License: ${corpus.license}.`);
 }
 
 /**
@@ -57,7 +72,7 @@ async function loadCorpus() {
   if (choice.value === OWN_TEXT) {
     ui.text.value = '';
     ui.text.focus();
-    ui.credit.textContent = 'Paste or upload any UTF-8 text. It never leaves this tab.';
+    showCredit('Paste or upload any UTF-8 text. It never leaves this tab.');
   } else {
     const corpus = JSON.parse(choice.dataset.corpus);
     ui.text.value = 'Loading…';
@@ -68,11 +83,7 @@ async function loadCorpus() {
     const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
     if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
     ui.text.value = await response.text();
-    const link = document.createElement('a');
-    link.href = corpus.url;
-    link.textContent = corpus.source;
-    link.rel = 'noopener';
-    ui.credit.append(`${corpus.description} Source: `, link, `. License: ${corpus.license}.`);
+    showCredit();
   }
   textChanged();
 }
