@@ -40,6 +40,7 @@ export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { l
   state.steps = step;
   ui.progress.max = total;
   ui.progress.value = step;
+  ui.stats.textContent = ''; // the last run's figures, until this one reports
 }
 
 /** Shows where a loaded run stands. */
@@ -83,7 +84,6 @@ function resetModel() {
   clearAttention();
   clearSamples();
   clearInside();
-  ui.stats.textContent = '';
   setPhase('idle', 'Ready.');
 }
 

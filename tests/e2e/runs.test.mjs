@@ -57,6 +57,8 @@ test('a reload restores the run, and Resume goes on exactly as if nothing happen
   await shot('11-restored');
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), new RegExp(`step ${pausedAt}, train loss`));
   assert.equal(await page.getByLabel('Iterations').inputValue(), '300');
+  assert.equal(await page.getByLabel('BPE vocabulary').inputValue(), '512', 'a character run shows the default');
+  assert.equal(await page.getByRole('link', { name: /Moby Word Lists/ }).count(), 1, "the corpus's source is a link");
   await page.getByRole('button', { name: 'Resume' }).click();
   await untilStatus(page, /^Finished 300 steps/, 60000);
   assert.deepEqual((await savedLosses()).losses, unbroken, 'the losses after the reload equal the unbroken run, bit for bit');
