@@ -10,6 +10,8 @@ const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
 
 let stats = { chars: 0, vocab_size: 0 };
 let changed = () => {};
+let textTimer = 0; // the text is counted once typing pauses
+let corpusLoads = 0; // counts corpus choices: a slower earlier fetch never overwrites a later one
 
 /** The text to train on, as it stands in the box. */
 export const trainingText = () => ui.text.value;
@@ -68,6 +70,8 @@ export async function initData(onChange, corpus) {
 
 async function loadCorpus() {
   const choice = ui.corpus.selectedOptions[0];
+  const load = ++corpusLoads;
+  clearTimeout(textTimer); // a count of the old text, due soon, would count "Loading…"
   ui.credit.replaceChildren();
   if (choice.value === OWN_TEXT) {
     ui.text.value = '';
@@ -82,7 +86,9 @@ async function loadCorpus() {
     changed();
     const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
     if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
-    ui.text.value = await response.text();
+    const text = await response.text();
+    if (load !== corpusLoads) return;
+    ui.text.value = text;
     showCredit();
   }
   textChanged();
@@ -106,7 +112,6 @@ async function uploadFile() {
   }
 }
 
-let textTimer = 0;
 function textChanged() {
   clearTimeout(textTimer);
   textTimer = setTimeout(() => {
