@@ -52,7 +52,7 @@ after(async () => {
 
 test('firefox: names + tiny trains, and the loss falls', async () => {
   await run(`set('Corpus', 'names'); set('Preset', 'tiny'); set('Iterations', '80');`);
-  await until("/vocabulary of \\d+ distinct characters/.test(document.body.textContent)");
+  await until("/vocabulary of 28 distinct characters/.test(document.getElementById('text-summary').textContent) && !named('Train').disabled");
   await run("named('Train').click();");
   await statusMatches(/^Finished 80 steps/, 120000);
   const loss = Number((await run("return document.getElementById('stats').textContent;")).match(/loss ([\d.]+)/)[1]);
