@@ -25,6 +25,9 @@ impl Workspace {
     /// overwrite every element; zeroing it first would be wasted work. Reuses the smallest free
     /// buffer that fits.
     pub fn scratch(&self, n: usize) -> Vec<f32> {
+        if n == 0 {
+            return Vec::new(); // an evaluation's partial has no gradients: no pooled buffer for it
+        }
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         let capacity = |i: usize| free[i].buffer.capacity();
         let best = (0..free.len()).filter(|&i| capacity(i) >= n).min_by_key(|&i| capacity(i));
