@@ -20,12 +20,9 @@ impl Graph<'_> {
             rows(lv.as_slice().expect("standard layout"), v).zip(probs.chunks_exact_mut(v)).zip(targets)
         {
             assert!(t < v, "target {t} outside the vocabulary of {v}");
-            let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let mut sum = 0.0;
-            for (pi, &x) in p.iter_mut().zip(row) {
-                *pi = super::exp(x - max);
-                sum += *pi;
-            }
+            let max = super::max(row);
+            p.iter_mut().zip(row).for_each(|(pi, &x)| *pi = super::exp(x - max));
+            let sum = super::sum(p);
             let inv = 1.0 / sum;
             p.iter_mut().for_each(|pi| *pi *= inv);
             total += (sum.ln() - (row[t] - max)) as f64;

@@ -25,13 +25,32 @@ pub(crate) fn rows(x: &[f32], width: usize) -> std::slice::ChunksExact<'_, f32> 
 
 /// Replaces `row` by softmax(`row`), subtracting the maximum first so nothing overflows.
 pub(crate) fn softmax_in_place(row: &mut [f32]) {
-    let max = row.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
-    let mut sum = 0.0;
-    row.iter_mut().for_each(|s| {
-        *s = exp(*s - max);
-        sum += *s;
-    });
+    let max = max(row);
+    row.iter_mut().for_each(|s| *s = exp(*s - max));
+    let sum = sum(row);
     row.iter_mut().for_each(|s| *s /= sum);
+}
+
+/// The largest value (NaNs skipped, as `f32::max` does; −∞ when empty).
+pub(crate) fn max(xs: &[f32]) -> f32 {
+    fold8(xs, f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
+}
+
+/// The sum, in the fixed order of [`fold8`].
+pub(crate) fn sum(xs: &[f32]) -> f32 {
+    fold8(xs, 0.0, |s, x| s + x)
+}
+
+/// Folds `xs` in eight interleaved lanes, then the lanes and the tail in order: the same order
+/// on every machine, and one that vectorises, where one running fold is one step at a time.
+fn fold8(xs: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut lanes = [init; 8];
+    let chunks = xs.chunks_exact(8);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        lanes.iter_mut().zip(chunk).for_each(|(lane, &x)| *lane = f(*lane, x));
+    }
+    lanes.into_iter().chain(tail.iter().copied()).fold(init, f)
 }
 
 /// e^x to about one ulp, branch-free so loops over it vectorise (libm's `expf` is a call per
@@ -44,12 +63,17 @@ pub(crate) fn exp(x: f32) -> f32 {
     // is a library call on baseline x86-64 and would stop the loop from vectorising.
     const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.3, 88.7);
-    let k = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let k = shifted - ROUND;
     let r = x - k * LN2_HI - k * LN2_LO;
     let p = 1.0
         + r * (1.0
-            + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r / 5040.0))))));
-    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
+    // k sits in the low bits of `shifted`, so 2^k takes integer adds and a shift, where a float
+    // to integer conversion costs wasm a NaN-checking sequence.
+    let two_k = shifted.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(127) << 23;
+    p * f32::from_bits(two_k)
 }
 
 #[cfg(test)]
