@@ -9,7 +9,7 @@
 //!   `model/attention.rs`.
 
 use super::dropout::dropout_mask;
-use super::gemm::gemm;
+use super::gemm::{gemm_causal, Causal};
 use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::rng::Rng;
 use crate::workspace::Workspace;
@@ -112,7 +112,7 @@ impl Graph<'_> {
                 let at = l.p(bi, h);
                 let p = &mut probs[at..at + t * t];
                 let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
-                gemm(scale, &q, &k.t(), false, &mut l.square_mut(p)); // (T, T) scores
+                gemm_causal(scale, &q, &k.t(), Causal::LowerC, &mut l.square_mut(p)); // (T, T) scores
                 for (ti, row) in p.chunks_exact_mut(t).enumerate() {
                     let (seen, future) = row.split_at_mut(ti + 1);
                     future.fill(0.0);
@@ -120,7 +120,7 @@ impl Graph<'_> {
                 }
                 let pd = applied(p, mask.as_ref().map(|m| &m[at..at + t * t]), &mut scratch);
                 let v = l.view(x, l.qkv(bi, h, Part::V));
-                gemm(1.0, &l.square(pd), &v, false, &mut l.view_mut(&mut y, l.y(bi, h)));
+                gemm_causal(1.0, &l.square(pd), &v, Causal::LowerA, &mut l.view_mut(&mut y, l.y(bi, h)));
                 // (T, hs)
             }
         }
@@ -155,22 +155,25 @@ impl Backward for CausalAttention {
                 let dyh = l.view(dy, l.y(bi, h));
                 // y = pd v: d(pd) = dy vᵀ and dv = pdᵀ dy.
                 let v = l.view(x, l.qkv(bi, h, Part::V));
-                gemm(1.0, &dyh, &v.t(), false, &mut l.square_mut(&mut dp));
+                gemm_causal(1.0, &dyh, &v.t(), Causal::LowerC, &mut l.square_mut(&mut dp));
                 let pd = applied(p, mask, &mut scratch);
-                gemm(1.0, &l.square(pd).t(), &dyh, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V)));
+                let dv = &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V));
+                gemm_causal(1.0, &l.square(pd).t(), &dyh, Causal::UpperA, dv);
                 // Through dropout and softmax: ds = p (dp - Σ p dp), times the score scale.
                 for (ti, (row, prow)) in dp.chunks_exact_mut(t).zip(p.chunks_exact(t)).enumerate() {
+                    let (row, future) = row.split_at_mut(ti + 1);
+                    future.fill(0.0);
                     if let Some(m) = mask {
-                        row.iter_mut().zip(&m[ti * t..(ti + 1) * t]).for_each(|(d, m)| *d *= m);
+                        row.iter_mut().zip(&m[ti * t..]).for_each(|(d, m)| *d *= m);
                     }
-                    let weighted: f32 = row[..=ti].iter().zip(prow).map(|(d, p)| d * p).sum();
+                    let weighted: f32 = row.iter().zip(prow).map(|(d, p)| d * p).sum();
                     row.iter_mut().zip(prow).for_each(|(d, &p)| *d = p * (*d - weighted) * scale);
                 }
                 // scores = q kᵀ: dq = ds k and dk = dsᵀ q.
                 let (q, k) = (l.view(x, l.qkv(bi, h, Part::Q)), l.view(x, l.qkv(bi, h, Part::K)));
                 let ds = l.square(&dp);
-                gemm(1.0, &ds, &k, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::Q)));
-                gemm(1.0, &ds.t(), &q, false, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::K)));
+                gemm_causal(1.0, &ds, &k, Causal::LowerA, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::Q)));
+                gemm_causal(1.0, &ds.t(), &q, Causal::UpperA, &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::K)));
             }
         }
         ws.recycle_array(dout);
