@@ -1,25 +1,27 @@
 #!/usr/bin/env node
 // Where a wasm training step spends its time in Chromium: trains a preset on the page's thread
 // under the DevTools CPU profiler and prints the functions with the most self time.
-// Usage: node bench/profile.mjs [preset] [steps]   (after wasm-pack build --target web --profiling)
+// Usage: node bench/profile.mjs [preset] [steps] [package folder, pkg by default]
+// (after wasm-pack build --target web --profiling; see docs/benchmarks.md for a relaxed-SIMD build
+// with function names)
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
 
-const [preset = 'nano-cpu', steps = '40'] = process.argv.slice(2);
+const [preset = 'nano-cpu', steps = '40', pkg = 'pkg'] = process.argv.slice(2);
 const { server, url } = await serve(0);
 const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(new URL('/web/favicon.svg', url).href);
   const client = await page.context().newCDPSession(page);
-  await page.evaluate(async ({ preset }) => {
-    const { default: init, Run, presets } = await import('/pkg/gpt_playground.js');
+  await page.evaluate(async ({ preset, pkg }) => {
+    const { default: init, Run, presets } = await import(`/${pkg}/gpt_playground.js`);
     await init();
     const { settings } = presets().find((p) => p.name === preset);
     const text = await (await fetch('/assets/shakespeare.txt')).text();
     globalThis.run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
     globalThis.run.train(3);
-  }, { preset });
+  }, { preset, pkg });
   await client.send('Profiler.enable');
   await client.send('Profiler.setSamplingInterval', { interval: 200 });
   await client.send('Profiler.start');
