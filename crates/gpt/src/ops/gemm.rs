@@ -4,11 +4,25 @@
 //! time; it was 6% faster than `matrixmultiply` on this model's shapes. In wasm it runs our own
 //! kernel (`gemm_kernel.rs`), which beats the crate's simd128 kernels in the browser.
 
-use ndarray::{s, ArrayView2, ArrayViewMut2};
+#[cfg(not(target_arch = "wasm32"))]
+use ndarray::s;
+use ndarray::{ArrayView2, ArrayViewMut2};
 
 /// `c = alpha · a b`, or `c += alpha · a b` when `accumulate`. Any strides, including the
 /// negative-free transposed views `.t()` gives.
 pub(crate) fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, accumulate: bool, c: &mut ArrayViewMut2<f32>) {
+    product(alpha, a, b, accumulate, None, c);
+}
+
+/// [`gemm`]; in wasm, our kernel also leaves out the terms `causal` names as zero.
+fn product(
+    alpha: f32,
+    a: &ArrayView2<f32>,
+    b: &ArrayView2<f32>,
+    accumulate: bool,
+    #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))] causal: Option<Causal>,
+    c: &mut ArrayViewMut2<f32>,
+) {
     let (m, k) = a.dim();
     let (k2, n) = b.dim();
     assert_eq!(k, k2, "inner dimensions differ");
@@ -29,7 +43,7 @@ pub(crate) fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, accumul
         let (av, bv, cv) =
             (Strided::new(a.as_ptr(), as_), Strided::new(b.as_ptr(), bs), Strided::new(c.as_mut_ptr(), cs));
         // SAFETY: as below: live views of exactly these shapes, and `c` borrowed mutably.
-        unsafe { gemm::<core::arch::wasm32::v128, MR, NV>((m, n, k), alpha, av, bv, cv, accumulate) };
+        unsafe { gemm::<core::arch::wasm32::v128, MR, NV>((m, n, k), alpha, av, bv, cv, accumulate, causal) };
     }
     // SAFETY: the pointers and strides come from live ndarray views of exactly these shapes, so
     // every element gemm touches is in bounds; `c` is borrowed mutably, so nothing aliases it.
@@ -71,12 +85,14 @@ pub(crate) enum Causal {
     UpperA,
 }
 
-/// Rows per block of a causal product: few enough to skip most of the zero triangle, enough to
-/// keep the kernel's tiles full (a multiple of both wasm builds' tile heights, 2 and 3).
+/// Rows per block of a causal product natively: few enough to skip most of the zero triangle,
+/// enough to keep the `gemm` crate's kernels busy.
+#[cfg(not(target_arch = "wasm32"))]
 const CAUSAL_ROWS: usize = 12;
 
-/// `c = alpha · a b` where `causal` says which terms are zero, in blocks of rows that leave them
-/// out (about 40% of the work at 64 positions). Only exactly-zero terms are skipped.
+/// `c = alpha · a b` where `causal` says which terms are zero, leaving them out: about 40% of
+/// the work at 64 positions. Only exactly-zero terms are skipped. Our wasm kernel skips them tile
+/// by tile; the `gemm` crate runs blocks of rows that leave them out.
 pub(crate) fn gemm_causal(
     alpha: f32,
     a: &ArrayView2<f32>,
@@ -84,13 +100,15 @@ pub(crate) fn gemm_causal(
     causal: Causal,
     c: &mut ArrayViewMut2<f32>,
 ) {
-    let (m, k) = a.dim();
-    for i0 in (0..m).step_by(CAUSAL_ROWS) {
-        let i1 = (i0 + CAUSAL_ROWS).min(m);
+    #[cfg(target_arch = "wasm32")]
+    product(alpha, a, b, false, Some(causal), c);
+    #[cfg(not(target_arch = "wasm32"))]
+    for i0 in (0..a.nrows()).step_by(CAUSAL_ROWS) {
+        let i1 = (i0 + CAUSAL_ROWS).min(a.nrows());
+        let (n, k) = (i1.min(b.ncols()), a.ncols());
         match causal {
             Causal::LowerC => {
-                let n = i1.min(b.ncols());
-                gemm(alpha, &a.slice(s![i0..i1, ..]), &b.slice(s![.., ..n]), false, &mut c.slice_mut(s![i0..i1, ..n]));
+                gemm(alpha, &a.slice(s![i0..i1, ..]), &b.slice(s![.., ..n]), false, &mut c.slice_mut(s![i0..i1, ..n]))
             }
             Causal::LowerA => {
                 let k = i1.min(k);

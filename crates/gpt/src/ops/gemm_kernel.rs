@@ -1,13 +1,15 @@
 //! The matrix product wasm runs: a register-tiled microkernel of 4-lane vectors that reads `a`
-//! where it lies and `b` either where it lies (rows contiguous) or packed into column panels.
+//! where it lies (rows contiguous) or packed into row tiles, and `b` where it lies (rows
+//! contiguous and split into whole panels) or packed into column panels.
 //!
 //! Its tiles are sized to wasm's sixteen vector registers: 2 rows × 16 columns of accumulators
 //! with plain SIMD128 (each multiply-add needs a spare register for the product), 3 × 12 with
-//! relaxed SIMD's fused multiply-add (none needed). `a` is never packed: each of its values is
-//! broadcast by one load wherever it lies, which also spares the thousand small products of
-//! attention a packing pass each. The kernel is written over [`Lanes`], so natively it runs on
+//! relaxed SIMD's fused multiply-add (none needed). Each value of `a` is broadcast by one load
+//! wherever it lies, so `a` is packed only when it is transposed: its columns then lie a row of
+//! activations apart, and so many loads that far apart contend for a few cache sets. The kernel is written over [`Lanes`], so natively it runs on
 //! plain arrays and a test holds it equal to the textbook triple loop.
 
+use super::gemm::Causal;
 use super::lanes::Lanes;
 use std::cell::RefCell;
 
@@ -40,11 +42,13 @@ impl<T> Strided<T> {
 }
 
 thread_local! {
-    /// The packed panels of `b`, kept from call to call.
+    /// The packed panels of `b` and tiles of `a`, kept from call to call.
     static PANELS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    static A_TILES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `c = alpha · a b`, or `c += alpha · a b` when `accumulate`; `a` is m×k, `b` k×n, `c` m×n.
+/// With `causal`, the terms it names as zero are left out (`b` is packed once all the same).
 ///
 /// # Safety
 /// Each view must address every element of its shape in memory valid for the call, and `c`
@@ -56,57 +60,164 @@ pub(crate) unsafe fn gemm<L: Lanes, const MR: usize, const NV: usize>(
     b: Strided<*const f32>,
     c: Strided<*mut f32>,
     accumulate: bool,
+    causal: Option<Causal>,
 ) {
     let nr = 4 * NV;
     // `b`'s rows serve as they are when they are contiguous and split into whole panels.
     let in_place = b.cols == 1 && n.is_multiple_of(nr);
+    let a_in_place = a.cols == 1;
     PANELS.with_borrow_mut(|panels| {
-        for pc in (0..k).step_by(KC) {
-            let kc = KC.min(k - pc);
-            if !in_place {
-                // SAFETY: forwarded from the caller.
-                unsafe { pack_b(panels, b, pc, kc, n, nr) };
-            }
-            for j0 in (0..n).step_by(nr) {
-                let (b_panel, b_step) = if in_place {
-                    // SAFETY: row pc, column j0 is inside b.
-                    (unsafe { b.ptr.offset(pc as isize * b.rows + j0 as isize) }, b.rows)
-                } else {
-                    (panels[j0 * kc..].as_ptr(), nr as isize)
-                };
-                for i0 in (0..m).step_by(MR) {
-                    // Rows past the end read the last row and are not stored.
-                    // SAFETY: row min(i0 + r, m - 1), column pc is inside a.
-                    let rows: [*const f32; MR] = std::array::from_fn(|r| unsafe {
-                        a.ptr.offset((i0 + r).min(m - 1) as isize * a.rows + pc as isize * a.cols)
-                    });
-                    // SAFETY: the kc rows of the panel and of each row of a are inside them.
-                    let tile = unsafe { microkernel::<L, MR, NV>(kc, rows, a.cols, b_panel, b_step) };
-                    let add = accumulate || pc > 0;
-                    // SAFETY: the tile's rows i0.. and columns j0.. that exist are inside c.
-                    unsafe { store_tile(tile, alpha, c, (i0, j0), (m - i0, n - j0), add) };
+        A_TILES.with_borrow_mut(|a_tiles| {
+            for pc in (0..k).step_by(KC) {
+                let kc = KC.min(k - pc);
+                if !in_place {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { pack_b::<L, NV>(panels, b, pc, kc, n) };
+                }
+                if !a_in_place {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { pack_a::<MR>(a_tiles, a, pc, kc, m) };
+                }
+                for j0 in (0..n).step_by(nr) {
+                    let (b_panel, b_step) = if in_place {
+                        // SAFETY: row pc, column j0 is inside b.
+                        (unsafe { b.ptr.offset(pc as isize * b.rows + j0 as isize) }, b.rows)
+                    } else {
+                        (panels[j0 * kc..].as_ptr(), nr as isize)
+                    };
+                    for i0 in (0..m).step_by(MR) {
+                        if matches!(causal, Some(Causal::LowerC)) && j0 >= i0 + MR {
+                            continue; // every column of the tile is past every row
+                        }
+                        // The steps of this pass the tile's rows need: a causal `a`'s zeros
+                        // are skipped (and none at all still stores the zero product).
+                        let need = match causal {
+                            Some(Causal::LowerA) => 0..i0 + MR,
+                            Some(Causal::UpperA) => i0..k,
+                            _ => 0..k,
+                        };
+                        let (from, to) = (need.start.clamp(pc, pc + kc) - pc, need.end.clamp(pc, pc + kc) - pc);
+                        let (rows, a_step) = if a_in_place {
+                            // SAFETY: forwarded from the caller.
+                            (unsafe { tile_rows::<MR>(a, i0, pc, m) }, a.cols)
+                        } else {
+                            let tile = a_tiles[i0 * kc..].as_ptr();
+                            // SAFETY: the tile holds kc steps of MR values.
+                            (std::array::from_fn(|r| unsafe { tile.add(r) }), MR as isize)
+                        };
+                        // SAFETY: steps from..to < kc of the panel and of each row of a are inside
+                        // them.
+                        let tile = unsafe {
+                            let rows = rows.map(|row| row.offset(from as isize * a_step));
+                            microkernel::<L, MR, NV>(
+                                to - from,
+                                rows,
+                                a_step,
+                                b_panel.offset(from as isize * b_step),
+                                b_step,
+                            )
+                        };
+                        let add = accumulate || pc > 0;
+                        // SAFETY: the tile's rows i0.. and columns j0.. that exist are inside c.
+                        unsafe { store_tile(tile, alpha, c, (i0, j0), (m - i0, n - j0), add) };
+                    }
                 }
             }
-        }
+        })
     });
 }
 
-/// Rows `pc..pc + kc` of `b` as panels of `nr` columns, `[panel][row][nr]`, zero past column n.
+/// Where rows `i0..i0 + MR` of `a` start at column `pc`; rows past the end repeat the last one
+/// (their results are never stored).
+///
+/// # Safety
+/// Row min(i0 + r, m - 1), column pc must be inside `a`.
+unsafe fn tile_rows<const MR: usize>(a: Strided<*const f32>, i0: usize, pc: usize, m: usize) -> [*const f32; MR] {
+    // SAFETY: guaranteed by the caller.
+    std::array::from_fn(|r| unsafe { a.ptr.offset((i0 + r).min(m - 1) as isize * a.rows + pc as isize * a.cols) })
+}
+
+/// The first `len` values of `buffer`, grown if need be but never shrunk: products of several
+/// sizes take turns, and each shrinking would cost the next larger one a zero-fill.
+fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    if buffer.len() < len {
+        buffer.resize(len, 0.0);
+    }
+    &mut buffer[..len]
+}
+
+/// Columns `pc..pc + kc` of `a` as tiles of MR rows, `[tile][column][MR]`.
+///
+/// # Safety
+/// `a` must address rows `0..m` and columns `pc..pc + kc`.
+unsafe fn pack_a<const MR: usize>(tiles: &mut Vec<f32>, a: Strided<*const f32>, pc: usize, kc: usize, m: usize) {
+    for (t, tile) in grown(tiles, m.div_ceil(MR) * MR * kc).chunks_exact_mut(MR * kc).enumerate() {
+        // SAFETY: forwarded from the caller.
+        let rows = unsafe { tile_rows::<MR>(a, t * MR, pc, m) };
+        for (p, step) in tile.chunks_exact_mut(MR).enumerate() {
+            for (value, row) in step.iter_mut().zip(&rows) {
+                // SAFETY: column pc + p < pc + kc of each row is inside a.
+                *value = unsafe { *row.offset(p as isize * a.cols) };
+            }
+        }
+    }
+}
+
+/// Rows `pc..pc + kc` of `b` as panels of 4·NV columns, `[panel][row][4·NV]`, zero past column
+/// n. Whole vectors wherever they fit: packing is a fifth of a step if done a value at a time.
 ///
 /// # Safety
 /// `b` must address rows `pc..pc + kc` and columns `0..n`.
-unsafe fn pack_b(panels: &mut Vec<f32>, b: Strided<*const f32>, pc: usize, kc: usize, n: usize, nr: usize) {
-    panels.clear();
-    panels.resize(n.div_ceil(nr) * kc * nr, 0.0);
-    // Column by column: a weight used transposed (`x Wᵀ`) has its columns contiguous.
-    for j in 0..n {
-        let (panel, jj) = (j / nr, j % nr);
-        let out = &mut panels[panel * kc * nr + jj..];
-        // SAFETY: column j < n, rows pc.. < pc + kc are inside b.
-        let column = unsafe { b.ptr.offset(pc as isize * b.rows + j as isize * b.cols) };
+unsafe fn pack_b<L: Lanes, const NV: usize>(
+    panels: &mut Vec<f32>,
+    b: Strided<*const f32>,
+    pc: usize,
+    kc: usize,
+    n: usize,
+) {
+    let nr = 4 * NV;
+    // Every value is written below, the padding past column n with zeros.
+    for (panel, j0) in grown(panels, n.div_ceil(nr) * kc * nr).chunks_exact_mut(kc * nr).zip((0..n).step_by(nr)) {
+        let width = nr.min(n - j0);
+        if width < nr {
+            panel.chunks_exact_mut(nr).for_each(|row| row[width..].fill(0.0));
+        }
+        // SAFETY: row pc, column j0 is inside b.
+        let first = unsafe { b.ptr.offset(pc as isize * b.rows + j0 as isize * b.cols) };
+        // The values still to copy: rows from `p0`, and in rows before it the columns from `j`.
+        let (mut p0, mut j) = (0, width);
+        if b.cols == 1 {
+            // Rows contiguous: each row of the panel is up to NV vectors.
+            (p0, j) = (kc, width - width % 4);
+            for (p, out) in panel.chunks_exact_mut(nr).enumerate() {
+                for v in 0..j / 4 {
+                    // SAFETY: the row's columns j0 + 4v..+4 < n are inside b; out holds nr values.
+                    unsafe { L::load(first.offset(p as isize * b.rows).add(4 * v)).store(out[4 * v..].as_mut_ptr()) };
+                }
+            }
+        } else if b.rows == 1 {
+            // Columns contiguous (a weight used transposed): 4×4 blocks, read down four
+            // columns and written across four rows.
+            (p0, j) = (kc - kc % 4, width - width % 4);
+            for jj in (0..j).step_by(4) {
+                for p in (0..p0).step_by(4) {
+                    // SAFETY: columns j0 + jj..+4 < n, rows pc + p..+4 ≤ pc + kc are inside b.
+                    let columns: [L; 4] =
+                        std::array::from_fn(|q| unsafe { L::load(first.offset((jj + q) as isize * b.cols).add(p)) });
+                    for (q, row) in L::transpose4(columns).into_iter().enumerate() {
+                        // SAFETY: row p + q < kc, columns jj..jj + 4 ≤ nr of the panel.
+                        unsafe { row.store(panel[(p + q) * nr + jj..].as_mut_ptr()) };
+                    }
+                }
+            }
+        }
+        // What is left, a value at a time: the edge columns of the rows done, then whole rows.
         for p in 0..kc {
-            // SAFETY: as above.
-            out[p * nr] = unsafe { *column.offset(p as isize * b.rows) };
+            let columns = if p < p0 { j..width } else { 0..width };
+            for jj in columns {
+                // SAFETY: row pc + p, column j0 + jj < n is inside b.
+                panel[p * nr + jj] = unsafe { *first.offset(p as isize * b.rows + jj as isize * b.cols) };
+            }
         }
     }
 }
@@ -219,8 +330,8 @@ mod tests {
                     let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(b.as_ptr(), s(brs, bcs)));
                     let cv = Strided::new(c.as_mut_ptr(), s(n, 1));
                     // This build's tile, then the other build's, accumulating.
-                    gemm::<[f32; 4], MR, NV>((m, n, k), 0.5, av, bv, cv, false);
-                    gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, bv, cv, true);
+                    gemm::<[f32; 4], MR, NV>((m, n, k), 0.5, av, bv, cv, false, None);
+                    gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, bv, cv, true, None);
                 }
                 for (got, want) in c.iter().zip(&want) {
                     assert!(
@@ -228,6 +339,57 @@ mod tests {
                         "{m}×{n}×{k} {a_t} {b_t}: {got} vs {want}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn causal_products_skip_only_zeros() {
+        let mut rng = Rng::new(6);
+        let (t, hs) = (29, 7);
+        let lower: Vec<f32> = (0..t * t).map(|i| if i % t <= i / t { rng.normal() } else { 0.0 }).collect();
+        let upper: Vec<f32> = (0..t * t).map(|i| if i % t >= i / t { rng.normal() } else { 0.0 }).collect();
+        let v: Vec<f32> = (0..t * hs).map(|_| rng.normal()).collect();
+        let s = |r: usize, c: usize| [r as isize, c as isize];
+        let close = |got: f32, want: f32| (got - want).abs() <= 1e-4 * (1.0 + want.abs());
+        // Scores: only the lower triangle is wanted (a = lower as any t×t matrix, b = its transpose).
+        let want = naive((t, t, t), (&lower, [t, 1]), (&lower, [1, t]));
+        let mut got = vec![f32::NAN; t * t];
+        // SAFETY: every view addresses exactly its matrix inside these vectors.
+        unsafe {
+            let (av, bv) = (Strided::new(lower.as_ptr(), s(t, 1)), Strided::new(lower.as_ptr(), s(1, t)));
+            gemm::<[f32; 4], 3, 3>(
+                (t, t, t),
+                1.0,
+                av,
+                bv,
+                Strided::new(got.as_mut_ptr(), s(t, 1)),
+                false,
+                Some(Causal::LowerC),
+            );
+        }
+        assert!((0..t).all(|i| (0..=i).all(|j| close(got[i * t + j], want[i * t + j]))));
+        // A triangular `a`, in place and transposed (packed).
+        for (a, [ars, acs], causal) in [
+            (&lower, [t, 1], Causal::LowerA),
+            (&upper, [t, 1], Causal::UpperA),
+            (&upper, [1, t], Causal::LowerA),
+            (&lower, [1, t], Causal::UpperA),
+        ] {
+            let want = naive((t, hs, t), (a, [ars, acs]), (&v, [hs, 1]));
+            for tile in [false, true] {
+                let mut got = vec![f32::NAN; t * hs];
+                // SAFETY: as above.
+                unsafe {
+                    let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(v.as_ptr(), s(hs, 1)));
+                    let cv = Strided::new(got.as_mut_ptr(), s(hs, 1));
+                    if tile {
+                        gemm::<[f32; 4], 2, 4>((t, hs, t), 1.0, av, bv, cv, false, Some(causal));
+                    } else {
+                        gemm::<[f32; 4], 3, 3>((t, hs, t), 1.0, av, bv, cv, false, Some(causal));
+                    }
+                }
+                assert!(got.iter().zip(&want).all(|(&g, &w)| close(g, w)), "{ars}×{acs}");
             }
         }
     }

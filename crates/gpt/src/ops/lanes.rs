@@ -23,6 +23,8 @@ pub(crate) trait Lanes: Copy {
     fn mul(self, other: Self) -> Self;
     /// `acc + a·b`, fused where the target can.
     fn mul_add(acc: Self, a: Self, b: Self) -> Self;
+    /// The 4×4 matrix whose rows are `rows`, transposed.
+    fn transpose4(rows: [Self; 4]) -> [Self; 4];
 }
 
 /// Plain arrays: the portable form, for native tests.
@@ -56,6 +58,10 @@ impl Lanes for [f32; 4] {
 
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         std::array::from_fn(|i| acc[i] + a[i] * b[i])
+    }
+
+    fn transpose4(rows: [Self; 4]) -> [Self; 4] {
+        std::array::from_fn(|i| std::array::from_fn(|j| rows[j][i]))
     }
 }
 
@@ -98,6 +104,19 @@ mod simd {
             return f32x4_relaxed_madd(a, b, acc);
             #[cfg(not(target_feature = "relaxed-simd"))]
             return f32x4_add(acc, f32x4_mul(a, b));
+        }
+
+        #[inline(always)]
+        fn transpose4([r0, r1, r2, r3]: [Self; 4]) -> [Self; 4] {
+            // Interleave pairs of rows, then pairs of pairs: shuffles V8 turns into unpack moves.
+            let (t0, t1) = (i32x4_shuffle::<0, 4, 1, 5>(r0, r1), i32x4_shuffle::<2, 6, 3, 7>(r0, r1));
+            let (t2, t3) = (i32x4_shuffle::<0, 4, 1, 5>(r2, r3), i32x4_shuffle::<2, 6, 3, 7>(r2, r3));
+            [
+                i64x2_shuffle::<0, 2>(t0, t2),
+                i64x2_shuffle::<1, 3>(t0, t2),
+                i64x2_shuffle::<0, 2>(t1, t3),
+                i64x2_shuffle::<1, 3>(t1, t3),
+            ]
         }
     }
 }
