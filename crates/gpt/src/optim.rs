@@ -57,7 +57,8 @@ fn flat(a: &mut ArrayD<f32>) -> &mut [f32] {
 
 /// The L2 norm of all gradients together (a flat buffer of them).
 pub fn global_norm(grads: &[f32]) -> f32 {
-    grads.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>().sqrt() as f32
+    let square = |x: f32| (x as f64) * (x as f64);
+    crate::ops::fold8(grads, 0.0, |s, x| s + square(x), |a, b| a + b).sqrt() as f32
 }
 
 /// Scales all gradients down so their global norm is at most `max_norm`, as PyTorch's

@@ -33,24 +33,25 @@ pub(crate) fn softmax_in_place(row: &mut [f32]) {
 
 /// The largest value (NaNs skipped, as `f32::max` does; −∞ when empty).
 pub(crate) fn max(xs: &[f32]) -> f32 {
-    fold8(xs, f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
+    let larger = |m: f32, x: f32| if x > m { x } else { m };
+    fold8(xs, f32::NEG_INFINITY, larger, larger)
 }
 
 /// The sum, in the fixed order of [`fold8`].
 pub(crate) fn sum(xs: &[f32]) -> f32 {
-    fold8(xs, 0.0, |s, x| s + x)
+    fold8(xs, 0.0, |s, x| s + x, |a, b| a + b)
 }
 
-/// Folds `xs` in eight interleaved lanes, then the lanes and the tail in order: the same order
-/// on every machine, and one that vectorises, where one running fold is one step at a time.
-fn fold8(xs: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+/// Folds `xs` with `f` in eight interleaved lanes, joins the lanes with `join`, then folds in the
+/// tail: the same order on every machine, and one that vectorises, where one running fold is one
+/// step at a time.
+pub(crate) fn fold8<A: Copy>(xs: &[f32], init: A, f: impl Fn(A, f32) -> A, join: impl Fn(A, A) -> A) -> A {
     let mut lanes = [init; 8];
-    let chunks = xs.chunks_exact(8);
-    let tail = chunks.remainder();
+    let (chunks, tail) = xs.as_chunks::<8>();
     for chunk in chunks {
         lanes.iter_mut().zip(chunk).for_each(|(lane, &x)| *lane = f(*lane, x));
     }
-    lanes.into_iter().chain(tail.iter().copied()).fold(init, f)
+    tail.iter().fold(lanes.into_iter().fold(init, join), |acc, &x| f(acc, x))
 }
 
 /// e^x to about one ulp, branch-free so loops over it vectorise (libm's `expf` is a call per

@@ -23,8 +23,8 @@ pub const NORM_EPS: f32 = 1e-5;
 /// and reciprocal standard deviation, which the backward pass reuses.
 pub(crate) fn normalize_row(centred: bool, x: &[f32], w: &[f32], b: Option<&[f32]>, out: &mut [f32]) -> (f32, f32) {
     let c = x.len() as f32;
-    let m = if centred { x.iter().sum::<f32>() / c } else { 0.0 };
-    let var = x.iter().map(|&v| (v - m) * (v - m)).sum::<f32>() / c;
+    let m = if centred { super::sum(x) / c } else { 0.0 };
+    let var = super::fold8(x, 0.0, |s, v| s + (v - m) * (v - m), |a, b| a + b) / c;
     let s = 1.0 / (var + NORM_EPS).sqrt();
     for (i, (o, &v)) in out.iter_mut().zip(x).enumerate() {
         *o = (v - m) * s * w[i] + b.map_or(0.0, |b| b[i]);
@@ -71,7 +71,7 @@ impl Backward for Norm {
         let mut dx = ws.array(x.shape());
         let mut dw = vec![0.0; c];
         let mut db = vec![0.0; c];
-        let mut dxhat = vec![0.0; c];
+        let (mut dxhat, mut xhat, mut both) = (vec![0.0; c], vec![0.0; c], vec![0.0; c]);
         let dxs = dx.as_slice_mut().expect("fresh array");
         let xs = x.as_slice().expect("standard layout");
         let ds = dout.as_slice().expect("standard layout");
@@ -79,20 +79,17 @@ impl Backward for Norm {
             let (m, s) = (self.mean[r], self.rstd[r]);
             // xhat = (x - m) s; with dxhat = dy w:
             // dx = s (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), without the middle term for RMSNorm.
-            let (mut sum_d, mut sum_dx) = (0.0, 0.0);
             for i in 0..c {
-                let xhat = (xr[i] - m) * s;
+                xhat[i] = (xr[i] - m) * s;
                 dxhat[i] = dr[i] * w[i];
-                sum_d += dxhat[i];
-                sum_dx += dxhat[i] * xhat;
-                dw[i] += dr[i] * xhat;
+                both[i] = dxhat[i] * xhat[i];
+                dw[i] += dr[i] * xhat[i];
                 db[i] += dr[i];
             }
-            let mean_d = if self.centred { sum_d / c as f32 } else { 0.0 };
-            let mean_dx = sum_dx / c as f32;
+            let mean_d = if self.centred { super::sum(&dxhat) / c as f32 } else { 0.0 };
+            let mean_dx = super::sum(&both) / c as f32;
             for i in 0..c {
-                let xhat = (xr[i] - m) * s;
-                dxr[i] = s * (dxhat[i] - mean_d - xhat * mean_dx);
+                dxr[i] = s * (dxhat[i] - mean_d - xhat[i] * mean_dx);
             }
         }
         ws.recycle_array(dout);
