@@ -240,10 +240,46 @@ unsafe fn microkernel<L: Lanes, const MR: usize, const NV: usize>(
 }
 
 /// Writes (or adds) `alpha ·` the tile's first `m_left` rows and `n_left` columns at `(i0, j0)`.
+/// Whole tiles of contiguous rows, nearly all of them, are stored here, inline; the rest by
+/// [`store_edge`], a call away so its code does not crowd the kernel's registers.
 ///
 /// # Safety
 /// Those elements of `c` must be writable.
+#[inline(always)]
 unsafe fn store_tile<L: Lanes, const MR: usize, const NV: usize>(
+    tile: [[L; NV]; MR],
+    alpha: f32,
+    c: Strided<*mut f32>,
+    (i0, j0): (usize, usize),
+    (m_left, n_left): (usize, usize),
+    add: bool,
+) {
+    if c.cols != 1 || m_left < MR || n_left < 4 * NV {
+        // SAFETY: forwarded from the caller.
+        return unsafe { store_edge(tile, alpha, c, (i0, j0), (m_left, n_left), add) };
+    }
+    let scale = L::splat(alpha);
+    for (r, row) in tile.iter().enumerate() {
+        // SAFETY: row i0 + r, columns j0..j0 + 4·NV are inside c and contiguous.
+        let out = unsafe { c.ptr.offset((i0 + r) as isize * c.rows + j0 as isize) };
+        for (v, &value) in row.iter().enumerate() {
+            // SAFETY: as above.
+            unsafe {
+                let p = out.add(4 * v);
+                let value = value.mul(scale);
+                L::store(if add { L::load(p).add(value) } else { value }, p);
+            }
+        }
+    }
+}
+
+/// [`store_tile`] for a tile at the edge of `c`, or any tile of a `c` with strided rows: a value
+/// at a time.
+///
+/// # Safety
+/// As [`store_tile`].
+#[inline(never)]
+unsafe fn store_edge<L: Lanes, const MR: usize, const NV: usize>(
     tile: [[L; NV]; MR],
     alpha: f32,
     c: Strided<*mut f32>,
@@ -255,17 +291,6 @@ unsafe fn store_tile<L: Lanes, const MR: usize, const NV: usize>(
     for (r, row) in tile.iter().enumerate().take(m_left) {
         // SAFETY: row i0 + r, column j0 is inside c.
         let out = unsafe { c.ptr.offset((i0 + r) as isize * c.rows + j0 as isize * c.cols) };
-        if c.cols == 1 && n_left >= 4 * NV {
-            for (v, &value) in row.iter().enumerate() {
-                // SAFETY: 4·NV contiguous columns from j0 are inside c.
-                unsafe {
-                    let p = out.add(4 * v);
-                    let value = value.mul(scale);
-                    L::store(if add { L::load(p).add(value) } else { value }, p);
-                }
-            }
-            continue;
-        }
         let mut lanes = [[0.0; 4]; NV];
         // SAFETY: `lanes` holds 4·NV f32s.
         row.iter().zip(&mut lanes).for_each(|(value, out)| unsafe { value.mul(scale).store(out.as_mut_ptr()) });
