@@ -14,6 +14,8 @@ mod gemm_kernel;
 mod lanes;
 pub mod matmul;
 pub mod norm;
+#[cfg(any(target_arch = "wasm32", test))]
+mod packing;
 
 pub use activation::Activation;
 pub use norm::NormKind;
