@@ -65,45 +65,77 @@ pub(super) unsafe fn pack_b<L: Lanes, const NV: usize>(
     n: usize,
 ) {
     let nr = 4 * NV;
-    // Every value is written below, the padding past column n with zeros.
-    for (panel, j0) in grown(panels, n.div_ceil(nr) * kc * nr).chunks_exact_mut(kc * nr).zip((0..n).step_by(nr)) {
+    let panels = grown(panels, n.div_ceil(nr) * kc * nr);
+    // SAFETY: row pc, column 0 is inside b.
+    let first = unsafe { b.ptr.offset(pc as isize * b.rows) };
+    if !n.is_multiple_of(nr) {
+        // The last panel's padding past column n, zeroed.
+        let last = n / nr * kc * nr;
+        panels[last..].chunks_exact_mut(nr).for_each(|row| row[n % nr..].fill(0.0));
+    }
+    if b.cols == 1 {
+        // SAFETY: forwarded from the caller.
+        unsafe { pack_rows::<L, NV>(panels, b.rows, first, kc, n) };
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { pack_columns::<L, NV>(panels, b, first, kc, n) };
+    }
+}
+
+/// [`pack_b`] for a `b` whose rows are contiguous (`row` apart), from `first` (row pc): row by
+/// row, each dealt out to the panels, so that `b` streams through the cache once; panel by
+/// panel, a matrix a few hundred rows deep came through once per panel.
+///
+/// # Safety
+/// As [`pack_b`].
+unsafe fn pack_rows<L: Lanes, const NV: usize>(panels: &mut [f32], row: isize, first: *const f32, kc: usize, n: usize) {
+    let nr = 4 * NV;
+    let whole = n - n % 4;
+    for p in 0..kc {
+        // SAFETY: row pc + p, columns 0..n are inside b and contiguous.
+        let src = unsafe { std::slice::from_raw_parts(first.offset(p as isize * row), n) };
+        for j in (0..whole).step_by(4) {
+            // SAFETY: columns j..j + 4 ≤ n of the row; the panel row holds nr values from j % nr.
+            unsafe { L::load(src[j..].as_ptr()).store(panels[((j / nr) * kc + p) * nr + j % nr..].as_mut_ptr()) };
+        }
+        for (j, &value) in src.iter().enumerate().skip(whole) {
+            panels[((j / nr) * kc + p) * nr + j % nr] = value;
+        }
+    }
+}
+
+/// [`pack_b`] for any other `b`, panel by panel; where columns are contiguous (a weight used
+/// transposed) in 4×4 blocks, read down four columns and written across four rows.
+///
+/// # Safety
+/// As [`pack_b`].
+unsafe fn pack_columns<L: Lanes, const NV: usize>(
+    panels: &mut [f32],
+    b: Strided<*const f32>,
+    first: *const f32,
+    kc: usize,
+    n: usize,
+) {
+    let nr = 4 * NV;
+    for (panel, j0) in panels.chunks_exact_mut(kc * nr).zip((0..n).step_by(nr)) {
         let width = nr.min(n - j0);
-        if width < nr {
-            panel.chunks_exact_mut(nr).for_each(|row| row[width..].fill(0.0));
-        }
         // SAFETY: row pc, column j0 is inside b.
-        let first = unsafe { b.ptr.offset(pc as isize * b.rows + j0 as isize * b.cols) };
-        // The values still to copy: rows from `p0`, and in rows before it the columns from `j`.
-        let (mut p0, mut j) = (0, width);
-        if b.cols == 1 {
-            // Rows contiguous: each row of the panel is up to NV vectors.
-            (p0, j) = (kc, width - width % 4);
-            for (p, out) in panel.chunks_exact_mut(nr).enumerate() {
-                for v in 0..j / 4 {
-                    // SAFETY: the row's columns j0 + 4v..+4 < n are inside b; out holds nr values.
-                    unsafe { L::load(first.offset(p as isize * b.rows).add(4 * v)).store(out[4 * v..].as_mut_ptr()) };
-                }
-            }
-        } else if b.rows == 1 {
-            // Columns contiguous (a weight used transposed): 4×4 blocks, read down four
-            // columns and written across four rows.
-            (p0, j) = (kc - kc % 4, width - width % 4);
-            for jj in (0..j).step_by(4) {
-                for p in (0..p0).step_by(4) {
-                    // SAFETY: columns j0 + jj..+4 < n, rows pc + p..+4 ≤ pc + kc are inside b.
-                    let columns: [L; 4] =
-                        std::array::from_fn(|q| unsafe { L::load(first.offset((jj + q) as isize * b.cols).add(p)) });
-                    for (q, row) in L::transpose4(columns).into_iter().enumerate() {
-                        // SAFETY: row p + q < kc, columns jj..jj + 4 ≤ nr of the panel.
-                        unsafe { row.store(panel[(p + q) * nr + jj..].as_mut_ptr()) };
-                    }
+        let first = unsafe { first.offset(j0 as isize * b.cols) };
+        // Rows before `p0` and columns before `j` go in blocks; the rest a value at a time.
+        let (p0, j) = if b.rows == 1 { (kc - kc % 4, width - width % 4) } else { (0, 0) };
+        for jj in (0..j).step_by(4) {
+            for p in (0..p0).step_by(4) {
+                // SAFETY: columns j0 + jj..+4 < n, rows pc + p..+4 ≤ pc + kc are inside b.
+                let columns: [L; 4] =
+                    std::array::from_fn(|q| unsafe { L::load(first.offset((jj + q) as isize * b.cols).add(p)) });
+                for (q, row) in L::transpose4(columns).into_iter().enumerate() {
+                    // SAFETY: row p + q < kc, columns jj..jj + 4 ≤ nr of the panel.
+                    unsafe { row.store(panel[(p + q) * nr + jj..].as_mut_ptr()) };
                 }
             }
         }
-        // What is left, a value at a time: the edge columns of the rows done, then whole rows.
         for p in 0..kc {
-            let columns = if p < p0 { j..width } else { 0..width };
-            for jj in columns {
+            for jj in if p < p0 { j..width } else { 0..width } {
                 // SAFETY: row pc + p, column j0 + jj < n is inside b.
                 panel[p * nr + jj] = unsafe { *first.offset(p as isize * b.rows + jj as isize * b.cols) };
             }
