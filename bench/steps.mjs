@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Two builds of the engine side by side: whole wasm training steps in Chromium, each build on a
+// fresh page in turn (the order alternating by round), and the median of the rounds' ratios.
+// Usage: node bench/steps.mjs <package folder A> <package folder B> [rounds] [preset]
+// e.g. a build of an earlier commit copied to target/pkg-before against pkg-relaxed.
+import { serve } from '../scripts/serve.mjs';
+import { launchChromium } from '../tests/e2e/browsers.mjs';
+
+const [a, b, rounds = '9', preset = 'nano-cpu'] = process.argv.slice(2);
+if (!b) throw new Error('usage: node bench/steps.mjs <package folder A> <package folder B> [rounds] [preset]');
+const { server, url } = await serve(0);
+const browser = await launchChromium();
+const ms = { [a]: [], [b]: [] };
+try {
+  for (let round = 0; round < Number(rounds); round++) {
+    for (const dir of round % 2 ? [b, a] : [a, b]) {
+      const page = await browser.newPage();
+      await page.goto(new URL('/web/favicon.svg', url).href);
+      ms[dir].push(await page.evaluate(async ({ dir, preset }) => {
+        const { default: init, Run, presets } = await import(`/${dir}/gpt_playground.js`);
+        await init();
+        const { settings } = presets().find((p) => p.name === preset);
+        const text = await (await fetch('/assets/shakespeare.txt')).text();
+        const run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
+        run.train(5); // warm-up: the engine's optimising compiler takes over
+        const start = performance.now();
+        run.train(20);
+        return (performance.now() - start) / 20;
+      }, { dir, preset }));
+      await page.close();
+    }
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+for (const dir of [a, b]) console.log(`${dir}: ${median(ms[dir]).toFixed(1)} ms a step (${ms[dir].map((x) => x.toFixed(1)).join(', ')})`);
+const ratios = ms[a].map((x, i) => x / ms[b][i]);
+console.log(`${b} is ${median(ratios).toFixed(3)}× as fast as ${a} (median of the rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
