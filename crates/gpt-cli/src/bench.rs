@@ -54,8 +54,12 @@ pub fn run(a: Args) -> Result<(), String> {
             serde_json::json!({"preset": a.preset, "ms_per_iter": ms, "tokens_per_s": tps.round(), "iters": a.iters, "threads": run.workers(), "statistic": "median"})
         );
     } else {
+        let threads = match run.workers() {
+            1 => "one thread".to_string(),
+            n => format!("{n} threads"),
+        };
         println!(
-            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s (median of {} steps of {tokens} tokens, one thread)",
+            "{}: {ms:.1} ms/iter, {tps:.0} tokens/s (median of {} steps of {tokens} tokens, {threads})",
             a.preset, a.iters
         );
     }

@@ -113,3 +113,14 @@ fn mistakes_get_one_line_errors() {
         assert!(!err.contains("panicked"));
     }
 }
+
+#[test]
+fn bench_reports_its_thread_count() {
+    for (threads, says) in [("1", "one thread"), ("2", "2 threads")] {
+        let bench = ["bench", "--preset", "tiny", "--iters", "2", "--threads", threads];
+        let out = stdout(&gpt(&bench));
+        assert!(out.contains(says), "gpt bench --threads {threads} printed {out:?}");
+        let json = stdout(&gpt(&[&bench[..], &["--json"]].concat()));
+        assert!(json.contains(&format!("\"threads\":{threads}")), "{json}");
+    }
+}
