@@ -59,6 +59,11 @@ impl<'p> Graph<'p> {
         Var(i)
     }
 
+    /// Whether `v` is a parameter's leaf.
+    pub(crate) fn is_param(&self, v: Var) -> bool {
+        v.0 < self.params.len()
+    }
+
     /// The value of `v`.
     pub fn value(&self, v: Var) -> &ArrayD<f32> {
         match v.0.checked_sub(self.params.len()) {

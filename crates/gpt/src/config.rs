@@ -133,7 +133,8 @@ impl GPTConfig {
     }
 
     /// Bytes that training with `batch_size` sequences per step needs, roughly: the weights, their
-    /// gradients and AdamW's two moments, plus the activations one step records.
+    /// gradients, AdamW's two moments and (in wasm) the weights packed two ways for the matrix
+    /// products, plus the activations one step records.
     pub fn training_bytes(&self, batch_size: usize) -> u64 {
         let (b, t, c) = (batch_size as u64, self.block_size as u64, self.n_embd as u64);
         let (v, l, h) = (self.vocab_size as u64, self.n_layer as u64, self.n_head as u64);
@@ -146,7 +147,7 @@ impl GPTConfig {
             .saturating_add(b.saturating_mul(h).saturating_mul(t.saturating_mul(t)));
         let activations =
             l.saturating_mul(per_layer).saturating_add(bt.saturating_mul(v.saturating_add(c).saturating_mul(2)));
-        weights.saturating_mul(4).saturating_add(activations.saturating_mul(4 * 2))
+        weights.saturating_mul(6).saturating_add(activations.saturating_mul(4 * 2))
     }
 
     /// `None` when the count does not fit in a `usize`, as for absurd sizes a user might type.

@@ -42,6 +42,7 @@ impl EvalPlan {
             )));
         }
         let (b, t) = (self.batch_size, self.block_size);
+        let pinned = ws.pin(&model.params().values);
         let ids = |v: &[u32], i: usize| v[i * b * t..(i + 1) * b * t].iter().map(|&id| id as usize).collect::<Vec<_>>();
         let partials = range
             .map(|i| {
@@ -49,6 +50,7 @@ impl EvalPlan {
                 Ok(Partial { first: i, count: 1, loss: loss as f64, grads: Vec::new() })
             })
             .collect();
+        drop(pinned);
         ws.trim();
         partials
     }

@@ -158,6 +158,7 @@ impl GPT {
             return Err(Error::Data(format!("shards {range:?} are not among the {shards} of this step")));
         }
         let mut stack = Vec::new();
+        let pinned = ws.pin(&self.params().values);
         for s in range {
             let rows = shard_rows(b, shards, s);
             let n = rows.len();
@@ -176,6 +177,7 @@ impl GPT {
                 grads,
             );
         }
+        drop(pinned);
         ws.trim();
         Ok(stack)
     }

@@ -1,8 +1,11 @@
 //! Buffers recycled from one forward/backward pass to the next. Every training step records the
 //! same ops with the same shapes, so after the first step the passes allocate (almost) nothing,
-//! and the allocator never hands memory back to the OS only to fault it in again.
+//! and the allocator never hands memory back to the OS only to fault it in again. While the
+//! weights are pinned (a step's shards, an evaluation's batches), it also keeps them packed for
+//! the matrix products, so each is packed once rather than once a pass.
 
 use ndarray::{ArrayD, IxDyn};
+use std::marker::PhantomData;
 use std::sync::Mutex;
 
 /// A pool of `f32` buffers. Interior mutability lets ops take buffers through a shared borrow; a
@@ -11,6 +14,30 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct Workspace {
     free: Mutex<Vec<Pooled>>,
+    packed: Mutex<PackedWeights>,
+}
+
+/// The pinned weights' packed forms.
+#[derive(Debug, Default)]
+struct PackedWeights {
+    /// Where the pinned weights start and end (both 0 when none are pinned).
+    span: (usize, usize),
+    /// Weight i's form used as it is at 2i, transposed at 2i + 1, once packed.
+    forms: Vec<Option<Vec<f32>>>,
+}
+
+/// Weights that stay as they are while this lives (it borrows them), so that their packed forms
+/// may be reused; unpinned when dropped.
+pub struct Pinned<'w> {
+    ws: &'w Workspace,
+    weights: PhantomData<&'w [ArrayD<f32>]>,
+}
+
+impl Drop for Pinned<'_> {
+    fn drop(&mut self) {
+        let forms = std::mem::take(&mut *self.ws.packed.lock().unwrap_or_else(|e| e.into_inner())).forms;
+        forms.into_iter().flatten().for_each(|v| self.ws.recycle(v));
+    }
 }
 
 /// A free buffer, and whether a [`Workspace::trim`] has passed since it came back.
@@ -80,11 +107,75 @@ impl Workspace {
     pub fn recycle_array(&self, x: ArrayD<f32>) {
         self.recycle(x.into_raw_vec_and_offset().0);
     }
+
+    /// Pins `weights` for as long as the result lives. Pass after pass then packs each weight's
+    /// matrix products' operand only once ([`Workspace::with_packed`]).
+    pub fn pin<'w>(&'w self, weights: &'w [ArrayD<f32>]) -> Pinned<'w> {
+        let start = weights.as_ptr() as usize;
+        let span = (start, start + std::mem::size_of_val(weights));
+        let forms = (0..2 * weights.len()).map(|_| None).collect();
+        let old = std::mem::replace(
+            &mut *self.packed.lock().unwrap_or_else(|e| e.into_inner()),
+            PackedWeights { span, forms },
+        );
+        old.forms.into_iter().flatten().for_each(|v| self.recycle(v));
+        Pinned { ws: self, weights: PhantomData }
+    }
+
+    /// Calls `f` with `weight` (transposed or not) packed by `pack` into a buffer of `len` if
+    /// `weight` is one of the pinned weights (packed the first time only), or with `None`.
+    pub(crate) fn with_packed<R>(
+        &self,
+        weight: &ArrayD<f32>,
+        transposed: bool,
+        (len, pack): (usize, impl FnOnce(&mut [f32])),
+        f: impl FnOnce(Option<&[f32]>) -> R,
+    ) -> R {
+        let mut packed = self.packed.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, end) = packed.span;
+        let at = weight as *const ArrayD<f32> as usize;
+        let size = std::mem::size_of::<ArrayD<f32>>();
+        if len == 0 || !(start..end).contains(&at) || !(at - start).is_multiple_of(size) {
+            drop(packed);
+            return f(None);
+        }
+        let slot = &mut packed.forms[2 * ((at - start) / size) + transposed as usize];
+        let form = slot.get_or_insert_with(|| {
+            let mut buffer = self.scratch(len);
+            pack(&mut buffer);
+            buffer
+        });
+        f(Some(form))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_weights_are_packed_once_and_others_never() {
+        let ws = Workspace::default();
+        let weights = vec![ArrayD::zeros(IxDyn(&[2, 3])), ArrayD::ones(IxDyn(&[3, 2]))];
+        let other = ArrayD::ones(IxDyn(&[3, 2]));
+        let packs = &std::cell::Cell::new(0);
+        let pack = |value: f32| (4, move |out: &mut [f32]| (out.fill(value), packs.set(packs.get() + 1)).0);
+        let first =
+            |w: &ArrayD<f32>, transposed, value| ws.with_packed(w, transposed, pack(value), |p| p.map(|p| p[0]));
+        assert_eq!(first(&weights[1], false, 1.0), None, "nothing is pinned yet");
+        {
+            let _pinned = ws.pin(&weights);
+            assert_eq!(first(&weights[1], false, 1.0), Some(1.0));
+            assert_eq!(first(&weights[1], false, 9.0), Some(1.0), "packed already");
+            assert_eq!(first(&weights[1], true, 2.0), Some(2.0), "the transposed form is another");
+            assert_eq!(first(&weights[0], false, 3.0), Some(3.0));
+            assert_eq!(first(&other, false, 4.0), None, "not a pinned weight");
+            assert_eq!(packs.get(), 3);
+        }
+        assert_eq!(first(&weights[1], false, 5.0), None, "unpinned: the forms are gone");
+        let _again = ws.pin(&weights);
+        assert_eq!(first(&weights[1], false, 6.0), Some(6.0), "pinned anew, packed anew");
+    }
 
     #[test]
     fn a_trim_drops_what_no_pass_took_since_the_last_one() {

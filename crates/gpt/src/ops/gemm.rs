@@ -11,14 +11,53 @@ use ndarray::{ArrayView2, ArrayViewMut2};
 /// `c = alpha · a b`, or `c += alpha · a b` when `accumulate`. Any strides, including the
 /// negative-free transposed views `.t()` gives.
 pub(crate) fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, accumulate: bool, c: &mut ArrayViewMut2<f32>) {
+    product(alpha, a, (b, None), accumulate, None, c);
+}
+
+/// Floats [`pack_weight`] writes for a `b` of k×n: in wasm, its kernel's panels; natively none,
+/// as the `gemm` crate packs its own.
+pub(crate) fn packed_len(k: usize, n: usize) -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return k * super::packing::panel_width::<{ super::gemm_kernel::NV }>(n);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (k, n);
+        0
+    }
+}
+
+/// `b` packed into `out` ([`packed_len`] long) ahead of the products that share it: a weight, in
+/// every pass of a step or an evaluation.
+pub(crate) fn pack_weight(b: &ArrayView2<f32>, out: &mut [f32]) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use super::gemm_kernel::{Strided, NV};
+        let (k, n) = b.dim();
+        let bv = Strided::new(b.as_ptr(), strides(b.strides()));
+        // SAFETY: a live view of exactly this shape.
+        unsafe { super::packing::pack_b_whole::<core::arch::wasm32::v128, NV>(out, bv, k, n) };
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (b, out);
+}
+
+/// [`gemm`] with `b` packed already by [`pack_weight`], if it was.
+pub(crate) fn gemm_packed(
+    alpha: f32,
+    a: &ArrayView2<f32>,
+    b: (&ArrayView2<f32>, Option<&[f32]>),
+    accumulate: bool,
+    c: &mut ArrayViewMut2<f32>,
+) {
     product(alpha, a, b, accumulate, None, c);
 }
 
-/// [`gemm`]; in wasm, our kernel also leaves out the terms `causal` names as zero.
+/// [`gemm`]; in wasm, our kernel also leaves out the terms `causal` names as zero, and takes a
+/// packed `b` where one comes with it.
 fn product(
     alpha: f32,
     a: &ArrayView2<f32>,
-    b: &ArrayView2<f32>,
+    #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))] (b, packed): (&ArrayView2<f32>, Option<&[f32]>),
     accumulate: bool,
     #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))] causal: Option<Causal>,
     c: &mut ArrayViewMut2<f32>,
@@ -39,10 +78,17 @@ fn product(
     let (cs, as_, bs) = (strides(c.strides()), strides(a.strides()), strides(b.strides()));
     #[cfg(target_arch = "wasm32")]
     {
-        use super::gemm_kernel::{gemm, Strided, MR, NV};
-        let (av, bv, cv) =
-            (Strided::new(a.as_ptr(), as_), Strided::new(b.as_ptr(), bs), Strided::new(c.as_mut_ptr(), cs));
-        // SAFETY: as below: live views of exactly these shapes, and `c` borrowed mutably.
+        use super::gemm_kernel::{gemm, Operand, Strided, MR, NV};
+        let (av, cv) = (Strided::new(a.as_ptr(), as_), Strided::new(c.as_mut_ptr(), cs));
+        let bv = match packed {
+            Some(all) => {
+                assert_eq!(all.len(), k * super::packing::panel_width::<NV>(n), "b packed for another shape");
+                Operand::Packed(all)
+            }
+            None => Operand::Strided(Strided::new(b.as_ptr(), bs)),
+        };
+        // SAFETY: as below: live views of exactly these shapes, a packed b of this shape, and
+        // `c` borrowed mutably.
         unsafe { gemm::<core::arch::wasm32::v128, MR, NV>((m, n, k), alpha, av, bv, cv, accumulate, causal) };
     }
     // SAFETY: the pointers and strides come from live ndarray views of exactly these shapes, so
@@ -101,7 +147,7 @@ pub(crate) fn gemm_causal(
     c: &mut ArrayViewMut2<f32>,
 ) {
     #[cfg(target_arch = "wasm32")]
-    product(alpha, a, b, false, Some(causal), c);
+    product(alpha, a, (b, None), false, Some(causal), c);
     #[cfg(not(target_arch = "wasm32"))]
     for i0 in (0..a.nrows()).step_by(CAUSAL_ROWS) {
         let i1 = (i0 + CAUSAL_ROWS).min(a.nrows());

@@ -12,7 +12,7 @@
 
 use super::gemm::Causal;
 use super::lanes::Lanes;
-use super::packing::{pack_a, pack_b, tile_rows};
+use super::packing::{pack_a, pack_b, panel_width, tile_rows};
 use std::cell::RefCell;
 
 /// Rows and 4-lane column vectors of the register tile.
@@ -27,7 +27,7 @@ pub(crate) const NV: usize = 4;
 
 /// Depth of one pass: a panel of `b` this deep (16 KiB at 16 columns) stays in the L1 cache
 /// while every row of `a` goes by.
-const KC: usize = 256;
+pub(super) const KC: usize = 256;
 
 /// Rows of `a` per block: the panels of `b` all go by one block before the next, so the block
 /// (192 KiB at full depth) stays in the L2 cache. A training shard's 192 rows are one block; an
@@ -54,29 +54,43 @@ thread_local! {
     static A_TILES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The `b` of a product: a matrix the kernel packs pass by pass, or one packed whole already
+/// ([`pack_b_whole`](super::packing::pack_b_whole)), a weight that several products share.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    Strided(Strided<*const f32>),
+    Packed(&'a [f32]),
+}
+
 /// `c = alpha · a b`, or `c += alpha · a b` when `accumulate`; `a` is m×k, `b` k×n, `c` m×n.
 /// With `causal`, the terms it names as zero are left out (`b` is packed once all the same).
 ///
 /// # Safety
-/// Each view must address every element of its shape in memory valid for the call, and `c`
-/// must not overlap `a` or `b`.
+/// Each view must address every element of its shape in memory valid for the call, a packed
+/// `b` must be a k×n matrix as `pack_b_whole` packs it, and `c` must not overlap `a` or `b`.
 pub(crate) unsafe fn gemm<L: Lanes, const MR: usize, const NV: usize>(
     (m, n, k): (usize, usize, usize),
     alpha: f32,
     a: Strided<*const f32>,
-    b: Strided<*const f32>,
+    b: Operand,
     c: Strided<*mut f32>,
     accumulate: bool,
     causal: Option<Causal>,
 ) {
     let nr = 4 * NV;
     let a_in_place = a.cols == 1;
-    PANELS.with_borrow_mut(|panels| {
+    PANELS.with_borrow_mut(|buffer| {
         A_TILES.with_borrow_mut(|a_tiles| {
             for pc in (0..k).step_by(KC) {
                 let kc = KC.min(k - pc);
-                // SAFETY: forwarded from the caller.
-                unsafe { pack_b::<L, NV>(panels, b, pc, kc, n) };
+                let panels: &[f32] = match b {
+                    Operand::Packed(all) => &all[pc * panel_width::<NV>(n)..],
+                    Operand::Strided(b) => {
+                        // SAFETY: forwarded from the caller.
+                        unsafe { pack_b::<L, NV>(buffer, b, pc, kc, n) };
+                        buffer
+                    }
+                };
                 if !a_in_place {
                     // SAFETY: forwarded from the caller.
                     unsafe { pack_a::<MR>(a_tiles, a, pc, kc, m) };
@@ -216,6 +230,7 @@ unsafe fn store_edge<L: Lanes, const MR: usize, const NV: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::packing::pack_b_whole;
     use crate::rng::Rng;
 
     /// The textbook triple loop, as the reference.
@@ -246,21 +261,34 @@ mod tests {
                 let (ars, acs) = if a_t { (1, m) } else { (k, 1) };
                 let (brs, bcs) = if b_t { (1, k) } else { (n, 1) };
                 let want = naive((m, n, k), (&a, [ars, acs]), (&b, [brs, bcs]));
-                let mut c = vec![1.0; m * n];
                 let s = |r: usize, c: usize| [r as isize, c as isize];
+                let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(b.as_ptr(), s(brs, bcs)));
+                let (mut packed_2x4, mut packed_3x3) =
+                    (vec![0.0; k * panel_width::<4>(n)], vec![0.0; k * panel_width::<3>(n)]);
                 // SAFETY: every view addresses exactly its matrix inside these vectors.
                 unsafe {
-                    let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(b.as_ptr(), s(brs, bcs)));
-                    let cv = Strided::new(c.as_mut_ptr(), s(n, 1));
-                    // This build's tile, then the other build's, accumulating.
-                    gemm::<[f32; 4], MR, NV>((m, n, k), 0.5, av, bv, cv, false, None);
-                    gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, bv, cv, true, None);
+                    pack_b_whole::<[f32; 4], 4>(&mut packed_2x4, bv, k, n);
+                    pack_b_whole::<[f32; 4], 3>(&mut packed_3x3, bv, k, n);
                 }
-                for (got, want) in c.iter().zip(&want) {
-                    assert!(
-                        (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
-                        "{m}×{n}×{k} {a_t} {b_t}: {got} vs {want}"
-                    );
+                for whole in [false, true] {
+                    let (b_2x4, b_3x3) = match whole {
+                        false => (Operand::Strided(bv), Operand::Strided(bv)),
+                        true => (Operand::Packed(&packed_2x4), Operand::Packed(&packed_3x3)),
+                    };
+                    let mut c = vec![1.0; m * n];
+                    let cv = Strided::new(c.as_mut_ptr(), s(n, 1));
+                    // SAFETY: as above.
+                    unsafe {
+                        // One tile, then the other, accumulating.
+                        gemm::<[f32; 4], 2, 4>((m, n, k), 0.5, av, b_2x4, cv, false, None);
+                        gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, b_3x3, cv, true, None);
+                    }
+                    for (got, want) in c.iter().zip(&want) {
+                        assert!(
+                            (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                            "{m}×{n}×{k} {a_t} {b_t} packed whole {whole}: {got} vs {want}"
+                        );
+                    }
                 }
             }
         }
@@ -280,7 +308,8 @@ mod tests {
         let mut got = vec![f32::NAN; t * t];
         // SAFETY: every view addresses exactly its matrix inside these vectors.
         unsafe {
-            let (av, bv) = (Strided::new(lower.as_ptr(), s(t, 1)), Strided::new(lower.as_ptr(), s(1, t)));
+            let (av, bv) =
+                (Strided::new(lower.as_ptr(), s(t, 1)), Operand::Strided(Strided::new(lower.as_ptr(), s(1, t))));
             gemm::<[f32; 4], 3, 3>(
                 (t, t, t),
                 1.0,
@@ -304,7 +333,8 @@ mod tests {
                 let mut got = vec![f32::NAN; t * hs];
                 // SAFETY: as above.
                 unsafe {
-                    let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(v.as_ptr(), s(hs, 1)));
+                    let (av, bv) =
+                        (Strided::new(a.as_ptr(), s(ars, acs)), Operand::Strided(Strided::new(v.as_ptr(), s(hs, 1))));
                     let cv = Strided::new(got.as_mut_ptr(), s(hs, 1));
                     if tile {
                         gemm::<[f32; 4], 2, 4>((t, hs, t), 1.0, av, bv, cv, false, Some(causal));

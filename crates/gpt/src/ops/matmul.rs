@@ -1,6 +1,6 @@
 //! Matrix multiplication, batched and with either operand transposed.
 
-use super::gemm::gemm;
+use super::gemm::{gemm, gemm_packed, pack_weight, packed_len};
 use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
@@ -92,6 +92,20 @@ fn transposed_if(m: ArrayView2<'_, f32>, t: bool) -> ArrayView2<'_, f32> {
     }
 }
 
+/// `c = a b` where `b` is a parameter, `weight` as it is or `transposed`: packed for the kernel
+/// once for all the passes that use it while the weights are pinned.
+fn times_weight(
+    ws: &Workspace,
+    a: &ArrayView2<f32>,
+    (weight, transposed): (&ArrayD<f32>, bool),
+    b: &ArrayView2<f32>,
+    c: &mut ArrayViewMut2<f32>,
+) {
+    let (k, n) = b.dim();
+    let pack = (packed_len(k, n), |out: &mut [f32]| pack_weight(b, out));
+    ws.with_packed(weight, transposed, pack, |packed| gemm_packed(1.0, a, (b, packed), false, c));
+}
+
 impl Graph<'_> {
     /// `op(a) @ op(b)`, where `op` transposes the last two axes when asked.
     ///
@@ -108,20 +122,30 @@ impl Graph<'_> {
         }
         shape[r - 1] = p.n();
         let mut out = self.ws().array(&shape);
+        let weight = p.shared_b && self.is_param(b);
         for i in 0..p.batch {
             let a_i = transposed_if(mat(av, p.a_rows, p.a_cols, i), trans_a);
             let b_i = transposed_if(mat(bv, p.b_rows, p.b_cols, p.b_index(i)), trans_b);
-            gemm(1.0, &a_i, &b_i, false, &mut mat_mut(&mut out, p.m(), p.n(), i));
+            let c_i = &mut mat_mut(&mut out, p.m(), p.n(), i);
+            if weight {
+                times_weight(self.ws(), &a_i, (bv, trans_b), &b_i, c_i);
+            } else {
+                gemm(1.0, &a_i, &b_i, false, c_i);
+            }
         }
-        self.push(out, vec![a, b], MatMul(p))
+        self.push(out, vec![a, b], MatMul { plan: p, weight })
     }
 }
 
-struct MatMul(Plan);
+struct MatMul {
+    plan: Plan,
+    /// `b` is one parameter matrix.
+    weight: bool,
+}
 
 impl Backward for MatMul {
     fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
-        let p = self.0;
+        let p = self.plan;
         let (a, b) = (inputs[0], inputs[1]);
         let mut da = ws.array(a.shape());
         let mut db = ws.array(b.shape());
@@ -133,6 +157,8 @@ impl Backward for MatMul {
             let mut da_i = mat_mut(&mut da, p.a_rows, p.a_cols, i);
             if p.trans_a {
                 gemm(1.0, &op_b, &d.t(), false, &mut da_i);
+            } else if self.weight {
+                times_weight(ws, &d, (b, !p.trans_b), &op_b.t(), &mut da_i);
             } else {
                 gemm(1.0, &d, &op_b.t(), false, &mut da_i);
             }

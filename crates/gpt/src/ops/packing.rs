@@ -2,7 +2,7 @@
 //! that the microkernel reads a row at a time, a transposed `a` into tiles of MR rows, both
 //! into buffers kept from call to call.
 
-use super::gemm_kernel::Strided;
+use super::gemm_kernel::{Strided, KC};
 use super::lanes::Lanes;
 
 /// Where rows `i0..i0 + MR` of `a` start at column `pc`; rows past the end repeat the last one
@@ -52,20 +52,61 @@ pub(super) unsafe fn pack_a<const MR: usize>(
     }
 }
 
+/// Floats in one pass's panels of `b` per row: n rounded up to whole panels of 4·NV columns.
+pub(super) fn panel_width<const NV: usize>(n: usize) -> usize {
+    n.div_ceil(4 * NV) * 4 * NV
+}
+
 /// Rows `pc..pc + kc` of `b` as panels of 4·NV columns, `[panel][row][4·NV]`, zero past column
-/// n. Whole vectors wherever they fit: packing is a fifth of a step if done a value at a time.
+/// n, into `buffer` (grown to fit). Whole vectors wherever they fit: packing is a fifth of a step
+/// if done a value at a time.
 ///
 /// # Safety
 /// `b` must address rows `pc..pc + kc` and columns `0..n`.
 pub(super) unsafe fn pack_b<L: Lanes, const NV: usize>(
-    panels: &mut Vec<f32>,
+    buffer: &mut Vec<f32>,
+    b: Strided<*const f32>,
+    pc: usize,
+    kc: usize,
+    n: usize,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { pack_pass::<L, NV>(grown(buffer, kc * panel_width::<NV>(n)), b, pc, kc, n) };
+}
+
+/// All of `b` (k×n) packed into `all` (k · panel_width(n) long) ahead of time, for a weight that
+/// several products use: each pass of KC rows laid out as [`pack_b`] lays it out, pass after
+/// pass, so pass `pc` starts at `pc · panel_width(n)`.
+///
+/// # Safety
+/// `b` must address rows `0..k` and columns `0..n`.
+pub(crate) unsafe fn pack_b_whole<L: Lanes, const NV: usize>(
+    all: &mut [f32],
+    b: Strided<*const f32>,
+    k: usize,
+    n: usize,
+) {
+    let width = panel_width::<NV>(n);
+    assert_eq!(all.len(), k * width, "room for b packed");
+    for pc in (0..k).step_by(KC) {
+        let kc = KC.min(k - pc);
+        // SAFETY: forwarded from the caller.
+        unsafe { pack_pass::<L, NV>(&mut all[pc * width..(pc + kc) * width], b, pc, kc, n) };
+    }
+}
+
+/// [`pack_b`] into `panels`, exactly one pass long.
+///
+/// # Safety
+/// As [`pack_b`].
+unsafe fn pack_pass<L: Lanes, const NV: usize>(
+    panels: &mut [f32],
     b: Strided<*const f32>,
     pc: usize,
     kc: usize,
     n: usize,
 ) {
     let nr = 4 * NV;
-    let panels = grown(panels, n.div_ceil(nr) * kc * nr);
     // SAFETY: row pc, column 0 is inside b.
     let first = unsafe { b.ptr.offset(pc as isize * b.rows) };
     if !n.is_multiple_of(nr) {
