@@ -263,24 +263,24 @@ mod tests {
                 let want = naive((m, n, k), (&a, [ars, acs]), (&b, [brs, bcs]));
                 let s = |r: usize, c: usize| [r as isize, c as isize];
                 let (av, bv) = (Strided::new(a.as_ptr(), s(ars, acs)), Strided::new(b.as_ptr(), s(brs, bcs)));
-                let (mut packed_2x4, mut packed_3x3) =
-                    (vec![0.0; k * panel_width::<4>(n)], vec![0.0; k * panel_width::<3>(n)]);
+                let (mut packed_here, mut packed_3x3) =
+                    (vec![0.0; k * panel_width::<NV>(n)], vec![0.0; k * panel_width::<3>(n)]);
                 // SAFETY: every view addresses exactly its matrix inside these vectors.
                 unsafe {
-                    pack_b_whole::<[f32; 4], 4>(&mut packed_2x4, bv, k, n);
+                    pack_b_whole::<[f32; 4], NV>(&mut packed_here, bv, k, n);
                     pack_b_whole::<[f32; 4], 3>(&mut packed_3x3, bv, k, n);
                 }
                 for whole in [false, true] {
-                    let (b_2x4, b_3x3) = match whole {
+                    let (b_here, b_3x3) = match whole {
                         false => (Operand::Strided(bv), Operand::Strided(bv)),
-                        true => (Operand::Packed(&packed_2x4), Operand::Packed(&packed_3x3)),
+                        true => (Operand::Packed(&packed_here), Operand::Packed(&packed_3x3)),
                     };
                     let mut c = vec![1.0; m * n];
                     let cv = Strided::new(c.as_mut_ptr(), s(n, 1));
                     // SAFETY: as above.
                     unsafe {
-                        // One tile, then the other, accumulating.
-                        gemm::<[f32; 4], 2, 4>((m, n, k), 0.5, av, b_2x4, cv, false, None);
+                        // This build's tile, then the other build's, accumulating.
+                        gemm::<[f32; 4], MR, NV>((m, n, k), 0.5, av, b_here, cv, false, None);
                         gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, b_3x3, cv, true, None);
                     }
                     for (got, want) in c.iter().zip(&want) {
