@@ -8,6 +8,8 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Replica {
     inner: gpt::shards::Replica,
+    /// The plan last given, for the chunks of an evaluation that come without it.
+    plan: Option<Work>,
 }
 
 #[wasm_bindgen]
@@ -15,7 +17,10 @@ impl Replica {
     /// A replica of the model `config` (a run's `settings.model`) describes.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ModelConfig")] config: JsValue) -> JsResult<Replica> {
-        Ok(Replica { inner: gpt::shards::Replica::new(from_js(config, "model config")?).map_err(js_error)? })
+        Ok(Replica {
+            inner: gpt::shards::Replica::new(from_js(config, "model config")?).map_err(js_error)?,
+            plan: None,
+        })
     }
 
     /// The run's weights for this step (`run.copyWeights`).
@@ -25,13 +30,23 @@ impl Replica {
         self.inner.set_weights(weights.length() as usize, read).map_err(js_error)
     }
 
-    /// Computes units `first..end` of `plan` (from `run.beginStep()` or `beginEvaluation()`);
-    /// returns the partials for `run.addPartial`, their gradients copied into `buffers` (new ones
-    /// past those; an evaluation's have none).
+    /// Computes units `first..end` of `plan` (from `run.beginStep()` or `beginEvaluation()`), or
+    /// without one, of the plan last given (an evaluation's batches come a chunk at a time, and a
+    /// plan of them takes a while to read); returns the partials for `run.addPartial`, their
+    /// gradients copied into `buffers` (new ones past those; an evaluation's have none).
     #[wasm_bindgen(unchecked_return_type = "Partial[]")]
-    pub fn compute(&self, plan: &str, first: usize, end: usize, buffers: Vec<Float32Array>) -> JsResult<Array> {
-        let plan: Work = serde_json::from_str(plan).map_err(|e| fail(&e.to_string()))?;
-        let partials = self.inner.compute(&plan, first..end).map_err(js_error)?;
+    pub fn compute(
+        &mut self,
+        plan: Option<String>,
+        first: usize,
+        end: usize,
+        buffers: Vec<Float32Array>,
+    ) -> JsResult<Array> {
+        if let Some(plan) = plan {
+            self.plan = Some(serde_json::from_str(&plan).map_err(|e| fail(&e.to_string()))?);
+        }
+        let plan = self.plan.as_ref().ok_or_else(|| fail("no plan to compute: the first chunk brings it"))?;
+        let partials = self.inner.compute(plan, first..end).map_err(js_error)?;
         let out = Array::new();
         let mut buffers = buffers.into_iter().filter(|b| b.length() as usize == self.inner.len());
         for p in partials {

@@ -1,7 +1,8 @@
 // A training replica: a copy of the model that computes the shards of each step (or the batches
 // of each evaluation) the leader (worker.js) hands it, and sends back their gradients (or
 // losses). It holds no text and no optimiser.
-// Messages in:  model {config}, shards {id, plan, weights, first, end}.
+// Messages in:  model {config}, shards {id, plan?, weights?, first, end} (without a plan or
+//               weights: the ones sent last).
 // Messages out: partials {id, partials, memory} (the first partial's gradients in the weights'
 //               buffer; memory: this replica's wasm memory in bytes),
 //               error {id, message}.
@@ -18,8 +19,8 @@ self.onmessage = async ({ data }) => {
       replica?.free();
       replica = new Replica(data.config);
     } else if (data.type === 'shards') {
-      replica.setWeights(data.weights);
-      const partials = replica.compute(data.plan, data.first, data.end, [data.weights]);
+      if (data.weights) replica.setWeights(data.weights); // else the last ones sent still hold
+      const partials = replica.compute(data.plan, data.first, data.end, data.weights ? [data.weights] : []);
       self.postMessage({ type: 'partials', id: data.id, partials, memory: memoryBytes() }, partials.map((p) => p.grads.buffer));
     }
   } catch (e) {

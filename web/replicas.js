@@ -9,19 +9,22 @@ const BUFFERS_PER_REPLICA = 2;
 /** A replica silent this long is taken for dead (a step takes well under a second). */
 const TIMEOUT_MS = 30000;
 
-/** One replica worker and the job it is doing. */
+/** About how long one chunk of an evaluation takes (see `shareChunks`). */
+const CHUNK_MS = 400;
+
+/** One replica worker and the jobs it has been sent. */
 class Replica {
   constructor(config) {
     this.worker = new Worker(new URL('./replica-worker.js', import.meta.url), { type: 'module' });
-    this.job = null; // { id, resolve, reject, timer }
+    this.jobs = new Map(); // id → { resolve, reject, timer }, in the order sent: the first is under way
     this.failure = null; // why it stopped, once it has
     this.memory = 0; // its wasm memory in bytes, as of its last answer
     this.worker.onmessage = ({ data }) => {
-      if (data.id !== this.job?.id) return;
+      if (!this.jobs.has(data.id)) return;
       if (data.type === 'error') this.fail(data.message);
       else {
         this.memory = data.memory;
-        this.finish().resolve(data.partials);
+        this.finish(data.id).resolve(data.partials);
       }
     };
     // A crash can come between jobs too: remembered, so the next job fails at once.
@@ -36,22 +39,32 @@ class Replica {
     this.worker.postMessage({ type: 'model', config });
   }
 
-  /** Ends the current job and hands back its callbacks. */
-  finish() {
-    const job = this.job;
-    this.job = null;
+  /** Ends job `id` and hands back its callbacks. */
+  finish(id) {
+    const job = this.jobs.get(id);
+    this.jobs.delete(id);
     clearTimeout(job.timer);
+    this.watch();
     return job;
+  }
+
+  /** Times the job under way: a replica silent that long is taken for dead. Queued ones wait. */
+  watch() {
+    const [job] = this.jobs.values();
+    if (job && !job.timer) job.timer = setTimeout(() => this.fail(`no answer in ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
   }
 
   fail(message) {
     this.failure ??= message;
-    if (this.job) this.finish().reject(new Error(`a training worker stopped (${message}); the model keeps its last good step, and Resume starts the workers afresh`));
+    for (const id of [...this.jobs.keys()]) {
+      this.finish(id).reject(new Error(`a training worker stopped (${message}); the model keeps its last good step, and Resume starts the workers afresh`));
+    }
   }
 
   run(id, message, transfer) {
     return new Promise((resolve, reject) => {
-      this.job = { id, resolve, reject, timer: setTimeout(() => this.fail(`no answer in ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS) };
+      this.jobs.set(id, { resolve, reject, timer: null });
+      this.watch();
       if (this.failure) this.fail(this.failure);
       else this.worker.postMessage({ ...message, id }, transfer);
     });
@@ -104,6 +117,49 @@ export class Replicas {
       return this.replicas[i].run(this.nextId++, { type: 'shards', plan, weights, first, end }, [weights.buffer]);
     });
     return Promise.all(jobs).then((lists) => lists.flat());
+  }
+
+  /**
+   * Shares units `[0, units)` of `plan` (an evaluation's batches, which may go to any worker in
+   * any order) out a chunk at a time to whichever worker is free: `computeHere(first, end)` for
+   * this worker, between chunks of which the replicas' answers come in, and each replica with
+   * two chunks queued so that it never waits for this worker to finish one. A core slowed by other
+   * work then computes fewer batches, where equal shares would keep every other core waiting for
+   * it. Chunks grow to about CHUNK_MS of this worker's work, and shrink towards the end. Stops
+   * handing out chunks once `live()` is false. Resolves to the replicas' partials.
+   */
+  async shareChunks(plan, copyWeights, length, units, computeHere, live) {
+    let [next, size] = [0, 1];
+    const take = () => (next < units && live() ? [next, (next = Math.min(units, next + size))] : null);
+    const queues = this.replicas.flatMap((replica) => {
+      // The plan and weights go with the first chunk only: the replica keeps them.
+      let [opening, weights] = [true, this.take(length)];
+      copyWeights(weights);
+      const queue = async () => {
+        const partials = [];
+        for (let range; (range = take());) {
+          const message = { type: 'shards', plan: opening ? plan : undefined, weights, first: range[0], end: range[1] };
+          const transfer = weights ? [weights.buffer] : [];
+          [opening, weights] = [false, undefined];
+          partials.push(...await replica.run(this.nextId++, message, transfer));
+        }
+        return partials;
+      };
+      return [queue(), queue()];
+    });
+    // A replica's failure waits, handled, until this worker's chunks are done (or have failed).
+    const theirs = Promise.all(queues);
+    theirs.catch(() => {});
+    for (let range; (range = take());) {
+      const started = performance.now();
+      computeHere(...range);
+      const perUnit = (performance.now() - started) / (range[1] - range[0]);
+      // No more than a share of what is left, so the workers finish together.
+      const share = Math.ceil((units - next) / (2 * (this.replicas.length + 1)));
+      size = Math.max(1, Math.min(Math.round(CHUNK_MS / Math.max(perUnit, 1e-3)), share));
+      await new Promise((resolve) => setTimeout(resolve, 0)); // lets the replicas' answers in
+    }
+    return (await theirs).flat();
   }
 
   /** The replicas' wasm memory in bytes, all together. */

@@ -29,6 +29,7 @@ let running = false;
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
 let modelId = 0; // counts models: a training loop over an older model stops quietly
 let workers = 1; // this worker and its replicas
+let sharing = 0; // shares under way: while the replicas have work out, a new worker count waits
 const replicas = new Replicas();
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
@@ -50,15 +51,23 @@ function report(context, error) {
 }
 
 /**
- * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation): this worker
- * computes the first range of units while the replicas compute theirs, and their partials are
- * added in. Returns false if the model was replaced meanwhile.
+ * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation), and adds
+ * the replicas' partials in. A step's shards go one range to each worker, this one computing
+ * the first; an evaluation's batches go out in chunks to whichever worker is free. Returns false
+ * if the model was replaced meanwhile.
  */
-async function share(id, { plan, shards }) {
+async function share(id, { plan, shards }, inChunks = false) {
   let theirs = Promise.resolve([]);
+  const copyWeights = (buffer) => run.copyWeights(buffer);
+  sharing++;
   try {
-    if (shards.length > 1) theirs = replicas.compute(plan, (buffer) => run.copyWeights(buffer), run.status.params, shards.slice(1));
-    run.computeShards(...shards[0]);
+    if (inChunks) {
+      const here = (first, end) => id === modelId && run.computeShards(first, end);
+      theirs = replicas.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, () => id === modelId);
+    } else {
+      if (shards.length > 1) theirs = replicas.compute(plan, copyWeights, run.status.params, shards.slice(1));
+      run.computeShards(...shards[0]);
+    }
     const partials = await theirs;
     if (id !== modelId) return false;
     for (const p of partials) {
@@ -71,7 +80,15 @@ async function share(id, { plan, shards }) {
     if (id !== modelId) return false;
     run.abortStep();
     throw e;
+  } finally {
+    if (--sharing === 0) applyWorkers();
   }
+}
+
+/** Keeps as many replicas as the page asks for (less this worker), and tells the run. */
+function applyWorkers() {
+  replicas.resize(workers - 1);
+  run?.setWorkers(workers);
 }
 
 /** One training step of model `id`, shared among the workers; false if the model was replaced. */
@@ -84,7 +101,7 @@ async function step(id) {
 /** The evaluation the schedule calls for now, if any, shared like a step; false as for a step. */
 async function evaluateIfDue(id) {
   if (!run.status.eval_due) return true;
-  if (!await share(id, run.beginEvaluation())) return false;
+  if (!await share(id, run.beginEvaluation(), true)) return false;
   post({ type: 'eval', evaluation: run.finishEvaluation() });
   views.insideViews(run);
   saveNow();
@@ -239,8 +256,7 @@ const handlers = {
   },
   workers({ count }) {
     workers = count;
-    replicas.resize(count - 1);
-    run?.setWorkers(count);
+    if (sharing === 0) applyWorkers();
   },
   pause() {
     running = false;

@@ -1,5 +1,6 @@
-// Training with several Web Workers in Chromium: the losses do not depend on their number, and a
-// worker that crashes stops training with a message while the model keeps its last good step.
+// Training with several Web Workers in Chromium: the losses do not depend on their number (nor on
+// changing it while training), and a worker that crashes stops training with a message while the
+// model keeps its last good step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -65,5 +66,26 @@ test('a crashed worker stops training with a message; the model keeps its step a
   await page.waitForFunction((n) => Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0) > n + 20, stoppedAt);
   await page.getByRole('button', { name: 'Pause' }).click();
   await untilStatus(page, /^Paused at step/);
+  assert.deepEqual(errors, []);
+});
+
+test('changing the worker count while training, even mid-evaluation, changes nothing', async () => {
+  const set = async (label, value) => {
+    await page.getByLabel(label, { exact: true }).fill(value);
+    await page.getByLabel(label, { exact: true }).dispatchEvent('change');
+  };
+  await set('Eval every', '4');
+  await set('Eval batches', '120'); // evaluations long enough to be caught in the middle
+  await trainWith(1, 16);
+  await untilStatus(page, /^Finished 16 steps/);
+  const unbroken = await savedHistory();
+  await trainWith(2, 16);
+  for (let i = 0; /^Training/.test(await page.getByRole('status').textContent()); i++) {
+    await set('Workers', String(1 + (i % 3)));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  await untilStatus(page, /^Finished 16 steps/);
+  assert.deepEqual(await savedHistory(), unbroken);
+  assert.equal(unbroken.evals.length, 5);
   assert.deepEqual(errors, []);
 });
