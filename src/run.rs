@@ -212,7 +212,7 @@ fn attention_maps(tokens: &[String], dims: [usize; 3], weights: &[f32], more: Fi
 
 /// The work in progress, as the page hands it out: its plan as JSON and each worker's units.
 fn work(run: &gpt::Run) -> JsResult<JsValue> {
-    let plan = serde_json::to_string(run.work().map_err(js_error)?).map_err(|e| fail(&e.to_string()))?;
+    let plan = run.work().map_err(js_error)?.to_json();
     let shards: Vec<_> = run.work_split().map_err(js_error)?.into_iter().map(|r| (r.start, r.end)).collect();
     object(vec![("plan", plan.into()), ("shards", to_js(&shards)?)])
 }

@@ -62,7 +62,7 @@ async function share(id, { plan, shards }, inChunks = false) {
   sharing++;
   try {
     if (inChunks) {
-      const here = (first, end) => id === modelId && run.computeShards(first, end);
+      const here = (first, end) => run.computeShards(first, end); // only while live: see below
       theirs = replicas.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, () => id === modelId);
     } else {
       if (shards.length > 1) theirs = replicas.compute(plan, copyWeights, run.status.params, shards.slice(1));

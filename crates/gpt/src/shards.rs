@@ -68,6 +68,16 @@ pub enum Work {
 }
 
 impl Work {
+    /// The work as JSON, as it travels to other workers.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("plans are plain data")
+    }
+
+    /// Work from [`Work::to_json`]'s text, as another worker sent it.
+    pub fn from_json(text: &str) -> Result<Work> {
+        serde_json::from_str(text).map_err(|e| Error::Data(format!("a plan from another worker: {e}")))
+    }
+
     /// How many units of work it splits into: shards of a step, batches of an evaluation.
     pub fn units(&self) -> usize {
         match self {
@@ -190,12 +200,15 @@ pub struct Replica {
     model: GPT,
     ws: Workspace,
     grads: Workspace,
+    /// The work last given, for the chunks of an evaluation that come without it.
+    work: Option<Work>,
 }
 
 impl Replica {
     /// A replica of a model shaped by `config`; its weights come with [`Replica::set_weights`].
     pub fn new(config: crate::GPTConfig) -> Result<Replica> {
-        Ok(Replica { model: GPT::new(config, 0)?, ws: Workspace::default(), grads: Workspace::default() })
+        let (ws, grads) = (Workspace::default(), Workspace::default());
+        Ok(Replica { model: GPT::new(config, 0)?, ws, grads, work: None })
     }
 
     /// Every weight, from a flat buffer of `len` values piece by piece (see
@@ -204,8 +217,15 @@ impl Replica {
         self.model.params_mut().read_flat(len, read)
     }
 
-    /// Computes units `range` of `work` (see [`Work::partials`]).
-    pub fn compute(&self, work: &Work, range: Range<usize>) -> Result<Vec<Partial>> {
+    /// Computes units `range` (see [`Work::partials`]) of the work `plan` describes, as
+    /// [`Work::to_json`] wrote it in another worker; without a plan, of the work last given: an
+    /// evaluation's batches come a chunk at a time, and its plan is long to read.
+    pub fn compute(&mut self, plan: Option<&str>, range: Range<usize>) -> Result<Vec<Partial>> {
+        if let Some(plan) = plan {
+            self.work = Some(Work::from_json(plan)?);
+        }
+        let work =
+            self.work.as_ref().ok_or_else(|| Error::Config("no work to compute: the first chunk brings it".into()))?;
         work.partials(&self.model, range, &self.ws, &self.grads)
     }
 

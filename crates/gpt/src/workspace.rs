@@ -35,8 +35,7 @@ pub struct Pinned<'w> {
 
 impl Drop for Pinned<'_> {
     fn drop(&mut self) {
-        let forms = std::mem::take(&mut *self.ws.packed.lock().unwrap_or_else(|e| e.into_inner())).forms;
-        forms.into_iter().flatten().for_each(|v| self.ws.recycle(v));
+        self.ws.set_packed(PackedWeights::default());
     }
 }
 
@@ -113,13 +112,14 @@ impl Workspace {
     pub fn pin<'w>(&'w self, weights: &'w [ArrayD<f32>]) -> Pinned<'w> {
         let start = weights.as_ptr() as usize;
         let span = (start, start + std::mem::size_of_val(weights));
-        let forms = (0..2 * weights.len()).map(|_| None).collect();
-        let old = std::mem::replace(
-            &mut *self.packed.lock().unwrap_or_else(|e| e.into_inner()),
-            PackedWeights { span, forms },
-        );
-        old.forms.into_iter().flatten().for_each(|v| self.recycle(v));
+        self.set_packed(PackedWeights { span, forms: (0..2 * weights.len()).map(|_| None).collect() });
         Pinned { ws: self, weights: PhantomData }
+    }
+
+    /// Replaces the pinned weights' record, taking back the old one's buffers.
+    fn set_packed(&self, packed: PackedWeights) {
+        let old = std::mem::replace(&mut *self.packed.lock().unwrap_or_else(|e| e.into_inner()), packed);
+        old.forms.into_iter().flatten().for_each(|v| self.recycle(v));
     }
 
     /// Calls `f` with `weight` (transposed or not) packed by `pack` into a buffer of `len` if
