@@ -2,6 +2,7 @@
 // training step and evaluation. Weights and gradients move as transferable buffers, so this needs
 // no special headers from the server, and the same few buffers go back and forth step after step:
 // a new 3 MB ArrayBuffer each step cost more time in allocation than the copy into it.
+import { yieldToMessages } from './yield.js';
 
 /** Buffers kept per replica: the one each step uses, and one more (odd splits return two). */
 const BUFFERS_PER_REPLICA = 2;
@@ -157,7 +158,7 @@ export class Replicas {
       // No more than a share of what is left, so the workers finish together.
       const share = Math.ceil((units - next) / (2 * (this.replicas.length + 1)));
       size = Math.max(1, Math.min(Math.round(CHUNK_MS / Math.max(perUnit, 1e-3)), share));
-      await new Promise((resolve) => setTimeout(resolve, 0)); // lets the replicas' answers in
+      await yieldToMessages(); // lets the replicas' answers in
     }
     return (await theirs).flat();
   }

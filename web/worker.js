@@ -17,11 +17,18 @@ import { Autosave } from './autosave.js';
 import { Replicas } from './replicas.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
 import { Views } from './worker-views.js';
+import { yieldToMessages } from './yield.js';
 
-/** Milliseconds of work before a progress report: often enough to look live, to pause quickly. */
+/** Milliseconds of work between looks at the page's messages: short, so Pause is quick. */
 const CHUNK_MS = 80;
+/**
+ * How often progress goes to the page while training: often enough to look live. Each report
+ * costs the page a frame, and with a worker on every core that time comes out of training
+ * (drawing 12 reports a second took 14% of a core, all of it from the workers).
+ */
+const REPORT_EVERY_MS = 250;
 /** How often the attention maps and next-token list are recomputed while training. */
-const VIEWS_EVERY_MS = 400;
+const VIEWS_EVERY_MS = 1000;
 
 let run = null;
 let runText = ''; // the text the run trains on ('' when none fits it)
@@ -33,7 +40,6 @@ let sharing = 0; // shares under way: while the replicas have work out, a new wo
 const replicas = new Replicas();
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
-const yieldToMessages = () => new Promise((resolve) => setTimeout(resolve, 0));
 const views = new Views(post, report);
 const autosave = new Autosave(post);
 const saveNow = () => autosave.save(() => ({ run, text: runText, page: views.fields() }));
@@ -109,19 +115,26 @@ async function evaluateIfDue(id) {
 }
 
 async function train() {
-  let lastViews = 0;
+  let [lastViews, lastReport, unreported] = [0, 0, false];
   const id = modelId;
   running = true;
   const unfinished = ({ step, max_iters: end }) => step < end;
+  const reportProgress = () => {
+    if (unreported) post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
+    [lastReport, unreported] = [performance.now(), false];
+  };
   try {
     if (!await evaluateIfDue(id)) return;
     while (running && id === modelId && unfinished(run.status)) {
-      // Steps until a chunk of time has passed or an evaluation is due, then one report. The
-      // status crosses from wasm as a new object, so each step reads it once.
+      // Steps until a chunk of time has passed or an evaluation is due; a report when one is due
+      // too. The status crosses from wasm as a new object, so each step reads it once.
       const started = performance.now();
       const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
-      do if (!await step(id)) return; while (more());
-      post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
+      do {
+        if (!await step(id)) return;
+        unreported = true;
+      } while (more());
+      if (run.status.eval_due || performance.now() - lastReport >= REPORT_EVERY_MS) reportProgress();
       if (!await evaluateIfDue(id)) return;
       if (performance.now() - lastViews > VIEWS_EVERY_MS) {
         views.live(run);
@@ -132,12 +145,14 @@ async function train() {
   } catch (e) {
     running = false;
     if (id !== modelId) return;
+    if (!(e instanceof WebAssembly.RuntimeError)) reportProgress(); // the steps before the failure
     if (e.message?.startsWith('a training worker stopped')) replicas.restart(); // fresh ones for Resume
     report('train', e);
     return;
   }
   if (id !== modelId || !run) return;
   running = false;
+  reportProgress();
   views.live(run);
   views.insideViews(run);
   post({ type: run.status.step >= run.status.max_iters ? 'finished' : 'paused' });
