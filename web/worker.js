@@ -69,7 +69,8 @@ async function share(id, { plan, shards }, inChunks = false) {
   try {
     if (inChunks) {
       const here = (first, end) => run.computeShards(first, end); // only while live: see below
-      theirs = replicas.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, () => id === modelId);
+      const live = () => id === modelId && running; // a pause drops the evaluation: see evaluateIfDue
+      theirs = replicas.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, live);
     } else {
       if (shards.length > 1) theirs = replicas.compute(plan, copyWeights, run.status.params, shards.slice(1));
       run.computeShards(...shards[0]);
@@ -108,6 +109,12 @@ async function step(id) {
 async function evaluateIfDue(id) {
   if (!run.status.eval_due) return true;
   if (!await share(id, run.beginEvaluation(), true)) return false;
+  if (!running) {
+    // Paused part-way: the evaluation is dropped, so Pause need not wait for a long one, and
+    // is still due on Resume.
+    run.abortStep();
+    return true;
+  }
   post({ type: 'eval', evaluation: run.finishEvaluation() });
   views.insideViews(run);
   saveNow();
@@ -155,7 +162,8 @@ async function train() {
   reportProgress();
   views.live(run);
   views.insideViews(run);
-  post({ type: run.status.step >= run.status.max_iters ? 'finished' : 'paused' });
+  const { step: at, max_iters: end, eval_due: evalDue } = run.status;
+  post({ type: at >= end && !evalDue ? 'finished' : 'paused' });
   saveNow();
 }
 

@@ -1,6 +1,6 @@
 // Training with several Web Workers in Chromium: the losses do not depend on their number (nor on
-// changing it while training), and a worker that crashes stops training with a message while the
-// model keeps its last good step.
+// changing it while training, nor on a pause mid-evaluation), and a worker that crashes stops
+// training with a message while the model keeps its last good step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -69,11 +69,12 @@ test('a crashed worker stops training with a message; the model keeps its step a
   assert.deepEqual(errors, []);
 });
 
+async function set(label, value) {
+  await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByLabel(label, { exact: true }).dispatchEvent('change');
+}
+
 test('changing the worker count while training, even mid-evaluation, changes nothing', async () => {
-  const set = async (label, value) => {
-    await page.getByLabel(label, { exact: true }).fill(value);
-    await page.getByLabel(label, { exact: true }).dispatchEvent('change');
-  };
   await set('Eval every', '4');
   await set('Eval batches', '120'); // evaluations long enough to be caught in the middle
   await trainWith(1, 16);
@@ -87,5 +88,23 @@ test('changing the worker count while training, even mid-evaluation, changes not
   await untilStatus(page, /^Finished 16 steps/);
   assert.deepEqual(await savedHistory(), unbroken);
   assert.equal(unbroken.evals.length, 5);
+  assert.deepEqual(errors, []);
+});
+
+test('Pause in the middle of an evaluation drops it at once; Resume evaluates again, as if unbroken', async () => {
+  await set('Eval every', '4');
+  await set('Eval batches', '200');
+  await trainWith(1, 8);
+  await untilStatus(page, /^Finished 8 steps/);
+  const unbroken = await savedHistory();
+  await trainWith(2, 8);
+  await untilStatus(page, /^Training/);
+  await page.getByRole('button', { name: 'Pause' }).click(); // the step-0 evaluation is under way
+  await untilStatus(page, /^Paused at step 0\./);
+  assert.deepEqual((await savedHistory()).evals, [], 'the evaluation was dropped, not finished first');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await untilStatus(page, /^Finished 8 steps/);
+  assert.deepEqual(await savedHistory(), unbroken);
+  assert.equal(unbroken.evals.length, 3);
   assert.deepEqual(errors, []);
 });
