@@ -175,7 +175,7 @@ impl Run {
     /// Sums the planned step's shards and applies it; throws (the model unchanged) if it diverged.
     #[wasm_bindgen(js_name = finishStep)]
     pub fn finish_step(&mut self) -> JsResult<()> {
-        self.inner.finish_step(js_sys::Date::now()).map(drop).map_err(js_error)
+        self.inner.finish_step(&js_sys::Date::now).map(drop).map_err(js_error)
     }
 
     /// Drops the work in progress (a worker failed); the run stays at its last good step.

@@ -87,7 +87,7 @@ fn a_replica_on_another_worker_computes_what_a_thread_would() {
         .map(|_| {
             let work = run.begin_step(0.0).unwrap().clone();
             share(&mut run, &mut replica, work);
-            run.finish_step(0.0).unwrap().loss.to_bits()
+            run.finish_step(&|| 0.0).unwrap().loss.to_bits()
         })
         .collect();
     assert_eq!(shared, alone);
@@ -97,7 +97,7 @@ fn a_replica_on_another_worker_computes_what_a_thread_would() {
     assert_eq!(shared_eval, alone_eval);
     assert_eq!(run.work_split().unwrap_err().to_string(), "no step is in progress");
     run.begin_step(0.0).unwrap();
-    assert!(run.finish_step(0.0).unwrap_err().to_string().contains("cover 0 of the 4 shards"), "nothing computed");
+    assert!(run.finish_step(&|| 0.0).unwrap_err().to_string().contains("cover 0 of the 4 shards"), "nothing computed");
     run.step(&no_clock).expect("a step that failed to finish leaves the run ready for the next");
 }
 

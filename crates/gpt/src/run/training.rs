@@ -143,8 +143,9 @@ impl Run {
 
     /// Sums the step's shards and applies AdamW. A loss that is not finite or has exploded far
     /// past a uniform guess, or a non-finite gradient, is [`Error::Diverged`], and the model keeps
-    /// its last good weights; so does a step whose shards are missing.
-    pub fn finish_step(&mut self, now_ms: f64) -> Result<StepStats> {
+    /// its last good weights; so does a step whose shards are missing. The step's time, from
+    /// [`Run::begin_step`] to `now_ms()` once the update is applied, counts the update too.
+    pub fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
         let pending = self.pending.take().ok_or_else(|| Error::Config("no step is in progress".into()))?;
         let Work::Step(StepPlan { shards, .. }) = pending.work else {
             self.pending = Some(pending);
@@ -155,7 +156,7 @@ impl Run {
         self.grad_pool.recycle(root.grads);
         let stats = result?;
         self.rng = pending.rng_after;
-        let ms = (now_ms - pending.started_ms).max(1e-3);
+        let ms = (now_ms() - pending.started_ms).max(1e-3);
         let t = &mut self.timing;
         (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
         t.report_losses.push(stats.loss);
@@ -197,7 +198,7 @@ impl Run {
             self.abort_step();
             return Err(e);
         }
-        self.finish_step(now_ms())
+        self.finish_step(now_ms)
     }
 
     /// Up to `n` steps (at least one), never past `max_iters`, timed with `now_ms` (a clock in
