@@ -105,6 +105,36 @@ export class Replicas {
   }
 
   /**
+   * Computes the work `run` just began (`{ plan, shards }`) with the replicas: a step's shards
+   * one range to each worker, `run` computing the first; an evaluation's batches in chunks to
+   * whichever worker is free, while `live()` (see `shareChunks`). Resolves to the replicas'
+   * partials, for `addPartials`.
+   */
+  share(run, { plan, shards }, inChunks, live) {
+    const copyWeights = (buffer) => run.copyWeights(buffer);
+    if (inChunks) {
+      const here = (first, end) => run.computeShards(first, end);
+      return this.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, live);
+    }
+    const theirs = shards.length > 1 ? this.compute(plan, copyWeights, run.status.params, shards.slice(1)) : Promise.resolve([]);
+    try {
+      run.computeShards(...shards[0]);
+    } catch (e) {
+      theirs.catch(() => {}); // failed already; its reason is this one or comes too late to matter
+      throw e;
+    }
+    return theirs;
+  }
+
+  /** Adds the replicas' `partials` into `run`, and keeps their buffers for later steps. */
+  addPartials(run, partials) {
+    for (const p of partials) {
+      run.addPartial(p.first, p.count, p.loss, p.grads);
+      this.recycle(p.grads);
+    }
+  }
+
+  /**
    * Sends replica `i` the plan, the weights (`copyWeights(buffer)` fills a buffer of `length`)
    * and `shards[i]` (a step's shards or an evaluation's batches); resolves to every partial, or
    * rejects when one fails, reports an error, or stays silent too long. Hand each partial's

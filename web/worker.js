@@ -57,33 +57,19 @@ function report(context, error) {
 }
 
 /**
- * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation), and adds
- * the replicas' partials in. A step's shards go one range to each worker, this one computing
- * the first; an evaluation's batches go out in chunks to whichever worker is free. Returns false
- * if the model was replaced meanwhile.
+ * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
+ * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
+ * replaced meanwhile.
  */
-async function share(id, { plan, shards }, inChunks = false) {
-  let theirs = Promise.resolve([]);
-  const copyWeights = (buffer) => run.copyWeights(buffer);
+async function share(id, work, inChunks = false) {
   sharing++;
   try {
-    if (inChunks) {
-      const here = (first, end) => run.computeShards(first, end); // only while live: see below
-      const live = () => id === modelId && running; // a pause drops the evaluation: see evaluateIfDue
-      theirs = replicas.shareChunks(plan, copyWeights, run.status.params, shards.at(-1)[1], here, live);
-    } else {
-      if (shards.length > 1) theirs = replicas.compute(plan, copyWeights, run.status.params, shards.slice(1));
-      run.computeShards(...shards[0]);
-    }
-    const partials = await theirs;
+    const live = () => id === modelId && running; // a pause drops an evaluation: see evaluateIfDue
+    const partials = await replicas.share(run, work, inChunks, live);
     if (id !== modelId) return false;
-    for (const p of partials) {
-      run.addPartial(p.first, p.count, p.loss, p.grads);
-      replicas.recycle(p.grads);
-    }
+    replicas.addPartials(run, partials);
     return true;
   } catch (e) {
-    theirs.catch(() => {}); // failed already; its reason is this one or comes too late to matter
     if (id !== modelId) return false;
     run.abortStep();
     throw e;
