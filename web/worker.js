@@ -1,6 +1,6 @@
-// The training worker: owns the wasm Run so the page's thread never blocks on the model. It
-// leads replicas (replicas.js) that compute a share of every step when there are several
-// workers, and keeps the run saved (autosave.js).
+// The training worker: holds the wasm Run so the page's thread never blocks on the model, trains
+// it (trainer.js, with replicas computing a share of every step when there are several workers),
+// answers the page's requests of it, and keeps the run saved (autosave.js).
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
 //               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
 //               workers {count}, pause, reset, save, download {id}, rename {id, name}, delete {id},
@@ -14,150 +14,36 @@
 //               error {context, message, field?} (context: the message type that failed; field: the
 //               setting at fault, if one is), crashed {message}.
 import { Autosave } from './autosave.js';
-import { Replicas } from './replicas.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
+import { Trainer } from './trainer.js';
 import { Views } from './worker-views.js';
 import { yieldToMessages } from './yield.js';
 
-/** Milliseconds of work between looks at the page's messages: short, so Pause is quick. */
-const CHUNK_MS = 80;
-/**
- * How often progress goes to the page while training: often enough to look live. Each report
- * costs the page a frame, and with a worker on every core that time comes out of training
- * (drawing 12 reports a second took 14% of a core, all of it from the workers).
- */
-const REPORT_EVERY_MS = 250;
-/** How often the attention maps and next-token list are recomputed while training. */
-const VIEWS_EVERY_MS = 1000;
-
-let run = null;
 let runText = ''; // the text the run trains on ('' when none fits it)
-let running = false;
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
-let modelId = 0; // counts models: a training loop over an older model stops quietly
-let workers = 1; // this worker and its replicas
-let sharing = 0; // shares under way: while the replicas have work out, a new worker count waits
-const replicas = new Replicas();
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const views = new Views(post, report);
 const autosave = new Autosave(post);
-const saveNow = () => autosave.save(() => ({ run, text: runText, page: views.fields() }));
+const saveNow = () => autosave.save(() => ({ run: trainer.run, text: runText, page: views.fields() }));
+const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes() });
 
 function report(context, error) {
   // A trap means a panic escaped: the instance is gone, so nothing more can run.
   if (error instanceof WebAssembly.RuntimeError) {
-    running = false;
-    run = null;
-    modelId++;
+    trainer.drop(true);
     post({ type: 'crashed', message: `${error.message}. See the console for details.` });
   } else {
     post({ type: 'error', context, message: error?.message ?? String(error), field: error?.field });
   }
 }
 
-/**
- * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
- * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
- * replaced meanwhile.
- */
-async function share(id, work, inChunks = false) {
-  sharing++;
-  try {
-    const live = () => id === modelId && running; // a pause drops an evaluation: see evaluateIfDue
-    const partials = await replicas.share(run, work, inChunks, live);
-    if (id !== modelId) return false;
-    replicas.addPartials(run, partials);
-    return true;
-  } catch (e) {
-    if (id !== modelId) return false;
-    run.abortStep();
-    throw e;
-  } finally {
-    if (--sharing === 0) applyWorkers();
-  }
-}
-
-/** Keeps as many replicas as the page asks for (less this worker), and tells the run. */
-function applyWorkers() {
-  replicas.resize(workers - 1);
-  run?.setWorkers(workers);
-}
-
-/** One training step of model `id`, shared among the workers; false if the model was replaced. */
-async function step(id) {
-  if (!await share(id, run.beginStep())) return false;
-  run.finishStep();
-  return true;
-}
-
-/** The evaluation the schedule calls for now, if any, shared like a step; false as for a step. */
-async function evaluateIfDue(id) {
-  if (!run.status.eval_due) return true;
-  if (!await share(id, run.beginEvaluation(), true)) return false;
-  if (!running) {
-    // Paused part-way: the evaluation is dropped, so Pause need not wait for a long one, and
-    // is still due on Resume.
-    run.abortStep();
-    return true;
-  }
-  post({ type: 'eval', evaluation: run.finishEvaluation() });
-  views.insideViews(run);
-  saveNow();
-  return true;
-}
-
-async function train() {
-  let [lastViews, lastReport, unreported] = [0, 0, false];
-  const id = modelId;
-  running = true;
-  const unfinished = ({ step, max_iters: end }) => step < end;
-  const reportProgress = () => {
-    if (unreported) post({ type: 'progress', report: run.takeReport(), memory: memoryBytes() + replicas.memory });
-    [lastReport, unreported] = [performance.now(), false];
-  };
-  try {
-    if (!await evaluateIfDue(id)) return;
-    while (running && id === modelId && unfinished(run.status)) {
-      // Steps until a chunk of time has passed or an evaluation is due; a report when one is due
-      // too. The status crosses from wasm as a new object, so each step reads it once.
-      const started = performance.now();
-      const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
-      do {
-        if (!await step(id)) return;
-        unreported = true;
-      } while (more());
-      if (run.status.eval_due || performance.now() - lastReport >= REPORT_EVERY_MS) reportProgress();
-      if (!await evaluateIfDue(id)) return;
-      if (performance.now() - lastViews > VIEWS_EVERY_MS) {
-        views.live(run);
-        lastViews = performance.now();
-      }
-      await yieldToMessages();
-    }
-  } catch (e) {
-    running = false;
-    if (id !== modelId) return;
-    if (!(e instanceof WebAssembly.RuntimeError)) reportProgress(); // the steps before the failure
-    if (e.message?.startsWith('a training worker stopped')) replicas.restart(); // fresh ones for Resume
-    report('train', e);
-    return;
-  }
-  if (id !== modelId || !run) return;
-  running = false;
-  reportProgress();
-  views.live(run);
-  views.insideViews(run);
-  const { step: at, max_iters: end, eval_due: evalDue } = run.status;
-  post({ type: at >= end && !evalDue ? 'finished' : 'paused' });
-  saveNow();
-}
-
 async function sample(options) {
   const request = ++sampleRequest;
+  const { run } = trainer;
   run.startSample(options);
   for (;;) {
-    if (request !== sampleRequest || !run) return;
+    if (request !== sampleRequest || run !== trainer.run) return;
     const chunk = run.sampleNext(4);
     if (chunk === undefined) break;
     post({ type: 'sample-chunk', text: chunk });
@@ -168,19 +54,15 @@ async function sample(options) {
 
 /** Swaps in a newly built run; the caller builds it first, so a rejected one leaves the old. */
 function adopt(next, { attentionText, text }) {
-  run?.free();
-  run = next;
+  trainer.adopt(next);
   runText = text;
-  modelId++;
-  running = false;
   sampleRequest++;
   views.reset(attentionText);
-  run.setWorkers(workers);
-  replicas.setModel(run.details.settings.model);
 }
 
 /** What the page needs to show a run from its start. */
 function describe() {
+  const { run } = trainer;
   const { uniform_loss: uniformLoss, vocab_size: vocabSize, max_iters: total, step } = run.status;
   const { settings, history, merges, last_sample: lastSample } = run.details;
   return { uniformLoss, vocabSize, total, step, settings, history, merges, lastSample };
@@ -202,8 +84,8 @@ function open(bytes, text, page, extra) {
   const textProblem = attach(opened, text);
   adopt(opened, { attentionText: page.attentionText ?? '', text: textProblem ? '' : text });
   post({ type: 'loaded', ...describe(), textProblem, ...extra });
-  views.live(run);
-  views.insideViews(run);
+  views.live(opened);
+  views.insideViews(opened);
 }
 
 /** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */
@@ -219,8 +101,8 @@ const handlers = {
     adopt(new Run(settings, text, budget), { attentionText, text });
     autosave.start({ name, corpus, corpusId });
     post({ type: 'created', ...describe() });
-    views.live(run);
-    views.insideViews(run);
+    views.live(trainer.run);
+    views.insideViews(trainer.run);
   },
   load({ bytes, text, attentionText, name }) {
     open(bytes, text, { attentionText }, {});
@@ -229,8 +111,8 @@ const handlers = {
   },
   // The last run comes back only if the person has not started or opened one meanwhile.
   async restore() {
-    const id = modelId;
-    const stale = () => id !== modelId;
+    const id = trainer.modelId;
+    const stale = () => id !== trainer.modelId;
     const [latest] = await listRuns().catch(() => []);
     if (stale()) return;
     if (latest) await reopen(latest.id, true, stale);
@@ -240,6 +122,7 @@ const handlers = {
     return reopen(id, false);
   },
   save() {
+    const { run } = trainer;
     if (!run) return;
     const bytes = run.save();
     post({ type: 'saved', bytes: bytes.buffer, step: run.status.step, name: autosave.current?.name }, [bytes.buffer]);
@@ -259,50 +142,46 @@ const handlers = {
     post({ type: 'runs-changed' });
   },
   train({ settings, budget }) {
-    if (!run || running) return;
-    if (settings) run.updateSettings(settings, budget);
-    return train();
+    if (!trainer.run || trainer.running) return;
+    if (settings) trainer.run.updateSettings(settings, budget);
+    return trainer.train();
   },
   workers({ count }) {
-    workers = count;
-    if (sharing === 0) applyWorkers();
+    trainer.setWorkers(count);
   },
   pause() {
-    running = false;
+    trainer.pause();
   },
   reset() {
-    running = false;
     sampleRequest++;
-    modelId++;
-    run?.free();
-    run = null;
+    trainer.drop();
     autosave.forget();
   },
   'use-text'({ text }) {
-    if (!run || running) return;
-    const problem = attach(run, text);
+    if (!trainer.run || trainer.running) return;
+    const problem = attach(trainer.run, text);
     if (problem) return post({ type: 'text-problem', ...problem });
     if (text !== runText) autosave.textChanged();
     runText = text;
     post({ type: 'text-ok' });
   },
   'fit-text'({ text }) {
-    if (run) post({ type: 'text-fitted', text: run.keepKnown(text) });
+    if (trainer.run) post({ type: 'text-fitted', text: trainer.run.keepKnown(text) });
   },
   sample({ options }) {
-    if (run) return sample(options);
+    if (trainer.run) return sample(options);
   },
   attention({ text }) {
     views.attentionText = text;
-    views.attention(run);
+    views.attention(trainer.run);
   },
   next({ prompt, temperature }) {
     views.nextQuery = { prompt, temperature };
-    views.nextTokens(run);
+    views.nextTokens(trainer.run);
   },
   inside({ open: show, probe }) {
     views.inside = { open: show, probe };
-    if (!running) views.insideViews(run); // while training, evaluations bring the views
+    if (!trainer.running) views.insideViews(trainer.run); // while training, evaluations bring the views
   },
 };
 

@@ -1,0 +1,164 @@
+// In the training worker (worker.js): the run it holds and the loop that trains it. Each step is
+// shared with the replicas (replicas.js), evaluations run when the schedule calls for them, and
+// progress and live views go to the page as it goes, until the run ends, the page pauses it, or
+// another model replaces it.
+import { Replicas } from './replicas.js';
+import { yieldToMessages } from './yield.js';
+
+/** Milliseconds of work between looks at the page's messages: short, so Pause is quick. */
+const CHUNK_MS = 80;
+/**
+ * How often progress goes to the page while training: often enough to look live. Each report
+ * costs the page a frame, and with a worker on every core that time comes out of training
+ * (drawing 12 reports a second took 14% of a core, all of it from the workers).
+ */
+const REPORT_EVERY_MS = 250;
+/** How often the attention maps and next-token list are recomputed while training. */
+const VIEWS_EVERY_MS = 1000;
+
+export class Trainer {
+  /**
+   * `hooks`: `post(message)` to the page, `views` (worker-views.js), `save()` the run now,
+   * `report(context, error)` a failure, and `memoryBytes()` of this worker's wasm memory.
+   */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.run = null; // the wasm Run, or null
+    this.modelId = 0; // counts models: a training loop over an older model stops quietly
+    this.running = false;
+    this.workers = 1; // this worker and its replicas
+    this.sharing = 0; // shares under way: while the replicas have work out, a new worker count waits
+    this.replicas = new Replicas();
+  }
+
+  /** Makes `next` the run, freeing the one before; a loop over that one stops. */
+  adopt(next) {
+    this.run?.free();
+    this.replace(next);
+    next.setWorkers(this.workers);
+    this.replicas.setModel(next.details.settings.model);
+  }
+
+  /** Drops the run: freed, unless its wasm instance has trapped (nothing runs in it then). */
+  drop(trapped = false) {
+    if (!trapped) this.run?.free();
+    this.replace(null);
+  }
+
+  replace(run) {
+    this.run = run;
+    this.modelId++;
+    this.running = false;
+  }
+
+  /** Stops the loop after the step under way (an evaluation part-way: see evaluateIfDue). */
+  pause() {
+    this.running = false;
+  }
+
+  /** Trains with `count` workers (this one and count - 1 replicas) from the next step. */
+  setWorkers(count) {
+    this.workers = count;
+    if (this.sharing === 0) this.applyWorkers();
+  }
+
+  applyWorkers() {
+    this.replicas.resize(this.workers - 1);
+    this.run?.setWorkers(this.workers);
+  }
+
+  /**
+   * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
+   * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
+   * replaced meanwhile.
+   */
+  async share(id, work, inChunks = false) {
+    this.sharing++;
+    try {
+      const live = () => id === this.modelId && this.running; // a pause drops an evaluation: see evaluateIfDue
+      const partials = await this.replicas.share(this.run, work, inChunks, live);
+      if (id !== this.modelId) return false;
+      this.replicas.addPartials(this.run, partials);
+      return true;
+    } catch (e) {
+      if (id !== this.modelId) return false;
+      this.run.abortStep();
+      throw e;
+    } finally {
+      if (--this.sharing === 0) this.applyWorkers();
+    }
+  }
+
+  /** One training step of model `id`, shared among the workers; false if the model was replaced. */
+  async step(id) {
+    if (!await this.share(id, this.run.beginStep())) return false;
+    this.run.finishStep();
+    return true;
+  }
+
+  /** The evaluation the schedule calls for now, if any, shared like a step; false as for a step. */
+  async evaluateIfDue(id) {
+    if (!this.run.status.eval_due) return true;
+    if (!await this.share(id, this.run.beginEvaluation(), true)) return false;
+    if (!this.running) {
+      // Paused part-way: the evaluation is dropped, so Pause need not wait for a long one, and
+      // is still due on Resume.
+      this.run.abortStep();
+      return true;
+    }
+    this.hooks.post({ type: 'eval', evaluation: this.run.finishEvaluation() });
+    this.hooks.views.insideViews(this.run);
+    this.hooks.save();
+    return true;
+  }
+
+  /** Trains until the run ends, the page pauses it, or another model replaces it. */
+  async train() {
+    const { post, views, report } = this.hooks;
+    let [lastViews, lastReport, unreported] = [0, 0, false];
+    const id = this.modelId;
+    const run = this.run;
+    this.running = true;
+    const unfinished = ({ step, max_iters: end }) => step < end;
+    const reportProgress = () => {
+      const memory = this.hooks.memoryBytes() + this.replicas.memory;
+      if (unreported) post({ type: 'progress', report: run.takeReport(), memory });
+      [lastReport, unreported] = [performance.now(), false];
+    };
+    try {
+      if (!await this.evaluateIfDue(id)) return;
+      while (this.running && id === this.modelId && unfinished(run.status)) {
+        // Steps until a chunk of time has passed or an evaluation is due; a report when one is
+        // due too. The status crosses from wasm as a new object, so each step reads it once.
+        const started = performance.now();
+        const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
+        do {
+          if (!await this.step(id)) return;
+          unreported = true;
+        } while (more());
+        if (run.status.eval_due || performance.now() - lastReport >= REPORT_EVERY_MS) reportProgress();
+        if (!await this.evaluateIfDue(id)) return;
+        if (performance.now() - lastViews > VIEWS_EVERY_MS) {
+          views.live(run);
+          lastViews = performance.now();
+        }
+        await yieldToMessages();
+      }
+    } catch (e) {
+      this.running = false;
+      if (id !== this.modelId) return;
+      if (!(e instanceof WebAssembly.RuntimeError)) reportProgress(); // the steps before the failure
+      if (e.message?.startsWith('a training worker stopped')) this.replicas.restart(); // fresh ones for Resume
+      report('train', e);
+      return;
+    }
+    if (id !== this.modelId) return;
+    this.running = false;
+    reportProgress();
+    views.live(run);
+    views.insideViews(run);
+    const { step: at, max_iters: end, eval_due: evalDue } = run.status;
+    post({ type: at >= end && !evalDue ? 'finished' : 'paused' });
+    this.hooks.save();
+  }
+}
