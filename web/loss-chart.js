@@ -1,7 +1,7 @@
 // The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
 // at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), and a
 // marked step (when an induction head formed).
-import { line, roundStep } from './views/plot.js';
+import { line, roundStep, series } from './views/plot.js';
 
 const COLORS = { raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3' };
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
@@ -46,7 +46,7 @@ export class LossChart {
 
   addLosses(losses) {
     this.ema = smoothInto(this.smooth, losses, this.ema, this.raw.length);
-    this.raw.push(...losses);
+    for (const loss of losses) this.raw.push(loss); // not push(...losses): a long run's overflow the stack
     this.scheduleDraw();
   }
 
@@ -75,15 +75,26 @@ export class LossChart {
     this.pending = requestAnimationFrame(() => { this.pending = 0; this.draw(); });
   }
 
-  /** The value range shown: everything drawn, but not the first steps' spikes past the uniform line. */
+  /**
+   * The value range shown: everything drawn, but not the first steps' spikes past the uniform
+   * line. In loops: a long run has more values than a call can take as arguments.
+   */
   yRange() {
-    const others = this.overlays.flatMap((o) => [...o.smooth, ...o.evals.map((e) => e.val_loss)]);
-    const values = [...this.smooth, ...this.evals.map((e) => e.val_loss), ...this.evals.map((e) => e.train_loss), ...others];
-    if (this.uniform) values.push(this.uniform);
-    if (values.length === 0) return [0, 5];
-    const lo = Math.max(0, Math.min(...values) - 0.15);
-    const hi = Math.max(...values.filter((v) => !this.uniform || v <= this.uniform * 1.3)) + 0.15;
-    return [Math.floor(lo * 2) / 2, Math.ceil(hi * 2) / 2];
+    const cap = this.uniform ? this.uniform * 1.3 : Infinity;
+    let [lo, hi] = [Infinity, -Infinity];
+    const take = (v) => {
+      lo = Math.min(lo, v);
+      if (v <= cap) hi = Math.max(hi, v);
+    };
+    this.smooth.forEach(take);
+    for (const e of this.evals) [e.val_loss, e.train_loss].forEach(take);
+    for (const o of this.overlays) {
+      o.smooth.forEach(take);
+      o.evals.forEach((e) => take(e.val_loss));
+    }
+    if (this.uniform) take(this.uniform);
+    if (lo === Infinity) return [0, 5];
+    return [Math.floor(Math.max(0, lo - 0.15) * 2) / 2, Math.ceil((hi + 0.15) * 2) / 2];
   }
 
   geometry() {
@@ -116,11 +127,11 @@ export class LossChart {
       ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.width - PAD.right, g.y(this.uniform) - 4);
     }
     for (const o of this.overlays) {
-      line(ctx, o.smooth.map((v, i) => [i + 1, v]), g, o.colour, 1.5);
+      series(ctx, o.smooth, g, o.colour, 1.5);
       line(ctx, o.evals.map((e) => [e.step, e.val_loss]), g, o.colour, 1.5, [4, 3]);
     }
-    line(ctx, this.raw.map((v, i) => [i + 1, v]), g, COLORS.raw, 1);
-    line(ctx, this.smooth.map((v, i) => [i + 1, v]), g, COLORS.train, 2);
+    series(ctx, this.raw, g, COLORS.raw, 1);
+    series(ctx, this.smooth, g, COLORS.train, 2);
     line(ctx, this.evals.map((e) => [e.step, e.val_loss]), g, COLORS.val, 2);
     ctx.fillStyle = COLORS.val;
     for (const e of this.evals) {
@@ -157,7 +168,8 @@ export class LossChart {
     ctx.textBaseline = 'top';
     const every = roundStep(Math.max(1, this.span() / 4)); // whole steps
     for (let step = 0; step <= this.span(); step += every) {
-      ctx.fillText(String(step), g.x(step), g.height - PAD.bottom + 6);
+      const half = ctx.measureText(String(step)).width / 2; // the last label stays inside the canvas
+      ctx.fillText(String(step), Math.min(g.x(step), g.width - half), g.height - PAD.bottom + 6);
     }
     ctx.textBaseline = 'alphabetic';
   }

@@ -127,6 +127,53 @@ test('saved runs are listed, compared on the chart, renamed and deleted', async 
   assert.deepEqual(errors, []);
 });
 
+/** `file` (a checkpoint) with its header's metadata changed by `edit(metadata)`. */
+function withMetadata(file, edit) {
+  const length = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + length).toString('utf8'));
+  edit(header.__metadata__);
+  const json = JSON.stringify(header);
+  const padded = Buffer.from(json.padEnd(Math.ceil(json.length / 8) * 8)); // the header stays 8-aligned
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(padded.length));
+  return Buffer.concat([size, padded, file.subarray(8 + length)]);
+}
+
+test('a run 400,000 steps long opens, draws its losses and trains on', async () => {
+  // A short run's checkpoint, made a long one's: its step count and a loss for every step.
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByLabel('Preset').selectOption('tiny');
+  await fill({ Iterations: 20, 'Eval every': 10, 'Warmup steps': 2 });
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 20 steps/, 60000);
+  const [long, evaluations] = [400000, 20000];
+  const buffer = withMetadata(readFileSync((await savedLosses()).path), (metadata) => {
+    const history = JSON.parse(metadata.history);
+    history.losses = Array.from({ length: long }, (_, i) => 2 + 1 / (1 + i / 1000) + 0.1 * Math.sin(i));
+    const last = history.heads.at(-1);
+    history.heads = Array.from({ length: evaluations }, (_, i) => ({ ...last, step: i * (long / evaluations) }));
+    const train = JSON.parse(metadata.train_config);
+    Object.assign(metadata, {
+      history: JSON.stringify(history),
+      step: String(long),
+      optimizer_step: String(long),
+      train_config: JSON.stringify({ ...train, max_iters: long + 10 }),
+    });
+  });
+  await page.getByLabel('Load checkpoint').setInputFiles({ name: 'long.safetensors', mimeType: 'application/octet-stream', buffer });
+  await untilStatus(page, /^Loaded a model at step 400,000/);
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /^Loss chart: step 400000, train loss \d\.\d{3}/);
+  await page.getByText('6. Inside the model').click();
+  await page.getByLabel('Show').selectOption('entropy');
+  await page.locator('#heads-view').and(page.getByRole('img', { name: /^Head scores at 20,?000 evaluations/ })).waitFor();
+  await page.getByText('6. Inside the model').click(); // closed again
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await untilStatus(page, /^Finished 400,010 steps/, 60000);
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /^Loss chart: step 400010, /);
+  await shot('16-long-run');
+  assert.deepEqual(errors, []);
+});
+
 test('a full quota is reported, and training goes on', async () => {
   // Chromium keeps an origin's quota once it has stored anything, so this starts in a fresh
   // browser context with the quota overridden before the first save.

@@ -14,10 +14,10 @@ export class HeadsView extends CanvasView {
   }
 
   draw(ctx, { width, height }, { heads, n_head: nh, induction_onset: onset }) {
-    const steps = heads.map((h) => h.step);
     const entropy = this.score.value === 'entropy';
-    const top = entropy ? Math.max(...heads.flatMap((h) => h.entropy), 1e-3) * 1.1 : 1;
-    const box = frame(ctx, { width, height }, [Math.min(...steps), Math.max(...steps, 1)], [0, top], { top: 26, xLabel: 'step', yLabel: entropy ? 'nats' : '' });
+    // Folded, not spread into Math.max: a long run has more values than a call takes arguments.
+    const top = entropy ? heads.reduce((most, h) => h.entropy.reduce((m, e) => Math.max(m, e), most), 1e-3) * 1.1 : 1;
+    const box = frame(ctx, { width, height }, [heads[0].step, Math.max(heads.at(-1).step, 1)], [0, top], { top: 26, xLabel: 'step', yLabel: entropy ? 'nats' : '' });
     const count = heads[0].induction.length;
     for (let i = 0; i < count; i++) {
       const color = PALETTE[i % PALETTE.length];

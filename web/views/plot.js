@@ -62,12 +62,44 @@ export function frame(ctx, { width, height }, [x0, x1], [y0, y1], { left = 40, r
 
 /** A polyline through `points` ([x, y] in data units) mapped by `box`. */
 export function line(ctx, points, box, color, width = 1.5, dash = []) {
-  if (points.length === 0) return;
+  stroke(ctx, color, width, dash, () => points.forEach(([px, py]) => ctx.lineTo(box.x(px), box.y(py))));
+}
+
+/**
+ * The polyline of `values`, value i at x = first + i, mapped by `box`. Where there are more
+ * values than pixels across (a long run's losses), each pixel column draws just the range of the
+ * values that fall in it: the same picture from a few thousand segments.
+ */
+export function series(ctx, values, box, color, width = 1.5, dash = [], first = 1) {
+  const across = Math.abs(box.x(first + values.length - 1) - box.x(first));
+  stroke(ctx, color, width, dash, () => {
+    if (values.length <= 2 * across) {
+      values.forEach((v, i) => ctx.lineTo(box.x(first + i), box.y(v)));
+      return;
+    }
+    let [column, lo, hi] = [Math.round(box.x(first)), values[0], values[0]];
+    values.forEach((v, i) => {
+      const x = Math.round(box.x(first + i));
+      if (x === column) {
+        [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+        return;
+      }
+      ctx.lineTo(column, box.y(lo));
+      ctx.lineTo(column, box.y(hi));
+      [column, lo, hi] = [x, v, v];
+    });
+    ctx.lineTo(column, box.y(lo));
+    ctx.lineTo(column, box.y(hi));
+  });
+}
+
+/** Strokes the path `trace()` draws (its first lineTo starts it), then clears the dash. */
+function stroke(ctx, color, width, dash, trace) {
   ctx.strokeStyle = color;
   ctx.lineWidth = width;
   ctx.setLineDash(dash);
   ctx.beginPath();
-  points.forEach(([px, py], i) => (i === 0 ? ctx.moveTo(box.x(px), box.y(py)) : ctx.lineTo(box.x(px), box.y(py))));
+  trace();
   ctx.stroke();
   ctx.setLineDash([]);
 }
