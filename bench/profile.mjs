@@ -1,31 +1,40 @@
 #!/usr/bin/env node
-// Where a wasm training step spends its time in Chromium: trains a preset on the page's thread
-// under the DevTools CPU profiler and prints the functions with the most self time.
-// Usage: node bench/profile.mjs [preset] [steps] [package folder, pkg by default]
+// Where a wasm training step (or evaluation) spends its time in Chromium: trains a preset on the
+// page's thread under the DevTools CPU profiler and prints the functions with the most self time.
+// Usage: node bench/profile.mjs [preset] [steps] [package folder, pkg by default] [train|eval]
+// (eval: that many evaluations of 20 batches of each split instead)
 // (after wasm-pack build --target web --profiling; see docs/benchmarks.md for a relaxed-SIMD build
 // with function names)
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
 
-const [preset = 'nano-cpu', steps = '40', pkg = 'pkg'] = process.argv.slice(2);
+const [preset = 'nano-cpu', steps = '40', pkg = 'pkg', what = 'train'] = process.argv.slice(2);
+if (!['train', 'eval'].includes(what)) throw new Error('usage: node bench/profile.mjs [preset] [steps] [package folder] [train|eval]');
 const { server, url } = await serve(0);
 const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(new URL('/web/favicon.svg', url).href);
   const client = await page.context().newCDPSession(page);
-  await page.evaluate(async ({ preset, pkg }) => {
+  await page.evaluate(async ({ preset, pkg, what }) => {
     const { default: init, Run, presets } = await import(`/${pkg}/gpt_playground.js`);
     await init();
     const { settings } = presets().find((p) => p.name === preset);
+    settings.train.eval_iters = 20;
     const text = await (await fetch('/assets/shakespeare.txt')).text();
     globalThis.run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
     globalThis.run.train(3);
-  }, { preset, pkg });
+    globalThis.work = what === 'train' ? () => globalThis.run.train(1) : () => globalThis.run.evaluate();
+    globalThis.work();
+  }, { preset, pkg, what });
   await client.send('Profiler.enable');
   await client.send('Profiler.setSamplingInterval', { interval: 200 });
   await client.send('Profiler.start');
-  const ms = await page.evaluate((n) => { const t = performance.now(); globalThis.run.train(n); return performance.now() - t; }, Number(steps));
+  const ms = await page.evaluate((n) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) globalThis.work();
+    return performance.now() - t;
+  }, Number(steps));
   const { profile } = await client.send('Profiler.stop');
   const self = new Map();
   const dt = new Map(profile.samples.map((id, i) => [i, profile.timeDeltas[i] ?? 0]));
@@ -35,7 +44,8 @@ try {
     self.set(name, (self.get(name) ?? 0) + dt.get(i));
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  console.log(`${preset}: ${(ms / Number(steps)).toFixed(1)} ms/step over ${steps} steps`);
+  const unit = what === 'train' ? 'step' : 'evaluation';
+  console.log(`${preset}: ${(ms / Number(steps)).toFixed(1)} ms/${unit} over ${steps} ${unit}s`);
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`${(100 * us / total).toFixed(1).padStart(5)}%  ${name.slice(0, 110)}`);
   }

@@ -19,22 +19,27 @@ pub enum Activation {
 
 const SQRT_2_OVER_PI: f32 = 0.797_884_6;
 const GELU_CUBIC: f32 = 0.044_715;
-const FRAC_1_SQRT_2: f32 = std::f32::consts::FRAC_1_SQRT_2;
+pub(super) const FRAC_1_SQRT_2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 /// 1/√(2π), the standard normal density at 0.
-const NORMAL_PDF_0: f32 = 0.398_942_3;
+pub(super) const NORMAL_PDF_0: f32 = 0.398_942_3;
+/// Abramowitz and Stegun 7.1.26: t = 1 / (1 + ERF_T·|x|), then a polynomial in t, in Horner's
+/// order as `ops::EXP_HORNER`, times t.
+pub(super) const ERF_T: f32 = 0.327_591_1;
+pub(super) const ERF_HORNER: (f32, [f32; 4]) = (1.061_405_4, [-1.453_152_1, 1.421_413_7, -0.284_496_74, 0.254_829_6]);
 
 /// erf(x) to within 1e-6 in f32 (Abramowitz and Stegun 7.1.26), given `gauss` = exp(-x²).
 /// Branch-free so it vectorises; libm's f64 erf took an eighth of a training step.
 fn erf_with(x: f32, gauss: f32) -> f32 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let poly = t * (0.254_829_6 + t * (-0.284_496_74 + t * (1.421_413_7 + t * (-1.453_152_1 + t * 1.061_405_4))));
+    let t = 1.0 / (1.0 + ERF_T * x.abs());
+    let (first, rest) = ERF_HORNER;
+    let poly = t * rest.iter().fold(first, |p, &c| c + t * p);
     (1.0 - poly * gauss).copysign(x)
 }
 
 /// `(gelu(x), gelu'(x))`, sharing the one exponential both need: exp(-x²/2) is erf's
 /// exp(-(x/√2)²) and also √(2π) times the normal density.
 #[inline(always)]
-fn gelu(x: f32) -> (f32, f32) {
+pub(super) fn gelu(x: f32) -> (f32, f32) {
     let gauss = super::exp(-0.5 * x * x);
     let cdf = 0.5 * (1.0 + erf_with(x * FRAC_1_SQRT_2, gauss));
     (x * cdf, cdf + x * NORMAL_PDF_0 * gauss)
@@ -69,6 +74,15 @@ fn map_with_slope(xs: &[f32], out: &mut [f32], slope: &mut [f32], f: impl Fn(f32
     }
 }
 
+/// [`map_with_slope`] for GELU; in wasm four lanes at a time (`gelu_lanes.rs`), whose fused
+/// multiply-adds the scalar form never gets.
+fn gelu_map(xs: &[f32], out: &mut [f32], slope: &mut [f32]) {
+    #[cfg(target_arch = "wasm32")]
+    super::gelu_lanes::map::<core::arch::wasm32::v128>(xs, out, slope);
+    #[cfg(not(target_arch = "wasm32"))]
+    map_with_slope(xs, out, slope, gelu);
+}
+
 /// `f(x)` for one value, as the activation op computes it.
 pub(crate) fn activate(kind: Activation, x: f32) -> f32 {
     match kind {
@@ -86,7 +100,7 @@ impl Graph<'_> {
         let mut slope = self.ws().scratch(xv.len());
         let (xs, os) = (xv.as_slice().expect("standard layout"), out.as_slice_mut().expect("fresh array"));
         match kind {
-            Activation::Gelu => map_with_slope(xs, os, &mut slope, gelu),
+            Activation::Gelu => gelu_map(xs, os, &mut slope),
             Activation::GeluTanh => map_with_slope(xs, os, &mut slope, gelu_tanh),
             Activation::Relu => map_with_slope(xs, os, &mut slope, relu),
         }

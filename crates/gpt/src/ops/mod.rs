@@ -7,6 +7,8 @@ pub mod cross_entropy;
 pub mod dropout;
 pub mod elementwise;
 pub mod embedding;
+#[cfg(any(target_arch = "wasm32", test))]
+mod gelu_lanes;
 mod gemm;
 #[cfg(any(target_arch = "wasm32", test))]
 mod gemm_kernel;
@@ -56,27 +58,35 @@ pub(crate) fn fold8<A: Copy>(xs: &[f32], init: A, f: impl Fn(A, f32) -> A, join:
     tail.iter().fold(lanes.into_iter().fold(init, join), |acc, &x| f(acc, x))
 }
 
+/// Where [`exp`] clamps its argument: past these, e^x leaves f32's normal range.
+pub(super) const EXP_RANGE: (f32, f32) = (-87.3, 88.7);
+/// ln 2 split in two, so that k·ln2 subtracts exactly for every k in range.
+pub(super) const LN2_HI: f32 = 0.693_145_75;
+pub(super) const LN2_LO: f32 = 1.428_606_8e-6;
+/// Adding and removing 1.5·2²³ rounds to the nearest integer with plain float adds; `floor` is
+/// a library call on baseline x86-64 and would stop the loop from vectorising.
+pub(super) const ROUND: f32 = 12_582_912.0;
+/// e^r's Taylor series to degree 7 in Horner's order: r⁷'s coefficient starts the sum, then
+/// each of these in turn is added to the sum times r.
+pub(super) const EXP_HORNER: (f32, [f32; 7]) =
+    (1.0 / 5040.0, [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0]);
+
 /// e^x to about one ulp, branch-free so loops over it vectorise (libm's `expf` is a call per
 /// element). Range reduction e^x = 2^k e^r with |r| ≤ ln2/2, then a degree-7 Taylor polynomial,
 /// whose truncation error there is below 1e-8. NaN stays NaN, so divergence is still seen.
 pub(crate) fn exp(x: f32) -> f32 {
-    const LN2_HI: f32 = 0.693_145_75;
-    const LN2_LO: f32 = 1.428_606_8e-6;
-    // Adding and removing 1.5·2²³ rounds to the nearest integer with plain float adds; `floor`
-    // is a library call on baseline x86-64 and would stop the loop from vectorising.
-    const ROUND: f32 = 12_582_912.0;
-    let x = x.clamp(-87.3, 88.7);
+    let x = x.clamp(EXP_RANGE.0, EXP_RANGE.1);
     let shifted = x * std::f32::consts::LOG2_E + ROUND;
     let k = shifted - ROUND;
     let r = x - k * LN2_HI - k * LN2_LO;
-    let p = 1.0
-        + r * (1.0
-            + r * (0.5
-                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    // k sits in the low bits of `shifted`, so 2^k takes integer adds and a shift, where a float
-    // to integer conversion costs wasm a NaN-checking sequence.
-    let two_k = shifted.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(127) << 23;
-    p * f32::from_bits(two_k)
+    let (first, rest) = EXP_HORNER;
+    rest.iter().fold(first, |p, &c| c + r * p) * pow2_of_shifted(shifted)
+}
+
+/// 2^k from `shifted` = k + [`ROUND`]: k sits in its low bits, so integer adds and a shift
+/// build 2^k, where a float to integer conversion costs wasm a NaN-checking sequence.
+fn pow2_of_shifted(shifted: f32) -> f32 {
+    f32::from_bits(shifted.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(127) << 23)
 }
 
 #[cfg(test)]
