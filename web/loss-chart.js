@@ -46,7 +46,7 @@ export class LossChart {
 
   addLosses(losses) {
     this.ema = smoothInto(this.smooth, losses, this.ema, this.raw.length);
-    for (const loss of losses) this.raw.push(loss); // not push(...losses): a long run's overflow the stack
+    for (const loss of losses) this.raw.push(loss); // not push(...losses): a long run's would overflow the stack
     this.scheduleDraw();
   }
 

@@ -166,6 +166,7 @@ test('a run 400,000 steps long opens, draws its losses and trains on', async () 
   await page.getByText('6. Inside the model').click();
   await page.getByLabel('Show').selectOption('entropy');
   await page.locator('#heads-view').and(page.getByRole('img', { name: /^Head scores at 20,?000 evaluations/ })).waitFor();
+  await page.locator('#heads-view').screenshot({ path: `${SHOTS}16-long-run-heads.png` });
   await page.getByText('6. Inside the model').click(); // closed again
   await page.getByRole('button', { name: 'Resume' }).click();
   await untilStatus(page, /^Finished 400,010 steps/, 60000);

@@ -66,30 +66,31 @@ export function line(ctx, points, box, color, width = 1.5, dash = []) {
 }
 
 /**
- * The polyline of `values`, value i at x = first + i, mapped by `box`. Where there are more
- * values than pixels across (a long run's losses), each pixel column draws just the range of the
- * values that fall in it: the same picture from a few thousand segments.
+ * The polyline of `values`, value i at step i + 1, mapped by `box`. Where there are more values
+ * than pixels across (a long run's losses), each pixel column draws just the range of the values
+ * that fall in it: the same picture from a few thousand segments.
  */
-export function series(ctx, values, box, color, width = 1.5, dash = [], first = 1) {
-  const across = Math.abs(box.x(first + values.length - 1) - box.x(first));
+export function series(ctx, values, box, color, width = 1.5, dash = []) {
+  const x = (i) => box.x(i + 1);
   stroke(ctx, color, width, dash, () => {
-    if (values.length <= 2 * across) {
-      values.forEach((v, i) => ctx.lineTo(box.x(first + i), box.y(v)));
+    if (values.length <= 2 * Math.abs(x(values.length - 1) - x(0))) {
+      values.forEach((v, i) => ctx.lineTo(x(i), box.y(v)));
       return;
     }
-    let [column, lo, hi] = [Math.round(box.x(first)), values[0], values[0]];
-    values.forEach((v, i) => {
-      const x = Math.round(box.x(first + i));
-      if (x === column) {
-        [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
-        return;
-      }
+    let [column, lo, hi] = [Math.round(x(0)), values[0], values[0]];
+    const span = () => {
       ctx.lineTo(column, box.y(lo));
       ctx.lineTo(column, box.y(hi));
-      [column, lo, hi] = [x, v, v];
+    };
+    values.forEach((v, i) => {
+      const at = Math.round(x(i));
+      if (at !== column) {
+        span();
+        [column, lo, hi] = [at, v, v];
+      }
+      [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
     });
-    ctx.lineTo(column, box.y(lo));
-    ctx.lineTo(column, box.y(hi));
+    span();
   });
 }
 

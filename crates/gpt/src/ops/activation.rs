@@ -58,19 +58,33 @@ fn relu(x: f32) -> (f32, f32) {
 }
 
 /// Writes `f(x)` and `f'(x)` for every `x`; one copy per activation, so each loop vectorises.
-/// Sixteen values a step: four vectors whose long chains of dependent operations interleave,
-/// where one vector at a time leaves the CPU waiting on every step of its chain.
 fn map_with_slope(xs: &[f32], out: &mut [f32], slope: &mut [f32], f: impl Fn(f32) -> (f32, f32)) {
+    let sixteen = |x: &[f32; 16], o: &mut [f32; 16], s: &mut [f32; 16]| {
+        for i in 0..16 {
+            (o[i], s[i]) = f(x[i]);
+        }
+    };
+    in_sixteens(xs, out, slope, sixteen, &f);
+}
+
+/// Runs `sixteen` over `xs` sixteen values a step, writing each value and slope, and `one` over
+/// the last few. Sixteen values are four vectors whose long chains of dependent operations
+/// interleave, where one vector at a time leaves the CPU waiting on every step of its chain.
+pub(super) fn in_sixteens(
+    xs: &[f32],
+    out: &mut [f32],
+    slope: &mut [f32],
+    sixteen: impl Fn(&[f32; 16], &mut [f32; 16], &mut [f32; 16]),
+    one: impl Fn(f32) -> (f32, f32),
+) {
     let (x16, x_tail) = xs.as_chunks::<16>();
     let (out16, out_tail) = out.as_chunks_mut::<16>();
     let (slope16, slope_tail) = slope.as_chunks_mut::<16>();
     for ((o, s), x) in out16.iter_mut().zip(slope16).zip(x16) {
-        for i in 0..16 {
-            (o[i], s[i]) = f(x[i]);
-        }
+        sixteen(x, o, s);
     }
     for ((o, s), &x) in out_tail.iter_mut().zip(slope_tail).zip(x_tail) {
-        (*o, *s) = f(x);
+        (*o, *s) = one(x);
     }
 }
 

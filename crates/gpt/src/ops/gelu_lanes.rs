@@ -4,7 +4,7 @@
 //! scalar form, which LLVM vectorises but never fuses), and so that natively a test holds it to
 //! the scalar form.
 
-use super::activation::{gelu as gelu_scalar, ERF_HORNER, ERF_T, FRAC_1_SQRT_2, NORMAL_PDF_0};
+use super::activation::{gelu as gelu_scalar, in_sixteens, ERF_HORNER, ERF_T, FRAC_1_SQRT_2, NORMAL_PDF_0};
 use super::lanes::Lanes;
 use super::{EXP_HORNER, EXP_RANGE, LN2_HI, LN2_LO, ROUND};
 
@@ -34,13 +34,10 @@ fn gelu<L: Lanes>(x: L) -> (L, L) {
     (x.mul(cdf), L::mul_add(cdf, x.mul(L::splat(NORMAL_PDF_0)), gauss))
 }
 
-/// Writes gelu(x) to `out` and gelu'(x) to `slope` for every x in `xs`: sixteen values a step,
-/// four vectors whose chains of dependent operations interleave; the last few one at a time.
+/// Writes gelu(x) to `out` and gelu'(x) to `slope` for every x in `xs`: four vectors a step
+/// ([`in_sixteens`]), the last few values one at a time.
 pub(super) fn map<L: Lanes>(xs: &[f32], out: &mut [f32], slope: &mut [f32]) {
-    let (x16, x_tail) = xs.as_chunks::<16>();
-    let (out16, out_tail) = out.as_chunks_mut::<16>();
-    let (slope16, slope_tail) = slope.as_chunks_mut::<16>();
-    for ((o, s), x) in out16.iter_mut().zip(slope16).zip(x16) {
+    let sixteen = |x: &[f32; 16], o: &mut [f32; 16], s: &mut [f32; 16]| {
         for v in 0..4 {
             // SAFETY: each of the three arrays holds sixteen f32s, so lanes 4v..4v + 4 are in it.
             unsafe {
@@ -49,10 +46,8 @@ pub(super) fn map<L: Lanes>(xs: &[f32], out: &mut [f32], slope: &mut [f32]) {
                 grad.store(s[4 * v..].as_mut_ptr());
             }
         }
-    }
-    for ((o, s), &x) in out_tail.iter_mut().zip(slope_tail).zip(x_tail) {
-        (*o, *s) = gelu_scalar(x);
-    }
+    };
+    in_sixteens(xs, out, slope, sixteen, gelu_scalar);
 }
 
 #[cfg(test)]
