@@ -129,9 +129,11 @@ export class Trainer {
       if (!await this.evaluateIfDue(id)) return;
       while (this.running && id === this.modelId && unfinished(run.status)) {
         // Steps until a chunk of time has passed or an evaluation is due; a report when one is
-        // due too. The status crosses from wasm as a new object, so each step reads it once.
+        // due too. The first chunk is one step, so the page shows the starting loss at once. The
+        // status crosses from wasm as a new object, so each step reads it once.
         const started = performance.now();
-        const more = (status = run.status) => performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
+        const more = (status = run.status) =>
+          lastReport > 0 && performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
         do {
           if (!await this.step(id)) return;
           unreported = true;
