@@ -1,7 +1,8 @@
 """nanoGPT's architecture (model.py) in PyTorch, configured like the Rust core: LayerNorm or
-RMSNorm, GELU (exact or tanh) or ReLU, optional bias and weight tying. Shared by the golden
-fixture script, the speed reference and the interop scripts. Dropout is left out: the fixtures
-and references run without it.
+RMSNorm, GELU (exact or tanh) or ReLU, optional bias and weight tying, and rotary position
+embeddings (RoPE) in place of the learned position table. Shared by the golden fixture script,
+the speed reference and the interop scripts. Dropout is left out: the fixtures and references
+run without it.
 """
 
 import math
@@ -26,10 +27,22 @@ class Norm(nn.Module):
         return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
 
 
+def rotary(x, base=10000.0):
+    """Turns channel pairs (i, i + hs/2) of every head of x (B, nh, T, hs) by position * base^(-2i/hs):
+    the "rotate half" layout of GPT-NeoX and Hugging Face's LLaMA, as the Rust core's ops/rope.rs."""
+    hs, T = x.size(-1), x.size(-2)
+    frequencies = 1.0 / (base ** (torch.arange(0, hs, 2, dtype=torch.float64) / hs)).float()
+    angles = torch.arange(T, dtype=torch.float32)[:, None] * frequencies[None, :]
+    cos, sin = angles.cos(), angles.sin()
+    x1, x2 = x[..., : hs // 2], x[..., hs // 2:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.n_head, self.n_embd = cfg["n_head"], cfg["n_embd"]
+        self.rope = cfg.get("rope", False)
         self.fused = cfg.get("fused_attention", False)
         self.c_attn = nn.Linear(self.n_embd, 3 * self.n_embd, bias=cfg["bias"])
         self.c_proj = nn.Linear(self.n_embd, self.n_embd, bias=cfg["bias"])
@@ -38,6 +51,8 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.size()
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        if self.rope:
+            q, k = rotary(q), rotary(k)
         if self.fused:
             # What nanoGPT runs on PyTorch 2: one fused kernel (used for speed references).
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
@@ -75,19 +90,23 @@ class Block(nn.Module):
 class GPT(nn.Module):
     def __init__(self, cfg):
         super().__init__()
-        self.transformer = nn.ModuleDict(dict(
+        layers = dict(
             wte=nn.Embedding(cfg["vocab_size"], cfg["n_embd"]),
             wpe=nn.Embedding(cfg["block_size"], cfg["n_embd"]),
             h=nn.ModuleList([Block(cfg) for _ in range(cfg["n_layer"])]),
             ln_f=Norm(cfg["n_embd"], cfg["bias"], cfg["norm"]),
-        ))
+        )
+        if cfg.get("rope", False):
+            del layers["wpe"]  # positions turn the queries and keys instead
+        self.transformer = nn.ModuleDict(layers)
         self.lm_head = nn.Linear(cfg["n_embd"], cfg["vocab_size"], bias=False)
         if cfg["tie_weights"]:
             self.transformer.wte.weight = self.lm_head.weight
 
     def forward(self, idx, targets):
-        pos = torch.arange(idx.size(1))
-        x = self.transformer.wte(idx) + self.transformer.wpe(pos)
+        x = self.transformer.wte(idx)
+        if "wpe" in self.transformer:
+            x = x + self.transformer.wpe(torch.arange(idx.size(1)))
         for block in self.transformer.h:
             x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))

@@ -32,6 +32,20 @@ pub fn presets() -> JsResult<JsValue> {
     to_js(&gpt::presets::presets())
 }
 
+/// Every task, as the Corpus menu lists them.
+#[wasm_bindgen(unchecked_return_type = "TaskInfo[]")]
+pub fn tasks() -> JsResult<JsValue> {
+    to_js(&gpt::data::tasks())
+}
+
+/// What a task's settings make (what to watch for, an example, how many problems), or throws
+/// their first problem.
+#[wasm_bindgen(js_name = describeTask, unchecked_return_type = "TaskSummary")]
+pub fn describe_task(#[wasm_bindgen(unchecked_param_type = "TaskConfig")] task: JsValue) -> JsResult<JsValue> {
+    let task: gpt::TaskConfig = from_js(task, "task")?;
+    to_js(&task.summary().map_err(convert::js_error)?)
+}
+
 /// Every problem of `settings` for a text of `text` (from `summarizeText`), each with the field
 /// it belongs beside, or the parameter count, training memory, vocabulary and uniform-guess
 /// loss of the model they build.

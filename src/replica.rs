@@ -41,7 +41,12 @@ impl Replica {
             let grads = buffers.next().filter(|_| !p.grads.is_empty());
             let grads = grads.unwrap_or_else(|| Float32Array::new_with_length(p.grads.len() as u32));
             grads.copy_from(&p.grads);
-            let fields = [("first", p.first.into()), ("count", p.count.into()), ("loss", p.loss.into())];
+            let fields = [
+                ("first", p.first.into()),
+                ("count", p.count.into()),
+                ("loss", p.loss.into()),
+                ("exact", p.exact.into()),
+            ];
             out.push(&object(fields.into_iter().chain([("grads", grads.into())]).collect())?);
             self.inner.recycle(p);
         }

@@ -14,7 +14,8 @@ pub struct Run {
 
 #[wasm_bindgen]
 impl Run {
-    /// A new model for `text`, with a tokenizer fitted to it, within the page's memory `budget`.
+    /// A new model for `text`, with a tokenizer fitted to it (or for `settings.task`, which needs
+    /// no text), within the page's memory `budget`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "Settings")] settings: JsValue,
@@ -68,6 +69,19 @@ impl Run {
     #[wasm_bindgen(js_name = nextTokens, unchecked_return_type = "NextTokens")]
     pub fn next_tokens(&self, prompt: &str, temperature: f32, k: usize) -> JsResult<JsValue> {
         to_js(&self.inner.next_tokens(prompt, temperature, k).map_err(js_error)?)
+    }
+
+    /// The model's answers to `n` held-out problems of its task (the same ones each time), each
+    /// marked right or wrong.
+    #[wasm_bindgen(js_name = heldOutSolutions, unchecked_return_type = "Solution[]")]
+    pub fn held_out_solutions(&self, n: usize) -> JsResult<JsValue> {
+        to_js(&self.inner.held_out_solutions(n).map_err(js_error)?)
+    }
+
+    /// The model's answer to a problem a person typed (its prompt, as `bdca` or `12+34`).
+    #[wasm_bindgen(unchecked_return_type = "Solution")]
+    pub fn solve(&self, typed: &str) -> JsResult<JsValue> {
+        to_js(&self.inner.solve(typed).map_err(js_error)?)
     }
 
     /// Every layer's and head's attention over `text` (its last `block_size` tokens).
@@ -126,6 +140,13 @@ impl Run {
         to_js(&self.inner.details())
     }
 
+    /// The moments the loss chart marks: an induction head's onset; a task's accuracy reaching
+    /// 100% on training problems and 95% on held-out ones.
+    #[wasm_bindgen(getter, unchecked_return_type = "Milestones")]
+    pub fn milestones(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.history().milestones(self.inner.model().config().n_head))
+    }
+
     /// Where the run stands: step, vocabulary, text, evaluations due, workers (see `gpt::Status`).
     #[wasm_bindgen(getter, unchecked_return_type = "Status")]
     pub fn status(&self) -> JsResult<JsValue> {
@@ -165,11 +186,19 @@ impl Run {
         self.inner.compute_shards(first..end).map_err(js_error)
     }
 
-    /// Adds a replica's partial: shards `first..first + count`, or batch `first`'s loss.
+    /// Adds a replica's partial: shards `first..first + count`, or batch `first`'s loss and its
+    /// rows answered `exact`ly right.
     #[wasm_bindgen(js_name = addPartial)]
-    pub fn add_partial(&mut self, first: usize, count: usize, loss: f64, grads: &Float32Array) -> JsResult<()> {
+    pub fn add_partial(
+        &mut self,
+        first: usize,
+        count: usize,
+        loss: f64,
+        exact: usize,
+        grads: &Float32Array,
+    ) -> JsResult<()> {
         let len = grads.length() as usize;
-        self.inner.add_partial((first, count), loss, len, |buf| grads.copy_to(buf)).map_err(js_error)
+        self.inner.add_partial((first, count), (loss, exact), len, |buf| grads.copy_to(buf)).map_err(js_error)
     }
 
     /// Sums the planned step's shards and applies it; throws (the model unchanged) if it diverged.

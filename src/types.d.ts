@@ -12,8 +12,19 @@ export interface TrainConfig {
   beta1?: number; beta2?: number; grad_clip?: number; seed?: number;
   eval_interval?: number | null; eval_iters?: number;
 }
-/** A run's settings; the model's vocab_size is set by the tokenizer fitted to the text. */
-export interface Settings { model?: ModelConfig; train?: TrainConfig; tokenizer?: "char" | "bpe"; bpe_vocab_size?: number; }
+/** A task and its settings; a task reads only its own fields (repeat, reverse, sort: length and symbols; addition: digits; modular: p). */
+export interface TaskConfig {
+  name?: "repeat" | "reverse" | "sort" | "addition" | "modular"; length?: number; symbols?: number;
+  digits?: number; p?: number; train_fraction?: number;
+}
+/** A task as the Corpus menu lists it, with the settings it reads beside train_fraction. */
+export interface TaskInfo { name: string; title: string; fields: string[]; }
+/** What a task's settings make: `problems` in all (`train_problems` of them train, when countable), the least block size. */
+export interface TaskSummary { watch_for: string; example: string; problems: number; train_problems?: number | null; max_len: number; }
+/** A run's settings; the model's vocab_size is set by the tokenizer fitted to the text, or by the task. */
+export interface Settings {
+  model?: ModelConfig; train?: TrainConfig; tokenizer?: "char" | "bpe"; bpe_vocab_size?: number; task?: TaskConfig | null;
+}
 /** How large a model the page lets a user build. */
 export interface Budget { max_params: number; max_training_bytes: number; }
 export interface Preset { name: string; description: string; settings: Settings; }
@@ -31,15 +42,30 @@ export interface TrainReport {
 /** A replica's sum of shards `first..first + count`: their weighted loss and flat gradients. */
 /** Work in progress: its plan (JSON) for the replicas, and each worker's [first, end) units. */
 export interface Work { plan: string; shards: [number, number][]; }
-export interface Partial { first: number; count: number; loss: number; grads: Float32Array; }
+export interface Partial { first: number; count: number; loss: number; exact: number; grads: Float32Array; }
 export interface Status {
   step: number; max_iters: number; vocab_size: number; uniform_loss: number; has_text: boolean;
   eval_due: boolean; steps_to_next_eval: number; workers: number; shards: number; params: number;
-  best_val_loss?: number | null;
+  best_val_loss?: number | null; task?: string | null;
 }
-export interface Evaluation { step: number; train_loss: number; val_loss: number; }
+/** Losses and, for a task, the share of training and held-out problems answered exactly right. */
+export interface Evaluation {
+  step: number; train_loss: number; val_loss: number; train_accuracy?: number | null; val_accuracy?: number | null;
+}
 export interface History { losses: number[]; evals: Evaluation[]; }
-export interface Details { settings: Settings; history: History; merges: [string, string][]; last_sample?: SampleOptions | null; }
+/** The chart's marks: an induction head's onset; a task's accuracy reaching 100% on training problems, 95% held out. */
+export interface Milestones {
+  induction?: { step: number; layer: number; head: number; score: number } | null;
+  memorised?: number | null; generalised?: number | null;
+}
+/** A run's task: a held-out problem for the attention view, the two sets' sizes when countable. */
+export interface TaskDetails { config: TaskConfig; held_out_example: string; sizes?: [number, number] | null; }
+export interface Details {
+  settings: Settings; history: History; merges: [string, string][]; last_sample?: SampleOptions | null;
+  task?: TaskDetails | null; milestones: Milestones;
+}
+/** A problem with the model's greedy answer, and which set it is in (`outside`: not a problem the task makes). */
+export interface Solution { prompt: string; answer: string; expected: string; correct: boolean; origin: "training" | "held_out" | "outside"; }
 export interface SampleOptions { prompt?: string; temperature?: number; top_k?: number; seed?: number; max_new_tokens?: number; }
 /** One candidate next token: its text and the model's probability for it. */
 export interface NextToken { token: string; prob: number; }

@@ -129,7 +129,7 @@ export class Replicas {
   /** Adds the replicas' `partials` into `run`, and keeps their buffers for later steps. */
   addPartials(run, partials) {
     for (const p of partials) {
-      run.addPartial(p.first, p.count, p.loss, p.grads);
+      run.addPartial(p.first, p.count, p.loss, p.exact, p.grads);
       this.recycle(p.grads);
     }
   }

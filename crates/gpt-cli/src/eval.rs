@@ -1,4 +1,5 @@
-//! `gpt eval`: a checkpoint's mean loss over every non-overlapping window of a text.
+//! `gpt eval`: a checkpoint's mean loss over every non-overlapping window of a text; for a task's
+//! checkpoint, its loss and accuracy on training and held-out problems.
 
 use std::path::PathBuf;
 
@@ -6,9 +7,9 @@ use std::path::PathBuf;
 pub struct Args {
     #[arg(long)]
     checkpoint: PathBuf,
-    /// The text to score (UTF-8, using only the checkpoint's characters).
+    /// The text to score (UTF-8, using only the checkpoint's characters); not for a task's model.
     #[arg(long)]
-    text: PathBuf,
+    text: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -18,10 +19,36 @@ pub struct Args {
     logits_out: Option<PathBuf>,
 }
 
+/// A task's model on its own problems: an evaluation as training makes them.
+fn task(mut run: gpt::Run, json: bool) -> Result<(), String> {
+    let e = run.evaluate().map_err(|e| e.to_string())?;
+    let (train, val) = (e.train_accuracy.unwrap_or(0.0), e.val_accuracy.unwrap_or(0.0));
+    if json {
+        let line = serde_json::json!({"train_loss": e.train_loss, "val_loss": e.val_loss, "train_accuracy": train, "val_accuracy": val});
+        println!("{line}");
+    } else {
+        let problems = run.train_config().eval_iters * run.train_config().batch_size;
+        println!(
+            "loss {:.4} train, {:.4} held out; exact match {:.1}% of {problems} training problems, {:.1}% of {problems} held out",
+            e.train_loss,
+            e.val_loss,
+            100.0 * train,
+            100.0 * val
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> Result<(), String> {
     let run = super::open_run(&a.checkpoint)?;
-    let text = super::read_text(&a.text)?;
-    let tokens = run.tokenizer().encode(&text).map_err(|e| format!("{}: {e}", a.text.display()))?;
+    let path = match (&a.text, run.task()) {
+        (None, Some(_)) => return task(run, a.json),
+        (Some(_), Some(_)) => return Err("--text: this model trains on a task, which makes its own problems".into()),
+        (Some(path), None) => path,
+        (None, None) => return Err("--text: give the text to score".into()),
+    };
+    let text = super::read_text(path)?;
+    let tokens = run.tokenizer().encode(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let (loss, windows) = gpt::evaluate::windows_loss(run.model(), &tokens).map_err(|e| e.to_string())?;
     let block = run.model().config().block_size;
     if let Some(path) = &a.logits_out {

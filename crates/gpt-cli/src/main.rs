@@ -18,8 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Train a model on a text file, evaluating as it goes.
-    Train(train::Args),
+    /// Train a model on a text file or a task, evaluating as it goes.
+    Train(Box<train::Args>),
     /// Generate text from a checkpoint, streaming it to stdout.
     Sample(sample::Args),
     /// The mean loss of a checkpoint over every non-overlapping window of a text.
@@ -30,7 +30,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => train::run(*args),
         Command::Sample(args) => sample::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
@@ -61,7 +61,8 @@ fn explain(e: gpt::Error) -> String {
         "warmup_iters" => "--warmup",
         "bpe_vocab_size" => "--vocab-size",
         name @ ("n_layer" | "n_head" | "n_embd" | "block_size" | "dropout" | "batch_size" | "min_lr" | "seed"
-        | "eval_interval" | "eval_iters") => return format!("--{}: {e}", name.replace('_', "-")),
+        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "length" | "symbols" | "digits" | "p"
+        | "train_fraction") => return format!("--{}: {e}", name.replace('_', "-")),
         // Settings with no flag come from the preset or the checkpoint.
         _ => return e.to_string(),
     };

@@ -1,4 +1,5 @@
-//! `gpt sample`: text from a checkpoint, streamed to stdout token by token.
+//! `gpt sample`: text from a checkpoint, streamed to stdout token by token; for a task's
+//! checkpoint, held-out problems (or the one given) with the model's answers, marked.
 
 use gpt::SampleConfig;
 use std::io::Write;
@@ -11,8 +12,12 @@ pub struct Args {
     #[arg(long)]
     checkpoint: PathBuf,
     /// Text to continue; empty starts from the first token (a newline for most texts) [default: ""].
+    /// For a task's model, a problem to answer (`bdca`, `12+34`).
     #[arg(long)]
     prompt: Option<String>,
+    /// For a task's model: how many held-out problems to answer [default: 10].
+    #[arg(long)]
+    problems: Option<usize>,
     /// [default: 500]
     #[arg(long)]
     max_new_tokens: Option<usize>,
@@ -31,8 +36,34 @@ pub struct Args {
     next_tokens: Option<usize>,
 }
 
+/// One problem and the model's answer, marked as the page marks it.
+fn show(out: &mut impl Write, s: &gpt::Solution) -> std::io::Result<()> {
+    let mark = if s.correct { "right".to_string() } else { format!("wrong, the answer is {}", s.expected) };
+    let origin = match s.origin {
+        gpt::Origin::Training => " (a training problem)",
+        gpt::Origin::HeldOut => "",
+        gpt::Origin::Outside => " (not a problem the task makes)",
+    };
+    writeln!(out, "{}{}\t{mark}{origin}", s.prompt, s.answer)
+}
+
+/// A task's model answers the problem typed, or held-out ones.
+fn solve(run: &gpt::Run, a: &Args, out: &mut impl Write) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    if let Some(problem) = &a.prompt {
+        return show(out, &run.solve(problem).map_err(|e| format!("--prompt: {e}"))?).map_err(io);
+    }
+    let solutions = run.held_out_solutions(a.problems.unwrap_or(10)).map_err(|e| e.to_string())?;
+    solutions.iter().try_for_each(|s| show(out, s)).map_err(io)?;
+    let right = solutions.iter().filter(|s| s.correct).count();
+    writeln!(out, "{right} of {} held-out problems right", solutions.len()).map_err(io)
+}
+
 pub fn run(a: Args) -> Result<(), String> {
     let mut run = super::open_run(&a.checkpoint)?;
+    if run.task().is_some() {
+        return solve(&run, &a, &mut std::io::stdout().lock());
+    }
     let saved = run.last_sample().cloned().unwrap_or(SampleConfig { max_new_tokens: 500, ..Default::default() });
     let config = SampleConfig {
         prompt: a.prompt.unwrap_or(saved.prompt),

@@ -1,25 +1,45 @@
-//! `gpt train`: a preset, overridden field by field, trained on a text file; or a checkpoint,
-//! resumed exactly where it stopped.
+//! `gpt train`: a preset, overridden field by field, trained on a text file or a task; or a
+//! checkpoint, resumed exactly where it stopped.
 
-use gpt::{Run, Settings, TokenizerKind};
+use gpt::{Run, Settings, TaskName, TokenizerKind};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The training text (UTF-8); the last 10% is held out for validation.
+    /// The training text (UTF-8); the last 10% is held out for validation. Not with --task.
+    #[arg(long, required_unless_present_any = ["task", "resume"], conflicts_with = "task")]
+    data: Option<PathBuf>,
+    /// Train on a task's generated problems instead of a text: repeat, reverse, sort, addition
+    /// or modular. Its preset is the default (induction, reverse, sort, addition, grokking).
     #[arg(long)]
-    data: PathBuf,
+    task: Option<TaskName>,
+    /// repeat, reverse, sort: letters in a sequence (repeat draws from half that up).
+    #[arg(long)]
+    length: Option<usize>,
+    /// repeat, reverse, sort: how many letters of the alphabet the sequences use (2 to 26).
+    #[arg(long)]
+    symbols: Option<usize>,
+    /// addition: digits of each number added.
+    #[arg(long)]
+    digits: Option<usize>,
+    /// modular: the modulus.
+    #[arg(long)]
+    p: Option<usize>,
+    /// The share of a task's problems that training may see; the rest are held out.
+    #[arg(long)]
+    train_fraction: Option<f32>,
     /// `char` (one token per character) or `bpe` (byte pairs learned from --data).
     #[arg(long, default_value = "char")]
     tokenizer: TokenizerKind,
     /// The byte-pair vocabulary size (256 to 16384), with --tokenizer bpe.
     #[arg(long, default_value_t = gpt::DEFAULT_BPE_VOCAB)]
     vocab_size: usize,
-    /// Starting point: tiny, names or nano-cpu.
-    #[arg(long, default_value = "nano-cpu")]
-    preset: String,
+    /// Starting point: tiny, names or nano-cpu for a text; induction, reverse, sort, addition
+    /// or grokking for a task (each sets its task) [default: nano-cpu, or the task's own].
+    #[arg(long)]
+    preset: Option<String>,
     #[arg(long)]
     n_layer: Option<usize>,
     #[arg(long)]
@@ -32,6 +52,9 @@ pub struct Args {
     batch_size: Option<usize>,
     #[arg(long)]
     dropout: Option<f32>,
+    /// Rotary position embeddings (RoPE) instead of a learned position table.
+    #[arg(long)]
+    rope: bool,
     #[arg(long)]
     lr: Option<f32>,
     #[arg(long)]
@@ -43,6 +66,8 @@ pub struct Args {
     iters: Option<usize>,
     #[arg(long)]
     seed: Option<u64>,
+    #[arg(long)]
+    weight_decay: Option<f32>,
     /// Evaluate every this many steps, and at the end [default: a twentieth of the run].
     #[arg(long)]
     eval_interval: Option<usize>,
@@ -59,8 +84,9 @@ pub struct Args {
     /// the losses are the same bit for bit whatever the number [default: every core].
     #[arg(long)]
     threads: Option<usize>,
-    /// Continue from this checkpoint (its model, settings, step and random state) on --data.
-    #[arg(long)]
+    /// Continue from this checkpoint (its model, settings, step and random state) on --data, or
+    /// on its task.
+    #[arg(long, conflicts_with = "task")]
     resume: Option<PathBuf>,
 }
 
@@ -74,31 +100,77 @@ impl Args {
             ("--block-size", self.block_size.is_some()),
             ("--batch-size", self.batch_size.is_some()),
             ("--dropout", self.dropout.is_some()),
+            ("--rope", self.rope),
             ("--lr", self.lr.is_some()),
             ("--min-lr", self.min_lr.is_some()),
             ("--warmup", self.warmup.is_some()),
             ("--seed", self.seed.is_some()),
+            ("--weight-decay", self.weight_decay.is_some()),
+            ("--length", self.length.is_some()),
+            ("--symbols", self.symbols.is_some()),
+            ("--digits", self.digits.is_some()),
+            ("--p", self.p.is_some()),
+            ("--train-fraction", self.train_fraction.is_some()),
+            ("--preset", self.preset.is_some()),
         ];
         set.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect()
     }
 }
 
-/// A new run from the preset and flags, or the one a checkpoint holds, training on `text`.
-fn open_run(a: &Args, text: &str) -> Result<Run, String> {
+/// The preset the flags ask for: named, or the task's own, or nanoGPT's CPU recipe.
+fn preset(a: &Args) -> Result<gpt::presets::Preset, String> {
+    let name = match (&a.preset, a.task) {
+        (Some(name), _) => name.as_str(),
+        (None, Some(task)) => gpt::presets::for_task(task).name,
+        (None, None) => "nano-cpu",
+    };
+    super::preset(name)
+}
+
+/// A new run from the preset and flags, or the one a checkpoint holds, training on `text` (none
+/// for a task).
+fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
     if let Some(path) = &a.resume {
         if let Some(flag) = a.overrides().first() {
             return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
         }
         let mut run = super::open_run(path)?;
-        run.use_text(text).map_err(|e| format!("{}: {e}", a.data.display()))?;
+        match (text, &a.data) {
+            (Some(text), Some(data)) => run.use_text(text).map_err(|e| format!("{}: {e}", data.display()))?,
+            _ if run.task().is_some() => {}
+            _ => return Err(format!("{} trains on text: give it with --data", path.display())),
+        }
         if let Some(iters) = a.iters {
             run.set_max_iters(iters).map_err(super::explain)?;
         }
         run.set_evaluation(a.eval_interval, a.eval_iters);
         return Ok(run);
     }
-    let preset = super::preset(&a.preset)?;
+    let preset = preset(a)?;
     let mut s = Settings { tokenizer: a.tokenizer, bpe_vocab_size: a.vocab_size, ..preset.settings };
+    if let Some(name) = a.task {
+        let task = s.task.take().filter(|t| t.name == name);
+        s.task = Some(task.unwrap_or_else(|| gpt::presets::for_task(name).settings.task.expect("a task's preset")));
+    }
+    if let Some(task) = s.task.as_mut() {
+        let flags = [(&mut task.length, a.length), (&mut task.symbols, a.symbols), (&mut task.digits, a.digits)];
+        flags.into_iter().for_each(|(field, flag)| *field = flag.unwrap_or(*field));
+        task.p = a.p.unwrap_or(task.p);
+        task.train_fraction = a.train_fraction.unwrap_or(task.train_fraction);
+        if a.block_size.is_none() {
+            s.model.block_size = s.model.block_size.max(task.validate().map_or(0, |_| task.max_len()));
+        }
+    } else if let Some(flag) = [("--length", a.length), ("--symbols", a.symbols), ("--digits", a.digits), ("--p", a.p)]
+        .into_iter()
+        .find_map(|(flag, v)| v.map(|_| flag))
+    {
+        return Err(format!("{flag} is a task's setting: give --task too"));
+    }
+    let text = match (&s.task, text) {
+        (Some(_), _) => "",
+        (None, Some(text)) => text,
+        (None, None) => return Err(format!("the {} preset trains on text: give it with --data", preset.name)),
+    };
     macro_rules! set {
         ($($group:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { s.$group.$name = v; })* };
     }
@@ -114,8 +186,10 @@ fn open_run(a: &Args, text: &str) -> Result<Run, String> {
         train.warmup_iters = warmup,
         train.max_iters = iters,
         train.seed = seed,
+        train.weight_decay = weight_decay,
         train.eval_iters = eval_iters
     );
+    s.model.rope |= a.rope;
     s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
     let building = Instant::now();
     let run = Run::create(&s, text, &super::budget()).map_err(super::explain)?;
@@ -135,8 +209,8 @@ fn save(path: &Path, run: &Run) -> Result<(), String> {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let text = super::read_text(&a.data)?;
-    let mut run = open_run(&a, &text)?;
+    let text = a.data.as_deref().map(super::read_text).transpose()?;
+    let mut run = open_run(&a, text.as_deref())?;
     run.set_workers(a.threads.unwrap_or_else(super::all_cores));
     let max_iters = run.train_config().max_iters;
     if !a.json {
@@ -154,15 +228,24 @@ pub fn run(a: Args) -> Result<(), String> {
         let e = run.evaluate().map_err(|e| e.to_string())?;
         let tps = run.session_tokens_per_s();
         let wall = start.elapsed().as_secs_f64();
-        let line = serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall});
+        let mut line = serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall});
+        if let (Some(train), Some(val)) = (e.train_accuracy, e.val_accuracy) {
+            (line["train_accuracy"], line["val_accuracy"]) = (train.into(), val.into());
+        }
         if a.json {
             println!("{line}");
         } else {
             if tty {
                 eprint!("\r\x1b[K");
             }
+            let accuracy = match (e.train_accuracy, e.val_accuracy) {
+                (Some(train), Some(val)) => {
+                    format!(", accuracy {:.1}% train, {:.1}% held out", 100.0 * train, 100.0 * val)
+                }
+                _ => String::new(),
+            };
             println!(
-                "step {:>5}: train loss {:.4}, val loss {:.4}, {:.0} tokens/s, {:.1} s",
+                "step {:>5}: train loss {:.4}, val loss {:.4}{accuracy}, {:.0} tokens/s, {:.1} s",
                 e.step, e.train_loss, e.val_loss, tps, wall
             );
         }

@@ -124,3 +124,38 @@ fn bench_reports_its_thread_count() {
         assert!(json.contains(&format!("\"threads\":{threads}")), "{json}");
     }
 }
+
+#[test]
+fn a_task_trains_resumes_answers_problems_and_evaluates() {
+    let ckpt = scratch("task.safetensors");
+    let ckpt = ckpt.to_str().unwrap();
+    let small = ["--n-layer", "1", "--n-embd", "16", "--warmup", "2", "--eval-iters", "2", "--eval-interval", "10", "--json"];
+    let task = ["train", "--task", "reverse", "--length", "3", "--symbols", "4", "--iters", "20", "--out", ckpt];
+    let first = stdout(&gpt(&[&task[..], &small[..]].concat()));
+    let lines: Vec<serde_json::Value> = first.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for key in ["train_accuracy", "val_accuracy"] {
+        assert!(lines[1][key].as_f64().is_some_and(|a| (0.0..=1.0).contains(&a)), "{key} in {}", lines[1]);
+    }
+    let resumed = stdout(&gpt(&["train", "--resume", ckpt, "--iters", "30", "--json"]));
+    let summary: serde_json::Value = serde_json::from_str(resumed.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["step"], 30, "a task's run resumes with no --data");
+    let answers = stdout(&gpt(&["sample", "--checkpoint", ckpt, "--problems", "3"]));
+    let lines: Vec<&str> = answers.lines().collect();
+    assert_eq!(lines.len(), 4, "{answers}");
+    assert!(lines[0].contains('>') && (lines[0].contains("right") || lines[0].contains("wrong")), "{answers}");
+    assert!(lines[3].ends_with("of 3 held-out problems right"), "{answers}");
+    let typed = stdout(&gpt(&["sample", "--checkpoint", ckpt, "--prompt", "dab"]));
+    assert!(typed.starts_with("dab>"), "{typed}");
+    let bad = gpt(&["sample", "--checkpoint", ckpt, "--prompt", "dzb"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--prompt: 'z' is not one of this task's symbols"));
+    let scored: serde_json::Value =
+        serde_json::from_str(&stdout(&gpt(&["eval", "--checkpoint", ckpt, "--json"]))).unwrap();
+    assert!(scored["val_accuracy"].is_number(), "{scored}");
+    let unsplittable = gpt(&["train", "--task", "modular", "--p", "2", "--train-fraction", "0.9"]);
+    let err = String::from_utf8_lossy(&unsplittable.stderr);
+    assert!(err.contains("--train-fraction: this task has 4 problems") && err.contains("none held out"), "{err}");
+    let text = scratch("stray.txt");
+    std::fs::write(&text, "some text ".repeat(100)).unwrap();
+    let stray = gpt(&["train", "--data", text.to_str().unwrap(), "--digits", "3"]);
+    assert!(String::from_utf8_lossy(&stray.stderr).contains("--digits is a task's setting"));
+}

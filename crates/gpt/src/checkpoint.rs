@@ -1,10 +1,11 @@
 //! Checkpoints: one safetensors file holds a whole training state. Weights sit under nanoGPT's
 //! state_dict names (so PyTorch loads them), AdamW's moments under `optimizer.exp_avg.*` and
 //! `optimizer.exp_avg_sq.*`, and the header's `__metadata__` carries `config` (nanoGPT's
-//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss history and the
-//! last sampling settings.
+//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss history, the
+//! last sampling settings and, for a task's run, its `task`.
 
 use crate::config::GPTConfig;
+use crate::data::TaskConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::AdamW;
@@ -37,6 +38,8 @@ pub struct Checkpoint {
     pub history: History,
     /// The last generation's prompt and settings, if the model was sampled from.
     pub sampling: Option<SampleConfig>,
+    /// The task the run trains on, if it trains on one.
+    pub task: Option<TaskConfig>,
 }
 
 fn le_bytes(a: &ArrayD<f32>) -> Vec<u8> {
@@ -77,6 +80,9 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
     ]);
     if let Some(sampling) = run.last_sample() {
         metadata.insert("sampling".into(), to_json(sampling));
+    }
+    if let Some(task) = run.task() {
+        metadata.insert("task".into(), to_json(task.config()));
     }
     let views = tensors
         .iter()
@@ -173,6 +179,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         rng: parse(field("rng"), "rng")?,
         history: parse(field("history"), "history")?.unwrap_or_default(),
         sampling: parse(field("sampling"), "sampling")?,
+        task: parse(field("task"), "task")?,
     })
 }
 

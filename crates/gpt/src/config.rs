@@ -67,6 +67,9 @@ pub struct GPTConfig {
     pub activation: Activation,
     /// Share the token embedding with the output projection.
     pub tie_weights: bool,
+    /// Rotary position embeddings (RoPE) in place of the learned position table (`wpe`): each
+    /// head's queries and keys turn by their position (see `ops/rope.rs`).
+    pub rope: bool,
 }
 
 impl Default for GPTConfig {
@@ -83,6 +86,7 @@ impl Default for GPTConfig {
             norm: NormKind::LayerNorm,
             activation: Activation::Gelu,
             tie_weights: true,
+            rope: false,
         }
     }
 }
@@ -114,6 +118,19 @@ impl GPTConfig {
                 format!(
                     "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
                     self.n_embd, self.n_head
+                ),
+            ));
+        }
+        if self.rope
+            && self.n_head > 0
+            && self.n_embd.is_multiple_of(self.n_head)
+            && !(self.n_embd / self.n_head).is_multiple_of(2)
+        {
+            problems.push(Problem::new(
+                "model.rope",
+                format!(
+                    "RoPE turns pairs of channels, so each head needs an even number of them: n_embd / n_head is {}",
+                    self.n_embd / self.n_head
                 ),
             ));
         }
@@ -159,7 +176,8 @@ impl GPTConfig {
         let linear = |i: usize, o: usize| i.checked_mul(o)?.checked_add(b * o);
         let parts = [norm, linear(c, c3)?, linear(c, c)?, norm, linear(c, c4)?, linear(c4, c)?];
         let block = parts.iter().try_fold(0usize, |a, &x| a.checked_add(x))?;
-        let embeddings = self.vocab_size.checked_mul(c)?.checked_add(self.block_size.checked_mul(c)?)?;
+        let positions = if self.rope { 0 } else { self.block_size.checked_mul(c)? };
+        let embeddings = self.vocab_size.checked_mul(c)?.checked_add(positions)?;
         let head = if self.tie_weights { 0 } else { self.vocab_size.checked_mul(c)? };
         block.checked_mul(self.n_layer)?.checked_add(embeddings)?.checked_add(norm)?.checked_add(head)
     }
@@ -189,6 +207,7 @@ mod tests {
             (GPTConfig { vocab_size: 0, ..small() }, "vocab_size"),
             (GPTConfig { dropout: 1.0, ..small() }, "dropout must be in [0, 1)"),
             (GPTConfig { dropout: f32::NAN, ..small() }, "dropout"),
+            (GPTConfig { n_head: 128, rope: true, ..small() }, "each head needs an even number"),
             (GPTConfig { n_embd: 1 << 30, n_head: 1, ..small() }, "too many parameters"),
             (GPTConfig { n_embd: usize::MAX / 2, n_head: 1, ..small() }, "too many"),
         ];

@@ -32,7 +32,8 @@ impl EvalPlan {
         Ok(())
     }
 
-    /// The loss of each batch in `range`, as one-batch partials without gradients.
+    /// The loss of each batch in `range`, and how many of its rows the model gets exactly
+    /// right, as one-batch partials without gradients.
     pub fn partials(&self, model: &GPT, range: Range<usize>, ws: &Workspace) -> Result<Vec<Partial>> {
         self.check()?;
         if range.end > self.batches || range.is_empty() {
@@ -43,11 +44,15 @@ impl EvalPlan {
         }
         let (b, t) = (self.batch_size, self.block_size);
         let pinned = ws.pin(&model.params().values);
-        let ids = |v: &[u32], i: usize| v[i * b * t..(i + 1) * b * t].iter().map(|&id| id as usize).collect::<Vec<_>>();
+        fn batch(v: &[u32], i: usize, n: usize) -> &[u32] {
+            &v[i * n..(i + 1) * n]
+        }
         let partials = range
             .map(|i| {
-                let loss = model.loss_in(ws, &ids(&self.inputs, i), &ids(&self.targets, i), b, t)?;
-                Ok(Partial { first: i, count: 1, loss: loss as f64, grads: Vec::new() })
+                let inputs: Vec<usize> = batch(&self.inputs, i, b * t).iter().map(|&id| id as usize).collect();
+                let targets = crate::data::targets(batch(&self.targets, i, b * t));
+                let (loss, exact) = model.score_in(ws, &inputs, &targets, b, t)?;
+                Ok(Partial { first: i, count: 1, loss: loss as f64, exact, grads: Vec::new() })
             })
             .collect();
         drop(pinned);
@@ -55,8 +60,9 @@ impl EvalPlan {
         partials
     }
 
-    /// The mean loss of each split from every batch's partial, added up in batch order.
-    pub fn mean_losses(&self, mut partials: Vec<Partial>) -> Result<(f32, f32)> {
+    /// Each split's mean loss and share of rows exactly right, from every batch's partial, added
+    /// up in batch order.
+    pub fn mean_losses(&self, mut partials: Vec<Partial>) -> Result<[SplitScore; 2]> {
         partials.sort_by_key(|p| p.first);
         let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
         if partials.len() != self.batches || !tiles {
@@ -66,9 +72,20 @@ impl EvalPlan {
             )));
         }
         let half = self.batches / 2;
-        let mean = |part: &[Partial]| part.iter().fold(0.0f32, |total, p| total + p.loss as f32) / half as f32;
-        Ok((mean(&partials[..half]), mean(&partials[half..])))
+        let score = |part: &[Partial]| SplitScore {
+            loss: part.iter().fold(0.0f32, |total, p| total + p.loss as f32) / half as f32,
+            accuracy: part.iter().map(|p| p.exact).sum::<usize>() as f32 / (half * self.batch_size) as f32,
+        };
+        Ok([score(&partials[..half]), score(&partials[half..])])
     }
+}
+
+/// How a model did on one split of an evaluation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitScore {
+    pub loss: f32,
+    /// The share of rows whose every counted target was the model's most likely token.
+    pub accuracy: f32,
 }
 
 /// Windows per forward pass; bounds memory while keeping the matrix products large.
@@ -106,6 +123,18 @@ pub fn windows_loss(model: &GPT, tokens: &[u32]) -> Result<(f32, usize)> {
 mod tests {
     use super::*;
     use crate::GPTConfig;
+
+    #[test]
+    fn each_split_averages_its_batches_losses_and_counts_its_rows_right() {
+        let plan = EvalPlan { batches: 4, batch_size: 8, block_size: 2, inputs: vec![0; 64], targets: vec![0; 64] };
+        let partial = |first, loss, exact| Partial { first, count: 1, loss, exact, grads: vec![] };
+        // Batches 0 and 1 are the training split's, 2 and 3 the held-out split's, in any order.
+        let partials = vec![partial(3, 1.0, 8), partial(0, 2.0, 3), partial(2, 3.0, 4), partial(1, 4.0, 5)];
+        let [train, val] = plan.mean_losses(partials).unwrap();
+        assert_eq!((train.loss, train.accuracy), (3.0, 0.5), "(2 + 4) / 2 and (3 + 5) of 16 rows");
+        assert_eq!((val.loss, val.accuracy), (2.0, 0.75), "(3 + 1) / 2 and (4 + 8) of 16 rows");
+        assert!(plan.mean_losses(vec![partial(0, 1.0, 0)]).is_err(), "a batch missing");
+    }
 
     #[test]
     fn averages_every_window_in_batches() {

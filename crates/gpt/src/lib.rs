@@ -26,13 +26,14 @@ pub mod train;
 pub mod workspace;
 
 pub use config::{Budget, GPTConfig};
+pub use data::{TaskConfig, TaskName};
 pub use error::{Error, Problem, Result};
 pub use model::{Batch, Trace, GPT};
 pub use run::{
     AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Positions, ProbeToken, Residual, Run,
-    Status, Temperatures, Timelapse, TrainReport,
+    Origin, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use settings::{Description, ModelSize, Settings, TextStats, DEFAULT_BPE_VOCAB};
-pub use tokenizer::{CharTokenizer, Tokenizer, TokenizerKind};
-pub use train::{Evaluation, History, StepStats, TrainConfig};
+pub use tokenizer::{CharTokenizer, SymbolTokenizer, Tokenizer, TokenizerKind};
+pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig};

@@ -1,12 +1,14 @@
-//! Named starting points shared by the page and the CLI.
+//! Named starting points shared by the page and the CLI: three for texts, and one for each task
+//! that makes its phenomenon appear within minutes on a laptop's CPU.
 
 use crate::config::GPTConfig;
+use crate::data::{TaskConfig, TaskName};
 use crate::ops::{Activation, NormKind};
 use crate::settings::Settings;
 use crate::train::TrainConfig;
 
 /// A whole recipe: model shape, training and a character tokenizer (`vocab_size` is filled in
-/// from the text).
+/// from the text), or a task.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Preset {
     pub name: &'static str,
@@ -27,8 +29,20 @@ pub fn presets() -> Vec<Preset> {
         norm: NormKind::LayerNorm,
         activation: Activation::Gelu,
         tie_weights: true,
+        rope: false,
     };
     let recipe = |model, train| Settings { model, train, ..Settings::default() };
+    let task = |model, train, task| Settings { model, train, task: Some(task), ..Settings::default() };
+    let quick = |batch_size, max_iters, learning_rate: f32, eval_interval| TrainConfig {
+        batch_size,
+        max_iters,
+        learning_rate,
+        min_lr: learning_rate / 10.0,
+        warmup_iters: 50,
+        eval_interval: Some(eval_interval),
+        eval_iters: 4,
+        ..TrainConfig::default()
+    };
     vec![
         Preset {
             name: "tiny",
@@ -67,7 +81,68 @@ pub fn presets() -> Vec<Preset> {
             description: "nanoGPT's CPU Shakespeare recipe: 4 layers, 128 channels, block 64, 2000 steps",
             settings: recipe(small(4, 4, 128, 64), TrainConfig::default()),
         },
+        Preset {
+            name: "induction",
+            description: "repeat task, 2 layers with rotary positions (RoPE): within a few hundred steps a \
+                previous-token head and an induction head form together, and the loss drops",
+            settings: task(
+                GPTConfig { rope: true, ..small(2, 4, 64, 32) },
+                TrainConfig { min_lr: 3e-3, ..quick(64, 1000, 3e-3, 25) },
+                TaskConfig { name: TaskName::Repeat, length: 16, symbols: 26, ..TaskConfig::default() },
+            ),
+        },
+        Preset {
+            name: "reverse",
+            description: "reverse task, 12 letters: 2 layers, 64 channels; the anti-diagonal forms as accuracy rises",
+            settings: task(
+                small(2, 4, 64, 25),
+                quick(32, 1000, 3e-3, 10),
+                TaskConfig { name: TaskName::Reverse, length: 12, symbols: 26, ..TaskConfig::default() },
+            ),
+        },
+        Preset {
+            name: "sort",
+            description: "sort task, 8 letters: 2 layers, 64 channels; each answer letter learns to find the next \
+                one in alphabetical order",
+            settings: task(
+                small(2, 4, 64, 17),
+                quick(32, 3000, 3e-3, 50),
+                TaskConfig { name: TaskName::Sort, length: 8, symbols: 26, ..TaskConfig::default() },
+            ),
+        },
+        Preset {
+            name: "addition",
+            description: "addition task, two 3-digit numbers: 2 layers, 64 channels; the sum comes ones digit first",
+            settings: task(
+                small(2, 4, 64, 12),
+                quick(64, 3000, 3e-3, 50),
+                TaskConfig { name: TaskName::Addition, digits: 3, ..TaskConfig::default() },
+            ),
+        },
+        Preset {
+            name: "grokking",
+            description: "modular addition mod 97, a quarter of the problems to train on: 1 layer, 128 channels, a \
+                constant learning rate and strong weight decay. It memorises its training problems first; much later \
+                it finds the rule",
+            settings: task(
+                small(1, 4, 128, 5),
+                TrainConfig { weight_decay: 2.0, beta2: 0.98, min_lr: 1e-3, ..quick(512, 3000, 1e-3, 50) },
+                TaskConfig { name: TaskName::Modular, p: 97, train_fraction: 0.25, ..TaskConfig::default() },
+            ),
+        },
     ]
+}
+
+/// The preset made for `task`.
+pub fn for_task(task: TaskName) -> Preset {
+    let name = match task {
+        TaskName::Repeat => "induction",
+        TaskName::Reverse => "reverse",
+        TaskName::Sort => "sort",
+        TaskName::Addition => "addition",
+        TaskName::Modular => "grokking",
+    };
+    preset(name).expect("every task has a preset")
 }
 
 /// The preset called `name`.

@@ -27,11 +27,15 @@ impl Rng {
 
     /// Uniform integer in [0, n), without modulo bias (Lemire's method). `n` must be positive.
     pub fn below(&mut self, n: usize) -> usize {
-        let n = n as u64;
+        self.below_u64(n as u64) as usize
+    }
+
+    /// [`Rng::below`] for counts past `usize` (32 bits in wasm): the same stream for the same `n`.
+    pub fn below_u64(&mut self, n: u64) -> u64 {
         loop {
             let m = (self.0.next_u64() as u128) * (n as u128);
             if (m as u64) >= n.wrapping_neg() % n {
-                return (m >> 64) as usize;
+                return (m >> 64) as u64;
             }
         }
     }

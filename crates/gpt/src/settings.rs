@@ -3,6 +3,7 @@
 //! [`Run::create`](crate::Run::create); the rules that tie the fields together live here.
 
 use crate::config::{Budget, GPTConfig};
+use crate::data::TaskConfig;
 use crate::error::{Problem, Result};
 use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
 use crate::train::TrainConfig;
@@ -20,6 +21,10 @@ pub struct Settings {
     pub tokenizer: TokenizerKind,
     /// The vocabulary byte-pair encoding learns (unused for characters).
     pub bpe_vocab_size: usize,
+    /// A task to train on instead of a text. It brings its own symbols, so `tokenizer` and
+    /// `bpe_vocab_size` go unused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskConfig>,
 }
 
 impl Default for Settings {
@@ -29,6 +34,7 @@ impl Default for Settings {
             train: TrainConfig::default(),
             tokenizer: TokenizerKind::Char,
             bpe_vocab_size: DEFAULT_BPE_VOCAB,
+            task: None,
         }
     }
 }
@@ -66,11 +72,15 @@ pub struct Description {
 }
 
 impl Settings {
-    /// The vocabulary the model will have, for a text with `char_vocab` distinct characters.
+    /// The vocabulary the model will have, for a text with `char_vocab` distinct characters
+    /// (a task has its own, when its settings are valid).
     pub fn vocab_size(&self, char_vocab: usize) -> usize {
-        match self.tokenizer {
-            TokenizerKind::Char => char_vocab,
-            TokenizerKind::Bpe => self.bpe_vocab_size,
+        match (&self.task, self.tokenizer) {
+            // Only valid settings make a vocabulary (1 stands in until they are).
+            (Some(task), _) if task.problems().is_empty() => task.vocab().len(),
+            (Some(_), _) => 1,
+            (None, TokenizerKind::Char) => char_vocab,
+            (None, TokenizerKind::Bpe) => self.bpe_vocab_size,
         }
     }
 
@@ -78,8 +88,18 @@ impl Settings {
     /// within `budget`. Settings that fit the text are checked by [`Settings::describe`].
     pub fn problems(&self, vocab_size: usize, budget: &Budget) -> Vec<Problem> {
         let mut problems = self.train.problems();
-        if self.tokenizer == TokenizerKind::Bpe {
-            problems.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
+        match &self.task {
+            Some(task) => {
+                let task_problems = task.problems();
+                if task_problems.is_empty() && self.model.block_size > 0 {
+                    problems.extend(task.block_problem(self.model.block_size));
+                }
+                problems.extend(task_problems);
+            }
+            None if self.tokenizer == TokenizerKind::Bpe => {
+                problems.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
+            }
+            None => {}
         }
         let model = GPTConfig { vocab_size: vocab_size.max(1), ..self.model.clone() };
         problems.extend(model.problems());
@@ -97,16 +117,16 @@ impl Settings {
     }
 
     /// Every problem of these settings for `text` (including a text too short for the block),
-    /// or the size of the model they build.
+    /// or the size of the model they build. A task needs no text.
     pub fn describe(&self, text: &TextStats, budget: &Budget) -> Description {
-        if text.chars == 0 {
+        if text.chars == 0 && self.task.is_none() {
             let empty = Problem::new("text", "the text is empty: paste or load some text to train on");
             return Description { problems: vec![empty], size: None };
         }
         let vocab_size = self.vocab_size(text.vocab_size);
         let mut problems = self.problems(vocab_size, budget);
         // A character model has one token per character; byte pairs are counted once learned.
-        if self.tokenizer == TokenizerKind::Char && self.model.block_size > 0 {
+        if self.task.is_none() && self.tokenizer == TokenizerKind::Char && self.model.block_size > 0 {
             problems.extend(
                 crate::data::too_short(text.chars, self.model.block_size).map(|m| Problem::new("model.block_size", m)),
             );

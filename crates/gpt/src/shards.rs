@@ -120,8 +120,10 @@ impl StepPlan {
 pub struct Partial {
     pub first: usize,
     pub count: usize,
-    /// The loss of these shards, weighted by their share of the batch.
+    /// The loss of these shards, weighted by their share of the batch's counted targets.
     pub loss: f64,
+    /// An evaluation batch's rows the model got exactly right (0 for a step).
+    pub exact: usize,
     /// Every parameter's gradient, flat.
     pub grads: Vec<f32>,
 }
@@ -136,6 +138,7 @@ impl Partial {
     fn merge(mut self, right: Partial, ws: &Workspace) -> Partial {
         self.grads.iter_mut().zip(&right.grads).for_each(|(a, b)| *a += b);
         self.loss += right.loss;
+        self.exact += right.exact;
         self.count *= 2;
         ws.recycle(right.grads);
         self
@@ -169,21 +172,26 @@ impl GPT {
         }
         let mut stack = Vec::new();
         let pinned = ws.pin(&self.params().values);
+        // Each shard's mean loss counts in proportion to its counted targets, so the sum is the
+        // batch's mean over them (for text, every target: the shard's share of the rows).
+        let counted = |v: &[u32]| v.iter().filter(|&&t| t != crate::data::IGNORE).count();
+        let batch_counted = counted(&plan.targets).max(1);
         for s in range {
             let rows = shard_rows(b, shards, s);
             let n = rows.len();
-            let ids = |v: &[u32]| v[rows.start * t..rows.end * t].iter().map(|&i| i as usize).collect::<Vec<_>>();
-            let (idx, targets) = (ids(&plan.inputs), ids(&plan.targets));
+            let cells = rows.start * t..rows.end * t;
+            let idx: Vec<usize> = plan.inputs[cells.clone()].iter().map(|&i| i as usize).collect();
+            let targets = crate::data::targets(&plan.targets[cells.clone()]);
             let mut dropout =
                 plan.dropout_seed.map(|seed| Rng::new(seed ^ (s as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-            let weight = n as f32 / b as f32;
+            let weight = counted(&plan.targets[cells]) as f32 / batch_counted as f32;
             let mut leaf = grads.scratch(self.params().count()); // backward overwrites all of it
             let batch = Batch { idx: &idx, targets: &targets, b: n, t };
             let loss = self.loss_and_grad(ws, batch, dropout.as_mut(), weight, &mut leaf);
             let loss = loss.inspect_err(|_| grads.recycle(std::mem::take(&mut leaf)))?;
             push_merging(
                 &mut stack,
-                Partial { first: s, count: 1, loss: loss as f64 * weight as f64, grads: leaf },
+                Partial { first: s, count: 1, loss: loss as f64 * weight as f64, exact: 0, grads: leaf },
                 grads,
             );
         }

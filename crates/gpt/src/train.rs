@@ -100,8 +100,18 @@ impl TrainConfig {
                 bad("lr_decay_iters", message);
             }
         }
-        if !(self.weight_decay.is_finite() && (0.0..1.0).contains(&self.weight_decay)) {
-            bad("weight_decay", format!("weight_decay must be in [0, 1), not {}", self.weight_decay));
+        // Each step shrinks the weights by learning_rate × weight_decay of themselves (AdamW's
+        // decoupled decay): from 1 on, it would zero or flip them.
+        let decay_ok = self.weight_decay.is_finite() && self.weight_decay >= 0.0;
+        if !decay_ok || (lr_ok && self.learning_rate * self.weight_decay >= 1.0) {
+            bad(
+                "weight_decay",
+                format!(
+                    "weight_decay must be 0 or more, and below 1 / learning_rate ({}), not {}",
+                    1.0 / self.learning_rate,
+                    self.weight_decay
+                ),
+            );
         }
         for (name, v) in [("beta1", self.beta1), ("beta2", self.beta2)] {
             if !(0.0..1.0).contains(&v) {
@@ -149,12 +159,30 @@ pub struct StepStats {
     pub tokens: usize,
 }
 
-/// Mean losses over random batches of each split.
+/// Mean losses over random batches of each split and, for a task, the share of problems the
+/// model answers exactly right in each (training problems, and held-out ones).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
     pub step: usize,
     pub train_loss: f32,
     pub val_loss: f32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train_accuracy: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub val_accuracy: Option<f32>,
+}
+
+/// Held-out accuracy at which a task counts as solved for the chart's mark.
+pub const GENERALISED: f32 = 0.95;
+
+/// The moments the loss chart marks: when an induction head first formed, and for a task the
+/// first evaluation that answered every training problem right and the first that answered
+/// [`GENERALISED`] of held-out ones right. Grokking shows as a long gap between the last two.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Milestones {
+    pub induction: Option<crate::inspect::heads::Onset>,
+    pub memorised: Option<usize>,
+    pub generalised: Option<usize>,
 }
 
 /// Every step's training loss and every evaluation so far, so a resumed run can redraw its curve.
@@ -165,4 +193,48 @@ pub struct History {
     pub evals: Vec<Evaluation>,
     /// Every attention head's scores at each evaluation (see [`crate::inspect::heads`]).
     pub heads: Vec<crate::inspect::heads::HeadScores>,
+}
+
+impl History {
+    /// The moments the chart marks, for a model of `n_head` heads a layer (no accuracy ones for a text).
+    pub fn milestones(&self, n_head: usize) -> Milestones {
+        let first = |reached: &dyn Fn(&Evaluation) -> bool| self.evals.iter().find(|e| reached(e)).map(|e| e.step);
+        Milestones {
+            induction: crate::inspect::heads::induction_onset(&self.heads, n_head),
+            memorised: first(&|e| e.train_accuracy.is_some_and(|a| a >= 1.0)),
+            generalised: first(&|e| e.val_accuracy.is_some_and(|a| a >= GENERALISED)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milestones_are_the_first_evaluations_past_each_mark() {
+        let eval = |step, train: f32, val: f32| Evaluation {
+            step,
+            train_loss: 1.0,
+            val_loss: 1.0,
+            train_accuracy: Some(train),
+            val_accuracy: Some(val),
+        };
+        let history = History {
+            evals: vec![
+                eval(0, 0.0, 0.0),
+                eval(50, 0.99, 0.1),
+                eval(100, 1.0, 0.2),
+                eval(150, 0.98, 0.96),
+                eval(200, 1.0, 1.0),
+            ],
+            ..History::default()
+        };
+        assert_eq!(history.milestones(2), Milestones { induction: None, memorised: Some(100), generalised: Some(150) });
+        let text = History {
+            evals: vec![Evaluation { train_accuracy: None, val_accuracy: None, ..eval(0, 0.0, 0.0) }],
+            ..history
+        };
+        assert_eq!(text.milestones(2), Milestones::default());
+    }
 }

@@ -6,8 +6,8 @@
 
 mod fuzz;
 
-use fuzz::{assert_specific, cases, TEXT};
-use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TokenizerKind, TrainConfig};
+use fuzz::{assert_specific, cases, MODEL_FIELDS, TASK_FIELDS, TEXT};
+use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use safetensors::SafeTensors;
 use serde_json::{json, Map, Value};
@@ -59,15 +59,18 @@ fn justified(len: usize) -> usize {
     4 * len + (1 << 20)
 }
 
-/// Valid checkpoints to damage: characters with optimizer state and history, byte pairs, and a
-/// bare one with weights, `config` and `vocab` only (as PyTorch writes).
+/// Valid checkpoints to damage: characters with optimizer state and history, byte pairs, a
+/// task's run with rotary positions, and a bare one with weights, `config` and `vocab` only (as
+/// PyTorch writes).
 fn originals() -> Vec<Vec<u8>> {
     let model = GPTConfig { block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, dropout: 0.1, ..Default::default() };
     let train = TrainConfig { batch_size: 2, max_iters: 50, warmup_iters: 2, eval_iters: 1, ..Default::default() };
     let chars = Settings { model: model.clone(), train: train.clone(), ..Default::default() };
-    let bpe = Settings { model, train, tokenizer: TokenizerKind::Bpe, bpe_vocab_size: 270 };
+    let bpe = Settings { tokenizer: TokenizerKind::Bpe, bpe_vocab_size: 270, ..chars.clone() };
+    let modular = TaskConfig { name: TaskName::Modular, p: 7, train_fraction: 0.5, ..TaskConfig::default() };
+    let task = Settings { model: GPTConfig { rope: true, ..model }, task: Some(modular), ..chars.clone() };
     let mut files = vec![];
-    for settings in [chars, bpe] {
+    for settings in [chars, bpe, task] {
         let mut run = Run::create(&settings, &TEXT.repeat(8), &Budget::UNLIMITED).unwrap();
         run.train(2, &|| 0.0).unwrap();
         run.start_sample(SampleConfig { max_new_tokens: 4, ..Default::default() }).unwrap();
@@ -132,10 +135,19 @@ fn odd_json() -> impl Strategy<Value = Value> {
     ]
 }
 
-const META_KEYS: [&str; 10] =
-    ["config", "vocab", "train_config", "step", "rng", "history", "sampling", "optimizer_step", "format", "merges"];
-const CONFIG_FIELDS: [&str; 10] =
-    ["vocab_size", "block_size", "n_layer", "n_head", "n_embd", "dropout", "bias", "norm", "activation", "tie_weights"];
+const META_KEYS: [&str; 11] = [
+    "config",
+    "vocab",
+    "train_config",
+    "step",
+    "rng",
+    "history",
+    "sampling",
+    "optimizer_step",
+    "format",
+    "merges",
+    "task",
+];
 
 #[derive(Debug, Clone)]
 enum Damage {
@@ -153,8 +165,8 @@ enum Damage {
     /// A tensor's entry again under another name the model does not have.
     CopyUnderNewName(usize),
     Metadata(&'static str, Value),
-    /// A field of the `config` metadata.
-    ConfigField(&'static str, Value),
+    /// A field of a JSON object in the metadata: `config`'s or `task`'s.
+    MetadataField(&'static str, &'static str, Value),
     Append(Vec<u8>),
 }
 
@@ -175,7 +187,9 @@ fn damage() -> BoxedStrategy<Damage> {
         2 => any::<usize>().prop_map(Damage::CopyUnderNewName),
         4 => (proptest::sample::select(&META_KEYS[..]), prop_oneof![odd_json(), ".{0,12}".prop_map(Value::from)])
             .prop_map(|(k, v)| Damage::Metadata(k, v)),
-        4 => (proptest::sample::select(&CONFIG_FIELDS[..]), odd_json()).prop_map(|(k, v)| Damage::ConfigField(k, v)),
+        4 => (proptest::sample::select(&MODEL_FIELDS[..]), odd_json())
+            .prop_map(|(k, v)| Damage::MetadataField("config", k, v)),
+        2 => (proptest::sample::select(&TASK_FIELDS[..]), odd_json()).prop_map(|(k, v)| Damage::MetadataField("task", k, v)),
         1 => proptest::collection::vec(any::<u8>(), 1..64).prop_map(Damage::Append),
     ]
     .boxed()
@@ -238,15 +252,14 @@ fn apply(bytes: Vec<u8>, damage: &Damage) -> Vec<u8> {
                 meta.insert(key.to_string(), json!(text));
             }
         }),
-        Damage::ConfigField(field, value) => edit(&|h| {
+        Damage::MetadataField(key, field, value) => edit(&|h| {
             let Some(meta) = h.get_mut("__metadata__").and_then(Value::as_object_mut) else { return };
-            let Some(Ok(Value::Object(mut config))) =
-                meta.get("config").and_then(Value::as_str).map(serde_json::from_str)
+            let Some(Ok(Value::Object(mut object))) = meta.get(*key).and_then(Value::as_str).map(serde_json::from_str)
             else {
                 return;
             };
-            config.insert(field.to_string(), value.clone());
-            meta.insert("config".into(), json!(Value::Object(config).to_string()));
+            object.insert(field.to_string(), value.clone());
+            meta.insert(key.to_string(), json!(Value::Object(object).to_string()));
         }),
         Damage::Append(garbage) => [bytes.as_slice(), garbage].concat(),
     }

@@ -26,3 +26,8 @@ fn matches_pytorch_rmsnorm_relu_untied() {
 fn matches_pytorch_gelu_tanh_untied() {
     check("gelu_tanh_nobias_untied");
 }
+
+#[test]
+fn matches_pytorch_with_rotary_positions() {
+    check("rope_nobias");
+}

@@ -1,7 +1,7 @@
 //! Every op's analytic gradient against central finite differences.
 
 use gpt::autograd::{Graph, Var};
-use gpt::ops::{Activation, NormKind};
+use gpt::ops::{Activation, NormKind, IGNORE};
 use gpt::rng::Rng;
 use gpt::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
@@ -130,8 +130,21 @@ fn dropout() {
 }
 
 #[test]
+fn rope_turns_queries_and_keys() {
+    // (B, T, 3C) with C = 8 in 2 heads of 4: queries and keys turn with position, values pass.
+    check(vec![random(&[2, 5, 24], 6)], |g| g.rope(p(g, 0), 2));
+}
+
+#[test]
 fn cross_entropy() {
     check(vec![random(&[2, 3, 5], 1)], |g| g.cross_entropy(p(g, 0), &[0, 4, 2, 2, 1, 3]));
+}
+
+#[test]
+fn cross_entropy_skips_ignored_targets() {
+    // A task's loss: the answer's positions count, the prompt's and the padding's do not.
+    check(vec![random(&[2, 3, 5], 2)], |g| g.cross_entropy(p(g, 0), &[IGNORE, 4, IGNORE, IGNORE, 1, 3]));
+    check(vec![random(&[1, 2, 5], 3)], |g| g.cross_entropy(p(g, 0), &[IGNORE, IGNORE]));
 }
 
 #[test]

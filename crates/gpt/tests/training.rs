@@ -79,7 +79,8 @@ fn a_replica_on_another_worker_computes_what_a_thread_would() {
         let split = run.work_split().unwrap();
         run.compute_shards(split[0].clone()).unwrap();
         for p in replica.compute(Some(&work.to_json()), split[1].clone()).unwrap() {
-            run.add_partial((p.first, p.count), p.loss, p.grads.len(), |buf| buf.copy_from_slice(&p.grads)).unwrap();
+            run.add_partial((p.first, p.count), (p.loss, p.exact), p.grads.len(), |buf| buf.copy_from_slice(&p.grads))
+                .unwrap();
             replica.recycle(p);
         }
     };

@@ -20,7 +20,8 @@ pub struct Inside<'a> {
     /// without text).
     pub loss_by_position: Vec<f32>,
     pub embeddings: Embeddings,
-    pub positions: Positions,
+    /// The learned position table; none with rotary embeddings, which have no table.
+    pub positions: Option<Positions>,
     pub residual: Residual,
     pub mlp: Mlp,
     pub temperatures: Temperatures,

@@ -1,12 +1,13 @@
 //! nanoGPT's `CausalSelfAttention`: one fused q|k|v projection, causal multi-head attention and an
 //! output projection.
 //!
-//! Attention runs in two places, and a change to it (rotary embeddings, say) touches both:
+//! Attention runs in two places, and a change to it touches both:
 //! - [`CausalSelfAttention::forward`], training and evaluation over whole sequences, through the
 //!   fused kernel in `ops/attention.rs`;
 //! - [`CausalSelfAttention::forward_cached`], generation one position at a time against the keys
 //!   and values cached for the earlier ones (`kv_cache.rs`), through `ops::attention::attend_cached`.
 //!
+//! With rotary embeddings both turn the queries and keys by their positions first (`ops/rope.rs`).
 //! `kv_cache.rs`'s test holds the two equal.
 
 use super::kv_cache::{LayerCache, Scratch};
@@ -14,6 +15,7 @@ use super::layers::{dropout, Dropout, Linear};
 use super::trace::Trace;
 use crate::autograd::{Graph, Var};
 use crate::ops::attention::attend_cached;
+use crate::ops::rope::rotate_head;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
 use ndarray::ArrayD;
@@ -22,6 +24,7 @@ pub(crate) struct CausalSelfAttention {
     c_attn: Linear,
     c_proj: Linear,
     n_head: usize,
+    rope: bool,
 }
 
 /// What a forward pass does besides computing: training-mode randomness, and a trace of what it
@@ -39,12 +42,16 @@ impl CausalSelfAttention {
             c_attn: Linear::new(p, &format!("{name}.c_attn"), c, 3 * c, Init::Normal(0.02), bias, rng),
             c_proj: Linear::new(p, &format!("{name}.c_proj"), c, c, proj, bias, rng),
             n_head: config.n_head,
+            rope: config.rope,
         }
     }
 
     /// Shapes: (B, T, C) → (B, T, C).
     pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
-        let qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        let mut qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        if self.rope {
+            qkv = g.rope(qkv, self.n_head);
+        }
         let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
         let capture = extras.trace.as_deref_mut().map(|t| &mut t.attention);
         let y = g.causal_attention(qkv, self.n_head, attn_dropout, capture); // (B, T, C)
@@ -64,6 +71,10 @@ impl CausalSelfAttention {
     ) {
         let c = x.len();
         self.c_attn.forward_row(params, x, &mut s.qkv);
+        if self.rope {
+            let position = cache.keys.len() / c;
+            s.qkv[..2 * c].chunks_exact_mut(c / self.n_head).for_each(|head| rotate_head(head, position));
+        }
         let (q, kv) = s.qkv.split_at(c);
         cache.keys.extend_from_slice(&kv[..c]);
         cache.values.extend_from_slice(&kv[c..]);

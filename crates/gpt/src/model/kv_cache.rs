@@ -69,8 +69,10 @@ impl GPT {
         let KvCache { layers, scratch: s, .. } = cache;
         let mut x = std::mem::take(&mut s.x);
         x.clear();
-        let (tok, at) = (self.wte.slice(p), self.wpe.slice(p));
-        x.extend(tok[token * c..(token + 1) * c].iter().zip(&at[pos * c..(pos + 1) * c]).map(|(a, b)| a + b));
+        x.extend_from_slice(&self.wte.slice(p)[token * c..(token + 1) * c]);
+        if let Some(wpe) = self.wpe {
+            x.iter_mut().zip(&wpe.slice(p)[pos * c..(pos + 1) * c]).for_each(|(a, b)| *a += b);
+        }
         for (block, layer) in self.blocks.iter().zip(layers.iter_mut()) {
             block.forward_cached(p, &mut x, layer, s);
         }
@@ -90,9 +92,11 @@ mod tests {
 
     #[test]
     fn cached_logits_match_the_full_forward_pass() {
-        for (bias, norm, activation, tie) in
-            [(true, NormKind::LayerNorm, Activation::Gelu, true), (false, NormKind::RmsNorm, Activation::Relu, false)]
-        {
+        for (bias, norm, activation, tie, rope) in [
+            (true, NormKind::LayerNorm, Activation::Gelu, true, false),
+            (false, NormKind::RmsNorm, Activation::Relu, false, false),
+            (false, NormKind::LayerNorm, Activation::Gelu, true, true),
+        ] {
             let config = GPTConfig {
                 vocab_size: 9,
                 block_size: 6,
@@ -103,6 +107,7 @@ mod tests {
                 norm,
                 activation,
                 tie_weights: tie,
+                rope,
                 ..Default::default()
             };
             let model = GPT::new(config, 4).unwrap();

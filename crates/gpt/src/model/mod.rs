@@ -15,6 +15,7 @@ pub use trace::Trace;
 use crate::autograd::{Graph, Var};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
+use crate::ops::IGNORE;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
 use crate::workspace::Workspace;
@@ -23,7 +24,8 @@ use block::Block;
 use layers::{dropout, Dropout, Linear, Norm, ParamId};
 use ndarray::ArrayD;
 
-/// `b` sequences of `t` token ids, and the ids that follow each (the targets), row after row.
+/// `b` sequences of `t` token ids, and the ids that follow each (the targets, [`IGNORE`] where
+/// the loss skips a position), row after row.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'a> {
     pub idx: &'a [usize],
@@ -37,7 +39,8 @@ pub struct GPT {
     config: GPTConfig,
     params: Params,
     wte: ParamId,
-    wpe: ParamId,
+    /// The learned position table; none with rotary embeddings, which turn queries and keys instead.
+    wpe: Option<ParamId>,
     blocks: Vec<Block>,
     ln_f: Norm,
     /// The output projection; its weight is the token embedding itself when weights are tied.
@@ -59,7 +62,8 @@ impl GPT {
         let c = config.n_embd;
         let std = Init::Normal(0.02);
         let wte = ParamId(p.add("transformer.wte.weight".into(), &[config.vocab_size, c], std, &mut rng));
-        let wpe = ParamId(p.add("transformer.wpe.weight".into(), &[config.block_size, c], std, &mut rng));
+        let wpe = (!config.rope)
+            .then(|| ParamId(p.add("transformer.wpe.weight".into(), &[config.block_size, c], std, &mut rng)));
         let blocks = (0..config.n_layer).map(|i| Block::new(&mut p, i, &config, &mut rng)).collect();
         let ln_f = Norm::new(&mut p, "transformer.ln_f", config.norm, c, config.bias, &mut rng);
         let lm_head = if config.tie_weights {
@@ -114,12 +118,27 @@ impl GPT {
         Ok(())
     }
 
+    /// Checks that `targets` holds `b` rows of `t` ids below the vocabulary, or [`IGNORE`].
+    fn check_targets(&self, targets: &[usize], b: usize, t: usize) -> Result<()> {
+        if Some(targets.len()) != b.checked_mul(t) {
+            return Err(Error::Data(format!("expected {b}×{t} targets, got {}", targets.len())));
+        }
+        match targets.iter().find(|&&i| i >= self.config.vocab_size && i != IGNORE) {
+            Some(bad) => {
+                Err(Error::Data(format!("target {bad} is outside the vocabulary of {}", self.config.vocab_size)))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Records the forward pass of `idx` (B×T ids) into `g` and returns the logits (B, T, V).
     pub(crate) fn forward(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
-        let positions: Vec<usize> = (0..t).collect();
-        let tok = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
-        let pos = g.embedding(self.wpe.var(g), &positions, &[t]); // (T, C)
-        let mut x = g.add(tok, pos);
+        let mut x = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
+        if let Some(wpe) = self.wpe {
+            let positions: Vec<usize> = (0..t).collect();
+            let pos = g.embedding(wpe.var(g), &positions, &[t]); // (T, C)
+            x = g.add(x, pos);
+        }
         x = dropout(g, x, extras.dropout.as_mut());
         for block in &self.blocks {
             x = block.forward(g, x, extras); // (B, T, C)
@@ -141,17 +160,36 @@ impl GPT {
 
     /// The mean cross-entropy of `targets` given `idx`, in evaluation mode.
     pub fn loss(&self, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
-        self.loss_in(&self.workspace, idx, targets, b, t)
+        Ok(self.score_in(&self.workspace, idx, targets, b, t)?.0)
     }
 
-    /// [`GPT::loss`] with buffers from `ws`, so that threads can share the model.
-    pub fn loss_in(&self, ws: &Workspace, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
+    /// The mean cross-entropy of `targets` (those not [`IGNORE`]) given `idx`, in evaluation
+    /// mode, with buffers from `ws` so that threads can share the model; and how many of the `b`
+    /// rows the model gets exactly right: every counted target its most likely token (the first
+    /// on a tie). Greedy decoding writes a row's answer right exactly then, since it sees the
+    /// same context up to its first miss.
+    pub fn score_in(
+        &self,
+        ws: &Workspace,
+        idx: &[usize],
+        targets: &[usize],
+        b: usize,
+        t: usize,
+    ) -> Result<(f32, usize)> {
         self.check_input(idx, b, t)?;
-        self.check_input(targets, b, t)?;
+        self.check_targets(targets, b, t)?;
         let mut g = Graph::new(&self.params.values, ws);
         let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        let v = self.config.vocab_size;
+        let values = g.value(logits).as_slice().expect("standard layout");
+        let right = |(row, &target): (&[f32], &usize)| target == IGNORE || crate::ops::argmax(row) == target;
+        let rows_right = (0..b)
+            .filter(|&r| {
+                values[r * t * v..(r + 1) * t * v].chunks_exact(v).zip(&targets[r * t..(r + 1) * t]).all(right)
+            })
+            .count();
         let loss = g.cross_entropy(logits, targets);
-        Ok(scalar(g.value(loss)))
+        Ok((scalar(g.value(loss)), rows_right))
     }
 
     /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).
@@ -173,7 +211,7 @@ impl GPT {
     ) -> Result<f32> {
         let Batch { idx, targets, b, t } = batch;
         self.check_input(idx, b, t)?;
-        self.check_input(targets, b, t)?;
+        self.check_targets(targets, b, t)?;
         if grads.len() != self.params.count() {
             return Err(Error::Data(format!("expected {} gradients, got {}", self.params.count(), grads.len())));
         }

@@ -18,8 +18,10 @@ pub mod matmul;
 pub mod norm;
 #[cfg(any(target_arch = "wasm32", test))]
 mod packing;
+pub mod rope;
 
 pub use activation::Activation;
+pub use cross_entropy::IGNORE;
 pub use norm::NormKind;
 
 /// Splits a standard-layout slice into `rows` rows of equal length.
@@ -39,6 +41,11 @@ pub(crate) fn softmax_in_place(row: &mut [f32]) {
 pub(crate) fn max(xs: &[f32]) -> f32 {
     let larger = |m: f32, x: f32| if x > m { x } else { m };
     fold8(xs, f32::NEG_INFINITY, larger, larger)
+}
+
+/// The index of the largest value, the first of equals (NaNs never win).
+pub(crate) fn argmax(xs: &[f32]) -> usize {
+    xs.iter().enumerate().fold(0, |best, (i, &x)| if x > xs[best] { i } else { best })
 }
 
 /// The sum, in the fixed order of [`fold8`].

@@ -31,7 +31,7 @@ impl Run {
     /// Draws this step's evaluation batches (`eval_iters` of each split, the training split's
     /// first). They depend only on the seed and the step, never on earlier evaluations.
     pub fn begin_evaluation(&mut self) -> Result<&Work> {
-        let (b, t) = (self.train.batch_size, self.model.config().block_size);
+        let (b, block, t) = (self.train.batch_size, self.model.config().block_size, self.seq_len());
         let data = self.data()?;
         let mut rng = Rng::new(self.train.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let iters = self.train.eval_iters.max(1);
@@ -39,9 +39,9 @@ impl Run {
         let (mut inputs, mut targets) = (Vec::with_capacity(2 * iters * b * t), Vec::with_capacity(2 * iters * b * t));
         for split in [Split::Train, Split::Val] {
             for _ in 0..iters {
-                data.batch(split, b, t, &mut rng, &mut x, &mut y);
-                inputs.extend(x.iter().map(|&i| i as u32));
-                targets.extend(y.iter().map(|&i| i as u32));
+                data.batch(split, b, block, &mut rng, &mut x, &mut y);
+                inputs.extend_from_slice(&x);
+                targets.extend_from_slice(&y);
             }
         }
         let plan = EvalPlan { batches: 2 * iters, batch_size: b, block_size: t, inputs, targets };
@@ -49,16 +49,24 @@ impl Run {
         Ok(self.begin(Work::Evaluation(plan), rng_after, 0.0))
     }
 
-    /// The evaluation in progress from every batch's loss: recorded in the history (with the
-    /// attention snapshot the time-lapse shows) and returned.
+    /// The evaluation in progress from every batch's loss (and, for a task, its problems
+    /// answered exactly right): recorded in the history (with the attention snapshot the
+    /// time-lapse shows) and returned.
     pub fn finish_evaluation(&mut self) -> Result<Evaluation> {
         let pending = self.pending.take().ok_or_else(|| Error::Config("no evaluation is in progress".into()))?;
         let Work::Evaluation(plan) = &pending.work else {
             self.pending = Some(pending);
             return Err(Error::Config("a step is in progress, not an evaluation".into()));
         };
-        let (train_loss, val_loss) = plan.mean_losses(pending.partials)?;
-        let evaluation = Evaluation { step: self.step, train_loss, val_loss };
+        let [train, val] = plan.mean_losses(pending.partials)?;
+        let task = self.task().is_some();
+        let evaluation = Evaluation {
+            step: self.step,
+            train_loss: train.loss,
+            val_loss: val.loss,
+            train_accuracy: task.then_some(train.accuracy),
+            val_accuracy: task.then_some(val.accuracy),
+        };
         self.history.evals.push(evaluation);
         self.record_heads()?;
         Ok(evaluation)

@@ -26,10 +26,11 @@ const MAX_SNAPSHOTS: usize = 40;
 const INDUCTION_SEED: u64 = 0x1d0c;
 
 impl Run {
-    /// The first block of held-out text, the default probe (none without text).
+    /// The first block of held-out text or a held-out problem: the default probe (none without
+    /// text).
     fn held_out(&self) -> Vec<usize> {
-        let val = self.data.as_ref().map_or(&[][..], |d| d.split(Split::Val));
-        val[..val.len().min(self.model.config().block_size)].iter().map(|&t| t as usize).collect()
+        let probe = self.data.as_ref().map_or(vec![], |d| d.probe(self.model.config().block_size));
+        probe.into_iter().map(|t| t as usize).collect()
     }
 
     /// The last `block_size` tokens of `text`, encoded.
@@ -95,23 +96,27 @@ impl Run {
         })
     }
 
+    /// The mean held-out loss at each position (over the rows with a target there).
     fn loss_by_position(&self) -> Result<Vec<f32>> {
-        let block = self.model.config().block_size;
-        let val = self.data.as_ref().map_or(&[][..], |d| d.split(Split::Val));
-        let windows = (val.len().saturating_sub(1) / block).min(POSITION_WINDOWS);
-        if windows == 0 {
+        let Some(data) = &self.data else { return Ok(vec![]) };
+        let (x, y, t) = data.position_rows(POSITION_WINDOWS, self.model.config().block_size);
+        if x.is_empty() {
             return Ok(vec![]);
         }
-        let ids: Vec<usize> = val[..windows * block].iter().map(|&t| t as usize).collect();
-        let logits = self.model.logits(&ids, windows, block)?;
+        let ids: Vec<usize> = x.iter().map(|&t| t as usize).collect();
+        let logits = self.model.logits(&ids, ids.len() / t, t)?;
         let (logits, v) = (logits.as_slice().expect("fresh logits"), self.vocab_size());
-        let mut sums = vec![0.0; block];
-        for (i, row) in logits.chunks_exact(v).enumerate() {
+        let (mut sums, mut counts) = (vec![0.0; t], vec![0u32; t]);
+        for ((i, row), &target) in logits.chunks_exact(v).enumerate().zip(&y) {
+            if target == crate::data::IGNORE {
+                continue;
+            }
             let mut probs = row.to_vec();
             softmax_at(&mut probs, 1.0);
-            sums[i % block] -= probs[val[i + 1] as usize].max(f32::MIN_POSITIVE).ln();
+            sums[i % t] -= probs[target as usize].max(f32::MIN_POSITIVE).ln();
+            counts[i % t] += 1;
         }
-        Ok(sums.into_iter().map(|s| s / windows as f32).collect())
+        Ok(sums.into_iter().zip(counts).map(|(s, n)| s / n.max(1) as f32).collect())
     }
 
     fn embeddings(&self) -> Embeddings {
@@ -125,16 +130,17 @@ impl Run {
         }
     }
 
-    fn positions(&self) -> Positions {
+    /// The learned position table and how alike its rows are; none with rotary embeddings.
+    fn positions(&self) -> Option<Positions> {
         let (t, c) = (self.model.config().block_size, self.model.config().n_embd);
-        let wpe = self.model.params().get("transformer.wpe.weight").expect("every model has wpe");
+        let wpe = self.model.params().get("transformer.wpe.weight")?;
         let values = wpe.as_slice().expect("standard layout").to_vec();
         let n: Vec<f32> = norms(&values, c).map(|n| n.max(f32::MIN_POSITIVE)).collect();
         let row = |i: usize| &values[i * c..(i + 1) * c];
         let cosine = (0..t * t)
             .map(|k| row(k / t).iter().zip(row(k % t)).map(|(a, b)| a * b).sum::<f32>() / (n[k / t] * n[k % t]))
             .collect();
-        Positions { t, c, values, cosine }
+        Some(Positions { t, c, values, cosine })
     }
 
     fn temperatures(&self, prompt: &str) -> Result<Temperatures> {
@@ -166,24 +172,36 @@ impl Run {
             .collect())
     }
 
+    /// The sequence induction scores are read on, and where its repeat starts: random tokens
+    /// repeated once; for the repeat task, one of its own problems (the same, its own letters).
+    fn induction_probe(&self) -> (Vec<usize>, usize) {
+        let cfg = self.model.config();
+        if let Some(task) = self.task().filter(|t| t.config().name == crate::data::TaskName::Repeat) {
+            // Its letters, then the same again: the copy starts one letter before the answer.
+            let problem = task.example(Split::Val, INDUCTION_SEED);
+            return (problem.tokens.iter().map(|&t| t as usize).collect(), problem.prompt_len - 1);
+        }
+        let period = (cfg.block_size / 2).max(1);
+        let probe = heads::induction_probe(cfg.vocab_size, period, INDUCTION_SEED);
+        (probe[..(2 * period).min(cfg.block_size)].to_vec(), period)
+    }
+
     /// At an evaluation: every head's scores, and (with text) an attention snapshot on the
     /// held-out probe for the time-lapse.
     pub(super) fn record_heads(&mut self) -> Result<()> {
-        let cfg = self.model.config();
-        let period = (cfg.block_size / 2).max(1);
-        let induction_probe = heads::induction_probe(cfg.vocab_size, period, INDUCTION_SEED);
-        let on_induction = self.model.attention(&induction_probe[..(2 * period).min(cfg.block_size)])?;
+        let (induction_probe, period) = self.induction_probe();
+        let on_induction = self.model.attention(&induction_probe)?;
         let probe = self.held_out();
         let (maps, t) = if probe.len() > 1 {
             (self.model.attention(&probe)?, probe.len())
         } else {
-            (on_induction.clone(), 2 * period)
+            (on_induction.clone(), induction_probe.len())
         };
         self.history.heads.push(HeadScores {
             step: self.step,
             entropy: heads::entropy(&maps, t),
             previous_token: heads::previous_token(&maps, t),
-            induction: heads::induction(&on_induction, (2 * period).min(cfg.block_size), period),
+            induction: heads::induction(&on_induction, induction_probe.len(), period),
         });
         if probe.len() > 1 {
             let lapse = &mut self.timelapse;
@@ -225,8 +243,9 @@ mod tests {
         assert_eq!((inside.probe.len(), inside.loss_by_position.len()), (16, 16));
         assert!(inside.probe[0].loss.is_none() && inside.probe[1].guesses.len() == 5);
         assert_eq!(inside.embeddings.points.len(), run.vocab_size());
-        assert_eq!((inside.positions.values.len(), inside.positions.cosine.len()), (16 * 16, 16 * 16));
-        assert!((inside.positions.cosine[0] - 1.0).abs() < 1e-5, "a position is like itself");
+        let positions = inside.positions.as_ref().unwrap();
+        assert_eq!((positions.values.len(), positions.cosine.len()), (16 * 16, 16 * 16));
+        assert!((positions.cosine[0] - 1.0).abs() < 1e-5, "a position is like itself");
         assert_eq!((inside.residual.stream.len(), inside.residual.attn.len()), (3 * 16, 2 * 16));
         assert_eq!(inside.mlp.histogram[1].iter().sum::<u32>(), 16 * 64);
         assert_eq!(inside.lens.len(), 3);

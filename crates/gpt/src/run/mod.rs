@@ -7,29 +7,32 @@
 //! - `training.rs`: steps (planned, computed on threads or by replicas, applied), evaluating;
 //! - `report.rs`: tokens/s and the time left;
 //! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
-//! - `inside.rs`: the views inside the model, and what evaluations record for them.
+//! - `inside.rs`: the views inside the model, and what evaluations record for them;
+//! - `problems.rs`: a task's problems with the model's answers, marked right or wrong.
 
 mod adjust;
 mod evaluation;
 mod generation;
 mod inside;
+mod problems;
 mod report;
 mod training;
 
 pub use crate::inspect::views::{Embeddings, Inside, Mlp, Positions, ProbeToken, Residual, Temperatures, Timelapse};
 pub use generation::{AttentionMaps, NextToken, NextTokens};
+pub use problems::{Origin, Solution, TaskDetails};
 pub use report::TrainReport;
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::config::Budget;
-use crate::data::Dataset;
+use crate::data::{Dataset, TaskConfig, TaskData, TextData};
 use crate::error::Result;
 use crate::model::GPT;
 use crate::optim::AdamW;
 use crate::rng::Rng;
 use crate::sample::{SampleConfig, Sampler};
 use crate::settings::{uniform_loss, Settings, DEFAULT_BPE_VOCAB};
-use crate::tokenizer::{Tokenizer, TokenizerKind};
+use crate::tokenizer::{SymbolTokenizer, Tokenizer, TokenizerKind};
 use crate::train::{History, TrainConfig};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -48,7 +51,7 @@ pub struct Run {
     history: History,
     /// The last generation asked of this model; checkpoints keep it.
     last_sample: Option<SampleConfig>,
-    /// The encoded text the run trains on; a checkpoint opens without one.
+    /// The encoded text the run trains on (a checkpoint opens without one), or its task.
     data: Option<Dataset>,
     generation: Option<Generation>,
     timing: report::Timing,
@@ -80,6 +83,8 @@ pub struct Status {
     pub params: usize,
     /// The lowest validation loss of any evaluation so far.
     pub best_val_loss: Option<f32>,
+    /// The task it trains on, if it trains on one (it takes no text then).
+    pub task: Option<crate::data::TaskName>,
 }
 
 /// What a page needs to show a run it has just created or opened.
@@ -90,6 +95,10 @@ pub struct Details<'a> {
     /// The byte-pair merges as the texts of the two tokens, in learned order (none for characters).
     pub merges: Vec<(String, String)>,
     pub last_sample: Option<&'a SampleConfig>,
+    /// The task the run trains on, if it trains on one.
+    pub task: Option<TaskDetails>,
+    /// When a task's accuracy passed the chart's marks.
+    pub milestones: crate::train::Milestones,
 }
 
 /// A sample being streamed: the sampler and the bytes of a character it has only partly produced.
@@ -99,24 +108,54 @@ struct Generation {
 }
 
 impl Run {
-    /// A new model for `text`, with a tokenizer fitted to it, seeded by `settings.train.seed`.
+    /// A new model for `text`, with a tokenizer fitted to it, seeded by `settings.train.seed`;
+    /// or for `settings.task`, whose symbols and problems need no text.
     pub fn create(settings: &Settings, text: &str, budget: &Budget) -> Result<Run> {
         // Settings are checked before the tokenizer, whose byte-pair training can take seconds.
         settings.resolve(settings.vocab_size(1), budget)?;
-        let tokenizer = Tokenizer::fit(settings.tokenizer, text, settings.bpe_vocab_size)?;
+        let (tokenizer, data) = match &settings.task {
+            Some(task) => Run::task_data(task, settings.train.seed)?,
+            None => {
+                let tokenizer = Tokenizer::fit(settings.tokenizer, text, settings.bpe_vocab_size)?;
+                let data = TextData::new(tokenizer.encode(text)?, settings.model.block_size)?;
+                (tokenizer, Dataset::Text(data))
+            }
+        };
         let config = settings.resolve(tokenizer.vocab_size(), budget)?;
-        let data = Dataset::new(tokenizer.encode(text)?, config.block_size)?;
         let model = GPT::new(config, settings.train.seed)?;
         let mut run = Run::assemble(tokenizer, model, settings.train.clone());
         run.data = Some(data);
         Ok(run)
     }
 
+    /// A task's symbols and its problems split by `seed`.
+    fn task_data(task: &TaskConfig, seed: u64) -> Result<(Tokenizer, Dataset)> {
+        let data = TaskData::new(task, seed)?;
+        let tokenizer = Tokenizer::Symbols(SymbolTokenizer::new(data.vocab().to_vec())?);
+        Ok((tokenizer, Dataset::Task(data)))
+    }
+
     /// Opens a checkpoint with everything it holds; it trains once text is attached with
-    /// [`Run::use_text`], and samples, lists next tokens and shows attention without any.
+    /// [`Run::use_text`] (a task's run at once), and samples, lists next tokens and shows
+    /// attention without any.
     pub fn open(bytes: &[u8]) -> Result<Run> {
         let c: Checkpoint = checkpoint::load(bytes)?;
+        let data = match &c.task {
+            Some(task) => {
+                let invalid =
+                    |e: crate::Error| crate::Error::Format(format!("the checkpoint's `task` is invalid: {e}"));
+                let (tokenizer, data) = Run::task_data(task, c.train.seed).map_err(invalid)?;
+                if tokenizer != c.tokenizer {
+                    return Err(crate::Error::Format(
+                        "the checkpoint's `vocab` is not the symbols of its `task`: the file was edited".into(),
+                    ));
+                }
+                Some(data)
+            }
+            None => None,
+        };
         let mut run = Run::assemble(c.tokenizer, c.model, c.train);
+        run.data = data;
         if let Some(optimizer) = c.optimizer {
             run.optimizer = optimizer;
         }
@@ -151,16 +190,30 @@ impl Run {
     }
 
     /// Trains on `text` from now on. It must encode with the run's tokenizer and hold a block
-    /// for both the training and the validation split.
+    /// for both the training and the validation split. A task's run takes no text.
     pub fn use_text(&mut self, text: &str) -> Result<()> {
+        if let Some(task) = self.task() {
+            return Err(Dataset::no_text(task.config()));
+        }
         let tokens = self.tokenizer.encode(text)?;
-        self.data = Some(Dataset::new(tokens, self.model.config().block_size)?);
+        self.data = Some(Dataset::Text(TextData::new(tokens, self.model.config().block_size)?));
         Ok(())
     }
 
-    /// Whether text is attached, so the run can train.
+    /// Whether text (or a task) is attached, so the run can train.
     pub fn has_text(&self) -> bool {
         self.data.is_some()
+    }
+
+    /// The task the run trains on, if it trains on one.
+    pub fn task(&self) -> Option<&TaskData> {
+        self.data.as_ref().and_then(Dataset::task)
+    }
+
+    /// Positions in each row of a batch: the block size, or a task's problem length.
+    pub fn seq_len(&self) -> usize {
+        let block = self.model.config().block_size;
+        self.data.as_ref().map_or(block, |d| d.seq_len(block))
     }
 
     /// Its settings, history, merges and last sample.
@@ -170,6 +223,8 @@ impl Run {
             history: &self.history,
             merges: self.merges(),
             last_sample: self.last_sample.as_ref(),
+            task: self.task_details(),
+            milestones: self.history.milestones(self.model.config().n_head),
         }
     }
 
@@ -184,9 +239,10 @@ impl Run {
             eval_due: self.eval_due(),
             steps_to_next_eval: self.steps_to_next_eval(),
             workers: self.workers,
-            shards: crate::shards::shard_count(self.train.batch_size, self.model.config().block_size),
+            shards: crate::shards::shard_count(self.train.batch_size, self.seq_len()),
             params: self.model.params().count(),
             best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
+            task: self.task().map(|t| t.config().name),
         }
     }
 
@@ -211,6 +267,7 @@ impl Run {
             train: self.train.clone(),
             tokenizer: kind,
             bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
+            task: self.task().map(|t| t.config().clone()),
         }
     }
 
@@ -272,7 +329,7 @@ impl Run {
 
     /// Tokens in one batch.
     pub fn tokens_per_step(&self) -> usize {
-        self.train.batch_size * self.model.config().block_size
+        self.train.batch_size * self.seq_len()
     }
 
     /// The byte-pair merges in the order they were learned, as the texts of the two tokens
@@ -284,7 +341,7 @@ impl Run {
                 .iter()
                 .map(|&(a, b)| (self.tokenizer.token_text(a), self.tokenizer.token_text(b)))
                 .collect(),
-            Tokenizer::Char(_) => vec![],
+            Tokenizer::Char(_) | Tokenizer::Symbols(_) => vec![],
         }
     }
 }

@@ -45,15 +45,13 @@ impl Run {
 
     /// Draws the next step's batch (and dropout seed); the run changes only when it lands.
     pub fn begin_step(&mut self, now_ms: f64) -> Result<&Work> {
-        let (b, t) = (self.train.batch_size, self.model.config().block_size);
-        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let (b, block, t) = (self.train.batch_size, self.model.config().block_size, self.seq_len());
+        let (mut inputs, mut targets) = (Vec::new(), Vec::new());
         let mut rng = self.rng.clone();
-        self.data()?.batch(Split::Train, b, t, &mut rng, &mut x, &mut y);
+        self.data()?.batch(Split::Train, b, block, &mut rng, &mut inputs, &mut targets);
         let dropout_seed = (self.model.config().dropout > 0.0).then(|| rng.next_u64());
-        let to_ids = |v: Vec<usize>| v.into_iter().map(|i| i as u32).collect();
         let shards = shard_count(b, t);
-        let plan =
-            StepPlan { shards, batch_size: b, block_size: t, inputs: to_ids(x), targets: to_ids(y), dropout_seed };
+        let plan = StepPlan { shards, batch_size: b, block_size: t, inputs, targets, dropout_seed };
         Ok(self.begin(Work::Step(plan), rng, now_ms))
     }
 
@@ -113,11 +111,11 @@ impl Run {
 
     /// Adds units another worker computed: for a step, the sum of shards `first..first + count`
     /// (an aligned subtree) with their weighted `loss`, and `len` flat gradients that `fill` copies
-    /// in; for an evaluation, batch `first`'s loss and no gradients.
+    /// in; for an evaluation, batch `first`'s loss, its rows `exact`ly right, and no gradients.
     pub fn add_partial(
         &mut self,
         (first, count): (usize, usize),
-        loss: f64,
+        (loss, exact): (f64, usize),
         len: usize,
         fill: impl FnOnce(&mut [f32]),
     ) -> Result<()> {
@@ -130,7 +128,7 @@ impl Run {
         }
         let mut buffer = self.grad_pool.scratch(n);
         fill(&mut buffer);
-        self.pending_mut()?.partials.push(Partial { first, count, loss, grads: buffer });
+        self.pending_mut()?.partials.push(Partial { first, count, loss, exact, grads: buffer });
         Ok(())
     }
 

@@ -15,7 +15,7 @@ fn shards_are_fixed_by_the_batch_and_balanced() {
 }
 
 fn leaf(first: usize, value: f32) -> Partial {
-    Partial { first, count: 1, loss: value as f64, grads: vec![value] }
+    Partial { first, count: 1, loss: value as f64, exact: 0, grads: vec![value] }
 }
 
 #[test]

@@ -3,11 +3,13 @@
 
 mod bpe;
 mod char;
+mod symbols;
 
 pub use self::bpe::{
     check_vocab_size as check_bpe_vocab_size, BpeTokenizer, MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB,
 };
 pub use self::char::CharTokenizer;
+pub use self::symbols::SymbolTokenizer;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -32,18 +34,21 @@ impl std::str::FromStr for TokenizerKind {
     }
 }
 
-/// A fitted tokenizer.
+/// A fitted tokenizer, or a task's own tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tokenizer {
     Char(CharTokenizer),
     Bpe(BpeTokenizer),
+    Symbols(SymbolTokenizer),
 }
 
-/// How a checkpoint's `vocab` stores a BPE tokenizer; a character vocabulary is a plain list.
+/// How a checkpoint's `vocab` stores a BPE tokenizer or a task's tokens; a character
+/// vocabulary is a plain list.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 enum VocabJson {
     Bpe { merges: Vec<(u32, u32)> },
+    Symbols { tokens: Vec<String> },
 }
 
 impl Tokenizer {
@@ -55,9 +60,11 @@ impl Tokenizer {
         }
     }
 
+    /// Which kind of tokenizer this is; a task's symbols count as characters (one token each,
+    /// fixed by the task rather than fitted).
     pub fn kind(&self) -> TokenizerKind {
         match self {
-            Tokenizer::Char(_) => TokenizerKind::Char,
+            Tokenizer::Char(_) | Tokenizer::Symbols(_) => TokenizerKind::Char,
             Tokenizer::Bpe(_) => TokenizerKind::Bpe,
         }
     }
@@ -66,14 +73,16 @@ impl Tokenizer {
         match self {
             Tokenizer::Char(t) => t.vocab_size(),
             Tokenizer::Bpe(t) => t.vocab_size(),
+            Tokenizer::Symbols(t) => t.vocab_size(),
         }
     }
 
-    /// The ids of `text`. Only a character vocabulary can meet a character it lacks.
+    /// The ids of `text`. A character vocabulary or a task's can meet text it lacks.
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         match self {
             Tokenizer::Char(t) => t.encode(text),
             Tokenizer::Bpe(t) => Ok(t.encode(text)),
+            Tokenizer::Symbols(t) => t.encode(text),
         }
     }
 
@@ -90,6 +99,7 @@ impl Tokenizer {
     pub fn decode_stream(&self, ids: &[u32], pending: &mut Vec<u8>) -> String {
         match self {
             Tokenizer::Char(t) => t.decode(ids),
+            Tokenizer::Symbols(t) => t.decode(ids),
             Tokenizer::Bpe(t) => {
                 pending.extend(t.decode_bytes(ids));
                 let complete = match std::str::from_utf8(pending) {
@@ -109,6 +119,7 @@ impl Tokenizer {
     pub fn token_text(&self, id: u32) -> String {
         match self {
             Tokenizer::Char(t) => t.decode(&[id]),
+            Tokenizer::Symbols(t) => t.decode(&[id]),
             Tokenizer::Bpe(t) => String::from_utf8_lossy(t.token_bytes(id)).into_owned(),
         }
     }
@@ -118,6 +129,7 @@ impl Tokenizer {
         let json = match self {
             Tokenizer::Char(t) => serde_json::to_string(&t.tokens().iter().map(|c| c.to_string()).collect::<Vec<_>>()),
             Tokenizer::Bpe(t) => serde_json::to_string(&VocabJson::Bpe { merges: t.merges().to_vec() }),
+            Tokenizer::Symbols(t) => serde_json::to_string(&VocabJson::Symbols { tokens: t.tokens().to_vec() }),
         };
         json.expect("plain data serialises")
     }
@@ -139,8 +151,10 @@ impl Tokenizer {
                 .collect::<Result<Vec<char>>>()?;
             return CharTokenizer::from_tokens(chars).map(Tokenizer::Char);
         }
-        let VocabJson::Bpe { merges } = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
-        BpeTokenizer::from_merges(merges).map(Tokenizer::Bpe)
+        match serde_json::from_str(json).map_err(|e| bad(e.to_string()))? {
+            VocabJson::Bpe { merges } => BpeTokenizer::from_merges(merges).map(Tokenizer::Bpe),
+            VocabJson::Symbols { tokens } => SymbolTokenizer::new(tokens).map(Tokenizer::Symbols),
+        }
     }
 }
 
@@ -155,6 +169,9 @@ mod tests {
             let t = Tokenizer::fit(kind, text, 260).unwrap();
             assert_eq!(Tokenizer::from_json(&t.to_json()).unwrap(), t);
         }
+        let symbols = Tokenizer::Symbols(SymbolTokenizer::new(vec!["10".into(), "1".into(), "+".into()]).unwrap());
+        assert_eq!(symbols.to_json(), r#"{"type":"symbols","tokens":["10","1","+"]}"#);
+        assert_eq!(Tokenizer::from_json(&symbols.to_json()).unwrap(), symbols);
         assert_eq!(Tokenizer::fit(TokenizerKind::Char, "ba", 0).unwrap().to_json(), r#"["a","b"]"#);
         assert!(Tokenizer::from_json(r#"{"type":"bpe","merges":[[999,1]]}"#).is_err());
         assert!(Tokenizer::from_json(r#"{"type":"wordpiece"}"#).is_err());

@@ -9,6 +9,24 @@ pub fn cases(ci: u32) -> ProptestConfig {
     ProptestConfig { cases: ci.saturating_mul(scale), failure_persistence: None, ..ProptestConfig::default() }
 }
 
+/// The fields of a model's config, as checkpoints and settings write them.
+pub const MODEL_FIELDS: [&str; 11] = [
+    "vocab_size",
+    "block_size",
+    "n_layer",
+    "n_head",
+    "n_embd",
+    "dropout",
+    "bias",
+    "norm",
+    "activation",
+    "tie_weights",
+    "rope",
+];
+
+/// The fields of a task's settings.
+pub const TASK_FIELDS: [&str; 6] = ["name", "length", "symbols", "digits", "p", "train_fraction"];
+
 /// A sentence with every letter: repeated, it trains a tiny model.
 pub const TEXT: &str = "the quick brown fox jumps over the lazy dog. \n";
 

@@ -1,9 +1,9 @@
 //! What the fuzz tests feed the run: texts, edge values, settings (typed, and as JSON with missing,
 //! unknown and mistyped fields) and sampling options.
 
-use super::fuzz::TEXT;
+use super::fuzz::{MODEL_FIELDS, TASK_FIELDS, TEXT};
 use gpt::ops::{Activation, NormKind};
-use gpt::{GPTConfig, SampleConfig, Settings, TokenizerKind, TrainConfig};
+use gpt::{GPTConfig, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -66,25 +66,14 @@ pub fn json_value() -> impl Strategy<Value = Value> {
         Just(json!("layernorm")),
         Just(json!("relu")),
         Just(json!("bpe")),
+        Just(json!("modular")),
+        Just(json!("repeat")),
         Just(json!([1, 2])),
         Just(json!({})),
     ]
 }
 
-const MODEL_FIELDS: [&str; 11] = [
-    "vocab_size",
-    "block_size",
-    "n_layer",
-    "n_head",
-    "n_embd",
-    "dropout",
-    "bias",
-    "norm",
-    "activation",
-    "tie_weights",
-    "n_kv_head",
-];
-const TRAIN_FIELDS: [&str; 15] = [
+const TRAIN_FIELDS: [&str; 14] = [
     "batch_size",
     "max_iters",
     "learning_rate",
@@ -99,41 +88,57 @@ const TRAIN_FIELDS: [&str; 15] = [
     "seed",
     "eval_interval",
     "eval_iters",
-    "epochs",
 ];
 
-/// An object with some of `fields` (one of them unknown to the schema), each any JSON value.
-pub fn json_object(fields: &'static [&'static str]) -> impl Strategy<Value = Value> {
-    proptest::collection::vec((proptest::sample::select(fields), json_value()), 0..6)
+/// An object with some of `fields` or a field unknown to the schema, each any JSON value.
+pub fn json_object(fields: &[&'static str]) -> impl Strategy<Value = Value> {
+    let names = [fields, &["epochs"]].concat();
+    proptest::collection::vec((proptest::sample::select(names), json_value()), 0..6)
         .prop_map(|pairs| Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>()))
 }
 
 pub fn settings_json() -> impl Strategy<Value = Value> {
-    (json_object(&MODEL_FIELDS), json_object(&TRAIN_FIELDS), json_value(), json_value(), any::<u8>()).prop_map(
-        |(model, train, tokenizer, bpe, mask)| {
-            let mut settings = Map::new();
-            let parts = [("model", model), ("train", train), ("tokenizer", tokenizer), ("bpe_vocab_size", bpe)];
-            for (i, (key, value)) in parts.into_iter().enumerate() {
-                if mask & (1 << i) != 0 {
-                    settings.insert(key.into(), value);
-                }
+    let parts = (json_object(&MODEL_FIELDS), json_object(&TRAIN_FIELDS), json_object(&TASK_FIELDS));
+    (parts, json_value(), json_value(), any::<u8>()).prop_map(|((model, train, task), tokenizer, bpe, mask)| {
+        let mut settings = Map::new();
+        let parts =
+            [("model", model), ("train", train), ("tokenizer", tokenizer), ("bpe_vocab_size", bpe), ("task", task)];
+        for (i, (key, value)) in parts.into_iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                settings.insert(key.into(), value);
             }
-            Value::Object(settings)
+        }
+        Value::Object(settings)
+    })
+}
+
+/// A small task of any kind, or none (a text), three times in four.
+fn task() -> impl Strategy<Value = Option<TaskConfig>> {
+    let name = proptest::sample::select(TaskName::ALL.to_vec());
+    let task = (name, 1usize..6, 2usize..8, 1usize..3, 2usize..30, 0.05f32..0.95).prop_map(
+        |(name, length, symbols, digits, p, train_fraction)| TaskConfig {
+            name,
+            length,
+            symbols,
+            digits,
+            p,
+            train_fraction,
         },
-    )
+    );
+    prop_oneof![3 => Just(None), 1 => task.prop_map(Some)]
 }
 
 /// Settings a user might build: every field within range, then 0 to 3 fields (or the same one
 /// twice) set to an edge value.
 pub fn settings() -> BoxedStrategy<Settings> {
-    let shape = (1usize..12, 1usize..3, 1usize..4, 1usize..5, 0.0f32..0.5);
+    let shape = (1usize..12, 1usize..3, 1usize..4, 1usize..5, 0.0f32..0.5, any::<bool>());
     let choices = (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 256usize..300);
     let counts = (1usize..5, 20usize..40, 0usize..10, 1usize..3, any::<u64>());
     let rates = (1e-4f32..1e-2, 0.0f32..1e-4, 0.0f32..0.2, 0.0f32..2.0, 0.5f32..0.95, 0.95f32..0.999);
     let edges = proptest::collection::vec((0..FIELDS, edge()), 0..4);
-    (shape, choices, counts, rates, edges)
-        .prop_map(|(shape, choices, counts, rates, edges)| {
-            let (block_size, n_layer, n_head, per_head, dropout) = shape;
+    (shape, choices, counts, rates, edges, task())
+        .prop_map(|(shape, choices, counts, rates, edges, task)| {
+            let (block_size, n_layer, n_head, per_head, dropout, rope) = shape;
             let (bias, rms, relu, tie_weights, bpe, bpe_vocab_size) = choices;
             let model = GPTConfig {
                 vocab_size: 0, // the tokenizer's, whatever is given here
@@ -146,6 +151,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 norm: if rms { NormKind::RmsNorm } else { NormKind::LayerNorm },
                 activation: if relu { Activation::Relu } else { Activation::Gelu },
                 tie_weights,
+                rope,
             };
             let (batch_size, max_iters, warmup_iters, eval_iters, seed) = counts;
             let (learning_rate, min_lr, weight_decay, grad_clip, beta1, beta2) = rates;
@@ -166,7 +172,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 eval_iters,
             };
             let tokenizer = if bpe { TokenizerKind::Bpe } else { TokenizerKind::Char };
-            let mut settings = Settings { model, train, tokenizer, bpe_vocab_size };
+            let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task };
             for (field, edge) in edges {
                 set_edge(&mut settings, field, edge);
             }
@@ -175,7 +181,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
         .boxed()
 }
 
-const FIELDS: usize = 18;
+const FIELDS: usize = 23;
 
 /// Sets field number `field` to `edge`, as a count or a rate as the field holds.
 pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
@@ -198,7 +204,17 @@ pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
         14 => t.grad_clip = float,
         15 => t.eval_interval = Some(count),
         16 => t.eval_iters = count,
-        _ => s.bpe_vocab_size = count,
+        17 => s.bpe_vocab_size = count,
+        _ => {
+            let task = s.task.get_or_insert_with(TaskConfig::default);
+            match field {
+                18 => task.length = count,
+                19 => task.symbols = count,
+                20 => task.digits = count,
+                21 => task.p = count,
+                _ => task.train_fraction = float,
+            }
+        }
     }
 }
 

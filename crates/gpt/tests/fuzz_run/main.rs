@@ -1,7 +1,8 @@
 //! Fuzzes the API the page's worker drives (the bindings only convert JS values into these
 //! types with serde): settings as JSON with missing, unknown and mistyped fields; settings with
 //! every field zero, negative, huge or NaN; texts of every kind; and random calls on a run
-//! (sampling, next tokens, attention, the inside views, text, settings changes, training, saving).
+//! (sampling, next tokens, attention, the inside views, text, settings changes, training, saving,
+//! and for a task's run its problems, held out and typed).
 //! Every case ends in a result or a specific error, never a panic, and a failed call leaves the
 //! run's weights, step and settings as they were. `FUZZ_SCALE=100` runs a hundred times more.
 
@@ -10,7 +11,7 @@ mod fuzz;
 mod inputs;
 
 use fuzz::{assert_specific, cases, TEXT};
-use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TrainConfig};
+use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TaskName, TrainConfig};
 use inputs::{any_text, edge, sample_config, settings, settings_json, texts, usable_or_any_text, Edge};
 use proptest::prelude::*;
 
@@ -23,10 +24,13 @@ fn state(run: &Run) -> (usize, Vec<u32>, String) {
     (run.step_count(), weights, serde_json::to_string(&run.settings()).unwrap())
 }
 
-fn a_small_run() -> Vec<u8> {
-    let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 2, n_embd: 8, ..Default::default() };
+/// A small run two steps in: on `TEXT`, or on a small reverse task.
+fn a_small_run(task: bool) -> Vec<u8> {
+    let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 2, n_embd: 8, rope: task, ..Default::default() };
     let train = TrainConfig { batch_size: 2, max_iters: 1_000, warmup_iters: 2, eval_iters: 1, ..Default::default() };
-    let mut run = Run::create(&Settings { model, train, ..Default::default() }, &TEXT.repeat(4), &BUDGET).unwrap();
+    let task = task.then(|| TaskConfig { name: TaskName::Reverse, length: 3, symbols: 4, ..TaskConfig::default() });
+    let mut run =
+        Run::create(&Settings { model, train, task, ..Default::default() }, &TEXT.repeat(4), &BUDGET).unwrap();
     run.train(2, &|| 0.0).unwrap();
     run.save().unwrap()
 }
@@ -47,6 +51,9 @@ enum Call {
     Train(usize),
     Evaluate,
     Save,
+    /// A problem typed for the model to answer (a task's run), or how many held-out ones to show.
+    Solve(String),
+    HeldOut(usize),
 }
 
 /// Boxed, as the other composite strategies: unboxed, their value trees overflow a test
@@ -64,6 +71,8 @@ fn call() -> BoxedStrategy<Call> {
         (0usize..3).prop_map(Call::Train),
         Just(Call::Evaluate),
         Just(Call::Save),
+        prop_oneof![texts(), "[a-d>]{0,6}"].prop_map(Call::Solve),
+        prop_oneof![0usize..10, edge().prop_map(|e| e.count)].prop_map(Call::HeldOut),
     ]
     .boxed()
 }
@@ -102,6 +111,8 @@ fn make(run: &mut Run, call: &Call) {
         Call::Train(n) => run.train(*n, &|| 0.0).map(drop),
         Call::Evaluate => run.evaluate().map(drop),
         Call::Save => run.save().map(drop),
+        Call::Solve(problem) => run.solve(problem).map(drop),
+        Call::HeldOut(n) => run.held_out_solutions(*n).map(drop),
     };
     let after = state(run);
     match &result {
@@ -156,12 +167,14 @@ proptest! {
 proptest! {
     #![proptest_config(cases(5_000))]
 
-    /// Random calls on a trained run, as a user clicking around would make them.
+    /// Random calls on a trained run (of a text, or a task), as a user clicking around would make them.
     #[test]
-    fn calls_on_a_run_succeed_or_leave_it_as_it_was(calls in proptest::collection::vec(call(), 1..6)) {
-        thread_local!(static SAVED: Vec<u8> = a_small_run());
-        let mut run = SAVED.with(|bytes| Run::open(bytes)).unwrap();
-        run.use_text(&TEXT.repeat(4)).unwrap();
+    fn calls_on_a_run_succeed_or_leave_it_as_it_was(calls in proptest::collection::vec(call(), 1..6), task in any::<bool>()) {
+        thread_local!(static SAVED: [Vec<u8>; 2] = [a_small_run(false), a_small_run(true)]);
+        let mut run = SAVED.with(|runs| Run::open(&runs[usize::from(task)])).unwrap();
+        if !task {
+            run.use_text(&TEXT.repeat(4)).unwrap();
+        }
         for call in &calls {
             make(&mut run, call);
         }

@@ -12,11 +12,12 @@ use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 
 /// Every fixture, embedded so the wasm suites have them too.
-pub const FIXTURES: [(&str, &[u8]); 4] = [
+pub const FIXTURES: [(&str, &[u8]); 5] = [
     ("bias", include_bytes!("../fixtures/golden_bias.safetensors")),
     ("nobias", include_bytes!("../fixtures/golden_nobias.safetensors")),
     ("rmsnorm_relu_untied", include_bytes!("../fixtures/golden_rmsnorm_relu_untied.safetensors")),
     ("gelu_tanh_nobias_untied", include_bytes!("../fixtures/golden_gelu_tanh_nobias_untied.safetensors")),
+    ("rope_nobias", include_bytes!("../fixtures/golden_rope_nobias.safetensors")),
 ];
 
 struct Fixture<'a> {

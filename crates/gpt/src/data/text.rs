@@ -1,14 +1,8 @@
-//! Token streams split into train and validation, and random batches of windows from them.
+//! A text's tokens split into train and validation, and random batches of windows from them.
 
+use super::Split;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-
-/// Which part of the data to draw from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    Train,
-    Val,
-}
 
 /// How many of `n` tokens train (the first 90%, ⌊9n/10⌋ as nanoGPT); the rest validate.
 fn train_len(n: usize) -> usize {
@@ -32,19 +26,19 @@ pub fn too_short(n: usize, block_size: usize) -> Option<String> {
 
 /// The first 90% of the tokens for training, the last 10% for validation, as nanoGPT's prepare scripts.
 #[derive(Clone, Debug)]
-pub struct Dataset {
+pub struct TextData {
     train: Vec<u32>,
     val: Vec<u32>,
 }
 
-impl Dataset {
+impl TextData {
     /// Splits `tokens`; each part must hold at least one window of `block_size + 1` tokens.
-    pub fn new(mut tokens: Vec<u32>, block_size: usize) -> Result<Dataset> {
+    pub fn new(mut tokens: Vec<u32>, block_size: usize) -> Result<TextData> {
         if let Some(why) = too_short(tokens.len(), block_size) {
             return Err(Error::Data(why));
         }
         let val = tokens.split_off(train_len(tokens.len()));
-        Ok(Dataset { train: tokens, val })
+        Ok(TextData { train: tokens, val })
     }
 
     pub fn split(&self, split: Split) -> &[u32] {
@@ -55,22 +49,14 @@ impl Dataset {
     }
 
     /// Fills `x` and `y` with `batch` random windows of `block` tokens, `y` shifted by one.
-    pub fn batch(
-        &self,
-        split: Split,
-        batch: usize,
-        block: usize,
-        rng: &mut Rng,
-        x: &mut Vec<usize>,
-        y: &mut Vec<usize>,
-    ) {
+    pub fn batch(&self, split: Split, batch: usize, block: usize, rng: &mut Rng, x: &mut Vec<u32>, y: &mut Vec<u32>) {
         let data = self.split(split);
         x.clear();
         y.clear();
         for _ in 0..batch {
             let start = rng.below(data.len() - block);
-            x.extend(data[start..start + block].iter().map(|&t| t as usize));
-            y.extend(data[start + 1..start + block + 1].iter().map(|&t| t as usize));
+            x.extend_from_slice(&data[start..start + block]);
+            y.extend_from_slice(&data[start + 1..start + block + 1]);
         }
     }
 }
@@ -81,7 +67,7 @@ mod tests {
 
     #[test]
     fn splits_ninety_ten_and_shifts_targets() {
-        let d = Dataset::new((0..100).collect(), 4).unwrap();
+        let d = TextData::new((0..100).collect(), 4).unwrap();
         assert_eq!((d.split(Split::Train).len(), d.split(Split::Val).len()), (90, 10));
         let (mut x, mut y) = (vec![], vec![]);
         d.batch(Split::Val, 3, 4, &mut Rng::new(1), &mut x, &mut y);
@@ -91,8 +77,8 @@ mod tests {
 
     #[test]
     fn too_short_text_is_a_clear_error() {
-        let err = Dataset::new((0..50).collect(), 8).unwrap_err().to_string();
+        let err = TextData::new((0..50).collect(), 8).unwrap_err().to_string();
         assert!(err.contains("validation part has 5 tokens") && err.contains("at least 9"), "{err}");
-        assert!(Dataset::new(vec![], 8).is_err());
+        assert!(TextData::new(vec![], 8).is_err());
     }
 }

@@ -1,0 +1,100 @@
+//! What a run trains on: a text split 90/10 into windows (`text.rs`), or a task whose problems
+//! are generated from a seed (`tasks/`). Both hand out batches the same way: rows of token ids,
+//! and the ids that follow them as targets, [`IGNORE`] where the loss skips a position.
+
+pub mod tasks;
+mod text;
+
+pub use tasks::{tasks, Problem, TaskConfig, TaskData, TaskInfo, TaskName, TaskSummary};
+pub use text::{too_short, TextData};
+
+use crate::error::Error;
+use crate::rng::Rng;
+
+/// Which part of the data to draw from: training, or validation (a task's held-out problems).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Train,
+    Val,
+}
+
+/// A target the loss skips (a task's prompt and padding), as PyTorch's `ignore_index`.
+pub const IGNORE: u32 = u32::MAX;
+
+/// Seeds the problems the views show, so they stay the same from one evaluation to the next.
+const PROBE_SEED: u64 = 0x7072_6f62_6500_0004;
+
+/// Target ids as the model reads them, [`IGNORE`] as [`crate::ops::IGNORE`].
+pub fn targets(ids: &[u32]) -> Vec<usize> {
+    ids.iter().map(|&t| if t == IGNORE { crate::ops::IGNORE } else { t as usize }).collect()
+}
+
+/// A run's data: a text or a task.
+#[derive(Debug)]
+pub enum Dataset {
+    Text(TextData),
+    Task(TaskData),
+}
+
+impl Dataset {
+    /// The task, if the run trains on one.
+    pub fn task(&self) -> Option<&TaskData> {
+        match self {
+            Dataset::Task(task) => Some(task),
+            Dataset::Text(_) => None,
+        }
+    }
+
+    /// Positions in a batch row: the block for text; for a task its longest problem, but the
+    /// last token (which is only ever a target).
+    pub fn seq_len(&self, block_size: usize) -> usize {
+        match self {
+            Dataset::Text(_) => block_size,
+            Dataset::Task(task) => task.seq_len(),
+        }
+    }
+
+    /// Fills `x` and `y` with `batch` random rows of `split`, each [`Dataset::seq_len`] long.
+    pub fn batch(&self, split: Split, batch: usize, block: usize, rng: &mut Rng, x: &mut Vec<u32>, y: &mut Vec<u32>) {
+        match self {
+            Dataset::Text(text) => text.batch(split, batch, block, rng, x, y),
+            Dataset::Task(task) => task.batch(split, batch, rng, x, y),
+        }
+    }
+
+    /// What the views read by default: the first block of held-out text, or a held-out problem.
+    pub fn probe(&self, block_size: usize) -> Vec<u32> {
+        match self {
+            Dataset::Text(text) => {
+                let val = text.split(Split::Val);
+                val[..val.len().min(block_size)].to_vec()
+            }
+            Dataset::Task(task) => task.example(Split::Val, PROBE_SEED).tokens,
+        }
+    }
+
+    /// Up to `rows` held-out rows, always the same, with every next token a target (a task's
+    /// prompt too, padding left out), for the loss at each position: `(x, y, positions)`.
+    pub fn position_rows(&self, rows: usize, block_size: usize) -> (Vec<u32>, Vec<u32>, usize) {
+        match self {
+            Dataset::Text(text) => {
+                let val = text.split(Split::Val);
+                let n = (val.len().saturating_sub(1) / block_size).min(rows) * block_size;
+                (val[..n].to_vec(), val[1..n + 1].to_vec(), block_size)
+            }
+            Dataset::Task(task) => {
+                let (mut x, mut y, mut rng) = (vec![], vec![], Rng::new(PROBE_SEED));
+                (0..rows).for_each(|_| task.push_row(&task.draw(Split::Val, &mut rng), &mut x, &mut y, true));
+                (x, y, task.seq_len())
+            }
+        }
+    }
+
+    /// The error for text given to a task's run, which makes its own problems.
+    pub fn no_text(task: &TaskConfig) -> Error {
+        Error::Config(format!(
+            "this run trains on the {} task, which makes its own problems: it takes no text",
+            task.name.as_str()
+        ))
+    }
+}

@@ -1,0 +1,106 @@
+//! A task run's problems as a person sees them: the model's greedy answers to held-out problems
+//! and to problems a person types, each marked right or wrong; and what the page shows of the
+//! task itself.
+
+use super::Run;
+use crate::data::{Problem, Split, TaskConfig, TaskData};
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use serde::Serialize;
+
+/// Seeds the held-out problems shown, so the same ones come back at every refresh.
+const SHOWN_SEED: u64 = 0x7368_6f77_6e00_0005;
+/// The most held-out problems one call answers: a list to read, not an evaluation.
+pub const MAX_SHOWN: usize = 100;
+
+/// A problem with the model's answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Solution {
+    /// The prompt, as the task writes it (`bdca>`, `12+34=`).
+    pub prompt: String,
+    /// The model's answer: the most likely token at each position, each read after the last.
+    pub answer: String,
+    pub expected: String,
+    pub correct: bool,
+    /// Which set the problem is in: a typed one may be a training problem, or not one the task makes.
+    pub origin: Origin,
+}
+
+/// Where a problem comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    Training,
+    HeldOut,
+    /// Not a problem of the task (another length, say): neither set has it.
+    Outside,
+}
+
+/// What a run adds to its task's settings (see [`TaskConfig::summary`] for the rest): a
+/// held-out problem and the sizes of the two sets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskDetails {
+    pub config: TaskConfig,
+    /// A held-out problem, whole: the attention view's text.
+    pub held_out_example: String,
+    /// Problems in each set (training, held out) when the task has few enough to count.
+    pub sizes: Option<(usize, usize)>,
+}
+
+impl Run {
+    fn trained_task(&self) -> Result<&TaskData> {
+        self.task().ok_or_else(|| Error::Config("this run trains on text, not on a task's problems".into()))
+    }
+
+    /// What the page shows of the run's task, if it has one.
+    pub fn task_details(&self) -> Option<TaskDetails> {
+        let task = self.task()?;
+        Some(TaskDetails {
+            config: task.config().clone(),
+            held_out_example: task.text(&task.example(Split::Val, SHOWN_SEED).tokens),
+            sizes: task.sizes(),
+        })
+    }
+
+    /// The model's answers to `n` held-out problems (at most [`MAX_SHOWN`]), the same ones each time.
+    pub fn held_out_solutions(&self, n: usize) -> Result<Vec<Solution>> {
+        let task = self.trained_task()?;
+        let mut rng = Rng::new(SHOWN_SEED);
+        (0..n.min(MAX_SHOWN)).map(|_| self.solution(task, &task.draw(Split::Val, &mut rng))).collect()
+    }
+
+    /// The model's answer to the problem whose prompt a person typed (`bdca`, `12+34`).
+    pub fn solve(&self, typed: &str) -> Result<Solution> {
+        let task = self.trained_task()?;
+        self.solution(task, &task.parse(typed, self.model.config().block_size)?)
+    }
+
+    fn solution(&self, task: &TaskData, problem: &Problem) -> Result<Solution> {
+        let answer = self.greedy_answer(problem)?;
+        Ok(Solution {
+            prompt: task.text(problem.prompt()),
+            answer: task.text(&answer),
+            expected: task.text(problem.answer()),
+            correct: answer == problem.answer(),
+            origin: match (task.makes(problem), task.split_of(problem)) {
+                (false, _) => Origin::Outside,
+                (true, Split::Train) => Origin::Training,
+                (true, Split::Val) => Origin::HeldOut,
+            },
+        })
+    }
+
+    /// The answer greedy decoding writes: at each position the most likely token (the first of
+    /// equals), read by a full forward pass as evaluation reads it, so a problem it marks right
+    /// is one evaluation counts right.
+    fn greedy_answer(&self, problem: &Problem) -> Result<Vec<u32>> {
+        let v = self.vocab_size();
+        let mut context: Vec<usize> = problem.prompt().iter().map(|&t| t as usize).collect();
+        for _ in 0..problem.answer().len() {
+            let logits = self.model.logits(&context, 1, context.len())?;
+            let last = &logits.as_slice().expect("fresh logits")[(context.len() - 1) * v..];
+            context.push(crate::ops::argmax(last));
+        }
+        Ok(context[problem.prompt_len..].iter().map(|&t| t as u32).collect())
+    }
+}
