@@ -22,6 +22,14 @@ export function clearAttention() {
   view.clear();
 }
 
+/** A task's model reads attention on a problem: the buttons offer a held-out one (`example`) and the one typed. */
+let heldOutExample = null;
+export function setAttentionSource(task, example) {
+  heldOutExample = task ? example : null;
+  $('attention-from-prompt').textContent = task ? 'Use typed problem' : 'Use prompt';
+  $('attention-from-corpus').textContent = task ? 'Held-out problem' : 'Corpus snippet';
+}
+
 let timer = 0;
 function textChanged() {
   clearTimeout(timer);
@@ -33,9 +41,12 @@ function textChanged() {
 
 export function initAttention() {
   ui.text.addEventListener('input', textChanged);
-  $('attention-from-prompt').addEventListener('click', () => { ui.text.value = promptText(); textChanged(); });
+  $('attention-from-prompt').addEventListener('click', () => {
+    ui.text.value = heldOutExample === null ? promptText() : $('problem').value;
+    textChanged();
+  });
   $('attention-from-corpus').addEventListener('click', () => {
-    ui.text.value = corpusSnippet(readConfig(ui.form).config?.model.block_size ?? 32);
+    ui.text.value = heldOutExample ?? corpusSnippet(readConfig(ui.form).config?.model.block_size ?? 32);
     textChanged();
   });
   on('attention', ({ maps }) => {

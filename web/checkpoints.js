@@ -1,5 +1,5 @@
 // Checkpoints: Save downloads the whole training state; Load opens one in place of the current model.
-import { restoreText, showMerges, trainingText } from './data-panel.js';
+import { chooseTask, restoreText, showMerges, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
 import { count } from './format.js';
 import { showSettings } from './model-panel.js';
@@ -8,7 +8,7 @@ import { setProbe } from './inside-panel.js';
 import { showTextProblem } from './text-fit.js';
 import { restorePrompt, restoreSampleSettings } from './sample-panel.js';
 import { setPhase, setStatus, showError, state } from './phase.js';
-import { showLoadedProgress, showRun, TRAIN_ON } from './training-panel.js';
+import { showLoadedProgress, showRun, showTaskRun, TRAIN_ON } from './training-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { save: $('save'), load: $('load'), storage: $('storage-status') };
@@ -34,24 +34,30 @@ function download({ bytes, step, name }) {
   setStatus(`Saved the model at step ${count(step)} as ${link.download}.`);
 }
 
-function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored }) {
+function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, task, milestones }) {
   if (restored) {
     restoreText(restored.text, restored.corpusId);
     setAttentionText(restored.page?.attentionText ?? '');
     setProbe(restored.page?.probe ?? '');
     restorePrompt(restored.page?.prompt ?? '');
   }
+  if (task) {
+    chooseTask(task.config.name);
+    if (!restored) setAttentionText(task.held_out_example);
+  }
+  showTaskRun(task);
   showMerges(merges);
   showSettings(settings);
   restoreSampleSettings(lastSample);
   const total = settings.train.max_iters;
-  showRun({ uniformLoss, vocabSize, total, step, history });
+  showRun({ uniformLoss, vocabSize, total, step, history, milestones });
   showLoadedProgress(step, total);
   showTextProblem(textProblem);
   const phase = step >= total ? 'finished' : 'paused';
   const what = restored ? `${restored.restored ? 'Restored' : 'Opened'} run '${restored.name}'` : 'Loaded a model';
+  const sample = task ? 'try it on problems' : 'sample';
   const next = textProblem ? 'Sample from it, or fit the text to train it.'
-    : phase === 'paused' ? 'Resume to keep training, or sample.' : `Sample from it, or ${TRAIN_ON}.`;
+    : phase === 'paused' ? `Resume to keep training, or ${sample}.` : `${task ? 'Try it on problems' : 'Sample from it'}, or ${TRAIN_ON}.`;
   setPhase(phase, `${what} at step ${count(step)}. ${next}`);
 }
 

@@ -2,14 +2,22 @@
 
 /** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
 const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
-const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights']);
+const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights', 'rope']);
+/** A task's settings (the data panel's fields, in this form by their form attribute). */
+export const TASK_FIELDS = new Set(['length', 'symbols', 'digits', 'p', 'train_fraction']);
+
+/** Which part of the settings a field belongs to. */
+function groupOf(settings, name) {
+  if (TOP_FIELDS.has(name)) return settings;
+  if (TASK_FIELDS.has(name)) return settings.task ?? {};
+  return MODEL_FIELDS.has(name) ? settings.model : settings.train;
+}
 
 /** Sets every field from a preset's or run's settings (not the page's own fields, data-local). */
 export function fillForm(form, preset) {
   for (const el of form.elements) {
     if (!el.name || 'local' in el.dataset) continue;
-    const group = TOP_FIELDS.has(el.name) ? preset : MODEL_FIELDS.has(el.name) ? preset.model : preset.train;
-    const value = group[el.name];
+    const value = groupOf(preset, el.name)[el.name];
     if (value === undefined) continue;
     if (el.type === 'checkbox') el.checked = value;
     else el.value = settingText(value);
@@ -40,7 +48,10 @@ export function readNumber(el) {
   return { value };
 }
 
-/** `{ config, problems }`: the Settings for the engine, and each field that is not a number. */
+/**
+ * `{ config, problems }`: the Settings for the engine (a task's enabled fields in `config.task`),
+ * and each field that is not a number.
+ */
 export function readConfig(form) {
   const config = { model: {}, train: {}, tokenizer: 'char' };
   const problems = [];
@@ -53,7 +64,8 @@ export function readConfig(form) {
       if (read.problem) problems.push({ field: el.name, message: read.problem });
       value = read.value;
     } else value = el.value;
-    if (TOP_FIELDS.has(el.name)) config[el.name] = value;
+    if (TASK_FIELDS.has(el.name)) config.task = { ...config.task, [el.name]: value };
+    else if (TOP_FIELDS.has(el.name)) config[el.name] = value;
     else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
   }
   return { config, problems };
@@ -65,8 +77,9 @@ export function readConfig(form) {
  * no control here (about the text, or the model as a whole), for the caller to show.
  */
 export function showProblems(form, problems) {
-  for (const old of form.querySelectorAll('.field-error')) old.remove();
-  for (const el of form.querySelectorAll('[aria-invalid]')) {
+  // The form's controls, those placed elsewhere by a form attribute too (a task's settings).
+  for (const el of [...form.elements].filter((e) => e.hasAttribute('aria-invalid'))) {
+    document.getElementById(el.getAttribute('aria-describedby'))?.remove();
     el.removeAttribute('aria-invalid');
     el.removeAttribute('aria-describedby');
   }

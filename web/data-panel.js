@@ -1,11 +1,17 @@
-// The data panel: a bundled corpus, pasted or uploaded text, its summary, and a BPE model's merges.
-import { summarizeText } from './wasm.js';
+// The data panel: a bundled corpus, pasted or uploaded text, or a task (task-panel.js shows its
+// settings); the text's summary, and a BPE model's merges.
+import { summarizeText, tasks } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
 import { textEdited } from './text-fit.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { corpus: $('corpus'), upload: $('upload'), text: $('text'), summary: $('text-summary'), credit: $('corpus-credit') };
+const ui = {
+  corpus: $('corpus'), upload: $('upload'), text: $('text'), summary: $('text-summary'), credit: $('corpus-credit'),
+  textPanel: $('text-panel'), taskPanel: $('task-panel'), uploadButton: $('upload').closest('label'),
+};
 const OWN_TEXT = 'own';
+/** A task's menu value is this and its name: `task:reverse`. */
+const TASK = 'task:';
 const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
 
 let stats = { chars: 0, vocab_size: 0 };
@@ -13,24 +19,46 @@ let changed = () => {};
 let textTimer = 0; // the text is counted once typing pauses
 let corpusLoads = 0; // counts corpus choices: a slower earlier fetch never overwrites a later one
 
-/** The text to train on, as it stands in the box. */
-export const trainingText = () => ui.text.value;
+/** The task chosen in the Corpus menu (its name), or null for a text. */
+export const taskChoice = () => (ui.corpus.value.startsWith(TASK) ? ui.corpus.value.slice(TASK.length) : null);
+
+/** The text to train on, as it stands in the box (none for a task). */
+export const trainingText = () => (taskChoice() ? '' : ui.text.value);
 
 /** How long the text is and how many distinct characters it has (a character model's vocabulary). */
 export const textStats = () => stats;
 
-/** Where the text came from: a bundled corpus's id and title, or `own`. */
+/** Where the text came from: a bundled corpus's id and title, `own`, or a task's (`task:reverse`). */
 export function corpusChoice() {
   const option = ui.corpus.selectedOptions[0];
   return { id: option.value, title: option.value === OWN_TEXT ? 'Your own text' : option.textContent };
 }
 
-/** Puts back a saved run's text, marking its corpus when it was a bundled one. */
+/** Puts back a saved run's text, marking its corpus when it was a bundled one (or its task). */
 export function restoreText(text, corpusId) {
   ui.corpus.value = [...ui.corpus.options].some((o) => o.value === corpusId) ? corpusId : OWN_TEXT;
+  showPanel();
+  if (taskChoice()) return;
   ui.text.value = text;
   showCredit('The text this run trains on.');
   textChanged();
+}
+
+/** Chooses `task` in the Corpus menu, as a run or preset that trains on it does. */
+export function chooseTask(task) {
+  const value = `${TASK}${task}`;
+  if (taskChoice() === task || ![...ui.corpus.options].some((o) => o.value === value)) return;
+  ui.corpus.value = value;
+  showPanel();
+  changed();
+}
+
+/** Shows the text box for a text, the task's settings for a task. */
+function showPanel() {
+  const task = Boolean(taskChoice());
+  ui.textPanel.hidden = task;
+  ui.uploadButton.hidden = task;
+  ui.taskPanel.hidden = !task;
 }
 
 /** Credits the chosen bundled corpus with a link to its source, or says `ownText` for a person's own. */
@@ -49,20 +77,28 @@ function showCredit(ownText) {
 }
 
 /**
- * Lists the bundled corpora, loads `corpus` (or the first), and calls `onChange` whenever the
- * text changes.
+ * Lists the bundled corpora and the tasks, loads `corpus` (or the first), and calls `onChange`
+ * whenever the text changes, and `onChosen` when the person picks another corpus or task.
  */
-export async function initData(onChange, corpus) {
+export async function initData(onChange, corpus, onChosen) {
   changed = onChange;
   const corpora = await (await fetch(new URL('../assets/corpora.json', import.meta.url))).json();
+  const texts = document.createElement('optgroup');
+  texts.label = 'Texts';
   for (const corpus of corpora) {
     const option = new Option(corpus.title, corpus.id);
     option.dataset.corpus = JSON.stringify(corpus);
-    ui.corpus.append(option);
+    texts.append(option);
   }
-  ui.corpus.append(new Option('Your own text', OWN_TEXT));
-  if (corpus && corpora.some((c) => c.id === corpus)) ui.corpus.value = corpus;
-  ui.corpus.addEventListener('change', () => loadCorpus().catch((e) => { ui.credit.textContent = e.message; }));
+  texts.append(new Option('Your own text', OWN_TEXT));
+  const taskGroup = document.createElement('optgroup');
+  taskGroup.label = 'Tasks';
+  taskGroup.append(...tasks().map((t) => new Option(`Task: ${t.title}`, `${TASK}${t.name}`)));
+  ui.corpus.append(texts, taskGroup);
+  if (corpus && [...ui.corpus.options].some((o) => o.value === corpus)) ui.corpus.value = corpus;
+  ui.corpus.addEventListener('change', () => {
+    loadCorpus().then(onChosen).catch((e) => { ui.credit.textContent = e.message; });
+  });
   ui.upload.addEventListener('change', uploadFile);
   ui.text.addEventListener('input', textChanged);
   await loadCorpus();
@@ -73,6 +109,11 @@ async function loadCorpus() {
   const load = ++corpusLoads;
   clearTimeout(textTimer); // a count of the old text, due soon, would count "Loading…"
   ui.credit.replaceChildren();
+  showPanel();
+  if (taskChoice()) {
+    changed(); // a task makes its own problems: nothing to load
+    return;
+  }
   if (choice.value === OWN_TEXT) {
     ui.text.value = '';
     ui.text.focus();

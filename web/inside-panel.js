@@ -29,11 +29,11 @@ function request() {
 }
 
 let probeTimer = 0;
-let lossChart = { mark() {}, uniformLoss: () => 1 };
+let uniformLoss = () => 1;
 
-/** Wires the section; `chart` marks a step on the loss chart and tells the uniform-guess loss. */
-export function initInside(chart) {
-  lossChart = chart;
+/** Wires the section; `uniform()` is the current model's uniform-guess loss. */
+export function initInside(uniform) {
+  uniformLoss = uniform;
   ui.details.addEventListener('toggle', request);
   ui.probe.addEventListener('input', () => {
     clearTimeout(probeTimer);
@@ -43,10 +43,8 @@ export function initInside(chart) {
     ui.error.textContent = '';
     ui.status.textContent = `At step ${inside.step}; the views refresh at each evaluation.`;
     views.forEach((view) => view.update(inside));
-    surprise.update(inside, lossChart.uniformLoss());
+    surprise.update(inside, uniformLoss());
     if (lapse) timelapse.update(lapse);
-    const onset = inside.induction_onset;
-    lossChart.mark(onset && { step: onset.step, label: `induction head L${onset.layer + 1} H${onset.head + 1}` });
   });
   on('error:inside', ({ message }) => { ui.error.textContent = message; });
 }
@@ -60,6 +58,5 @@ export function setProbe(text) {
 /** Forgets the views of a model that is gone. */
 export function clearInside() {
   timelapse.clear();
-  lossChart.mark(null);
   ui.status.textContent = 'Train or load a model to look inside it.';
 }

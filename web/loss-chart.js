@@ -1,10 +1,18 @@
 // The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
-// at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), and a
-// marked step (when an induction head formed).
+// at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), for a
+// task the exact-match accuracy on training and held-out problems (right axis), and marked steps
+// (when an induction head formed; when a task's accuracy passed its marks).
 import { line, roundStep, series } from './views/plot.js';
 
-const COLORS = { raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3' };
+const COLORS = {
+  raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3',
+  accuracy: '#15803d', mark: '#dc2626',
+};
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
+/** Room for the accuracy axis's labels, when there is one, and for the legend above 100%. */
+const ACCURACY_AXIS = 38;
+const LEGEND = 16;
+const percent = (a) => `${(a * 100).toFixed(1)}%`;
 /** Weight of the newest loss in the smoothed curve. */
 const SMOOTHING = 0.05;
 
@@ -27,15 +35,21 @@ export class LossChart {
     this.smooth = [];
     this.evals = [];
     this.ema = 0;
-    this.marker = null;
+    this.markers = new Map();
     this.overlays ??= [];
     this.draw();
   }
 
-  /** Marks a step ({step, label}) with a vertical line, or clears the mark (null). */
-  setMarker(marker) {
-    this.marker = marker;
+  /** Marks a step ({step, label}) under `key` with a vertical line, or clears that mark (null). */
+  setMarker(key, marker) {
+    if (marker) this.markers.set(key, marker);
+    else this.markers.delete(key);
     this.scheduleDraw();
+  }
+
+  /** Whether the run reports accuracy (a task's), so the chart has an accuracy axis. */
+  hasAccuracy() {
+    return this.evals.some((e) => e.val_accuracy != null);
   }
 
   /** Stretches the step axis to a run that now goes on to `total` steps. */
@@ -100,12 +114,15 @@ export class LossChart {
   geometry() {
     const { width, height } = this.canvas.getBoundingClientRect();
     const [lo, hi] = this.yRange();
-    const w = width - PAD.left - PAD.right;
+    const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0);
+    const w = width - PAD.left - right;
     const h = height - PAD.top - PAD.bottom;
     return {
-      width, height, lo, hi,
+      width, height, lo, hi, right: width - right,
       x: (step) => PAD.left + (step / Math.max(1, this.span())) * w,
       y: (v) => PAD.top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
+      /** The height of an accuracy in [0, 1] on the right axis, 100% below the legend. */
+      yAccuracy: (a) => PAD.top + LEGEND + (1 - a) * (h - LEGEND),
       stepAt: (px) => Math.round(((px - PAD.left) / w) * this.span()),
     };
   }
@@ -124,8 +141,9 @@ export class LossChart {
       line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
       ctx.fillStyle = COLORS.uniform;
       ctx.textAlign = 'right';
-      ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.width - PAD.right, g.y(this.uniform) - 4);
+      ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.right, g.y(this.uniform) - 4);
     }
+    if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
     for (const o of this.overlays) {
       series(ctx, o.smooth, g, o.colour, 1.5);
       line(ctx, o.evals.map((e) => [e.step, e.val_loss]), g, o.colour, 1.5, [4, 3]);
@@ -139,14 +157,37 @@ export class LossChart {
       ctx.arc(g.x(e.step), g.y(e.val_loss), 3, 0, 2 * Math.PI);
       ctx.fill();
     }
-    if (this.marker) {
-      line(ctx, [[this.marker.step, g.hi], [this.marker.step, g.lo]], g, '#dc2626', 1, [4, 3]);
-      ctx.fillStyle = '#dc2626';
-      ctx.textAlign = 'left';
-      ctx.fillText(this.marker.label, g.x(this.marker.step) + 4, PAD.top + 22);
-    }
+    [...this.markers.values()].forEach((marker, i) => {
+      line(ctx, [[marker.step, g.hi], [marker.step, g.lo]], g, COLORS.mark, 1, [4, 3]);
+      ctx.fillStyle = COLORS.mark;
+      const x = g.x(marker.step);
+      const leftOf = x + ctx.measureText(marker.label).width + 8 > g.right; // a late mark's label stays inside
+      ctx.textAlign = leftOf ? 'right' : 'left';
+      ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, PAD.top + 24 + 14 * i);
+    });
     this.drawLegend(ctx, g);
     this.describe();
+  }
+
+  /** Training and held-out accuracy at each evaluation, on a 0–100% axis at the right. */
+  drawAccuracy(ctx, g) {
+    ctx.fillStyle = COLORS.accuracy;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    for (const a of [0, 0.5, 1]) ctx.fillText(`${a * 100}%`, g.right + 6, g.yAccuracy(a));
+    ctx.textBaseline = 'alphabetic';
+    const points = (key) => this.evals.filter((e) => e[key] != null).map((e) => [g.x(e.step), g.yAccuracy(e[key])]);
+    const path = (pts, dash, width) => {
+      ctx.strokeStyle = COLORS.accuracy;
+      ctx.lineWidth = width;
+      ctx.setLineDash(dash);
+      ctx.beginPath();
+      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.stroke();
+      ctx.setLineDash([]);
+    };
+    path(points('train_accuracy'), [2, 3], 1.5);
+    path(points('val_accuracy'), [], 2);
   }
 
   drawAxes(ctx, g) {
@@ -160,7 +201,7 @@ export class LossChart {
     for (let v = g.lo; v <= g.hi + 1e-9; v += stepY) {
       ctx.beginPath();
       ctx.moveTo(PAD.left, g.y(v));
-      ctx.lineTo(g.width - PAD.right, g.y(v));
+      ctx.lineTo(g.right, g.y(v));
       ctx.stroke();
       ctx.fillText(v.toFixed(1), PAD.left - 6, g.y(v));
     }
@@ -175,7 +216,9 @@ export class LossChart {
   }
 
   drawLegend(ctx, g) {
-    const items = [['train (smoothed)', COLORS.train], ['validation', COLORS.val], ...this.overlays.map((o) => [o.name, o.colour])];
+    const validation = this.hasAccuracy() ? 'held out' : 'validation';
+    const accuracy = this.hasAccuracy() ? [['accuracy: held out (solid), train (dotted)', COLORS.accuracy]] : [];
+    const items = [['train (smoothed)', COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.textAlign = 'left';
     let x = PAD.left + 10;
     for (const [label, color] of items) {
@@ -189,11 +232,14 @@ export class LossChart {
 
   describe() {
     const train = this.smooth.at(-1);
-    const val = this.evals.at(-1)?.val_loss;
+    const last = this.evals.at(-1);
+    const val = last?.val_loss;
+    const accuracy = last?.val_accuracy != null
+      ? `, accuracy ${percent(last.train_accuracy)} on training problems and ${percent(last.val_accuracy)} held out` : '';
     this.canvas.setAttribute('aria-label', train === undefined
       ? 'Loss chart: no training yet'
-      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}`
-        + (this.marker ? `; ${this.marker.label} formed at step ${this.marker.step}` : '')
+      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}${accuracy}`
+        + [...this.markers.values()].map((m) => `; ${m.label} at step ${m.step}`).join('')
         + (this.overlays.length ? `; compared with ${this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? 'no steps'})`).join(', ')}` : ''));
   }
 
@@ -206,6 +252,9 @@ export class LossChart {
     let text = `step ${step}: train ${this.smooth[step - 1].toFixed(3)} (this step ${this.raw[step - 1].toFixed(3)})`;
     if (nearestEval && Math.abs(g.x(nearestEval.step) - g.x(step)) < 12) {
       text += ` · eval at ${nearestEval.step}: val ${nearestEval.val_loss.toFixed(3)}, train ${nearestEval.train_loss.toFixed(3)}`;
+      if (nearestEval.val_accuracy != null) {
+        text += `; accuracy ${percent(nearestEval.val_accuracy)} held out, ${percent(nearestEval.train_accuracy)} train`;
+      }
     }
     this.tooltip.textContent = text;
     this.tooltip.hidden = false;

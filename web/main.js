@@ -5,10 +5,11 @@ import { initAttention } from './attention-panel.js';
 import { initCheckpoints } from './checkpoints.js';
 import { initData } from './data-panel.js';
 import { initInside } from './inside-panel.js';
-import { initModel, validate } from './model-panel.js';
+import { corpusChosen, initModel, validate } from './model-panel.js';
 import { render, setPhase, state } from './phase.js';
 import { initSampling } from './sample-panel.js';
-import { initTraining, markOnLossChart, showOverlays, uniformLoss } from './training-panel.js';
+import { initProblems } from './problems-panel.js';
+import { initTraining, showOverlays, uniformLoss } from './training-panel.js';
 import { initLibrary } from './library-panel.js';
 import { initShareLink, readSetup } from './share-link.js';
 import { initTextFit } from './text-fit.js';
@@ -21,15 +22,16 @@ try {
   initTraining();
   initCheckpoints();
   initSampling();
+  initProblems();
   initAttention();
-  initInside({ mark: markOnLossChart, uniformLoss });
+  initInside(uniformLoss);
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);
   // A shared link opens its setup; otherwise the last run comes back as it was.
   const setup = readSetup();
   initModel(setup);
-  await initData(validate, setup?.corpus);
+  await initData(validate, setup?.corpus, corpusChosen);
   start();
   if (!setup) send({ type: 'restore' });
 } catch (e) {

@@ -4,7 +4,8 @@ import { describeModel, presets } from './wasm.js';
 import { fillForm, readConfig, readNumber, showProblems } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
-import { textStats } from './data-panel.js';
+import { chooseTask, taskChoice, textStats } from './data-panel.js';
+import { describeTaskSettings, enableTaskFields } from './task-panel.js';
 import { bytes, count } from './format.js';
 import { render, state } from './phase.js';
 
@@ -33,6 +34,8 @@ export function initModel(setup) {
   }
   ui.preset.addEventListener('change', applyPreset);
   ui.form.addEventListener('input', validate);
+  // A task's settings sit in the data panel, tied to the form by their form attribute.
+  document.getElementById('task-panel').addEventListener('input', validate);
   ui.form.addEventListener('submit', (e) => e.preventDefault());
   if (setup && [...ui.preset.options].some((o) => o.value === setup.preset)) ui.preset.value = setup.preset;
   applyPreset();
@@ -42,11 +45,29 @@ export function initModel(setup) {
   }
 }
 
+const presetOf = (option) => JSON.parse(option.dataset.preset);
+
+/** Fills the form from the chosen preset; a task's preset chooses its task too. */
 function applyPreset() {
-  const preset = JSON.parse(ui.preset.selectedOptions[0].dataset.preset);
+  const preset = presetOf(ui.preset.selectedOptions[0]);
   fillForm(ui.form, preset.settings);
   ui.description.textContent = preset.description;
+  if (preset.settings.task) chooseTask(preset.settings.task.name);
   validate();
+}
+
+/**
+ * The person picked another corpus or task: a task brings its own preset, and a text after a
+ * task's preset goes back to the first text preset.
+ */
+export function corpusChosen() {
+  const task = taskChoice();
+  const current = presetOf(ui.preset.selectedOptions[0]).settings.task?.name ?? null;
+  if (task === current || (!task && !current)) return;
+  const fits = [...ui.preset.options].find((o) => (presetOf(o).settings.task?.name ?? null) === task);
+  if (!fits) return;
+  ui.preset.value = fits.value;
+  applyPreset();
 }
 
 /** How many Web Workers train, as the Workers field says (null while it says nothing valid). */
@@ -68,9 +89,14 @@ export function showSettings(settings) {
 
 /** Checks the form with the engine, showing each problem beside its field; returns the settings. */
 export function validate() {
-  ui.form.elements.bpe_vocab_size.disabled = ui.form.elements.tokenizer.value !== 'bpe';
+  const task = taskChoice();
+  enableTaskFields(task);
+  // A task brings its own symbols: the tokenizer is the text's choice.
+  ui.form.elements.tokenizer.disabled = Boolean(task);
+  ui.form.elements.bpe_vocab_size.disabled = Boolean(task) || ui.form.elements.tokenizer.value !== 'bpe';
   const read = readConfig(ui.form);
   const { config } = read;
+  if (task) config.task = { ...config.task, name: task };
   let { problems } = read;
   if (!workerCount()) problems.push({ field: 'workers', message: `Workers must be a whole number from 1 to ${MAX_WORKERS}.` });
   let size = null;
@@ -81,6 +107,7 @@ export function validate() {
       problems.push({ field: 'settings', message: e.message });
     }
   }
+  if (task) describeTaskSettings(config.task);
   ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
   const general = showProblems(ui.form, problems);
   ui.error.textContent = general.map((p) => p.message).join(' ');

@@ -5,7 +5,8 @@ import { readNumber } from './config-form.js';
 const $ = (id) => document.getElementById(id);
 const ui = {
   status: $('status'), error: $('train-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
-  reset: $('reset'), save: $('save'), load: $('load'), generate: $('generate'), iterations: $('config').elements.max_iters,
+  reset: $('reset'), save: $('save'), load: $('load'), generate: $('generate'), solve: $('solve'),
+  iterations: $('config').elements.max_iters,
 };
 
 /** loading → idle → creating → training ⇄ (pausing →) paused → finished; crashed is final. */
@@ -15,6 +16,7 @@ export const state = {
   configValid: false, // the model form holds settings the engine accepts
   sampleRunning: false, // a sample is streaming in
   hasText: true, // the model can train on the text in the box (see text-fit.js)
+  task: null, // the task the current model trains on (its name), or null for a text
 };
 
 /** Whether a model exists to sample from, save or train on. */
@@ -48,4 +50,5 @@ export function render() {
   ui.save.disabled = !hasModel() || phase === 'training';
   ui.load.disabled = ['loading', 'creating', 'training', 'pausing', 'crashed'].includes(phase);
   ui.generate.disabled = !hasModel() || state.sampleRunning;
+  ui.solve.disabled = !hasModel();
 }

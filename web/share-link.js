@@ -15,7 +15,9 @@ export function writeSetup(form) {
   params.set('preset', $('preset').value);
   const corpus = $('corpus').value;
   if (corpus !== 'own') params.set('corpus', corpus);
-  for (const el of fields(form)) params.set(el.name, el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value);
+  for (const el of fields(form).filter((f) => !f.disabled)) { // a text's link has no task settings
+    params.set(el.name, el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value);
+  }
   history.replaceState(null, '', `#${params}`);
   sessionStorage.setItem(OWN, location.hash);
 }

@@ -106,7 +106,7 @@ export class Trainer {
       this.run.abortStep();
       return true;
     }
-    this.hooks.post({ type: 'eval', evaluation: this.run.finishEvaluation() });
+    this.hooks.post({ type: 'eval', evaluation: this.run.finishEvaluation(), milestones: this.run.milestones });
     this.hooks.views.insideViews(this.run);
     this.hooks.save();
     return true;

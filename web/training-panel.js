@@ -1,15 +1,17 @@
 // The training panel: Train, Pause, Resume and Reset, the progress line and the loss chart.
 import { readNumber } from './config-form.js';
-import { corpusChoice, corpusSnippet, showMerges, trainingText } from './data-panel.js';
+import { corpusChoice, corpusSnippet, showMerges, taskChoice, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
 import { count, duration } from './format.js';
 import { LossChart } from './loss-chart.js';
 import { BUDGET, presetName, showProblem, validate } from './model-panel.js';
-import { attentionText, clearAttention, setAttentionText } from './attention-panel.js';
+import { attentionText, clearAttention, setAttentionSource, setAttentionText } from './attention-panel.js';
+import { showSamplingFor, suggestProblem } from './problems-panel.js';
 import { clearSamples } from './sample-panel.js';
 import { clearInside } from './inside-panel.js';
 import { setPhase, showError, state } from './phase.js';
 import { showTextProblem } from './text-fit.js';
+import { taskExample } from './task-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -19,9 +21,11 @@ const ui = {
 export const TRAIN_ON = 'raise Iterations and Resume to train on';
 const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
 
-/** Marks `marker` ({step, label}) on the loss chart, or clears the mark. */
-export function markOnLossChart(marker) {
-  chart.setMarker(marker);
+/** Marks the core's milestones on the loss chart: an induction head's onset, a task's accuracy marks. */
+function showMilestones({ induction, memorised, generalised }) {
+  chart.setMarker('induction', induction && { step: induction.step, label: `induction head L${induction.layer + 1} H${induction.head + 1}` });
+  chart.setMarker('memorised', memorised != null && { step: memorised, label: 'train accuracy 100%' });
+  chart.setMarker('generalised', generalised != null && { step: generalised, label: 'held-out accuracy 95%' });
 }
 
 /** Draws saved runs on the loss chart beside this one. */
@@ -33,10 +37,11 @@ export function showOverlays(runs) {
 export const uniformLoss = () => chart.uniform ?? 1;
 
 /** Shows a run from its start: a new run has no history yet, a loaded one brings its own. */
-export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { losses: [], evals: [] } }) {
+export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { losses: [], evals: [] }, milestones = {} }) {
   chart.reset({ uniformLoss, vocabSize, total });
   chart.addLosses(history.losses);
   history.evals.forEach((e) => chart.addEvaluation(e));
+  showMilestones(milestones);
   state.steps = step;
   ui.progress.max = total;
   ui.progress.value = step;
@@ -53,14 +58,28 @@ function startTraining() {
   const settings = validate();
   if (!state.configValid) return;
   showError('');
-  setPhase('creating', settings.tokenizer === 'bpe' ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
-  if (!attentionText()) setAttentionText(corpusSnippet(settings.model.block_size));
+  const task = taskChoice();
+  const bpe = !task && settings.tokenizer === 'bpe';
+  setPhase('creating', bpe ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
+  // A task's attention is read on one of its problems; a text's on a piece of it.
+  if (task) setAttentionText(taskExample());
+  else if (!attentionText() || state.task) setAttentionText(corpusSnippet(settings.model.block_size));
+  state.task = task;
   const corpus = corpusChoice();
   showTextProblem(null);
+  const name = task ? [task, presetName()].filter((n, i, all) => all.indexOf(n) === i).join('-')
+    : `${corpus.id === 'own' ? 'text' : corpus.id}-${presetName()}`;
   send({
     type: 'create', settings, text: trainingText(), budget: BUDGET, attentionText: attentionText(),
-    name: `${corpus.id === 'own' ? 'text' : corpus.id}-${presetName()}`, corpus: corpus.title, corpusId: corpus.id,
+    name, corpus: task ? `${corpus.title} (${taskSettings(settings.task)})` : corpus.title, corpusId: corpus.id,
   });
+}
+
+/** A task's settings in a few words, for the saved runs list. */
+function taskSettings(task) {
+  const fields = { length: 'length', symbols: 'symbols', digits: 'digits', p: 'p' };
+  const used = Object.entries(fields).filter(([name]) => task[name] != null).map(([name, label]) => `${label} ${task[name]}`);
+  return [...used, `train fraction ${task.train_fraction}`].join(', ');
 }
 
 /** Goes on training the current model with the form's settings: the recipe may have changed. */
@@ -76,9 +95,18 @@ function resumeTraining() {
 /** A setting that changes the parameters or tokens (or the seed) cannot apply to a model that exists. */
 const NEEDS_NEW_MODEL = /needs a new model/;
 
+/** Sets the page up for a run's task (`task`: its TaskDetails, or null for a text). */
+export function showTaskRun(task) {
+  state.task = task?.config.name ?? null;
+  showSamplingFor(state.task);
+  setAttentionSource(state.task, task?.held_out_example);
+  if (task) suggestProblem(task.held_out_example);
+}
+
 function resetModel() {
   if (state.steps > 0 && !confirm(`Discard the current model (${state.steps} steps)?`)) return;
   send({ type: 'reset' });
+  showTaskRun(null);
   state.sampleRunning = false;
   showRun({ uniformLoss: null, vocabSize: 0, total: 1 });
   clearAttention();
@@ -110,14 +138,18 @@ export function initTraining() {
     setPhase('idle', 'Ready. Pick a corpus and a preset, then press Train.');
     validate();
   });
-  on('created', ({ merges, uniformLoss, vocabSize, total }) => {
+  on('created', ({ merges, uniformLoss, vocabSize, total, task }) => {
     showMerges(merges);
     showRun({ uniformLoss, vocabSize, total });
+    showTaskRun(task);
     setPhase('training', 'Training…');
     send({ type: 'train' });
   });
   on('progress', showProgress);
-  on('eval', ({ evaluation }) => chart.addEvaluation(evaluation));
+  on('eval', ({ evaluation, milestones }) => {
+    chart.addEvaluation(evaluation);
+    showMilestones(milestones);
+  });
   on('paused', () => setPhase('paused', `Paused at step ${count(state.steps)}. Resume, sample, or inspect the attention.`));
   on('finished', () => setPhase('finished', `Finished ${count(state.steps)} steps. Sample, or ${TRAIN_ON}.`));
   on('error:train', (error) => {

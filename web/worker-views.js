@@ -3,6 +3,8 @@
 
 /** How many of the most likely next tokens the page lists. */
 const NEXT_TOKENS = 8;
+/** How many held-out problems a task's run shows answered. */
+const SOLUTIONS = 8;
 
 export class Views {
   /** `post(message, transfer)` to the page; `report(context, error)` for failures. */
@@ -52,10 +54,21 @@ export class Views {
     }
   }
 
-  /** Attention and next tokens: cheap enough to refresh while training. */
+  /** A task's held-out problems with the model's answers (nothing for a text). */
+  solutions(run) {
+    if (!run?.status.task) return;
+    try {
+      this.post({ type: 'solutions', solutions: run.heldOutSolutions(SOLUTIONS) });
+    } catch (e) {
+      this.report('solutions', e);
+    }
+  }
+
+  /** Attention, next tokens and a task's answers: cheap enough to refresh while training. */
   live(run) {
     this.attention(run);
     this.nextTokens(run);
+    this.solutions(run);
   }
 
   /** What the page keeps of the views when a run is saved, to show them again when it comes back. */

@@ -4,11 +4,12 @@
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
 //               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
 //               workers {count}, pause, reset, save, download {id}, rename {id, name}, delete {id},
-//               use-text {text}, fit-text {text}, sample {options}, attention {text},
+//               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
 //               next {prompt, temperature}, inside {open, probe}.
 // Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
-//               inside {inside, timelapse?}, sample-chunk {text}, sample-done, paused, finished,
+//               inside {inside, timelapse?}, sample-chunk {text}, sample-done, solutions {solutions},
+//               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
 //               error {context, message, field?} (context: the message type that failed; field: the
@@ -64,8 +65,8 @@ function adopt(next, { attentionText, text }) {
 function describe() {
   const { run } = trainer;
   const { uniform_loss: uniformLoss, vocab_size: vocabSize, max_iters: total, step } = run.status;
-  const { settings, history, merges, last_sample: lastSample } = run.details;
-  return { uniformLoss, vocabSize, total, step, settings, history, merges, lastSample };
+  const { settings, history, merges, last_sample: lastSample, task, milestones } = run.details;
+  return { uniformLoss, vocabSize, total, step, settings, history, merges, lastSample, task, milestones };
 }
 
 /** Attaches `text` if the run's vocabulary covers it; returns what is wrong with it otherwise. */
@@ -78,11 +79,11 @@ function attach(opened, text) {
   }
 }
 
-/** Opens checkpoint `bytes` on `text`: it samples even when the text does not fit it. */
+/** Opens checkpoint `bytes` on `text` (a task's run makes its own problems): it samples even when the text does not fit it. */
 function open(bytes, text, page, extra) {
   const opened = Run.open(new Uint8Array(bytes));
-  const textProblem = attach(opened, text);
-  adopt(opened, { attentionText: page.attentionText ?? '', text: textProblem ? '' : text });
+  const textProblem = opened.status.task ? null : attach(opened, text);
+  adopt(opened, { attentionText: page.attentionText ?? '', text: textProblem || opened.status.task ? '' : text });
   post({ type: 'loaded', ...describe(), textProblem, ...extra });
   views.live(opened);
   views.insideViews(opened);
@@ -158,7 +159,7 @@ const handlers = {
     autosave.forget();
   },
   'use-text'({ text }) {
-    if (!trainer.run || trainer.running) return;
+    if (!trainer.run || trainer.running || trainer.run.status.task) return;
     const problem = attach(trainer.run, text);
     if (problem) return post({ type: 'text-problem', ...problem });
     if (text !== runText) autosave.textChanged();
@@ -170,6 +171,9 @@ const handlers = {
   },
   sample({ options }) {
     if (trainer.run) return sample(options);
+  },
+  solve({ problem }) {
+    if (trainer.run) post({ type: 'solved', solution: trainer.run.solve(problem) });
   },
   attention({ text }) {
     views.attentionText = text;

@@ -1,13 +1,30 @@
 // Position embeddings: each position's embedding by channel, and the cosine similarity between
-// positions.
+// positions. A model with rotary positions (RoPE) has no table to draw, and the view says so.
 import { CanvasView, diverging, heatmap } from './plot.js';
+
+/** What the engine sends for a model without a position table. */
+const ROTARY = { rotary: true };
+const ROTARY_TEXT = ['This model has no position-embedding table: with rotary positions (RoPE), each head turns',
+  'its queries and keys by their position, so attention sees how far apart two tokens are.'];
 
 export class PositionsView extends CanvasView {
   pick({ positions }) {
-    return positions;
+    return positions ?? ROTARY;
   }
 
-  draw(ctx, { width, height }, { t, c, values, cosine }) {
+  draw(ctx, size, data) {
+    if (data === ROTARY) {
+      ctx.fillStyle = '#6b7280';
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'top';
+      ROTARY_TEXT.forEach((line, i) => ctx.fillText(line, 10, 10 + 16 * i));
+      this.canvas.setAttribute('aria-label', ROTARY_TEXT.join(' '));
+      return;
+    }
+    this.drawTable(ctx, size, data);
+  }
+
+  drawTable(ctx, { width, height }, { t, c, values, cosine }) {
     const scale = Math.max(...values.map(Math.abs), 1e-9);
     const side = Math.min(height - 30, (width - 40) / 2);
     heatmap(ctx, { rows: t, cols: c, value: (r, k) => values[r * c + k] / scale, color: diverging }, 10, 18, side, side);

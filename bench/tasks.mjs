@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// How long each task preset takes, in the page in Chromium with its default workers, to show its
+// phenomenon: an induction head (repeat), 99% of held-out problems right (reverse, sort), 95%
+// (addition), and grokking's two moments (modular: 100% of training problems right, then 95% of
+// held-out ones). Times run from the Train click; a run stops once its phenomenon is in.
+// Usage: node bench/tasks.mjs [--tasks repeat,reverse,sort,addition,modular] [--seeds 1337,1,2]
+//        (after scripts/build.sh). One JSON line per run, then the medians.
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { serve } from '../scripts/serve.mjs';
+import { launchChromium } from '../tests/e2e/browsers.mjs';
+
+/** What each task is waiting for: the chart's marks it needs, or the held-out accuracy to reach. */
+const GOALS = {
+  repeat: { marks: ['induction'] },
+  reverse: { accuracy: 0.99 },
+  sort: { accuracy: 0.99 },
+  addition: { accuracy: 0.95 },
+  modular: { marks: ['memorised', 'generalised'] },
+};
+const MARKS = { induction: /induction head L\d+ H\d+ at step (\d+)/, memorised: /train accuracy 100% at step (\d+)/, generalised: /held-out accuracy 95% at step (\d+)/ };
+
+/** What the page shows now: its clock, the step, the last held-out accuracy, the marks and the status. */
+const READ = () => {
+  const chart = document.getElementById('loss-chart').getAttribute('aria-label');
+  const step = Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+  const accuracy = chart.match(/and ([\d.]+)% held out/);
+  return { t: performance.now(), step, chart, accuracy: accuracy ? Number(accuracy[1]) / 100 : null, status: document.getElementById('status').textContent };
+};
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One run of `task`'s preset with `seed`: when each goal was first seen (step and seconds). */
+async function run(url, task, seed, limitS) {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ acceptDownloads: true });
+    await page.goto(url);
+    await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 60000 });
+    await page.getByLabel('Corpus').selectOption(`task:${task}`);
+    await page.locator('#config').getByLabel('Seed').fill(String(seed));
+    const workers = await page.getByLabel('Workers').inputValue();
+    const t0 = await page.evaluate(() => { document.getElementById('train').click(); return performance.now(); });
+    const goal = GOALS[task];
+    const seen = {};
+    for (;;) {
+      const now = await page.evaluate(READ);
+      const s = (now.t - t0) / 1000;
+      for (const mark of goal.marks ?? []) {
+        const m = now.chart.match(MARKS[mark]);
+        if (m && !seen[mark]) seen[mark] = { step: Number(m[1]), seconds: Number(s.toFixed(1)) };
+      }
+      if (goal.accuracy && now.accuracy >= goal.accuracy && !seen.accuracy) seen.accuracy = { step: now.step, seconds: Number(s.toFixed(1)) };
+      const done = goal.accuracy ? seen.accuracy : goal.marks.every((m) => seen[m]);
+      if (done || /^Finished/.test(now.status) || s > limitS) break;
+      await sleep(100);
+    }
+    await page.getByRole('button', { name: 'Pause' }).click().catch(() => {});
+    await page.getByRole('status').getByText(/^(Paused|Finished)/).waitFor({ timeout: 60000 });
+    const result = { task, seed, workers: Number(workers), ...seen };
+    if (task === 'repeat' && seen.induction) result.loss = await lossAround(page, seen.induction.step);
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The held-out loss at the evaluations 100 steps before and after `step`, from a saved checkpoint. */
+async function lossAround(page, step) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
+  const file = readFileSync(await download.path());
+  const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8'));
+  const evals = JSON.parse(header.__metadata__.history).evals;
+  const at = (s) => evals.reduce((best, e) => (Math.abs(e.step - s) < Math.abs(best.step - s) ? e : best)).val_loss;
+  return { before: Number(at(step - 100).toFixed(3)), after: Number(at(step + 100).toFixed(3)) };
+}
+
+const { values } = parseArgs({ options: {
+  tasks: { type: 'string', default: Object.keys(GOALS).join(',') }, seeds: { type: 'string', default: '1337,1,2' },
+  limit: { type: 'string', default: '900' },
+} });
+const { server, url } = await serve(0);
+try {
+  for (const task of values.tasks.split(',')) {
+    const results = [];
+    for (const seed of values.seeds.split(',').map(Number)) {
+      const result = await run(url, task, seed, Number(values.limit));
+      console.log(JSON.stringify(result));
+      results.push(result);
+    }
+    const keys = Object.keys(results[0]).filter((k) => results[0][k]?.seconds !== undefined);
+    const summary = Object.fromEntries(keys.map((k) => {
+      const all = results.map((r) => r[k]);
+      return [k, all.every(Boolean) ? { median_seconds: median(all.map((x) => x.seconds)), median_step: median(all.map((x) => x.step)) } : 'not reached in every run'];
+    }));
+    console.log(JSON.stringify({ task, median_of: results.length, ...summary }));
+  }
+} finally {
+  server.close();
+}

@@ -1,0 +1,49 @@
+// The task panel: the settings a task reads (the others hidden and left out of the run's
+// settings), what to watch for while it trains, and what its settings make, all from the engine.
+import { describeTask, tasks } from './wasm.js';
+import { count } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { watch: $('task-watch'), summary: $('task-summary') };
+const fieldsOf = new Map(tasks().map((t) => [t.name, new Set([...t.fields, 'train_fraction'])]));
+
+let summary = null; // the engine's summary of the current task settings, while they are valid
+
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+/** A large count in words up to trillions ("210 billion"), as a power of ten past them ("1.8 × 10¹⁹"). */
+function roughly(n) {
+  if (n < 1e15) return new Intl.NumberFormat('en-US', { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n);
+  const exponent = Math.floor(Math.log10(n));
+  return `${(n / 10 ** exponent).toFixed(1)} × 10${[...String(exponent)].map((d) => SUPERSCRIPT[d]).join('')}`;
+}
+
+/** One of the task's problems, as a person reads it (empty when its settings are invalid). */
+export const taskExample = () => summary?.example ?? '';
+
+/** Shows the fields `task` (a name, or null for a text) reads; hides and disables the rest. */
+export function enableTaskFields(task) {
+  for (const label of document.querySelectorAll('[data-task-field]')) {
+    const used = Boolean(task) && fieldsOf.get(task).has(label.dataset.taskField);
+    label.hidden = !used;
+    label.querySelector('input').disabled = !used;
+  }
+}
+
+/** Describes the task settings `task` ({name, length, …}); invalid ones are shown beside their fields instead. */
+export function describeTaskSettings(task) {
+  try {
+    summary = describeTask(task);
+  } catch {
+    summary = null;
+  }
+  ui.watch.textContent = summary?.watch_for ?? '';
+  if (!summary) {
+    ui.summary.textContent = '';
+    return;
+  }
+  const { problems, train_problems: train, example, max_len: tokens } = summary;
+  const sets = train == null
+    ? `about ${roughly(problems)} problems, ${Math.round(task.train_fraction * 100)}% of them for training and the rest held out`
+    : `${count(problems)} problems: ${count(train)} to train on, ${count(problems - train)} held out`;
+  ui.summary.textContent = `${sets}. A problem of ${tokens} tokens: ${example}`;
+}
