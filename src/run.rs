@@ -144,7 +144,7 @@ impl Run {
     /// 100% on training problems and 95% on held-out ones.
     #[wasm_bindgen(getter, unchecked_return_type = "Milestones")]
     pub fn milestones(&self) -> JsResult<JsValue> {
-        to_js(&self.inner.history().milestones(self.inner.model().config().n_head))
+        to_js(&self.inner.milestones())
     }
 
     /// Where the run stands: step, vocabulary, text, evaluations due, workers (see `gpt::Status`).

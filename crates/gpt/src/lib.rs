@@ -30,8 +30,8 @@ pub use data::{TaskConfig, TaskName};
 pub use error::{Error, Problem, Result};
 pub use model::{Batch, Trace, GPT};
 pub use run::{
-    AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Positions, ProbeToken, Residual, Run,
-    Origin, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
+    AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Origin, Positions, ProbeToken, Residual,
+    Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use settings::{Description, ModelSize, Settings, TextStats, DEFAULT_BPE_VOCAB};

@@ -196,11 +196,12 @@ pub struct History {
 }
 
 impl History {
-    /// The moments the chart marks, for a model of `n_head` heads a layer (no accuracy ones for a text).
-    pub fn milestones(&self, n_head: usize) -> Milestones {
+    /// A task's accuracy marks (none for a text); the run adds the induction onset
+    /// ([`Run::milestones`](crate::Run::milestones)).
+    pub fn milestones(&self) -> Milestones {
         let first = |reached: &dyn Fn(&Evaluation) -> bool| self.evals.iter().find(|e| reached(e)).map(|e| e.step);
         Milestones {
-            induction: crate::inspect::heads::induction_onset(&self.heads, n_head),
+            induction: None,
             memorised: first(&|e| e.train_accuracy.is_some_and(|a| a >= 1.0)),
             generalised: first(&|e| e.val_accuracy.is_some_and(|a| a >= GENERALISED)),
         }
@@ -230,11 +231,11 @@ mod tests {
             ],
             ..History::default()
         };
-        assert_eq!(history.milestones(2), Milestones { induction: None, memorised: Some(100), generalised: Some(150) });
+        assert_eq!(history.milestones(), Milestones { induction: None, memorised: Some(100), generalised: Some(150) });
         let text = History {
             evals: vec![Evaluation { train_accuracy: None, val_accuracy: None, ..eval(0, 0.0, 0.0) }],
             ..history
         };
-        assert_eq!(text.milestones(2), Milestones::default());
+        assert_eq!(text.milestones(), Milestones::default());
     }
 }

@@ -87,7 +87,9 @@ fn accuracy_rises_above_chance_and_texts_report_none() {
     assert!(after.val_loss < before.val_loss - 0.5);
     let solutions = run.held_out_solutions(10).unwrap();
     assert_eq!(solutions.len(), 10);
-    assert!(solutions.iter().all(|s| s.origin == Origin::HeldOut && s.prompt.ends_with('>') && s.answer.chars().count() == 3));
+    assert!(solutions
+        .iter()
+        .all(|s| s.origin == Origin::HeldOut && s.prompt.ends_with('>') && s.answer.chars().count() == 3));
     assert!(solutions.iter().filter(|s| s.correct).count() >= 5, "{solutions:?}");
     assert_eq!(run.held_out_solutions(10).unwrap(), solutions, "the same problems each time");
     let typed = run.solve("dab").unwrap();

@@ -92,7 +92,7 @@ impl Run {
             temperatures: self.temperatures(prompt)?,
             lens: self.lens(prompt, &guesses)?,
             heads: &self.history.heads,
-            induction_onset: heads::induction_onset(&self.history.heads, cfg.n_head),
+            induction_onset: self.induction_onset(),
         })
     }
 
@@ -170,6 +170,19 @@ impl Run {
                 guesses(&probs)
             })
             .collect())
+    }
+
+    /// When an induction head first formed, if one can: it needs a layer before it to read the
+    /// previous token from, and a task's other problems are no repeats for its score to mean one.
+    pub fn induction_onset(&self) -> Option<heads::Onset> {
+        let cfg = self.model.config();
+        let repeats = self.task().is_none_or(|t| t.config().name == crate::data::TaskName::Repeat);
+        (cfg.n_layer >= 2 && repeats).then(|| heads::induction_onset(&self.history.heads, cfg.n_head)).flatten()
+    }
+
+    /// The moments the loss chart marks: an induction head's onset, and a task's accuracy marks.
+    pub fn milestones(&self) -> crate::Milestones {
+        crate::Milestones { induction: self.induction_onset(), ..self.history.milestones() }
     }
 
     /// The sequence induction scores are read on, and where its repeat starts: random tokens

@@ -224,7 +224,7 @@ impl Run {
             merges: self.merges(),
             last_sample: self.last_sample.as_ref(),
             task: self.task_details(),
-            milestones: self.history.milestones(self.model.config().n_head),
+            milestones: self.milestones(),
         }
     }
 

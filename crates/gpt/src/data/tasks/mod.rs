@@ -192,7 +192,7 @@ impl TaskConfig {
                 // A repeat's answer is its copy after the first letter, so it needs two.
                 let least = if self.name == TaskName::Repeat { 2 } else { 1 };
                 if !(least..=MAX_LENGTH).contains(&self.length) {
-                    let message = format!("Length must be from {least} to {MAX_LENGTH}, not {}", self.length);
+                    let message = format!("Sequence length must be from {least} to {MAX_LENGTH}, not {}", self.length);
                     problems.push(bad("length", message));
                 }
                 if !(2..=26).contains(&self.symbols) {
@@ -200,7 +200,7 @@ impl TaskConfig {
                         .push(bad("symbols", format!("Symbols must be from 2 to 26 letters, not {}", self.symbols)));
                 } else if self.name == TaskName::Repeat && self.length > self.symbols {
                     let message = format!(
-                        "a repeat uses each letter once, so its length ({}) must not exceed the symbols ({})",
+                        "a repeat uses each letter once, so its sequence length ({}) must not exceed the symbols ({})",
                         self.length, self.symbols
                     );
                     problems.push(bad("length", message));
