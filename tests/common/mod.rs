@@ -4,7 +4,7 @@
 #[path = "../../crates/gpt/tests/pytorch/mod.rs"]
 mod pytorch;
 
-use gpt_playground::{describe_model, presets, version, Run};
+use gpt_playground::{describe_model, describe_task, presets, tasks, version, Run};
 use js_sys::{Float32Array, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -61,7 +61,7 @@ fn reports_its_version() {
 fn lists_the_presets() {
     let list: js_sys::Array = presets().unwrap().dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
-    assert_eq!(names, ["tiny", "names", "nano-cpu"]);
+    assert_eq!(names, ["tiny", "names", "nano-cpu", "induction", "reverse", "sort", "addition", "grokking"]);
     let model = get(&get(&list.get(2), "settings"), "model");
     assert_eq!(num(&model, "n_embd"), 128.0);
 }
@@ -214,6 +214,29 @@ fn byte_pair_models_train_sample_and_list_their_merges() {
     let described = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), stats, budget()).unwrap();
     let problem = js_sys::Array::from(&get(&described, "problems")).get(0);
     assert!(get(&problem, "message").as_string().unwrap().contains("256 to"));
+}
+
+#[wasm_bindgen_test]
+fn a_task_trains_reports_accuracy_and_answers_problems() {
+    let list: js_sys::Array = tasks().unwrap().dyn_into().unwrap();
+    assert_eq!(list.length(), 5);
+    let summary = describe_task(json(r#"{"name": "modular", "p": 7, "train_fraction": 0.5}"#)).unwrap();
+    assert_eq!((num(&summary, "problems"), num(&summary, "train_problems")), (49.0, 25.0));
+    let err = describe_task(json(r#"{"name": "modular", "p": 1}"#)).unwrap_err();
+    assert!(message(err).contains("p must be from 2"));
+    let settings = r#"{"model": {"n_layer": 2, "n_head": 2, "n_embd": 32, "block_size": 7, "bias": false},
+        "train": {"batch_size": 16, "learning_rate": 0.003, "min_lr": 0.0003, "warmup_iters": 10, "max_iters": 300, "eval_iters": 4},
+        "task": {"name": "reverse", "length": 3, "symbols": 4, "train_fraction": 0.5}}"#;
+    let mut run = new_run(settings, "").unwrap();
+    run.train(300).unwrap();
+    let evaluation = run.evaluate().unwrap();
+    assert!(num(&evaluation, "val_accuracy") > 0.3, "{:?}", JSON::stringify(&evaluation));
+    let solved = run.solve("dab").unwrap();
+    assert_eq!(get(&solved, "expected").as_string().unwrap(), "bad");
+    assert!(message(run.solve("cxb").unwrap_err()).contains("'x' is not one of this task's symbols"));
+    let shown: js_sys::Array = run.held_out_solutions(4).unwrap().dyn_into().unwrap();
+    assert_eq!(shown.length(), 4);
+    assert!(message(run.use_text("text").unwrap_err()).contains("takes no text"));
 }
 
 #[wasm_bindgen_test]
