@@ -2,7 +2,8 @@
 // Training speed of the real page in a browser, as a user gets it: the bundled Shakespeare, a
 // preset, K workers, Train; tokens/s from the step counter over a timed window after a warm-up.
 // Usage: node bench/browser.mjs [--browser chromium|firefox] [--preset nano-cpu] [--workers 1,2]
-//        [--warmup 4] [--seconds 12] [--eval-every N] [--inside]   (after scripts/build.sh)
+//        [--warmup 4] [--seconds 12] [--eval-every N] [--inside] [--optimizer adamw|muon]
+//        (after scripts/build.sh)
 // --eval-every evaluates as training goes (by default not inside the window); --inside opens
 // "Inside the model", whose views refresh at each evaluation.
 import { parseArgs } from 'node:util';
@@ -12,7 +13,7 @@ import { launchChromium, launchFirefox } from '../tests/e2e/browsers.mjs';
 
 /** In the page: picks a corpus, preset and worker count, and presses Train (a sync script). */
 const START = `
-  const [corpus, preset, workers, iters, evalEvery, inside] = arguments;
+  const [corpus, preset, workers, iters, evalEvery, inside, optimizer] = arguments;
   const set = (el, value) => { el.value = value; for (const t of ['input', 'change']) el.dispatchEvent(new Event(t, { bubbles: true })); };
   const form = document.getElementById('config');
   set(document.getElementById('corpus'), corpus);
@@ -20,6 +21,7 @@ const START = `
   set(form.elements.workers, workers);
   set(form.elements.max_iters, iters);
   set(form.elements.eval_interval, evalEvery);
+  set(form.elements.optimizer, optimizer);
   document.getElementById('inside').open = inside;
   return true;`;
 const PRESS = `const b = document.getElementById('train'); if (b.disabled) return false; b.click(); return true;`;
@@ -54,13 +56,13 @@ async function waitFor(driver, script, what, seconds = 60) {
 }
 
 /** Tokens per second of one training session with `workers` workers. */
-export async function measure({ browser = 'chromium', preset = 'nano-cpu', workers = 1, warmup = 4, seconds = 12, evalEvery = 100000, inside = false }, url) {
+export async function measure({ browser = 'chromium', preset = 'nano-cpu', workers = 1, warmup = 4, seconds = 12, evalEvery = 100000, inside = false, optimizer = 'adamw' }, url) {
   const driver = await open(browser, url);
   try {
     await waitFor(driver, `return document.getElementById('status').textContent.startsWith('Ready')`, 'the page');
     const presets = await driver.run(`return [...document.getElementById('preset').options].map((o) => JSON.parse(o.dataset.preset))`);
     const { settings } = presets.find((p) => p.name === preset);
-    await driver.run(START, 'shakespeare', preset, workers, 100000, evalEvery, inside);
+    await driver.run(START, 'shakespeare', preset, workers, 100000, evalEvery, inside, optimizer);
     await waitFor(driver, PRESS, 'the Train button');
     await waitFor(driver, STARTED, 'training to start');
     await sleep(warmup * 1000);
@@ -69,7 +71,7 @@ export async function measure({ browser = 'chromium', preset = 'nano-cpu', worke
     const last = await driver.run(READ);
     if (!/Training/.test(last.status)) throw new Error(`training stopped: ${last.status}`);
     const tokens = (last.step - first.step) * settings.train.batch_size * settings.model.block_size;
-    return { browser, preset, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
+    return { browser, preset, optimizer, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
   } finally {
     await driver.close();
   }
@@ -80,6 +82,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     browser: { type: 'string', default: 'chromium' }, preset: { type: 'string', default: 'nano-cpu' },
     workers: { type: 'string', default: '1,2' }, warmup: { type: 'string', default: '4' }, seconds: { type: 'string', default: '12' },
     'eval-every': { type: 'string', default: '100000' }, inside: { type: 'boolean', default: false },
+    optimizer: { type: 'string', default: 'adamw' },
   } });
   const { server, url } = await serve(0);
   try {

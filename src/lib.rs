@@ -61,6 +61,13 @@ pub fn describe_model(
     to_js(&settings.describe(&text, &budget))
 }
 
+/// Muon's Newton–Schulz on a `rows` × `cols` matrix, in place: what a replica computes for the
+/// leader's update.
+#[wasm_bindgen]
+pub fn orthogonalize(values: &mut [f32], rows: usize, cols: usize) -> JsResult<()> {
+    gpt::optim::orthogonalize_in_place(values, rows, cols).map_err(convert::js_error)
+}
+
 /// How many characters `text` has and how many distinct ones (its character vocabulary).
 #[wasm_bindgen(js_name = summarizeText, unchecked_return_type = "TextStats")]
 pub fn summarize_text(text: &str) -> JsResult<JsValue> {

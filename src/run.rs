@@ -201,7 +201,40 @@ impl Run {
         self.inner.add_partial((first, count), (loss, exact), len, |buf| grads.copy_to(buf)).map_err(js_error)
     }
 
-    /// Sums the planned step's shards and applies it; throws (the model unchanged) if it diverged.
+    /// Sums the planned step's shards, checks and clips them, and begins the update; returns how
+    /// many matrices Muon's Newton–Schulz orthogonalises (0 with AdamW), for workers to share.
+    /// Throws (the model unchanged) if the step diverged.
+    #[wasm_bindgen(js_name = beginUpdate)]
+    pub fn begin_update(&mut self) -> JsResult<usize> {
+        self.inner.begin_update().map_err(js_error)
+    }
+
+    /// Matrix `k` of the update begun, as another worker orthogonalises it: `{rows, cols, values}`.
+    #[wasm_bindgen(js_name = updateMatrix, unchecked_return_type = "Matrix")]
+    pub fn update_matrix(&mut self, k: usize) -> JsResult<JsValue> {
+        let (rows, cols, values) = self.inner.update_matrix(k).map_err(js_error)?;
+        object(vec![
+            ("k", k.into()),
+            ("rows", rows.into()),
+            ("cols", cols.into()),
+            ("values", Float32Array::from(values).into()),
+        ])
+    }
+
+    /// Orthogonalises matrix `k` of the update here.
+    pub fn orthogonalize(&mut self, k: usize) -> JsResult<()> {
+        self.inner.orthogonalize(k).map_err(js_error)
+    }
+
+    /// Matrix `k` as another worker orthogonalised it.
+    #[wasm_bindgen(js_name = setOrthogonal)]
+    pub fn set_orthogonal(&mut self, k: usize, values: &Float32Array) -> JsResult<()> {
+        let len = values.length() as usize;
+        self.inner.set_orthogonal(k, len, |out| values.copy_to(out)).map_err(js_error)
+    }
+
+    /// Applies the update begun (beginning it, if it was not), orthogonalising here any matrix no
+    /// other worker did; throws (the model unchanged) if the step diverged.
     #[wasm_bindgen(js_name = finishStep)]
     pub fn finish_step(&mut self) -> JsResult<()> {
         self.inner.finish_step(&js_sys::Date::now).map(drop).map_err(js_error)

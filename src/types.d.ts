@@ -11,6 +11,8 @@ export interface TrainConfig {
   warmup_iters?: number; lr_decay_iters?: number | null; decay_lr?: boolean; weight_decay?: number;
   beta1?: number; beta2?: number; grad_clip?: number; seed?: number;
   eval_interval?: number | null; eval_iters?: number;
+  /** What trains the block matrices (AdamW keeps the rest under Muon), Muon's peak rate and momentum. */
+  optimizer?: "adamw" | "muon"; muon_lr?: number; muon_momentum?: number;
 }
 /** A task and its settings; a task reads only its own fields (repeat, reverse, sort: length and symbols; addition: digits; modular: p). */
 export interface TaskConfig {
@@ -40,6 +42,8 @@ export interface TrainReport {
   tokens_per_s_per_worker: number; workers: number; elapsed_s: number; eta_s: number; stopped?: string | null;
 }
 /** A replica's sum of shards `first..first + count`: their weighted loss and flat gradients. */
+/** A matrix of Muon's update, as a replica orthogonalises it. */
+export interface Matrix { k: number; rows: number; cols: number; values: Float32Array; }
 /** Work in progress: its plan (JSON) for the replicas, and each worker's [first, end) units. */
 export interface Work { plan: string; shards: [number, number][]; }
 export interface Partial { first: number; count: number; loss: number; exact: number; grads: Float32Array; }

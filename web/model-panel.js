@@ -94,6 +94,7 @@ export function validate() {
   // A task brings its own symbols: the tokenizer is the text's choice.
   ui.form.elements.tokenizer.disabled = Boolean(task);
   ui.form.elements.bpe_vocab_size.disabled = Boolean(task) || ui.form.elements.tokenizer.value !== 'bpe';
+  ui.form.elements.muon_lr.disabled = ui.form.elements.optimizer.value !== 'muon';
   const read = readConfig(ui.form);
   const { config } = read;
   if (task) config.task = { ...config.task, name: task };

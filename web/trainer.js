@@ -68,18 +68,15 @@ export class Trainer {
   }
 
   /**
-   * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
-   * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
+   * Runs `task` (work out with the replicas) for model `id`: a new worker count waits until it
+   * ends, and a failure drops the step or evaluation under way. Returns false if the model was
    * replaced meanwhile.
    */
-  async share(id, work, inChunks = false) {
+  async withReplicas(id, task) {
     this.sharing++;
     try {
-      const live = () => id === this.modelId && this.running; // a pause drops an evaluation: see evaluateIfDue
-      const partials = await this.replicas.share(this.run, work, inChunks, live);
-      if (id !== this.modelId) return false;
-      this.replicas.addPartials(this.run, partials);
-      return true;
+      await task();
+      return id === this.modelId;
     } catch (e) {
       if (id !== this.modelId) return false;
       this.run.abortStep();
@@ -89,9 +86,28 @@ export class Trainer {
     }
   }
 
-  /** One training step of model `id`, shared among the workers; false if the model was replaced. */
+  /**
+   * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
+   * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
+   * replaced meanwhile.
+   */
+  share(id, work, inChunks = false) {
+    const live = () => id === this.modelId && this.running; // a pause drops an evaluation: see evaluateIfDue
+    return this.withReplicas(id, async () => {
+      const partials = await this.replicas.share(this.run, work, inChunks, live);
+      if (id === this.modelId) this.replicas.addPartials(this.run, partials);
+    });
+  }
+
+  /**
+   * One training step of model `id`, shared among the workers (its shards, and with Muon its
+   * Newton–Schulz work); false if the model was replaced.
+   */
   async step(id) {
     if (!await this.share(id, this.run.beginStep())) return false;
+    const matrices = this.run.beginUpdate();
+    const shared = matrices > 0 && this.replicas.replicas.length > 0;
+    if (shared && !await this.withReplicas(id, () => this.replicas.orthogonalize(this.run, matrices))) return false;
     this.run.finishStep();
     return true;
   }

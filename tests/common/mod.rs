@@ -4,7 +4,7 @@
 #[path = "../../crates/gpt/tests/pytorch/mod.rs"]
 mod pytorch;
 
-use gpt_playground::{describe_model, describe_task, presets, tasks, version, Run};
+use gpt_playground::{describe_model, describe_task, orthogonalize, presets, tasks, version, Run};
 use js_sys::{Float32Array, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -240,8 +240,43 @@ fn a_task_trains_reports_accuracy_and_answers_problems() {
 }
 
 #[wasm_bindgen_test]
+fn muon_shares_its_newton_schulz_work_with_the_same_bits() {
+    // The run's own orthogonalisation, against one a replica computes through `orthogonalize`.
+    let settings = r#"{"model": {"n_layer": 1, "n_head": 2, "n_embd": 16, "block_size": 8, "bias": false},
+        "train": {"batch_size": 8, "max_iters": 10, "warmup_iters": 2, "eval_iters": 1, "optimizer": "muon"}}"#;
+    let (mut alone, mut shared) = (new_run(settings, &text()).unwrap(), new_run(settings, &text()).unwrap());
+    alone.train(3).unwrap();
+    for _ in 0..3 {
+        let work = shared.begin_step().unwrap();
+        let shards: js_sys::Array = get(&work, "shards").dyn_into().unwrap();
+        let range: js_sys::Array = shards.get(0).dyn_into().unwrap();
+        shared
+            .compute_shards(range.get(0).as_f64().unwrap() as usize, range.get(1).as_f64().unwrap() as usize)
+            .unwrap();
+        let matrices = shared.begin_update().unwrap();
+        assert_eq!(matrices, 4, "c_attn, attn.c_proj, c_fc and mlp.c_proj of the one block");
+        for k in (1..matrices).step_by(2) {
+            let m = shared.update_matrix(k).unwrap();
+            let values: Float32Array = get(&m, "values").dyn_into().unwrap();
+            let mut flat = values.to_vec();
+            orthogonalize(&mut flat, num(&m, "rows") as usize, num(&m, "cols") as usize).unwrap();
+            shared.set_orthogonal(k, &Float32Array::from(&flat[..])).unwrap();
+        }
+        shared.finish_step().unwrap();
+    }
+    let weights = |run: &Run| {
+        let out = Float32Array::new_with_length(num(&run.status().unwrap(), "params") as u32);
+        run.copy_weights(&out).unwrap();
+        out.to_vec().iter().map(|w| w.to_bits()).collect::<Vec<_>>()
+    };
+    assert_eq!(weights(&shared), weights(&alone));
+    assert!(message(orthogonalize(&mut [0.0; 5], 2, 3).unwrap_err()).contains("2 × 3"));
+}
+
+#[wasm_bindgen_test]
 fn this_build_matches_pytorch_to_1e5() {
     for (_, bytes) in pytorch::FIXTURES {
         pytorch::check(bytes);
     }
+    pytorch::check_muon(pytorch::MUON_FIXTURE);
 }

@@ -53,6 +53,20 @@ test('1, 2 and 4 workers give the same losses and evaluations, bit for bit', asy
   assert.deepEqual(errors, []);
 });
 
+test('under Muon, 1 and 2 workers (sharing its Newton–Schulz work) give the same losses, bit for bit', async () => {
+  await page.getByLabel('Optimizer').selectOption('muon');
+  const historyWith = async (workers) => {
+    await trainWith(workers, 10);
+    await untilStatus(page, /^Finished 10 steps/);
+    return savedHistory();
+  };
+  const one = await historyWith(1);
+  assert.equal(one.losses.length, 10);
+  assert.deepEqual(await historyWith(2), one);
+  await page.getByLabel('Optimizer').selectOption('adamw');
+  assert.deepEqual(errors, []);
+});
+
 test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
   await trainWith(2, 600);
   await untilStep(page, 21);

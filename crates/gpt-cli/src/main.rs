@@ -62,7 +62,7 @@ fn explain(e: gpt::Error) -> String {
         "bpe_vocab_size" => "--vocab-size",
         name @ ("n_layer" | "n_head" | "n_embd" | "block_size" | "dropout" | "batch_size" | "min_lr" | "seed"
         | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "length" | "symbols" | "digits" | "p"
-        | "train_fraction") => return format!("--{}: {e}", name.replace('_', "-")),
+        | "train_fraction" | "optimizer" | "muon_lr") => return format!("--{}: {e}", name.replace('_', "-")),
         // Settings with no flag come from the preset or the checkpoint.
         _ => return e.to_string(),
     };

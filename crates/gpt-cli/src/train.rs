@@ -1,7 +1,7 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file or a task; or a
 //! checkpoint, resumed exactly where it stopped.
 
-use gpt::{Run, Settings, TaskName, TokenizerKind};
+use gpt::{OptimizerKind, Run, Settings, TaskName, TokenizerKind};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -68,6 +68,12 @@ pub struct Args {
     seed: Option<u64>,
     #[arg(long)]
     weight_decay: Option<f32>,
+    /// What trains the weight matrices inside the blocks: adamw, or muon (AdamW keeps the rest).
+    #[arg(long)]
+    optimizer: Option<OptimizerKind>,
+    /// Muon's peak learning rate (its schedule follows --lr's shape).
+    #[arg(long)]
+    muon_lr: Option<f32>,
     /// Evaluate every this many steps, and at the end [default: a twentieth of the run].
     #[arg(long)]
     eval_interval: Option<usize>,
@@ -106,6 +112,8 @@ impl Args {
             ("--warmup", self.warmup.is_some()),
             ("--seed", self.seed.is_some()),
             ("--weight-decay", self.weight_decay.is_some()),
+            ("--optimizer", self.optimizer.is_some()),
+            ("--muon-lr", self.muon_lr.is_some()),
             ("--length", self.length.is_some()),
             ("--symbols", self.symbols.is_some()),
             ("--digits", self.digits.is_some()),
@@ -187,6 +195,8 @@ fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         train.max_iters = iters,
         train.seed = seed,
         train.weight_decay = weight_decay,
+        train.optimizer = optimizer,
+        train.muon_lr = muon_lr,
         train.eval_iters = eval_iters
     );
     s.model.rope |= a.rope;

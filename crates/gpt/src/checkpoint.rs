@@ -1,6 +1,6 @@
 //! Checkpoints: one safetensors file holds a whole training state. Weights sit under nanoGPT's
 //! state_dict names (so PyTorch loads them), AdamW's moments under `optimizer.exp_avg.*` and
-//! `optimizer.exp_avg_sq.*`, and the header's `__metadata__` carries `config` (nanoGPT's
+//! `optimizer.exp_avg_sq.*`, Muon's momentum (when it trains) under `optimizer.muon.*`, and the header's `__metadata__` carries `config` (nanoGPT's
 //! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss history, the
 //! last sampling settings and, for a task's run, its `task`.
 
@@ -8,7 +8,7 @@ use crate::config::GPTConfig;
 use crate::data::TaskConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
-use crate::optim::AdamW;
+use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::run::Run;
 use crate::sample::SampleConfig;
@@ -22,6 +22,7 @@ use std::collections::HashMap;
 const FORMAT: &str = "gpt-playground/1";
 const EXP_AVG: &str = "optimizer.exp_avg.";
 const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
+const MUON: &str = "optimizer.muon.";
 /// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
 const LM_HEAD: &str = "lm_head.weight";
 
@@ -32,7 +33,7 @@ pub struct Checkpoint {
     pub model: GPT,
     pub tokenizer: Tokenizer,
     pub train: TrainConfig,
-    pub optimizer: Option<AdamW>,
+    pub optimizer: Option<Optimizer>,
     pub step: usize,
     pub rng: Option<Rng>,
     pub history: History,
@@ -63,10 +64,15 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
         let wte = params.get("transformer.wte.weight").expect("every model has wte");
         tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
     }
-    let opt = run.optimizer();
+    let opt = &run.optimizer().adamw;
     for (i, name) in params.names.iter().enumerate() {
         tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
         tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
+    }
+    if let Some(muon) = &run.optimizer().muon {
+        for (&i, buffer) in muon.params.iter().zip(&muon.buffers) {
+            tensors.push((format!("{MUON}{}", params.names[i]), buffer.shape().to_vec(), le_bytes(buffer)));
+        }
     }
     let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
@@ -149,7 +155,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     }
     let is_param = |n: &str| names.iter().any(|p| p == n);
     for (name, _) in file.iter() {
-        let moment = [EXP_AVG, EXP_AVG_SQ].iter().any(|p| name.strip_prefix(p).is_some_and(is_param));
+        let moment = [EXP_AVG, EXP_AVG_SQ, MUON].iter().any(|p| name.strip_prefix(p).is_some_and(is_param));
         // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
         let mask_buffer = name.ends_with(".attn.bias");
         if !(is_param(name) || name == LM_HEAD || moment || mask_buffer) {
@@ -159,13 +165,24 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     let train: TrainConfig = parse(field("train_config"), "train_config")?.unwrap_or_default();
     let has_moments = file.iter().any(|(name, _)| name.starts_with(EXP_AVG));
     let optimizer = if has_moments {
-        let mut opt = AdamW::new(&model.params().values, train.beta1, train.beta2, train.weight_decay);
+        let adam = (train.beta1, train.beta2, train.weight_decay);
+        let mut opt = Optimizer::new(model.params(), train.optimizer, adam, train.muon_momentum);
         for (i, name) in names.iter().enumerate() {
             let shape = model.params().values[i].shape().to_vec();
-            opt.m[i] = tensor(&format!("{EXP_AVG}{name}"), &shape)?;
-            opt.v[i] = tensor(&format!("{EXP_AVG_SQ}{name}"), &shape)?;
+            opt.adamw.m[i] = tensor(&format!("{EXP_AVG}{name}"), &shape)?;
+            opt.adamw.v[i] = tensor(&format!("{EXP_AVG_SQ}{name}"), &shape)?;
         }
-        opt.t = parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0);
+        opt.adamw.t = parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0);
+        if let Some(muon) = &mut opt.muon {
+            // A run saved before Muon trained it (or by another tool) has no momentum: it starts from zero.
+            for (&i, buffer) in muon.params.iter().zip(&mut muon.buffers) {
+                let name = format!("{MUON}{}", names[i]);
+                if file.tensor(&name).is_ok() {
+                    let shape = buffer.shape().to_vec();
+                    *buffer = tensor(&name, &shape)?;
+                }
+            }
+        }
         Some(opt)
     } else {
         None

@@ -29,6 +29,7 @@ pub use config::{Budget, GPTConfig};
 pub use data::{TaskConfig, TaskName};
 pub use error::{Error, Problem, Result};
 pub use model::{Batch, Trace, GPT};
+pub use optim::OptimizerKind;
 pub use run::{
     AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Origin, Positions, ProbeToken, Residual,
     Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,

@@ -1,6 +1,7 @@
 //! The training recipe and what training reports. The loop itself is [`Run`](crate::Run)'s.
 
 use crate::error::{Problem, Result};
+use crate::optim::OptimizerKind;
 use crate::schedule::Schedule;
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,13 @@ pub struct TrainConfig {
     pub eval_interval: Option<usize>,
     /// Batches of each split an evaluation averages.
     pub eval_iters: usize,
+    /// What trains the weight matrices inside the blocks: AdamW, or Muon (AdamW keeps the rest).
+    pub optimizer: OptimizerKind,
+    /// Muon's peak learning rate; its schedule has `learning_rate`'s shape (the same warmup and
+    /// decay, scaled).
+    pub muon_lr: f32,
+    /// Muon's momentum.
+    pub muon_momentum: f32,
 }
 
 impl Default for TrainConfig {
@@ -53,6 +61,9 @@ impl Default for TrainConfig {
             seed: 1337,
             eval_interval: None,
             eval_iters: 20,
+            optimizer: OptimizerKind::AdamW,
+            muon_lr: 0.02,
+            muon_momentum: 0.95,
         }
     }
 }
@@ -124,6 +135,20 @@ impl TrainConfig {
         if self.eval_interval == Some(0) {
             bad("eval_interval", "eval_interval must be at least 1 (or left out: about 20 evaluations a run)".into());
         }
+        if self.optimizer == OptimizerKind::Muon {
+            if !(rate_ok(self.muon_lr) && self.muon_lr > 0.0) {
+                bad("muon_lr", format!("Muon learning rate must be a positive number below 10, not {}", self.muon_lr));
+            } else if self.muon_lr * self.weight_decay >= 1.0 {
+                let message = format!(
+                    "Muon learning rate × weight decay must stay below 1 (each step shrinks the matrices by it), not {}",
+                    self.muon_lr * self.weight_decay
+                );
+                bad("muon_lr", message);
+            }
+            if !(0.0..1.0).contains(&self.muon_momentum) {
+                bad("muon_momentum", format!("Muon momentum must be in [0, 1), not {}", self.muon_momentum));
+            }
+        }
         if !(1..=MAX_EVAL_ITERS).contains(&self.eval_iters) {
             bad("eval_iters", format!("eval_iters must be between 1 and {MAX_EVAL_ITERS}, not {}", self.eval_iters));
         }
@@ -133,6 +158,11 @@ impl TrainConfig {
     /// Steps between evaluations: as set, or a twentieth of the run (at least 10).
     pub fn eval_interval(&self) -> usize {
         self.eval_interval.unwrap_or((self.max_iters / 20).max(10)).max(1)
+    }
+
+    /// Muon's learning rate when AdamW's is `lr`: the same schedule, scaled to `muon_lr`.
+    pub(crate) fn muon_lr_at(&self, lr: f32) -> f32 {
+        self.muon_lr * (lr / self.learning_rate)
     }
 
     pub(crate) fn schedule(&self) -> Schedule {

@@ -31,3 +31,8 @@ fn matches_pytorch_gelu_tanh_untied() {
 fn matches_pytorch_with_rotary_positions() {
     check("rope_nobias");
 }
+
+#[test]
+fn muon_matches_torch_optim_muon_after_three_steps() {
+    pytorch::check_muon(pytorch::MUON_FIXTURE);
+}

@@ -137,3 +137,49 @@ fn bad_settings_are_clear_errors() {
     assert!(err(huge, t, &long).to_string().contains("MiB"));
     assert!(err(GPTConfig { n_head: 3, ..model }, TrainConfig::default(), &long).to_string().contains("divisible"));
 }
+
+/// A run trained by Muon (the block matrices) and AdamW (the rest).
+fn muon_run() -> Run {
+    let text = TEXT.repeat(20);
+    let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 32, bias: false, ..Default::default() };
+    let train = TrainConfig {
+        batch_size: 24,
+        max_iters: 60,
+        learning_rate: 3e-3,
+        min_lr: 3e-4,
+        warmup_iters: 5,
+        seed: 11,
+        eval_iters: 4,
+        optimizer: gpt::OptimizerKind::Muon,
+        ..Default::default()
+    };
+    Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap()
+}
+
+#[test]
+fn muon_learns_gives_the_same_bits_on_any_thread_count_and_resumes_exactly() {
+    let losses = |threads: usize| {
+        let mut run = muon_run();
+        run.set_workers(threads);
+        let mut bits: Vec<u32> = (0..8).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect();
+        let e = run.evaluate().unwrap();
+        bits.extend([e.train_loss.to_bits(), e.val_loss.to_bits()]);
+        bits
+    };
+    let one = losses(1);
+    assert_eq!(losses(2), one, "2 threads");
+    assert_eq!(losses(3), one, "3 threads");
+
+    let mut unbroken = muon_run();
+    let before = unbroken.evaluate().unwrap();
+    unbroken.train(16, &no_clock).unwrap();
+    assert!(unbroken.evaluate().unwrap().val_loss < before.val_loss - 0.3, "Muon trains");
+    let mut first = muon_run();
+    first.train(8, &no_clock).unwrap();
+    let mut resumed = Run::open(&first.save().unwrap()).unwrap();
+    let muon = resumed.optimizer().muon.as_ref().expect("the checkpoint keeps Muon's momentum");
+    assert_eq!(muon.buffers, first.optimizer().muon.as_ref().unwrap().buffers);
+    resumed.use_text(&TEXT.repeat(20)).unwrap();
+    resumed.train(8, &no_clock).unwrap();
+    assert_eq!(resumed.history().losses, unbroken.history().losses, "resumed equals unbroken, bit for bit");
+}

@@ -9,7 +9,7 @@ pub mod elementwise;
 pub mod embedding;
 #[cfg(any(target_arch = "wasm32", test))]
 mod gelu_lanes;
-mod gemm;
+pub(crate) mod gemm;
 #[cfg(any(target_arch = "wasm32", test))]
 mod gemm_kernel;
 #[cfg(any(target_arch = "wasm32", test))]

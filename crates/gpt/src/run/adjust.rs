@@ -28,6 +28,7 @@ impl Run {
             ("tokenizer", now.tokenizer == new.tokenizer),
             ("bpe_vocab_size", now.tokenizer != crate::TokenizerKind::Bpe || now.bpe_vocab_size == new.bpe_vocab_size),
             ("train.seed", now.train.seed == new.train.seed),
+            ("train.optimizer", now.train.optimizer == new.train.optimizer),
         ];
         if let Some((field, _)) = fixed.iter().find(|(_, same)| !same) {
             let name = field.rsplit('.').next().unwrap_or(field);
@@ -50,8 +51,11 @@ impl Run {
         checked.resolve(self.vocab_size(), budget)?;
         self.model.set_dropout(n.dropout)?;
         let train = checked.train;
-        (self.optimizer.beta1, self.optimizer.beta2, self.optimizer.weight_decay) =
-            (train.beta1, train.beta2, train.weight_decay);
+        let adamw = &mut self.optimizer.adamw;
+        (adamw.beta1, adamw.beta2, adamw.weight_decay) = (train.beta1, train.beta2, train.weight_decay);
+        if let Some(muon) = &mut self.optimizer.muon {
+            (muon.momentum, muon.weight_decay) = (train.muon_momentum, train.weight_decay);
+        }
         self.train = train;
         Ok(())
     }

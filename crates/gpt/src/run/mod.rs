@@ -28,7 +28,7 @@ use crate::config::Budget;
 use crate::data::{Dataset, TaskConfig, TaskData, TextData};
 use crate::error::Result;
 use crate::model::GPT;
-use crate::optim::AdamW;
+use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::sample::{SampleConfig, Sampler};
 use crate::settings::{uniform_loss, Settings, DEFAULT_BPE_VOCAB};
@@ -44,7 +44,7 @@ const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
 pub struct Run {
     tokenizer: Tokenizer,
     model: GPT,
-    optimizer: AdamW,
+    optimizer: Optimizer,
     train: TrainConfig,
     step: usize,
     rng: Rng,
@@ -57,6 +57,8 @@ pub struct Run {
     timing: report::Timing,
     /// The step or evaluation between its `begin_` and `finish_`, if any.
     pending: Option<training::PendingWork>,
+    /// A step summed and checked, until its update is applied.
+    update: Option<training::PendingUpdate>,
     /// How many workers compute a step (threads natively); one op-buffer pool per thread.
     workers: usize,
     workspaces: Vec<Workspace>,
@@ -167,7 +169,7 @@ impl Run {
     }
 
     fn assemble(tokenizer: Tokenizer, model: GPT, train: TrainConfig) -> Run {
-        let optimizer = AdamW::new(&model.params().values, train.beta1, train.beta2, train.weight_decay);
+        let optimizer = Run::fresh_optimizer(&model, &train);
         let rng = Rng::new(train.seed ^ TRAIN_STREAM);
         Run {
             tokenizer,
@@ -182,6 +184,7 @@ impl Run {
             generation: None,
             timing: Default::default(),
             pending: None,
+            update: None,
             workers: 1,
             workspaces: vec![Workspace::default()],
             grad_pool: Workspace::default(),
@@ -289,8 +292,15 @@ impl Run {
         self.model.params().flat_parts()
     }
 
-    pub fn optimizer(&self) -> &AdamW {
+    /// Its optimiser state: AdamW's moments, and Muon's momentum when Muon trains.
+    pub fn optimizer(&self) -> &Optimizer {
         &self.optimizer
+    }
+
+    /// Zeroed optimiser state for `model` trained by `train`.
+    fn fresh_optimizer(model: &GPT, train: &TrainConfig) -> Optimizer {
+        let adam = (train.beta1, train.beta2, train.weight_decay);
+        Optimizer::new(model.params(), train.optimizer, adam, train.muon_momentum)
     }
 
     /// Steps completed so far.

@@ -10,12 +10,24 @@ use super::report::TrainReport;
 use super::Run;
 use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
-use crate::optim::{clip_grad_norm, global_norm};
+use crate::optim::{clip_grad_norm, global_norm, MuonStep};
 use crate::rng::Rng;
 use crate::shards::{combine, shard_count, worker_shards, Partial, StepPlan, Work};
 use crate::train::StepStats;
 use crate::workspace::Workspace;
 use std::ops::Range;
+
+/// A step whose gradients are summed, checked and clipped, until its update is applied.
+pub(super) struct PendingUpdate {
+    grads: Vec<f32>,
+    loss: f32,
+    lr: f32,
+    grad_norm: f32,
+    /// Muon's momentum and matrices, some orthogonalised (by other workers) and some not yet.
+    muon: Option<MuonStep>,
+    rng_after: Rng,
+    started_ms: f64,
+}
 
 /// A step or an evaluation between its `begin_` and its `finish_`.
 pub(super) struct PendingWork {
@@ -137,33 +149,95 @@ impl Run {
         if let Some(pending) = self.pending.take() {
             pending.partials.into_iter().for_each(|p| self.grad_pool.recycle(p.grads));
         }
+        if let Some(update) = self.update.take() {
+            self.grad_pool.recycle(update.grads);
+        }
     }
 
-    /// Sums the step's shards and applies AdamW. A loss that is not finite or has exploded far
-    /// past a uniform guess, or a non-finite gradient, is [`Error::Diverged`], and the model keeps
-    /// its last good weights; so does a step whose shards are missing. The step's time, from
-    /// [`Run::begin_step`] to `now_ms()` once the update is applied, counts the update too.
-    pub fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
+    /// Sums the step's shards, checks and clips the gradients, and begins the optimiser's update:
+    /// for Muon, the momentum and the matrices Newton–Schulz orthogonalises (which other workers
+    /// may compute: [`Run::update_matrix`], [`Run::set_orthogonal`]); returns how many. A loss
+    /// that is not finite or has exploded far past a uniform guess, or a non-finite gradient, is
+    /// [`Error::Diverged`], and the model keeps its last good weights; so does a step whose
+    /// shards are missing. Nothing is kept until [`Run::finish_step`].
+    pub fn begin_update(&mut self) -> Result<usize> {
         let pending = self.pending.take().ok_or_else(|| Error::Config("no step is in progress".into()))?;
         let Work::Step(StepPlan { shards, .. }) = pending.work else {
             self.pending = Some(pending);
             return Err(Error::Config("an evaluation is in progress, not a step".into()));
         };
         let mut root = combine(pending.partials, shards, &self.grad_pool)?;
-        let result = self.apply(&mut root.grads, root.loss as f32);
-        self.grad_pool.recycle(root.grads);
-        let stats = result?;
-        self.rng = pending.rng_after;
-        let ms = (now_ms() - pending.started_ms).max(1e-3);
+        let (loss, lr) = (root.loss as f32, self.train.schedule().lr(self.step));
+        let checked = self.check_and_clip(&mut root.grads, loss, lr);
+        let grad_norm = checked.inspect_err(|_| self.grad_pool.recycle(std::mem::take(&mut root.grads)))?;
+        let muon = self.optimizer.begin(&self.model.params().values, &root.grads);
+        let matrices = muon.as_ref().map_or(0, |m| m.updates.len());
+        let (rng_after, started_ms) = (pending.rng_after, pending.started_ms);
+        self.update = Some(PendingUpdate { grads: root.grads, loss, lr, grad_norm, muon, rng_after, started_ms });
+        Ok(matrices)
+    }
+
+    fn muon_step(&mut self) -> Result<&mut MuonStep> {
+        let update = self.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
+        update.muon.as_mut().ok_or_else(|| Error::Config("this run trains with AdamW: nothing to orthogonalise".into()))
+    }
+
+    /// Matrix `k` of the update in progress, to orthogonalise elsewhere: its rows, columns and values.
+    pub fn update_matrix(&mut self, k: usize) -> Result<(usize, usize, &[f32])> {
+        let m = self.muon_step()?.updates.get(k).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
+        Ok((m.nrows(), m.ncols(), m.as_slice().expect("standard layout")))
+    }
+
+    /// Orthogonalises matrix `k` of the update here (the leader's share, while others do theirs).
+    pub fn orthogonalize(&mut self, k: usize) -> Result<()> {
+        let step = self.muon_step()?;
+        let update = step.updates.get(k).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
+        step.orthogonal[k] = Some(crate::optim::orthogonalize(update.view()));
+        Ok(())
+    }
+
+    /// Matrix `k` orthogonalised by another worker; `fill` copies its values in.
+    pub fn set_orthogonal(&mut self, k: usize, len: usize, fill: impl FnOnce(&mut [f32])) -> Result<()> {
+        let step = self.muon_step()?;
+        let shape =
+            step.updates.get(k).map(|m| m.dim()).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
+        if len != shape.0 * shape.1 {
+            return Err(Error::Data(format!("matrix {k} has {} values, not {len}", shape.0 * shape.1)));
+        }
+        let mut o = ndarray::Array2::zeros(shape);
+        fill(o.as_slice_mut().expect("standard layout"));
+        step.orthogonal[k] = Some(o);
+        Ok(())
+    }
+
+    /// Applies the update begun (beginning it here if it was not), any matrix not orthogonalised
+    /// elsewhere orthogonalised on the run's threads. The step's time, from [`Run::begin_step`]
+    /// to `now_ms()` once the update is applied, counts the update too.
+    pub fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
+        if self.update.is_none() {
+            self.begin_update()?;
+        }
+        let PendingUpdate { grads, loss, lr, grad_norm, mut muon, rng_after, started_ms } =
+            self.update.take().expect("begun above");
+        if let Some(m) = &mut muon {
+            m.complete(self.workspaces.len());
+        }
+        let rates = (lr, self.train.muon_lr_at(lr));
+        self.optimizer.finish(&mut self.model.params_mut().values, &grads, rates, muon);
+        self.grad_pool.recycle(grads);
+        self.step += 1;
+        self.history.losses.push(loss);
+        self.rng = rng_after;
+        let stats = StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() };
+        let ms = (now_ms() - started_ms).max(1e-3);
         let t = &mut self.timing;
         (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
         t.report_losses.push(stats.loss);
         Ok(stats)
     }
 
-    /// Clips and applies summed gradients with the step's loss.
-    fn apply(&mut self, grads: &mut [f32], loss: f32) -> Result<StepStats> {
-        let lr = self.train.schedule().lr(self.step);
+    /// Checks a step's loss and summed gradients, and clips them; returns their norm before clipping.
+    fn check_and_clip(&self, grads: &mut [f32], loss: f32, lr: f32) -> Result<f32> {
         let diverged = |what: String| {
             Error::Diverged(format!(
                 "training diverged at step {}: {what}. The model keeps its weights from before this step. \
@@ -183,10 +257,7 @@ impl Run {
         if !grad_norm.is_finite() {
             return Err(diverged("the gradient became infinite or NaN".into()));
         }
-        self.optimizer.step(&mut self.model.params_mut().values, grads, lr);
-        self.step += 1;
-        self.history.losses.push(loss);
-        Ok(StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() })
+        Ok(grad_norm)
     }
 
     /// One whole step on this run's threads, timed with `now_ms`.

@@ -3,7 +3,7 @@
 
 use super::fuzz::{MODEL_FIELDS, TASK_FIELDS, TEXT};
 use gpt::ops::{Activation, NormKind};
-use gpt::{GPTConfig, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
+use gpt::{GPTConfig, OptimizerKind, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -67,13 +67,14 @@ pub fn json_value() -> impl Strategy<Value = Value> {
         Just(json!("relu")),
         Just(json!("bpe")),
         Just(json!("modular")),
+        Just(json!("muon")),
         Just(json!("repeat")),
         Just(json!([1, 2])),
         Just(json!({})),
     ]
 }
 
-const TRAIN_FIELDS: [&str; 14] = [
+const TRAIN_FIELDS: [&str; 17] = [
     "batch_size",
     "max_iters",
     "learning_rate",
@@ -88,6 +89,9 @@ const TRAIN_FIELDS: [&str; 14] = [
     "seed",
     "eval_interval",
     "eval_iters",
+    "optimizer",
+    "muon_lr",
+    "muon_momentum",
 ];
 
 /// An object with some of `fields` or a field unknown to the schema, each any JSON value.
@@ -132,12 +136,13 @@ fn task() -> impl Strategy<Value = Option<TaskConfig>> {
 /// twice) set to an edge value.
 pub fn settings() -> BoxedStrategy<Settings> {
     let shape = (1usize..12, 1usize..3, 1usize..4, 1usize..5, 0.0f32..0.5, any::<bool>());
+    let muon = (any::<bool>(), 1e-3f32..0.1, 0.5f32..0.99);
     let choices = (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 256usize..300);
     let counts = (1usize..5, 20usize..40, 0usize..10, 1usize..3, any::<u64>());
     let rates = (1e-4f32..1e-2, 0.0f32..1e-4, 0.0f32..0.2, 0.0f32..2.0, 0.5f32..0.95, 0.95f32..0.999);
     let edges = proptest::collection::vec((0..FIELDS, edge()), 0..4);
-    (shape, choices, counts, rates, edges, task())
-        .prop_map(|(shape, choices, counts, rates, edges, task)| {
+    (shape, choices, counts, rates, edges, (task(), muon))
+        .prop_map(|(shape, choices, counts, rates, edges, (task, (muon, muon_lr, muon_momentum)))| {
             let (block_size, n_layer, n_head, per_head, dropout, rope) = shape;
             let (bias, rms, relu, tie_weights, bpe, bpe_vocab_size) = choices;
             let model = GPTConfig {
@@ -170,6 +175,9 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 seed,
                 eval_interval: None,
                 eval_iters,
+                optimizer: if muon { OptimizerKind::Muon } else { OptimizerKind::AdamW },
+                muon_lr,
+                muon_momentum,
             };
             let tokenizer = if bpe { TokenizerKind::Bpe } else { TokenizerKind::Char };
             let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task };
@@ -181,7 +189,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
         .boxed()
 }
 
-const FIELDS: usize = 23;
+const FIELDS: usize = 25;
 
 /// Sets field number `field` to `edge`, as a count or a rate as the field holds.
 pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
@@ -205,13 +213,15 @@ pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
         15 => t.eval_interval = Some(count),
         16 => t.eval_iters = count,
         17 => s.bpe_vocab_size = count,
+        18 => t.muon_lr = float,
+        19 => t.muon_momentum = float,
         _ => {
             let task = s.task.get_or_insert_with(TaskConfig::default);
             match field {
-                18 => task.length = count,
-                19 => task.symbols = count,
-                20 => task.digits = count,
-                21 => task.p = count,
+                20 => task.length = count,
+                21 => task.symbols = count,
+                22 => task.digits = count,
+                23 => task.p = count,
                 _ => task.train_fraction = float,
             }
         }

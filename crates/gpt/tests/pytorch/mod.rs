@@ -3,13 +3,16 @@
 //! and from a sharded step) and the weights after one clipped AdamW step must match to 1e-5.
 //! Shared by the native test (`golden.rs`) and the wasm suites, which run it in both wasm builds.
 
-use gpt::optim::{clip_grad_norm, AdamW};
+use gpt::optim::{clip_grad_norm, AdamW, Optimizer, OptimizerKind};
 use gpt::shards::{combine, StepPlan};
 use gpt::workspace::Workspace;
 use gpt::{Batch, GPTConfig, GPT};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
+
+/// Three steps of `torch.optim.Muon` with AdamW, embedded for the wasm suites too.
+pub const MUON_FIXTURE: &[u8] = include_bytes!("../fixtures/golden_muon.safetensors");
 
 /// Every fixture, embedded so the wasm suites have them too.
 pub const FIXTURES: [(&str, &[u8]); 5] = [
@@ -50,6 +53,18 @@ impl<'a> Fixture<'a> {
     fn json(&self, key: &str) -> serde_json::Value {
         serde_json::from_str(&self.meta[key]).unwrap()
     }
+
+    /// The fixture's model: its config, the model with the fixture's starting weights, and the
+    /// parameters' names.
+    fn model(&self) -> (GPTConfig, GPT, Vec<String>) {
+        let config: GPTConfig = serde_json::from_value(self.json("config")).unwrap();
+        let mut model = GPT::new(config.clone(), 0).unwrap();
+        let names = model.params().names.clone();
+        for n in &names {
+            model.params_mut().set(n, self.f32(&format!("param.{n}"))).unwrap();
+        }
+        (config, model, names)
+    }
 }
 
 /// Largest elementwise difference, relative to the largest magnitude in `want`.
@@ -63,12 +78,7 @@ fn assert_close(what: &str, got: &ArrayD<f32>, want: &ArrayD<f32>, tol: f32) {
 /// Checks the fixture `bytes` (one of [`FIXTURES`]), panicking with what differs.
 pub fn check(bytes: &[u8]) {
     let fx = Fixture::load(bytes);
-    let config: GPTConfig = serde_json::from_value(fx.json("config")).unwrap();
-    let mut model = GPT::new(config.clone(), 0).unwrap();
-    let names = model.params().names.clone();
-    for n in &names {
-        model.params_mut().set(n, fx.f32(&format!("param.{n}"))).unwrap();
-    }
+    let (config, mut model, names) = fx.model();
     let (idx, targets) = (fx.ids("idx"), fx.ids("targets"));
     let (b, t) = (idx.len() / config.block_size, config.block_size);
 
@@ -115,5 +125,47 @@ pub fn check(bytes: &[u8]) {
     opt.step(&mut params.values, &grads, f("learning_rate"));
     for (n, v) in names.iter().zip(&params.values) {
         assert_close(&format!("updated {n}"), v, &fx.f32(&format!("updated.{n}")), 1e-5);
+    }
+}
+
+/// Checks three clipped steps of Muon (the block matrices) and AdamW (the rest), each on this
+/// model's own gradients, against `torch.optim.Muon` and `torch.optim.AdamW`: the weights, Muon's
+/// momentum and AdamW's moments after them.
+pub fn check_muon(bytes: &[u8]) {
+    let fx = Fixture::load(bytes);
+    let (config, mut model, names) = fx.model();
+    let train = fx.json("train");
+    let f = |k: &str| train[k].as_f64().unwrap() as f32;
+    let adam = (f("beta1"), f("beta2"), f("weight_decay"));
+    let mut opt = Optimizer::new(model.params(), OptimizerKind::Muon, adam, f("muon_momentum"));
+    let muon = opt.muon.as_ref().unwrap();
+    let hidden: Vec<String> = serde_json::from_value(fx.json("hidden")).unwrap();
+    assert_eq!(
+        muon.params.iter().map(|&i| names[i].clone()).collect::<Vec<_>>(),
+        hidden,
+        "Muon trains the block matrices"
+    );
+    let ws = Workspace::default();
+    for step in 0..3 {
+        let (idx, targets) = (fx.ids(&format!("idx{step}")), fx.ids(&format!("targets{step}")));
+        let (b, t) = (idx.len() / config.block_size, config.block_size);
+        let mut grads = vec![0.0; model.params().count()];
+        let batch = Batch { idx: &idx, targets: &targets, b, t };
+        model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
+        clip_grad_norm(&mut grads, f("grad_clip"));
+        opt.step(&mut model.params_mut().values, &grads, (f("learning_rate"), f("muon_lr")), 1);
+    }
+    let muon = opt.muon.as_ref().unwrap();
+    for (i, n) in names.iter().enumerate() {
+        assert_close(&format!("{n} after 3 steps"), &model.params().values[i], &fx.f32(&format!("updated.{n}")), 1e-5);
+        match muon.params.iter().position(|&p| p == i) {
+            Some(k) => {
+                assert_close(&format!("Muon momentum of {n}"), &muon.buffers[k], &fx.f32(&format!("muon.{n}")), 1e-5)
+            }
+            None => {
+                assert_close(&format!("exp_avg of {n}"), &opt.adamw.m[i], &fx.f32(&format!("exp_avg.{n}")), 1e-5);
+                assert_close(&format!("exp_avg_sq of {n}"), &opt.adamw.v[i], &fx.f32(&format!("exp_avg_sq.{n}")), 1e-5);
+            }
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! AdamW, as PyTorch's `torch.optim.AdamW`, and clipping by global gradient norm.
+//! AdamW, as PyTorch's `torch.optim.AdamW`.
 
 use ndarray::ArrayD;
 
@@ -26,6 +26,12 @@ impl AdamW {
     /// buffer (see [`Params`](crate::params::Params)). As nanoGPT, only tensors of 2 or more
     /// dimensions (matrices and embeddings) decay; biases and norm weights do not.
     pub fn step(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], lr: f32) {
+        self.step_except(params, grads, lr, &[]);
+    }
+
+    /// [`AdamW::step`] for every parameter but those numbered in `others` (another optimiser's,
+    /// sorted), whose moments stay as they are.
+    pub fn step_except(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], lr: f32, others: &[usize]) {
         self.t += 1;
         let (b1, b2) = (self.beta1, self.beta2);
         // PyTorch computes the bias corrections in double precision.
@@ -33,9 +39,12 @@ impl AdamW {
         let bc2_sqrt = ((1.0 - (b2 as f64).powi(self.t as i32)).sqrt()) as f32;
         let step_size = (lr as f64 / bc1) as f32;
         let mut rest = grads;
-        for ((p, m), v) in params.iter_mut().zip(&mut self.m).zip(&mut self.v) {
+        for (i, ((p, m), v)) in params.iter_mut().zip(&mut self.m).zip(&mut self.v).enumerate() {
             let (g, tail) = rest.split_at(p.len());
             rest = tail;
+            if others.binary_search(&i).is_ok() {
+                continue;
+            }
             let decay = if p.ndim() >= 2 { 1.0 - lr * self.weight_decay } else { 1.0 };
             let eps = self.eps;
             // Flat slices, not ndarray's Zip over four arrays, so the loop vectorises.
@@ -53,21 +62,4 @@ impl AdamW {
 /// A standard-layout array's elements as one slice.
 fn flat(a: &mut ArrayD<f32>) -> &mut [f32] {
     a.as_slice_mut().expect("parameters and moments are kept in standard layout")
-}
-
-/// The L2 norm of all gradients together (a flat buffer of them).
-pub fn global_norm(grads: &[f32]) -> f32 {
-    let square = |x: f32| (x as f64) * (x as f64);
-    crate::ops::fold8(grads, 0.0, |s, x| s + square(x), |a, b| a + b).sqrt() as f32
-}
-
-/// Scales all gradients down so their global norm is at most `max_norm`, as PyTorch's
-/// `clip_grad_norm_`; returns the norm before clipping.
-pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
-    let norm = global_norm(grads);
-    let coef = max_norm / (norm + 1e-6);
-    if coef < 1.0 {
-        grads.iter_mut().for_each(|g| *g *= coef);
-    }
-    norm
 }
