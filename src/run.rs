@@ -209,6 +209,13 @@ impl Run {
         self.inner.begin_update().map_err(js_error)
     }
 
+    /// Which matrices of the update begun each of `workers` workers orthogonalises (worker 0: this
+    /// run), balanced by their cost and fixed by their shapes.
+    #[wasm_bindgen(js_name = newtonSchulzShares, unchecked_return_type = "number[][]")]
+    pub fn newton_schulz_shares(&mut self, workers: usize) -> JsResult<JsValue> {
+        to_js(&self.inner.newton_schulz_shares(workers).map_err(js_error)?)
+    }
+
     /// Matrix `k` of the update begun, as another worker orthogonalises it: `{rows, cols, values}`.
     #[wasm_bindgen(js_name = updateMatrix, unchecked_return_type = "Matrix")]
     pub fn update_matrix(&mut self, k: usize) -> JsResult<JsValue> {

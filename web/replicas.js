@@ -194,22 +194,20 @@ export class Replicas {
   }
 
   /**
-   * Orthogonalises the `count` matrices of the update `run` has begun (Muon's Newton–Schulz)
-   * with the replicas: matrix k on worker k mod W (this one, worker 0, computing its own while
-   * they compute theirs). Any worker gives a matrix the same bits, so the result never depends
-   * on the worker count.
+   * Orthogonalises the matrices of the update `run` has begun (Muon's Newton–Schulz) with the
+   * replicas, each worker its share as the run assigns them (this one, worker 0, computing its
+   * own while they compute theirs). Any worker gives a matrix the same bits, so the result never
+   * depends on the worker count.
    */
-  async orthogonalize(run, count) {
-    const workers = Math.min(this.replicas.length + 1, count);
-    const mine = (k) => k % workers === 0;
-    const jobs = this.replicas.slice(0, workers - 1).map((replica, i) => {
-      const matrices = [];
-      for (let k = i + 1; k < count; k += workers) matrices.push(run.updateMatrix(k));
-      return replica.run(this.nextId++, { type: 'orthogonalize', matrices }, matrices.map((m) => m.values.buffer));
+  async orthogonalize(run) {
+    const [mine, ...others] = run.newtonSchulzShares(this.replicas.length + 1);
+    const jobs = others.map((share, i) => {
+      const matrices = share.map((k) => run.updateMatrix(k));
+      return this.replicas[i].run(this.nextId++, { type: 'orthogonalize', matrices }, matrices.map((m) => m.values.buffer));
     });
     const theirs = Promise.all(jobs);
     theirs.catch(() => {}); // handled below, once this worker's share is done
-    for (let k = 0; k < count; k++) if (mine(k)) run.orthogonalize(k);
+    mine.forEach((k) => run.orthogonalize(k));
     for (const m of (await theirs).flat()) run.setOrthogonal(m.k, m.values);
   }
 

@@ -107,7 +107,7 @@ export class Trainer {
     if (!await this.share(id, this.run.beginStep())) return false;
     const matrices = this.run.beginUpdate();
     const shared = matrices > 0 && this.replicas.replicas.length > 0;
-    if (shared && !await this.withReplicas(id, () => this.replicas.orthogonalize(this.run, matrices))) return false;
+    if (shared && !await this.withReplicas(id, () => this.replicas.orthogonalize(this.run))) return false;
     this.run.finishStep();
     return true;
   }

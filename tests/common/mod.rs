@@ -61,7 +61,10 @@ fn reports_its_version() {
 fn lists_the_presets() {
     let list: js_sys::Array = presets().unwrap().dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
-    assert_eq!(names, ["tiny", "names", "nano-cpu", "induction", "reverse", "sort", "addition", "grokking"]);
+    assert_eq!(
+        names,
+        ["tiny", "names", "nano-cpu", "nano-muon", "induction", "reverse", "sort", "addition", "grokking"]
+    );
     let model = get(&get(&list.get(2), "settings"), "model");
     assert_eq!(num(&model, "n_embd"), 128.0);
 }

@@ -6,7 +6,9 @@ mod adamw;
 mod muon;
 
 pub use adamw::AdamW;
-pub use muon::{orthogonalize, orthogonalize_all, orthogonalize_in_place, Muon, MuonStep, NS_COEFFICIENTS, NS_STEPS};
+pub use muon::{
+    orthogonalize, orthogonalize_all, orthogonalize_in_place, shares, Muon, MuonStep, NS_COEFFICIENTS, NS_STEPS,
+};
 
 use crate::params::Params;
 use ndarray::ArrayD;

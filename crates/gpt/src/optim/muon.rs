@@ -147,23 +147,39 @@ pub fn orthogonalize_in_place(values: &mut [f32], rows: usize, cols: usize) -> c
     Ok(())
 }
 
-/// [`orthogonalize`] for each of `updates` on up to `threads` threads, matrix `k` on thread
-/// `k mod threads`: the same bits whatever the count.
+/// Which matrices each of `workers` workers orthogonalises: the costliest first, each to the
+/// worker with the least work so far (the first of equals). Fixed by the shapes and the count;
+/// and any worker gives a matrix the same bits, so the result never depends on either.
+pub fn shares(shapes: &[(usize, usize)], workers: usize) -> Vec<Vec<usize>> {
+    let workers = workers.clamp(1, shapes.len().max(1));
+    // Newton–Schulz's multiply-adds: three products a step over the short side r and long side n.
+    let cost = |&(rows, cols): &(usize, usize)| rows.min(cols) * rows.min(cols) * (2 * rows.max(cols) + rows.min(cols));
+    let mut order: Vec<usize> = (0..shapes.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(cost(&shapes[k])), k));
+    let (mut out, mut load) = (vec![vec![]; workers], vec![0usize; workers]);
+    for k in order {
+        let w = (0..workers).min_by_key(|&w| (load[w], w)).expect("at least one worker");
+        load[w] += cost(&shapes[k]);
+        out[w].push(k);
+    }
+    out.iter_mut().for_each(|share| share.sort_unstable());
+    out
+}
+
+/// [`orthogonalize`] for each of `updates` on up to `threads` threads, shared as [`shares`]
+/// says: the same bits whatever the count.
 pub fn orthogonalize_all(updates: &[Array2<f32>], threads: usize) -> Vec<Array2<f32>> {
     let threads = threads.clamp(1, updates.len().max(1));
     if threads == 1 {
         return updates.iter().map(|u| orthogonalize(u.view())).collect();
     }
+    let plan = shares(&updates.iter().map(|u| u.dim()).collect::<Vec<_>>(), threads);
     let mut out: Vec<Option<Array2<f32>>> = vec![None; updates.len()];
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (t..updates.len())
-                        .step_by(threads)
-                        .map(|k| (k, orthogonalize(updates[k].view())))
-                        .collect::<Vec<_>>()
-                })
+        let handles: Vec<_> = plan
+            .iter()
+            .map(|share| {
+                scope.spawn(move || share.iter().map(|&k| (k, orthogonalize(updates[k].view()))).collect::<Vec<_>>())
             })
             .collect();
         for handle in handles {
@@ -197,6 +213,20 @@ mod tests {
             }
         }
         assert!(orthogonalize(Array2::zeros((3, 5)).view()).iter().all(|&v| v == 0.0), "zero stays zero");
+    }
+
+    #[test]
+    fn shares_balance_the_work_and_cover_every_matrix_once() {
+        // nano-cpu's four matrices a block, twice: c_attn, attn.c_proj, c_fc, mlp.c_proj.
+        let block = [(384, 128), (128, 128), (512, 128), (128, 512)];
+        let shapes: Vec<_> = block.iter().chain(&block).copied().collect();
+        let two = shares(&shapes, 2);
+        // 58.7M multiply-adds each, where k mod 2 gives one worker 168M of the 293M.
+        assert_eq!(two, [vec![0, 1, 2, 6], vec![3, 4, 5, 7]]);
+        let mut all: Vec<usize> = shares(&shapes, 3).concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..8).collect::<Vec<_>>());
+        assert_eq!(shares(&shapes[..1], 4), [vec![0]], "no more workers than matrices");
     }
 
     #[test]

@@ -188,6 +188,13 @@ impl Run {
         Ok((m.nrows(), m.ncols(), m.as_slice().expect("standard layout")))
     }
 
+    /// Which matrices of the update in progress each of `workers` workers orthogonalises, worker
+    /// 0 being this run (see [`crate::optim::shares`]).
+    pub fn newton_schulz_shares(&mut self, workers: usize) -> Result<Vec<Vec<usize>>> {
+        let shapes: Vec<(usize, usize)> = self.muon_step()?.updates.iter().map(|m| m.dim()).collect();
+        Ok(crate::optim::shares(&shapes, workers))
+    }
+
     /// Orthogonalises matrix `k` of the update here (the leader's share, while others do theirs).
     pub fn orthogonalize(&mut self, k: usize) -> Result<()> {
         let step = self.muon_step()?;
