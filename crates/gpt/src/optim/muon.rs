@@ -8,7 +8,7 @@
 //! function of one matrix, which any worker computes with the same bits), and [`Muon::apply`]
 //! (decoupled weight decay, the scaled update, and the momentum kept).
 
-use crate::ops::gemm::gemm;
+use crate::ops::gemm::{gemm, gemm_symmetric};
 use ndarray::{Array2, ArrayD, ArrayView2};
 
 /// Newton–Schulz's quintic coefficients, Keller Jordan's, and how many steps (PyTorch's defaults).
@@ -123,9 +123,9 @@ pub fn orthogonalize(update: ArrayView2<f32>) -> Array2<f32> {
     let r = x.nrows();
     let (mut gram, mut poly, mut next) = (Array2::zeros((r, r)), Array2::zeros((r, r)), Array2::zeros(x.raw_dim()));
     for _ in 0..NS_STEPS {
-        gemm(1.0, &x.view(), &x.t(), false, &mut gram.view_mut()); // A = X Xᵀ
-        poly.zip_mut_with(&gram, |p, &g| *p = b * g); // B = b A + c A A
-        gemm(c, &gram.view(), &gram.view(), true, &mut poly.view_mut());
+        gemm_symmetric(1.0, &x.view(), &x.t(), &mut gram.view_mut()); // A = X Xᵀ
+        gemm_symmetric(c, &gram.view(), &gram.view(), &mut poly.view_mut()); // B = b A + c A A
+        poly.zip_mut_with(&gram, |p, &g| *p += b * g);
         next.zip_mut_with(&x, |n, &v| *n = a * v); // X = a X + B X
         gemm(1.0, &poly.view(), &x.view(), true, &mut next.view_mut());
         std::mem::swap(&mut x, &mut next);
