@@ -223,6 +223,11 @@ pub struct History {
     pub evals: Vec<Evaluation>,
     /// Every attention head's scores at each evaluation (see [`crate::inspect::heads`]).
     pub heads: Vec<crate::inspect::heads::HeadScores>,
+    /// Each step's training time since the first step, in seconds: the steps' own time, evaluations
+    /// left out, so runs compare by what their training cost. Kept while it covers every step (a
+    /// run saved before it was recorded has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seconds: Vec<f32>,
 }
 
 impl History {

@@ -60,6 +60,9 @@ fn resume_is_bit_exact() {
     assert_eq!(second.history().evals.len(), 1);
     head.extend(losses(&mut second, 7));
     assert_eq!(head, all, "5 steps + save/load + 7 steps must equal 12 steps");
+    let seconds = &second.history().seconds;
+    assert_eq!(seconds.len(), 12, "training time kept across the save");
+    assert!(seconds.windows(2).all(|w| w[0] < w[1]), "time since the first step grows: {seconds:?}");
 }
 
 /// `bytes` rewritten with `edit` applied to its metadata and tensors.

@@ -24,6 +24,9 @@ pub struct TrainReport {
     pub max_iters: usize,
     /// Each step's loss since the last report.
     pub losses: Vec<f32>,
+    /// Each of those steps' training time since the run's first step, in seconds (see
+    /// [`History::seconds`](crate::History::seconds)); none for a run whose history lacks them.
+    pub seconds: Vec<f32>,
     /// The last step's learning rate and gradient norm (before clipping).
     pub lr: f32,
     pub grad_norm: f32,
@@ -42,19 +45,26 @@ pub struct TrainReport {
 impl Run {
     /// What the steps since the last report did, with this session's speed and time left.
     pub fn take_report(&mut self) -> TrainReport {
+        let (tokens_per_step, seq_len) = (self.tokens_per_step(), self.seq_len());
         let t = &mut self.timing;
         let losses = std::mem::take(&mut t.report_losses);
-        let tokens_per_s = (losses.len() * self.train.batch_size * self.model.config().block_size) as f64
-            / (t.report_ms.max(1e-3) / 1e3);
+        let seconds = self
+            .history
+            .seconds
+            .len()
+            .checked_sub(losses.len())
+            .map_or(vec![], |from| self.history.seconds[from..].to_vec());
+        let tokens_per_s = (losses.len() * tokens_per_step) as f64 / (t.report_ms.max(1e-3) / 1e3);
         t.report_ms = 0.0;
         let per_step_s = t.ms / 1e3 / t.steps.max(1) as f64;
         // Workers past the step's shards have nothing to do and are not counted.
-        let workers = self.workers.min(shard_count(self.train.batch_size, self.model.config().block_size));
+        let workers = self.workers.min(shard_count(self.train.batch_size, seq_len));
         let last = t.last.unwrap_or(StepStats { step: self.step, loss: f32::NAN, lr: 0.0, grad_norm: 0.0, tokens: 0 });
         TrainReport {
             step: self.step,
             max_iters: self.train.max_iters,
             losses,
+            seconds,
             lr: last.lr,
             grad_norm: last.grad_norm,
             tokens_per_s,

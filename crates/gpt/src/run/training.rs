@@ -232,11 +232,15 @@ impl Run {
         let rates = (lr, self.train.muon_lr_at(lr));
         self.optimizer.finish(&mut self.model.params_mut().values, &grads, rates, muon);
         self.grad_pool.recycle(grads);
+        let ms = (now_ms() - started_ms).max(1e-3);
+        let h = &mut self.history;
+        if h.seconds.len() == h.losses.len() {
+            h.seconds.push(h.seconds.last().copied().unwrap_or(0.0) + (ms / 1e3) as f32);
+        }
+        h.losses.push(loss);
         self.step += 1;
-        self.history.losses.push(loss);
         self.rng = rng_after;
         let stats = StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() };
-        let ms = (now_ms() - started_ms).max(1e-3);
         let t = &mut self.timing;
         (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
         t.report_losses.push(stats.loss);
