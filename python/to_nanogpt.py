@@ -15,6 +15,7 @@ weights only, so other variants are refused.
 """
 
 import argparse
+import json
 import os
 import pickle
 import sys
@@ -30,12 +31,16 @@ def main():
     ap.add_argument("--dataset", default="gpt_playground", help="nanoGPT's data/ folder that will hold meta.pkl")
     args = ap.parse_args()
     try:
-        checkpoint, meta_pkl = to_nanogpt(*read_safetensors(args.run), args.dataset)
+        tensors, meta = read_safetensors(args.run)
+        checkpoint, meta_pkl = to_nanogpt(tensors, meta, args.dataset)
     except (ValueError, KeyError) as e:
         sys.exit(f"error: {args.run}: {e}")
     os.makedirs(args.out_dir, exist_ok=True)
     save_torch(os.path.join(args.out_dir, "ckpt.pt"), checkpoint)
     print(f"wrote {os.path.join(args.out_dir, 'ckpt.pt')} (step {checkpoint['iter_num']})")
+    if json.loads(meta.get("train_config", "{}")).get("optimizer") == "muon":
+        print("this run trained its block matrices with Muon; nanoGPT's train.py builds AdamW, so those matrices resume"
+              " with fresh AdamW moments (Muon's momentum is not carried over), the rest with their own")
     if meta_pkl:
         with open(os.path.join(args.out_dir, "meta.pkl"), "wb") as f:
             pickle.dump(meta_pkl, f)

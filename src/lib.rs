@@ -68,6 +68,13 @@ pub fn orthogonalize(values: &mut [f32], rows: usize, cols: usize) -> JsResult<(
     gpt::optim::orthogonalize_in_place(values, rows, cols).map_err(convert::js_error)
 }
 
+/// The settings that differ among `runs` (each a run's settings), each with every run's value.
+#[wasm_bindgen(js_name = compareSettings, unchecked_return_type = "Difference[]")]
+pub fn compare_settings(#[wasm_bindgen(unchecked_param_type = "Settings[]")] runs: JsValue) -> JsResult<JsValue> {
+    let runs: Vec<Settings> = from_js(runs, "runs' settings")?;
+    to_js(&gpt::differences(&runs))
+}
+
 /// How many characters `text` has and how many distinct ones (its character vocabulary).
 #[wasm_bindgen(js_name = summarizeText, unchecked_return_type = "TextStats")]
 pub fn summarize_text(text: &str) -> JsResult<JsValue> {

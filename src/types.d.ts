@@ -27,6 +27,8 @@ export interface TaskSummary { watch_for: string; example: string; problems: num
 export interface Settings {
   model?: ModelConfig; train?: TrainConfig; tokenizer?: "char" | "bpe"; bpe_vocab_size?: number; task?: TaskConfig | null;
 }
+/** A setting that differs among compared runs: its path (`train.learning_rate`) and each run's value. */
+export interface Difference { field: string; values: string[]; }
 /** How large a model the page lets a user build. */
 export interface Budget { max_params: number; max_training_bytes: number; }
 export interface Preset { name: string; description: string; settings: Settings; }

@@ -77,7 +77,8 @@ export class Autosave {
     const record = {
       id: current.id, name: current.name, corpus: current.corpus, corpusId: current.corpusId,
       summary: summary(settings, status), step: status.step, maxIters: status.max_iters, bestVal: status.best_val_loss ?? null,
-      size: bytes.byteLength + (text?.length ?? 0), savedAt: Date.now(), history: { losses: history.losses, evals: history.evals }, page,
+      size: bytes.byteLength + (text?.length ?? 0), savedAt: Date.now(), page, settings,
+      history: { losses: history.losses, evals: history.evals, seconds: history.seconds },
     };
     try {
       await saveRun(record, bytes, current.textSaved || !text ? undefined : text);

@@ -33,6 +33,12 @@ export const settingText = (value) => {
 /** The label's text of a form control, without the value, for messages. */
 const labelOf = (el) => el.closest('label')?.firstChild?.textContent.trim() || el.name;
 
+/** What the form calls the setting at `path` (`train.learning_rate` → "Learning rate"), or the path. */
+export function settingLabel(form, path) {
+  const el = form.elements[path.split('.').at(-1)];
+  return el?.closest ? labelOf(el) : path;
+}
+
 /**
  * Reads a number input: `{ value }` or `{ problem }` when it is empty, not a number, or not whole
  * where a count is needed. An empty optional field (`data-optional`, shown as "auto") reads as

@@ -1,12 +1,16 @@
 // Saved runs: every run this browser keeps, newest first, to open, rename, download or delete,
 // and to overlay on the loss chart for comparing how settings trained.
+import { settingLabel } from './config-form.js';
 import { on, send } from './engine.js';
 import { bytes } from './format.js';
+import { compareSettings } from './wasm.js';
 import { listRuns, storageProblem } from './run-store.js';
 import { PALETTE } from './views/plot.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { list: $('runs'), usage: $('runs-usage') };
+const ui = { list: $('runs'), usage: $('runs-usage'), differences: $('run-differences'), form: $('config') };
+/** The colour of the run training now, as the loss chart draws it. */
+const CURRENT_COLOUR = '#2563eb';
 const compared = new Set();
 let currentId = null;
 let overlay = () => {};
@@ -36,12 +40,7 @@ function item(run, colour) {
   });
   const name = document.createElement('span');
   name.className = 'name';
-  if (colour) {
-    const swatch = document.createElement('span');
-    swatch.className = 'swatch';
-    swatch.style.background = colour;
-    name.append(swatch);
-  }
+  if (colour) name.append(swatch(colour));
   name.append(run.name);
   const numbers = document.createElement('span');
   numbers.className = 'numbers';
@@ -79,11 +78,52 @@ export async function refreshRuns() {
   const colours = new Map(chosen.map((r, i) => [r.id, PALETTE[(i + 2) % PALETTE.length]]));
   ui.list.replaceChildren(...runs.map((r) => item(r, colours.get(r.id))));
   overlay(chosen.map((r) => ({ name: r.name, colour: colours.get(r.id), history: r.history })));
+  const current = runs.find((r) => r.id === currentId && !compared.has(r.id));
+  const columns = [...(current ? [{ ...current, colour: CURRENT_COLOUR }] : []), ...chosen.map((r) => ({ ...r, colour: colours.get(r.id) }))];
+  showDifferences(columns.filter((c) => c.settings));
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
   const used = estimate ? ` Storage used: ${bytes(estimate.usage)} of ${bytes(estimate.quota)}.` : '';
   ui.usage.textContent = runs.length === 0
     ? 'Runs are saved here as they train, and the latest comes back when the page reopens.'
     : `${runs.length} saved run${runs.length > 1 ? 's' : ''}; tick Compare to overlay a run's losses on the chart.${used}`;
+}
+
+/** A square of a run's colour on the chart. */
+function swatch(colour) {
+  const square = document.createElement('span');
+  square.className = 'swatch';
+  square.style.background = colour;
+  return square;
+}
+
+/** A cell holding a run's colour swatch and name. */
+function runCell(run) {
+  const th = document.createElement('th');
+  th.scope = 'col';
+  th.append(swatch(run.colour), run.name);
+  return th;
+}
+
+/** The settings that differ between the runs on the chart (the one training first), by the form's names. */
+function showDifferences(columns) {
+  ui.differences.hidden = columns.length < 2;
+  if (ui.differences.hidden) return;
+  const differences = compareSettings(columns.map((c) => c.settings));
+  const head = document.createElement('tr');
+  head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: 'Setting' }), ...columns.map(runCell));
+  const rows = differences.map(({ field, values }) => {
+    const tr = document.createElement('tr');
+    const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: settingLabel(ui.form, field) });
+    tr.append(name, ...values.map((v) => Object.assign(document.createElement('td'), { textContent: v })));
+    return tr;
+  });
+  if (rows.length === 0) {
+    const same = Object.assign(document.createElement('td'), { colSpan: columns.length + 1, textContent: 'The same settings' });
+    rows.push(Object.assign(document.createElement('tr'), {}));
+    rows[0].append(same);
+  }
+  ui.differences.tHead.replaceChildren(head);
+  ui.differences.tBodies[0].replaceChildren(...rows);
 }
 
 /** Marks the run being trained now, which the list highlights. */

@@ -1,7 +1,9 @@
 // The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
 // at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), for a
 // task the exact-match accuracy on training and held-out problems (right axis), and marked steps
-// (when an induction head formed; when a task's accuracy passed its marks).
+// (when an induction head formed; when a task's accuracy passed its marks). Across: steps, or
+// training time (each step's, from the engine), where runs whose steps cost more compare fairly.
+import { duration } from './format.js';
 import { line, roundStep, series } from './views/plot.js';
 
 const COLORS = {
@@ -33,6 +35,7 @@ export class LossChart {
     this.total = total;
     this.raw = [];
     this.smooth = [];
+    this.seconds = []; // each step's training time, when the engine records it
     this.evals = [];
     this.ema = 0;
     this.markers = new Map();
@@ -58,20 +61,39 @@ export class LossChart {
     this.scheduleDraw();
   }
 
-  addLosses(losses) {
+  /** Each step's loss, and its training time in seconds when there is one (see History.seconds). */
+  addLosses(losses, seconds = []) {
     this.ema = smoothInto(this.smooth, losses, this.ema, this.raw.length);
     for (const loss of losses) this.raw.push(loss); // not push(...losses): a long run's would overflow the stack
+    if (this.seconds.length + seconds.length === this.raw.length) for (const t of seconds) this.seconds.push(t);
     this.scheduleDraw();
   }
 
-  /** Other runs drawn under this one, for comparing: [{name, colour, history: {losses, evals}}]. */
+  /** Other runs drawn under this one, for comparing: [{name, colour, history: {losses, evals, seconds?}}]. */
   setOverlays(runs) {
     this.overlays = runs.map(({ name, colour, history }) => {
       const smooth = [];
       smoothInto(smooth, history.losses, 0, 0);
-      return { name, colour, smooth, evals: history.evals };
+      const seconds = history.seconds?.length === history.losses.length ? history.seconds : [];
+      return { name, colour, smooth, seconds, evals: history.evals };
     });
     this.scheduleDraw();
+  }
+
+  /** Draws steps across (`steps`) or training time (`time`). */
+  setAxis(axis) {
+    this.axis = axis;
+    this.scheduleDraw();
+  }
+
+  /** Whether the chart shows training time across: asked for, and this run has its steps' times. */
+  timed() {
+    return this.axis === 'time' && this.raw.length > 0 && this.seconds.length === this.raw.length;
+  }
+
+  /** Where step `step` of a curve with step times `seconds` sits across. */
+  at(seconds, step) {
+    return this.timed() ? (step > 0 ? seconds[step - 1] : 0) : step;
   }
 
   addEvaluation(evaluation) {
@@ -79,9 +101,15 @@ export class LossChart {
     this.scheduleDraw();
   }
 
-  /** Steps the step axis spans: this run's, or a longer compared one's. */
+  /** Steps the step axis spans, this run's or a longer compared one's; or the longest training time. */
   span() {
+    if (this.timed()) return Math.max(this.seconds.at(-1), ...this.comparable().map((o) => o.seconds.at(-1)));
     return Math.max(this.total, ...this.overlays.map((o) => o.smooth.length));
+  }
+
+  /** The compared runs drawn: all across steps, those with their steps' times across time. */
+  comparable() {
+    return this.timed() ? this.overlays.filter((o) => o.seconds.length > 0) : this.overlays;
   }
 
   scheduleDraw() {
@@ -117,13 +145,20 @@ export class LossChart {
     const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0);
     const w = width - PAD.left - right;
     const h = height - PAD.top - PAD.bottom;
+    const span = this.timed() ? this.span() || 1 : Math.max(1, this.span()); // a short run's time is under a second
     return {
       width, height, lo, hi, right: width - right,
-      x: (step) => PAD.left + (step / Math.max(1, this.span())) * w,
+      x: (step) => PAD.left + (step / span) * w,
       y: (v) => PAD.top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
       /** The height of an accuracy in [0, 1] on the right axis, 100% below the legend. */
       yAccuracy: (a) => PAD.top + LEGEND + (1 - a) * (h - LEGEND),
-      stepAt: (px) => Math.round(((px - PAD.left) / w) * this.span()),
+      /** The step under pixel `px` across (its time, on the time axis). */
+      stepAt: (px) => {
+        const value = ((px - PAD.left) / w) * this.span();
+        if (!this.timed()) return Math.round(value);
+        const i = this.seconds.findIndex((t) => t >= value);
+        return i < 0 ? this.seconds.length : i + 1;
+      },
     };
   }
 
@@ -144,23 +179,25 @@ export class LossChart {
       ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.right, g.y(this.uniform) - 4);
     }
     if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
-    for (const o of this.overlays) {
-      series(ctx, o.smooth, g, o.colour, 1.5);
-      line(ctx, o.evals.map((e) => [e.step, e.val_loss]), g, o.colour, 1.5, [4, 3]);
+    for (const o of this.comparable()) {
+      series(ctx, o.smooth, g, o.colour, 1.5, [], (i) => this.at(o.seconds, i + 1));
+      line(ctx, o.evals.map((e) => [this.at(o.seconds, e.step), e.val_loss]), g, o.colour, 1.5, [4, 3]);
     }
-    series(ctx, this.raw, g, COLORS.raw, 1);
-    series(ctx, this.smooth, g, COLORS.train, 2);
-    line(ctx, this.evals.map((e) => [e.step, e.val_loss]), g, COLORS.val, 2);
+    const mine = (i) => this.at(this.seconds, i + 1);
+    series(ctx, this.raw, g, COLORS.raw, 1, [], mine);
+    series(ctx, this.smooth, g, COLORS.train, 2, [], mine);
+    line(ctx, this.evals.map((e) => [this.at(this.seconds, e.step), e.val_loss]), g, COLORS.val, 2);
     ctx.fillStyle = COLORS.val;
     for (const e of this.evals) {
       ctx.beginPath();
-      ctx.arc(g.x(e.step), g.y(e.val_loss), 3, 0, 2 * Math.PI);
+      ctx.arc(g.x(this.at(this.seconds, e.step)), g.y(e.val_loss), 3, 0, 2 * Math.PI);
       ctx.fill();
     }
     [...this.markers.values()].forEach((marker, i) => {
-      line(ctx, [[marker.step, g.hi], [marker.step, g.lo]], g, COLORS.mark, 1, [4, 3]);
+      const across = this.at(this.seconds, marker.step);
+      line(ctx, [[across, g.hi], [across, g.lo]], g, COLORS.mark, 1, [4, 3]);
       ctx.fillStyle = COLORS.mark;
-      const x = g.x(marker.step);
+      const x = g.x(across);
       const leftOf = x + ctx.measureText(marker.label).width + 8 > g.right; // a late mark's label stays inside
       ctx.textAlign = leftOf ? 'right' : 'left';
       ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, PAD.top + 24 + 14 * i);
@@ -176,7 +213,7 @@ export class LossChart {
     ctx.textBaseline = 'middle';
     for (const a of [0, 0.5, 1]) ctx.fillText(`${a * 100}%`, g.right + 6, g.yAccuracy(a));
     ctx.textBaseline = 'alphabetic';
-    const points = (key) => this.evals.filter((e) => e[key] != null).map((e) => [g.x(e.step), g.yAccuracy(e[key])]);
+    const points = (key) => this.evals.filter((e) => e[key] != null).map((e) => [g.x(this.at(this.seconds, e.step)), g.yAccuracy(e[key])]);
     const path = (pts, dash, width) => {
       ctx.strokeStyle = COLORS.accuracy;
       ctx.lineWidth = width;
@@ -207,10 +244,13 @@ export class LossChart {
     }
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    const every = roundStep(Math.max(1, this.span() / 4)); // whole steps
-    for (let step = 0; step <= this.span(); step += every) {
-      const half = ctx.measureText(String(step)).width / 2; // the last label stays inside the canvas
-      ctx.fillText(String(step), Math.min(g.x(step), g.width - half), g.height - PAD.bottom + 6);
+    const span = this.span();
+    const timed = this.timed();
+    const every = roundStep(timed ? span / 4 : Math.max(1, span / 4)); // whole steps; seconds, or their tenths
+    const label = !timed ? String : every < 1 ? (t) => `${+t.toFixed(2)} s` : duration;
+    for (let at = 0; at <= span * (1 + 1e-9); at += every) {
+      const half = ctx.measureText(label(at)).width / 2; // the last label stays inside the canvas
+      ctx.fillText(label(at), Math.min(g.x(at), g.width - half), g.height - PAD.bottom + 6);
     }
     ctx.textBaseline = 'alphabetic';
   }
@@ -236,9 +276,10 @@ export class LossChart {
     const val = last?.val_loss;
     const accuracy = last?.val_accuracy != null
       ? `, accuracy ${percent(last.train_accuracy)} on training problems and ${percent(last.val_accuracy)} held out` : '';
+    const across = this.timed() ? ' (across training time)' : '';
     this.canvas.setAttribute('aria-label', train === undefined
       ? 'Loss chart: no training yet'
-      : `Loss chart: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}${accuracy}`
+      : `Loss chart${across}: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}${accuracy}`
         + [...this.markers.values()].map((m) => `; ${m.label} at step ${m.step}`).join('')
         + (this.overlays.length ? `; compared with ${this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? 'no steps'})`).join(', ')}` : ''));
   }
@@ -249,8 +290,10 @@ export class LossChart {
     const rect = this.canvas.getBoundingClientRect();
     const step = Math.min(Math.max(g.stepAt(e.clientX - rect.left), 1), this.raw.length);
     const nearestEval = this.evals.reduce((best, ev) => (!best || Math.abs(ev.step - step) < Math.abs(best.step - step) ? ev : best), null);
-    let text = `step ${step}: train ${this.smooth[step - 1].toFixed(3)} (this step ${this.raw[step - 1].toFixed(3)})`;
-    if (nearestEval && Math.abs(g.x(nearestEval.step) - g.x(step)) < 12) {
+    const when = this.timed() ? ` (${duration(this.seconds[step - 1])} of training)` : '';
+    let text = `step ${step}${when}: train ${this.smooth[step - 1].toFixed(3)} (this step ${this.raw[step - 1].toFixed(3)})`;
+    const across = (s) => g.x(this.at(this.seconds, s));
+    if (nearestEval && Math.abs(across(nearestEval.step) - across(step)) < 12) {
       text += ` · eval at ${nearestEval.step}: val ${nearestEval.val_loss.toFixed(3)}, train ${nearestEval.train_loss.toFixed(3)}`;
       if (nearestEval.val_accuracy != null) {
         text += `; accuracy ${percent(nearestEval.val_accuracy)} held out, ${percent(nearestEval.train_accuracy)} train`;

@@ -39,7 +39,7 @@ export const uniformLoss = () => chart.uniform ?? 1;
 /** Shows a run from its start: a new run has no history yet, a loaded one brings its own. */
 export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { losses: [], evals: [] }, milestones = {} }) {
   chart.reset({ uniformLoss, vocabSize, total });
-  chart.addLosses(history.losses);
+  chart.addLosses(history.losses, history.seconds);
   history.evals.forEach((e) => chart.addEvaluation(e));
   showMilestones(milestones);
   state.steps = step;
@@ -117,7 +117,7 @@ function resetModel() {
 
 function showProgress({ report, memory }) {
   state.steps = report.step;
-  chart.addLosses(report.losses);
+  chart.addLosses(report.losses, report.seconds);
   ui.progress.max = report.max_iters;
   ui.progress.value = report.step;
   const speed = report.workers > 1
@@ -129,6 +129,8 @@ function showProgress({ report, memory }) {
 }
 
 export function initTraining() {
+  const axis = $('chart-axis');
+  axis.addEventListener('change', () => chart.setAxis(axis.value));
   ui.train.addEventListener('click', startTraining);
   ui.pause.addEventListener('click', () => { setPhase('pausing'); send({ type: 'pause' }); });
   ui.resume.addEventListener('click', resumeTraining);

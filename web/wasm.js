@@ -36,4 +36,4 @@ export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
 /** Which build runs, for the page to say. */
 export const simd = relaxed ? 'SIMD128 + relaxed FMA' : 'SIMD128';
-export const { Run, Replica, presets, describeModel, describeTask, orthogonalize, summarizeText, tasks, version } = engine ?? {};
+export const { Run, Replica, presets, compareSettings, describeModel, describeTask, orthogonalize, summarizeText, tasks, version } = engine ?? {};

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPlayground, SHOTS, stepShown as stepOf, untilStep, untilStatus } from './session.mjs';
+import { openPlayground, saveCheckpoint, SHOTS, stepShown as stepOf, untilStep, untilStatus } from './session.mjs';
 
 let session, page, errors, shot;
 /** How the next dialog is answered: accepted (with `text` for a prompt), or dismissed. */
@@ -30,10 +30,8 @@ async function fill(fields) {
 
 /** The per-step losses of the model now, from a checkpoint saved of it. */
 async function savedLosses() {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
-  const file = readFileSync(await download.path());
-  const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8'));
-  return { losses: JSON.parse(header.__metadata__.history).losses, path: await download.path() };
+  const { history, path } = await saveCheckpoint(page);
+  return { losses: history.losses, path };
 }
 
 const RECIPE = { Iterations: 300, 'Eval every': 50, 'Warmup steps': 10 };
@@ -138,6 +136,36 @@ function withMetadata(file, edit) {
   size.writeBigUInt64LE(BigInt(padded.length));
   return Buffer.concat([size, padded, file.subarray(8 + length)]);
 }
+
+test('compared runs list the settings that differ, and compare across training time', async () => {
+  await page.getByLabel('Preset').selectOption('tiny');
+  await fill({ Iterations: 30, 'Warmup steps': 5 });
+  await page.getByLabel('Optimizer').selectOption('muon');
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 30 steps/);
+  await page.getByLabel('Optimizer').selectOption('adamw');
+  await fill({ 'Learning rate': 0.004 });
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 30 steps/);
+  // The run before this one (Muon's), compared with the one training now, and with nothing else.
+  for (const box of await page.locator('#runs input[type=checkbox]:checked').all()) await box.uncheck();
+  const muonRun = page.locator('#runs li:not(.current)').first();
+  await muonRun.locator('input[type=checkbox]').check();
+  const table = page.getByRole('table', { name: 'What differs between the runs on the chart' });
+  await table.waitFor();
+  const rows = await table.locator('tbody tr').allTextContents();
+  assert.ok(rows.includes('Optimizeradamwmuon'), rows.join(' | '));
+  assert.ok(rows.includes('Learning rate0.0040.003'), rows.join(' | '));
+  assert.equal(rows.length, 2, 'only what differs');
+  await page.getByLabel('Chart across').selectOption('time');
+  await page.waitForFunction(() => /across training time/.test(document.getElementById('loss-chart').getAttribute('aria-label')));
+  await shot('13b-compare-settings');
+  await page.locator('#loss-chart').scrollIntoViewIfNeeded();
+  await shot('13c-compare-across-time');
+  await page.getByLabel('Chart across').selectOption('steps');
+  await muonRun.locator('input[type=checkbox]').uncheck();
+  assert.deepEqual(errors, []);
+});
 
 test('a run 400,000 steps long opens, draws its losses and trains on', async () => {
   // A short run's checkpoint, made a long one's: its step count and a loss for every step.

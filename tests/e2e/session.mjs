@@ -1,6 +1,6 @@
 // A fresh playground for a test file: the repository served on a free port, the page open in
 // headless Chromium and ready, and every page error and console error collected.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { serve } from '../../scripts/serve.mjs';
 import { launchChromium, PAGE_STATE } from './browsers.mjs';
 
@@ -23,6 +23,19 @@ export async function untilStatus(page, text, timeout = 30000) {
     const seen = await page.evaluate(PAGE_STATE).catch((err) => err.message);
     throw new Error(`${e.message.split('\n')[0]}, waiting for the status ${text}; the page showed ${seen}`);
   }
+}
+
+/**
+ * Clicks Save checkpoint and reads the download's metadata: its `history` parsed, with the steps'
+ * training `seconds` set apart (they differ between equal runs), and the file's `path`.
+ */
+export async function saveCheckpoint(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
+  const path = await download.path();
+  const file = readFileSync(path);
+  const metadata = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8')).__metadata__;
+  const { seconds, ...history } = JSON.parse(metadata.history);
+  return { metadata, history, seconds, path };
 }
 
 export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = []) {

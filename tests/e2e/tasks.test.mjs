@@ -4,8 +4,7 @@
 // and its settings travel in a link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { openPlayground, SHOTS, untilStep, untilStatus } from './session.mjs';
+import { openPlayground, saveCheckpoint, SHOTS, untilStep, untilStatus } from './session.mjs';
 
 let session, page, errors, shot;
 
@@ -35,10 +34,8 @@ async function heldOutAccuracy() {
 
 /** The checkpoint of the model now: its history and its file's path. */
 async function saved() {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
-  const file = readFileSync(await download.path());
-  const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8'));
-  return { history: JSON.parse(header.__metadata__.history), task: JSON.parse(header.__metadata__.task), path: await download.path() };
+  const { metadata, history, path } = await saveCheckpoint(page);
+  return { history, task: JSON.parse(metadata.task), path };
 }
 
 test('a task shows its own settings and what to watch for; settings that cannot work are named', async () => {

@@ -3,8 +3,7 @@
 // training with a message while the model keeps its last good step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { openPlayground, untilStep, untilStatus } from './session.mjs';
+import { openPlayground, saveCheckpoint, untilStep, untilStatus } from './session.mjs';
 
 let session, page, errors;
 
@@ -17,13 +16,7 @@ before(async () => {
 after(() => session?.close());
 
 /** The per-step losses and the evaluations a checkpoint saved now records (its `history` metadata). */
-async function savedHistory() {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
-  const file = readFileSync(await download.path());
-  const headerLength = Number(file.readBigUInt64LE(0));
-  const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8'));
-  return JSON.parse(header.__metadata__.history);
-}
+const savedHistory = async () => (await saveCheckpoint(page)).history;
 
 async function trainWith(workers, iterations) {
   await page.getByLabel('Workers').fill(String(workers));

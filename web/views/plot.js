@@ -66,12 +66,13 @@ export function line(ctx, points, box, color, width = 1.5, dash = []) {
 }
 
 /**
- * The polyline of `values`, value i at step i + 1, mapped by `box`. Where there are more values
- * than pixels across (a long run's losses), each pixel column draws just the range of the values
- * that fall in it: the same picture from a few thousand segments.
+ * The polyline of `values`, value i at `at(i)` across (by default step i + 1; any increasing
+ * position, such as a step's training time), mapped by `box`. Where there are more values than
+ * pixels across (a long run's losses), each pixel column draws just the range of the values that
+ * fall in it: the same picture from a few thousand segments.
  */
-export function series(ctx, values, box, color, width = 1.5, dash = []) {
-  const x = (i) => box.x(i + 1);
+export function series(ctx, values, box, color, width = 1.5, dash = [], at = (i) => i + 1) {
+  const x = (i) => box.x(at(i));
   stroke(ctx, color, width, dash, () => {
     if (values.length <= 2 * Math.abs(x(values.length - 1) - x(0))) {
       values.forEach((v, i) => ctx.lineTo(x(i), box.y(v)));

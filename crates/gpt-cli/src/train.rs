@@ -36,7 +36,7 @@ pub struct Args {
     /// The byte-pair vocabulary size (256 to 16384), with --tokenizer bpe.
     #[arg(long, default_value_t = gpt::DEFAULT_BPE_VOCAB)]
     vocab_size: usize,
-    /// Starting point: tiny, names or nano-cpu for a text; induction, reverse, sort, addition
+    /// Starting point: tiny, names, nano-cpu or nano-muon for a text; induction, reverse, sort, addition
     /// or grokking for a task (each sets its task) [default: nano-cpu, or the task's own].
     #[arg(long)]
     preset: Option<String>,
