@@ -1,6 +1,6 @@
 """nanoGPT's architecture (model.py) in PyTorch, configured like the Rust core: LayerNorm or
 RMSNorm, GELU (exact or tanh) or ReLU, optional bias and weight tying, and rotary position
-embeddings (RoPE) in place of the learned position table. Shared by the golden fixture script,
+embeddings (RoPE) in place of the learned position table, and QK-norm. Shared by the golden fixture script,
 the speed reference and the interop scripts. Dropout is left out: the fixtures and references
 run without it.
 """
@@ -43,6 +43,7 @@ class CausalSelfAttention(nn.Module):
         super().__init__()
         self.n_head, self.n_embd = cfg["n_head"], cfg["n_embd"]
         self.rope = cfg.get("rope", False)
+        self.qk_norm = cfg.get("qk_norm", False)
         self.fused = cfg.get("fused_attention", False)
         self.c_attn = nn.Linear(self.n_embd, 3 * self.n_embd, bias=cfg["bias"])
         self.c_proj = nn.Linear(self.n_embd, self.n_embd, bias=cfg["bias"])
@@ -51,6 +52,8 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.size()
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        if self.qk_norm:  # each head's query and key over its root mean square, no gain (ops/qk_norm.rs)
+            q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k))
         if self.rope:
             q, k = rotary(q), rotary(k)
         if self.fused:

@@ -46,7 +46,7 @@ def to_nanogpt(tensors, meta, dataset):
     """nanoGPT's checkpoint dict for a run (its tensors and metadata), and its `meta.pkl`
     contents for a character vocabulary (None for byte pairs)."""
     cfg = json.loads(meta["config"])
-    wanted = {"norm": "layernorm", "activation": "gelu", "tie_weights": True, "rope": False}
+    wanted = {"norm": "layernorm", "activation": "gelu", "tie_weights": True, "rope": False, "qk_norm": False}
     for key, value in wanted.items():
         if cfg.get(key, value) != value:
             raise ValueError(f"nanoGPT's model.py has only {key}={value}; this run has {key}={cfg[key]}")

@@ -98,7 +98,7 @@ class NanoGptFormat(unittest.TestCase):
 
     def test_variants_nanogpt_lacks_are_refused(self):
         tensors, meta = read_safetensors(self.run_path)
-        for key, value in [("norm", "rmsnorm"), ("activation", "relu"), ("tie_weights", False), ("rope", True)]:
+        for key, value in [("norm", "rmsnorm"), ("activation", "relu"), ("tie_weights", False), ("rope", True), ("qk_norm", True)]:
             cfg = json.loads(meta["config"])
             cfg[key] = value
             with self.assertRaisesRegex(ValueError, f"only {key}="):

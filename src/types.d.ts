@@ -1,9 +1,9 @@
 // The shapes the page passes to the engine and gets back (appended to pkg/gpt_playground.d.ts).
-/** nanoGPT's GPTConfig plus the norm, activation and weight-tying choices. */
+/** nanoGPT's GPTConfig plus the norm, activation, weight-tying, RoPE and QK-norm choices. */
 export interface ModelConfig {
   vocab_size?: number; block_size?: number; n_layer?: number; n_head?: number; n_embd?: number;
   dropout?: number; bias?: boolean; norm?: "layernorm" | "rmsnorm";
-  activation?: "gelu" | "gelu_tanh" | "relu"; tie_weights?: boolean;
+  activation?: "gelu" | "gelu_tanh" | "relu"; tie_weights?: boolean; rope?: boolean; qk_norm?: boolean;
 }
 /** Optimisation settings (nanoGPT's CPU Shakespeare recipe when left out; null: follow max_iters). */
 export interface TrainConfig {

@@ -2,7 +2,7 @@
 
 /** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
 const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
-const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights', 'rope']);
+const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights', 'rope', 'qk_norm']);
 /** A task's settings (the data panel's fields, in this form by their form attribute). */
 export const TASK_FIELDS = new Set(['length', 'symbols', 'digits', 'p', 'train_fraction']);
 

@@ -61,8 +61,10 @@ fn explain(e: gpt::Error) -> String {
         "warmup_iters" => "--warmup",
         "bpe_vocab_size" => "--vocab-size",
         name @ ("n_layer" | "n_head" | "n_embd" | "block_size" | "dropout" | "batch_size" | "min_lr" | "seed"
-        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "length" | "symbols" | "digits" | "p"
-        | "train_fraction" | "optimizer" | "muon_lr") => return format!("--{}: {e}", name.replace('_', "-")),
+        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "qk_norm" | "length" | "symbols"
+        | "digits" | "p" | "train_fraction" | "optimizer" | "muon_lr") => {
+            return format!("--{}: {e}", name.replace('_', "-"))
+        }
         // Settings with no flag come from the preset or the checkpoint.
         _ => return e.to_string(),
     };

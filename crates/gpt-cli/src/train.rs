@@ -55,6 +55,9 @@ pub struct Args {
     /// Rotary position embeddings (RoPE) instead of a learned position table.
     #[arg(long)]
     rope: bool,
+    /// QK-norm: each head's queries and keys divided by their root mean square before attention.
+    #[arg(long)]
+    qk_norm: bool,
     #[arg(long)]
     lr: Option<f32>,
     #[arg(long)]
@@ -107,6 +110,7 @@ impl Args {
             ("--batch-size", self.batch_size.is_some()),
             ("--dropout", self.dropout.is_some()),
             ("--rope", self.rope),
+            ("--qk-norm", self.qk_norm),
             ("--lr", self.lr.is_some()),
             ("--min-lr", self.min_lr.is_some()),
             ("--warmup", self.warmup.is_some()),
@@ -200,6 +204,7 @@ fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         train.eval_iters = eval_iters
     );
     s.model.rope |= a.rope;
+    s.model.qk_norm |= a.qk_norm;
     s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
     let building = Instant::now();
     let run = Run::create(&s, text, &super::budget()).map_err(super::explain)?;

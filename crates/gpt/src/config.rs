@@ -70,6 +70,9 @@ pub struct GPTConfig {
     /// Rotary position embeddings (RoPE) in place of the learned position table (`wpe`): each
     /// head's queries and keys turn by their position (see `ops/rope.rs`).
     pub rope: bool,
+    /// QK-norm: each head's queries and keys divided by their root mean square before attention
+    /// (see `ops/qk_norm.rs`).
+    pub qk_norm: bool,
 }
 
 impl Default for GPTConfig {
@@ -87,6 +90,7 @@ impl Default for GPTConfig {
             activation: Activation::Gelu,
             tie_weights: true,
             rope: false,
+            qk_norm: false,
         }
     }
 }

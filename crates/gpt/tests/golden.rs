@@ -33,6 +33,11 @@ fn matches_pytorch_with_rotary_positions() {
 }
 
 #[test]
+fn matches_pytorch_with_qk_norm() {
+    check("qknorm_rope_nobias");
+}
+
+#[test]
 fn muon_matches_torch_optim_muon_after_three_steps() {
     pytorch::check_muon(pytorch::MUON_FIXTURE);
 }

@@ -136,6 +136,12 @@ fn rope_turns_queries_and_keys() {
 }
 
 #[test]
+fn qk_norm_divides_queries_and_keys_by_their_rms() {
+    // (B, T, 3C) with C = 8 in 2 heads of 4: each query and key head normalised, values pass.
+    check(vec![random(&[2, 5, 24], 7)], |g| g.qk_norm(p(g, 0), 2));
+}
+
+#[test]
 fn cross_entropy() {
     check(vec![random(&[2, 3, 5], 1)], |g| g.cross_entropy(p(g, 0), &[0, 4, 2, 2, 1, 3]));
 }

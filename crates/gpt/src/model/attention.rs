@@ -7,7 +7,8 @@
 //! - [`CausalSelfAttention::forward_cached`], generation one position at a time against the keys
 //!   and values cached for the earlier ones (`kv_cache.rs`), through `ops::attention::attend_cached`.
 //!
-//! With rotary embeddings both turn the queries and keys by their positions first (`ops/rope.rs`).
+//! With QK-norm both first divide each head's queries and keys by their root mean square
+//! (`ops/qk_norm.rs`); with rotary embeddings they then turn them by their positions (`ops/rope.rs`).
 //! `kv_cache.rs`'s test holds the two equal.
 
 use super::kv_cache::{LayerCache, Scratch};
@@ -15,6 +16,7 @@ use super::layers::{dropout, Dropout, Linear};
 use super::trace::Trace;
 use crate::autograd::{Graph, Var};
 use crate::ops::attention::attend_cached;
+use crate::ops::qk_norm::normalize_head;
 use crate::ops::rope::rotate_head;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
@@ -25,6 +27,7 @@ pub(crate) struct CausalSelfAttention {
     c_proj: Linear,
     n_head: usize,
     rope: bool,
+    qk_norm: bool,
 }
 
 /// What a forward pass does besides computing: training-mode randomness, and a trace of what it
@@ -43,12 +46,16 @@ impl CausalSelfAttention {
             c_proj: Linear::new(p, &format!("{name}.c_proj"), c, c, proj, bias, rng),
             n_head: config.n_head,
             rope: config.rope,
+            qk_norm: config.qk_norm,
         }
     }
 
     /// Shapes: (B, T, C) → (B, T, C).
     pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
         let mut qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        if self.qk_norm {
+            qkv = g.qk_norm(qkv, self.n_head);
+        }
         if self.rope {
             qkv = g.rope(qkv, self.n_head);
         }
@@ -71,6 +78,11 @@ impl CausalSelfAttention {
     ) {
         let c = x.len();
         self.c_attn.forward_row(params, x, &mut s.qkv);
+        if self.qk_norm {
+            s.qkv[..2 * c].chunks_exact_mut(c / self.n_head).for_each(|head| {
+                normalize_head(head);
+            });
+        }
         if self.rope {
             let position = cache.keys.len() / c;
             s.qkv[..2 * c].chunks_exact_mut(c / self.n_head).for_each(|head| rotate_head(head, position));

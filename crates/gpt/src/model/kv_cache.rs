@@ -92,10 +92,11 @@ mod tests {
 
     #[test]
     fn cached_logits_match_the_full_forward_pass() {
-        for (bias, norm, activation, tie, rope) in [
-            (true, NormKind::LayerNorm, Activation::Gelu, true, false),
-            (false, NormKind::RmsNorm, Activation::Relu, false, false),
-            (false, NormKind::LayerNorm, Activation::Gelu, true, true),
+        for (bias, norm, activation, tie, rope, qk_norm) in [
+            (true, NormKind::LayerNorm, Activation::Gelu, true, false, false),
+            (false, NormKind::RmsNorm, Activation::Relu, false, false, true),
+            (false, NormKind::LayerNorm, Activation::Gelu, true, true, false),
+            (false, NormKind::LayerNorm, Activation::Gelu, true, true, true),
         ] {
             let config = GPTConfig {
                 vocab_size: 9,
@@ -108,6 +109,7 @@ mod tests {
                 activation,
                 tie_weights: tie,
                 rope,
+                qk_norm,
                 ..Default::default()
             };
             let model = GPT::new(config, 4).unwrap();

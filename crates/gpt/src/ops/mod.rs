@@ -18,6 +18,7 @@ pub mod matmul;
 pub mod norm;
 #[cfg(any(target_arch = "wasm32", test))]
 mod packing;
+pub mod qk_norm;
 pub mod rope;
 
 pub use activation::Activation;

@@ -141,8 +141,8 @@ pub fn settings() -> BoxedStrategy<Settings> {
     let counts = (1usize..5, 20usize..40, 0usize..10, 1usize..3, any::<u64>());
     let rates = (1e-4f32..1e-2, 0.0f32..1e-4, 0.0f32..0.2, 0.0f32..2.0, 0.5f32..0.95, 0.95f32..0.999);
     let edges = proptest::collection::vec((0..FIELDS, edge()), 0..4);
-    (shape, choices, counts, rates, edges, (task(), muon))
-        .prop_map(|(shape, choices, counts, rates, edges, (task, (muon, muon_lr, muon_momentum)))| {
+    (shape, choices, counts, rates, edges, (task(), muon, any::<bool>()))
+        .prop_map(|(shape, choices, counts, rates, edges, (task, (muon, muon_lr, muon_momentum), qk_norm))| {
             let (block_size, n_layer, n_head, per_head, dropout, rope) = shape;
             let (bias, rms, relu, tie_weights, bpe, bpe_vocab_size) = choices;
             let model = GPTConfig {
@@ -157,6 +157,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 activation: if relu { Activation::Relu } else { Activation::Gelu },
                 tie_weights,
                 rope,
+                qk_norm,
             };
             let (batch_size, max_iters, warmup_iters, eval_iters, seed) = counts;
             let (learning_rate, min_lr, weight_decay, grad_clip, beta1, beta2) = rates;

@@ -15,12 +15,13 @@ use std::collections::HashMap;
 pub const MUON_FIXTURE: &[u8] = include_bytes!("../fixtures/golden_muon.safetensors");
 
 /// Every fixture, embedded so the wasm suites have them too.
-pub const FIXTURES: [(&str, &[u8]); 5] = [
+pub const FIXTURES: [(&str, &[u8]); 6] = [
     ("bias", include_bytes!("../fixtures/golden_bias.safetensors")),
     ("nobias", include_bytes!("../fixtures/golden_nobias.safetensors")),
     ("rmsnorm_relu_untied", include_bytes!("../fixtures/golden_rmsnorm_relu_untied.safetensors")),
     ("gelu_tanh_nobias_untied", include_bytes!("../fixtures/golden_gelu_tanh_nobias_untied.safetensors")),
     ("rope_nobias", include_bytes!("../fixtures/golden_rope_nobias.safetensors")),
+    ("qknorm_rope_nobias", include_bytes!("../fixtures/golden_qknorm_rope_nobias.safetensors")),
 ];
 
 struct Fixture<'a> {
