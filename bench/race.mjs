@@ -69,7 +69,7 @@ async function page(round) {
     const workers = await tab.getByLabel('Workers').inputValue();
     const result = await timed(async () => {
       await tab.getByRole('button', { name: 'Train', exact: true }).click();
-      await tab.getByRole('status').getByText(/^Finished 500 steps/).waitFor({ timeout: 10 * 60000 });
+      await tab.getByRole('status').getByText(/^Finished [\d,]+ steps/).waitFor({ timeout: 10 * 60000 });
       return {};
     });
     const [download] = await Promise.all([tab.waitForEvent('download'), tab.getByRole('button', { name: 'Save checkpoint' }).click()]);
