@@ -1,6 +1,6 @@
-// The model engine: the build with relaxed SIMD (fused multiply-add) where this browser has it,
-// else the SIMD128 one. Both come from scripts/build.sh; the page, the worker and the replicas
-// all load the engine through this module.
+// The model engine: the build with relaxed SIMD (fused multiply-add) where this browser has it
+// and starts it, else the SIMD128 one. Both come from scripts/build.sh; the page, the worker and
+// the replicas all load the engine through this module.
 
 /** A module whose one function uses f32x4.relaxed_madd: valid only where relaxed SIMD is. */
 const RELAXED_PROBE = new Uint8Array([
@@ -11,29 +11,41 @@ const RELAXED_PROBE = new Uint8Array([
   253, 133, 2, 11,
 ]);
 
-/** Loads one build; a build missing from the server (built by hand with wasm-pack alone) is null. */
-async function load(dir) {
+/** Loads and starts one build: `{ module, exports }`, or `{ missing }` when the server has none
+ * (built by hand with wasm-pack alone), or `{ error }` when the browser refuses it. */
+async function start(dir) {
+  let module;
   try {
-    return await import(`../${dir}/gpt_playground.js`);
+    module = await import(`../${dir}/gpt_playground.js`);
   } catch {
-    return null;
+    return { missing: true };
+  }
+  try {
+    return { module, exports: await module.default() };
+  } catch (e) {
+    return { error: e.message || String(e) };
   }
 }
 
-const relaxed = WebAssembly.validate(RELAXED_PROBE) ? await load('pkg-relaxed') : null;
-const engine = relaxed ?? await load('pkg');
-/** Why the engine could not start, or null: the importer says so, as nothing else can run. */
-export let loadError = engine ? null : 'the model engine is not built: run scripts/build.sh';
-let exports = null;
-try {
-  exports = await engine?.default();
-} catch (e) {
-  loadError = `the model engine failed to load: ${e.message}`;
+// The relaxed build only where the probe passes and the module itself compiles and starts: a
+// browser can accept the probe and still refuse other relaxed instructions (WebKit did).
+let relaxed = null;
+let why = 'this browser has no relaxed SIMD';
+if (WebAssembly.validate(RELAXED_PROBE)) {
+  relaxed = await start('pkg-relaxed');
+  if (relaxed.missing) why = 'the relaxed-SIMD build is not on this server';
+  else if (relaxed.error) why = `the browser refused the relaxed-SIMD build: ${relaxed.error}`;
 }
+const chosen = relaxed?.exports ? relaxed : await start('pkg');
+const engine = chosen.module ?? null;
+const exports = chosen.exports ?? null;
+/** Why the engine could not start, or null: the importer says so, as nothing else can run. */
+export const loadError = chosen.missing ? 'the model engine is not built: run scripts/build.sh'
+  : chosen.error ? `the model engine failed to load: ${chosen.error}` : null;
 
 /** Bytes of this engine's wasm memory: it only grows, so it shows what a long run holds. */
 export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
-/** Which build runs, for the page to say. */
-export const simd = relaxed ? 'SIMD128 + relaxed FMA' : 'SIMD128';
+/** Which build runs and, for the plain one, why: for the page to say. */
+export const simd = chosen === relaxed ? 'SIMD128 + relaxed FMA' : `SIMD128 (${why})`;
 export const { Run, Replica, presets, compareSettings, describeModel, describeTask, orthogonalize, summarizeText, tasks, version } = engine ?? {};

@@ -1,4 +1,5 @@
-// The served page loads the wasm engine in Chromium and in Firefox.
+// The served page loads the wasm engine in Chromium and in Firefox, and falls back to the SIMD128
+// build when the browser refuses the relaxed one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
@@ -17,6 +18,29 @@ test('chromium: the page loads the wasm module and shows its version', async () 
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     await page.goto(url);
     await page.getByText(/^gpt-playground \d+\.\d+\.\d+$/).waitFor({ timeout: 20000 });
+    assert.equal(await page.locator('#engine').textContent(), 'wasm SIMD128 + relaxed FMA');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('chromium: a relaxed-SIMD build the browser refuses falls back to SIMD128, which trains', async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The relaxed module's bytes, garbled: it passes the probe, then fails to compile (as WebKit's
+    // refusal of relaxed_min did), in the page and in its workers.
+    await page.context().route('**/pkg-relaxed/*.wasm', (route) => route.fulfill({ body: Buffer.from('not wasm at all'), contentType: 'application/wasm' }));
+    await page.goto(url);
+    await page.getByText(/^wasm SIMD128 \(the browser refused the relaxed-SIMD build: .+\)$/).waitFor({ timeout: 20000 });
+    await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 20000 });
+    await page.getByLabel('Warmup steps', { exact: true }).fill('2');
+    await page.getByLabel('Iterations', { exact: true }).fill('20');
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await page.getByRole('status').getByText(/^Finished 20 steps/).waitFor({ timeout: 60000 });
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
