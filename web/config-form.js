@@ -31,7 +31,20 @@ export const settingText = (value) => {
 };
 
 /** The label's text of a form control, without the value, for messages. */
-const labelOf = (el) => el.closest('label')?.firstChild?.textContent.trim() || el.name;
+const labelOf = (el) => [...(el.closest('label')?.childNodes ?? [])]
+  .filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(' ').trim() || el.name;
+
+/**
+ * An engine message in the form's words: each setting it names (`n_head`, `learning_rate`, or a
+ * plain name opening the message) as the form's label names it ("n_head must be at least 1" →
+ * "Heads must be at least 1"). The engine still decides every rule; the page only renames.
+ */
+export function inFormWords(form, message) {
+  return message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|^[a-z]+\b/g, (name) => {
+    const el = form.elements.namedItem(name);
+    return el?.closest ? labelOf(el) : name;
+  });
+}
 
 /** What the form calls the setting at `path` (`train.learning_rate` → "Learning rate"), or the path. */
 export function settingLabel(form, path) {
@@ -79,8 +92,9 @@ export function readConfig(form) {
 
 /**
  * Shows each problem ({ field, message }, field being a setting's path such as `train.max_iters`)
- * beside the control of that name, marked invalid for screen readers; returns the problems with
- * no control here (about the text, or the model as a whole), for the caller to show.
+ * beside the control of that name, in the form's words and marked invalid for screen readers;
+ * returns the problems with no control here (about the text, or the model as a whole), for the
+ * caller to show.
  */
 export function showProblems(form, problems) {
   // The form's controls, those placed elsewhere by a form attribute too (a task's settings).
@@ -95,7 +109,7 @@ export function showProblems(form, problems) {
     const note = document.createElement('span');
     note.className = 'field-error';
     note.id = `${form.id}-${el.name}-error`;
-    note.textContent = message;
+    note.textContent = inFormWords(form, message);
     el.closest('label').after(note); // outside the label, so it is not part of the field's name
     el.setAttribute('aria-invalid', 'true');
     el.setAttribute('aria-describedby', note.id);

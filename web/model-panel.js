@@ -1,7 +1,7 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
 import { describeModel, presets } from './wasm.js';
-import { fillForm, readConfig, readNumber, showProblems } from './config-form.js';
+import { fillForm, inFormWords, readConfig, readNumber, showProblems } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
 import { chooseTask, taskChoice, textStats } from './data-panel.js';
@@ -111,7 +111,7 @@ export function validate() {
   if (task) describeTaskSettings(config.task);
   ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
   const general = showProblems(ui.form, problems);
-  ui.error.textContent = general.map((p) => p.message).join(' ');
+  ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');
   state.configValid = problems.length === 0;
   render();
   writeSetup(ui.form);

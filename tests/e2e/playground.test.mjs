@@ -32,18 +32,22 @@ test('a bad setting is explained beside its field and blocks training', async ()
   const train = page.getByRole('button', { name: 'Train' });
   await page.getByLabel('Heads').fill('5');
   await page.locator('.field-error').first().waitFor();
-  assert.match(await problemBeside('Heads'), /divisible by n_head/);
+  // In the form's words, not the engine's: "Heads", not n_head.
+  await page.getByLabel('Heads').fill('0');
+  assert.match(await problemBeside('Heads'), /^Heads must be at least 1/);
+  await page.getByLabel('Heads').fill('5');
+  assert.match(await problemBeside('Heads'), /^Embedding size \(64\) must be divisible by Heads \(5\)/);
   assert.equal(await train.isDisabled(), true);
   await page.getByLabel('Preset').selectOption('tiny');
   assert.equal(await train.isDisabled(), false);
   // Iterations 0, a zero rate and a warmup past the end are each named where they were typed.
   await page.getByLabel('Iterations').fill('0');
-  assert.match(await problemBeside('Iterations'), /max_iters must be between 1/);
+  assert.match(await problemBeside('Iterations'), /^Iterations must be between 1/);
   assert.equal(await train.isDisabled(), true);
   await page.getByLabel('Iterations').fill('20');
-  assert.match(await problemBeside('Warmup steps'), /warmup_iters \(30\) must not exceed max_iters \(20\)/);
+  assert.match(await problemBeside('Warmup steps'), /^Warmup steps \(30\) must not exceed Iterations \(20\)/);
   await page.getByLabel('Learning rate', { exact: true }).fill('0');
-  assert.match(await problemBeside('Learning rate'), /learning_rate must be a positive/);
+  assert.match(await problemBeside('Learning rate'), /^Learning rate must be a positive/);
   await shot('1b-problems');
   await page.getByLabel('Preset').selectOption('tiny');
   assert.equal(await page.locator('.field-error').count(), 0);

@@ -103,7 +103,7 @@ test('the learning rate changes while paused; the architecture asks for a new mo
   answer = { accept: false }; // "start a new model?" — no
   await fill({ Layers: 3 });
   await page.getByRole('button', { name: 'Resume' }).click();
-  await page.locator('.field-error', { hasText: 'changing n_layer needs a new model' }).waitFor();
+  await page.locator('.field-error', { hasText: 'changing Layers needs a new model' }).waitFor();
   assert.equal(await stepShown(), steps, 'the model is untouched');
   await page.getByLabel('Layers').fill('2');
 });
