@@ -23,6 +23,7 @@ export class SurpriseView {
       const span = document.createElement('span');
       span.textContent = token;
       span.tabIndex = 0;
+      span.setAttribute('role', 'img'); // a coloured tile whose name says its loss and guesses
       const what = loss == null ? 'the first token, not predicted'
         : `loss ${loss.toFixed(2)}; the model guessed ${guesses.map((g) => `“${tokenLabel(g.token)}” ${percent(g.prob)}`).join(', ')}`;
       span.setAttribute('aria-label', `“${tokenLabel(token)}”: ${what}`);

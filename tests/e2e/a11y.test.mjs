@@ -1,0 +1,39 @@
+// An accessibility audit (axe-core, every rule it runs by default) of the page in Chromium: at first
+// visit, and after training with a sample streamed and every view inside the model open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { openPlayground, untilStatus } from './session.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let session, page, errors;
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 900 });
+  ({ page, errors } = session);
+});
+after(() => session?.close());
+
+/** Each rule the page breaks, with the impact and the first elements that break it. */
+async function violations() {
+  await page.addScriptTag({ path: AXE });
+  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+test('the first visit breaks no accessibility rule', async () => {
+  assert.deepEqual(await violations(), []);
+});
+
+test('after training, with a sample and every inside view open, no rule is broken either', async () => {
+  await page.getByLabel('Preset').selectOption('tiny');
+  await page.getByLabel('Iterations', { exact: true }).fill('60');
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 60 steps/, 60000);
+  await page.getByText('6. Inside the model').click();
+  await page.locator('#inside-status').getByText(/^At step 60/).waitFor();
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForFunction(() => document.getElementById('sample-output').textContent.trim().length > 0);
+  assert.deepEqual(await violations(), []);
+  assert.deepEqual(errors, []);
+});
