@@ -38,11 +38,12 @@ export async function saveCheckpoint(page) {
   return { metadata, history, seconds, path };
 }
 
-export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = []) {
+/** The page in Chromium, ready; `device` adds context options (a phone's `hasTouch`, `isMobile`). */
+export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = [], device = {}) {
   mkdirSync(SHOTS, { recursive: true });
   const { server, url } = await serve(0);
   const browser = await launchChromium(chromiumArgs);
-  const page = await browser.newPage({ viewport });
+  const page = await browser.newPage({ viewport, ...device });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -52,7 +53,7 @@ export async function openPlayground(viewport = { width: 1280, height: 800 }, ch
     page, errors, url,
     shot: (name) => page.screenshot({ path: `${SHOTS}${name}.png` }),
     /** Another tab: a link opened there starts afresh, as one opened by someone else would. */
-    newPage: () => browser.newPage({ viewport }),
+    newPage: () => browser.newPage({ viewport, ...device }),
     async close() {
       await browser.close();
       server.close();
