@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { openPlayground, untilStatus } from './session.mjs';
+import { openPlayground, trainTinyAndLookInside } from './session.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let session, page, errors;
@@ -26,12 +26,7 @@ test('the first visit breaks no accessibility rule', async () => {
 });
 
 test('after training, with a sample and every inside view open, no rule is broken either', async () => {
-  await page.getByLabel('Preset').selectOption('tiny');
-  await page.getByLabel('Iterations', { exact: true }).fill('60');
-  await page.getByRole('button', { name: 'Train' }).click();
-  await untilStatus(page, /^Finished 60 steps/, 60000);
-  await page.getByText('6. Inside the model').click();
-  await page.locator('#inside-status').getByText(/^At step 60/).waitFor();
+  await trainTinyAndLookInside(page, 60);
   await page.getByRole('button', { name: 'Generate' }).click();
   await page.waitForFunction(() => document.getElementById('sample-output').textContent.trim().length > 0);
   assert.deepEqual(await violations(), []);

@@ -38,6 +38,19 @@ export async function saveCheckpoint(page) {
   return { metadata, history, seconds, path };
 }
 
+/**
+ * Trains the tiny preset for `steps` steps, then opens the views inside the model once they show
+ * the last step; `press` is how the buttons are pressed (`click`, or `tap` on a touch screen).
+ */
+export async function trainTinyAndLookInside(page, steps, press = 'click') {
+  await page.getByLabel('Preset').selectOption('tiny');
+  await page.getByLabel('Iterations', { exact: true }).fill(String(steps));
+  await page.getByRole('button', { name: 'Train' })[press]();
+  await untilStatus(page, new RegExp(`^Finished ${steps} steps`), 60000);
+  await page.getByText('6. Inside the model')[press]();
+  await page.locator('#inside-status').getByText(new RegExp(`^At step ${steps}`)).waitFor();
+}
+
 /** The page in Chromium, ready; `device` adds context options (a phone's `hasTouch`, `isMobile`). */
 export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = [], device = {}) {
   mkdirSync(SHOTS, { recursive: true });

@@ -2,7 +2,7 @@
 // screen, with every section open, and a tap trains the model.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPlayground, untilStatus } from './session.mjs';
+import { openPlayground, trainTinyAndLookInside } from './session.mjs';
 
 /** The elements that reach past the right edge of the screen, by tag, id and class. */
 const tooWide = (page) => page.evaluate(() => {
@@ -18,12 +18,7 @@ for (const [name, width, height] of [['phone', 390, 844], ['tablet', 768, 1024]]
     const { page, errors } = session;
     try {
       assert.deepEqual(await tooWide(page), []);
-      await page.getByLabel('Preset').selectOption('tiny');
-      await page.getByLabel('Iterations', { exact: true }).fill('40');
-      await page.getByRole('button', { name: 'Train' }).tap();
-      await untilStatus(page, /^Finished 40 steps/, 60000);
-      await page.getByText('6. Inside the model').tap();
-      await page.locator('#inside-status').getByText(/^At step 40/).waitFor();
+      await trainTinyAndLookInside(page, 40, 'tap');
       assert.deepEqual(await tooWide(page), [], 'after training, with the views inside open');
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
       await page.locator('#train').scrollIntoViewIfNeeded();
