@@ -83,9 +83,10 @@ export async function refreshRuns() {
   showDifferences(columns.filter((c) => c.settings));
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
   const used = estimate ? ` Storage used: ${bytes(estimate.usage)} of ${bytes(estimate.quota)}.` : '';
+  const kept = runs.length === 0 ? '' : await keepStorage();
   ui.usage.textContent = runs.length === 0
     ? 'Runs are saved here as they train, and the latest comes back when the page reopens.'
-    : `${runs.length} saved run${runs.length > 1 ? 's' : ''}; tick Compare to overlay a run's losses on the chart.${used}`;
+    : `${runs.length} saved run${runs.length > 1 ? 's' : ''}; tick Compare to overlay a run's losses on the chart.${used}${kept}`;
 }
 
 /** A square of a run's colour on the chart. */
@@ -124,6 +125,20 @@ function showDifferences(columns) {
   }
   ui.differences.tHead.replaceChildren(head);
   ui.differences.tBodies[0].replaceChildren(...rows);
+}
+
+let persisted = null; // the browser's answer, asked once saved runs exist
+
+/**
+ * Asks the browser to keep this site's storage (Safari otherwise clears it after 7 days without
+ * a visit, and any browser may under storage pressure), once; says what was granted.
+ */
+async function keepStorage() {
+  if (!navigator.storage?.persist) return ' This browser cannot be asked to keep them.';
+  persisted ??= await navigator.storage.persisted().then((yes) => yes || navigator.storage.persist()).catch(() => false);
+  return persisted
+    ? ' The browser keeps them until you delete them.'
+    : ' The browser did not promise to keep them: it may clear them when it runs short of space (or, in Safari, after 7 days without a visit), so download the ones that matter.';
 }
 
 /** Marks the run being trained now, which the list highlights. */

@@ -114,7 +114,7 @@ test('saved runs are listed, compared on the chart, renamed and deleted', async 
   await page.getByLabel('Compare names-tiny on the loss chart', { exact: true }).check();
   await page.getByLabel('Compare names-tiny-2 on the loss chart', { exact: true }).check();
   await page.waitForFunction(() => /compared with .*names-tiny \(.*names-tiny-2 \(|compared with .*names-tiny-2 \(.*names-tiny \(/.test(document.getElementById('loss-chart').getAttribute('aria-label')));
-  assert.match(await page.locator('#runs-usage').textContent(), /Storage used: .* of /);
+  assert.match(await page.locator('#runs-usage').textContent(), /Storage used: .* of .*\. The browser (keeps them|did not promise to keep them)/);
   await shot('13-compare');
   answer = { accept: true, text: 'shakespeare-fit' };
   await page.getByRole('button', { name: 'Rename names-tiny-2', exact: true }).click();
