@@ -1,25 +1,35 @@
-// A static file server for the repository root, on 127.0.0.1 only. Usage: node scripts/serve.mjs [port]
-// The page lives at /web/; a file:// URL cannot load wasm modules, hence a server.
+// A static file server for the repository root (or an assembled site, under a sub-path as a static
+// host serves it), on 127.0.0.1 only. Usage: node scripts/serve.mjs [port]
+// The page lives at web/; a file:// URL cannot load wasm modules, hence a server.
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const REPOSITORY = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.txt': 'text/plain; charset=utf-8',
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ts': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8',
 };
 
-/** Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one. */
-export function serve(port = 8000, host = '127.0.0.1') {
+/**
+ * Starts the server; resolves to { server, url } (the page's) once it listens. Port 0 picks a free
+ * one. `root` is the folder served, at `base` (a path ending in /); anything outside is not found.
+ */
+export function serve(port = 8000, host = '127.0.0.1', { root = REPOSITORY, base = '/' } = {}) {
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path === '/') {
-      res.writeHead(302, { Location: '/web/' }).end();
+    const full = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if ((full === '/' || full === base) && !existsSync(join(root, 'index.html'))) { // the repository has none
+      res.writeHead(302, { Location: `${base}web/` }).end();
       return;
     }
+    if (!full.startsWith(base)) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${full}`);
+      return;
+    }
+    const path = full.slice(base.length - 1);
     let file = normalize(join(root, path));
     if (!file.startsWith(root)) {
       res.writeHead(403).end('forbidden');
@@ -36,7 +46,7 @@ export function serve(port = 8000, host = '127.0.0.1') {
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);
-    server.listen(port, host, () => ok({ server, url: `http://${host}:${server.address().port}/web/` }));
+    server.listen(port, host, () => ok({ server, url: `http://${host}:${server.address().port}${base}web/` }));
   });
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
+import { serveSite } from './site.mjs';
 import { launchFirefox, PAGE_STATE } from './browsers.mjs';
 import { SHOTS } from './session.mjs';
 
@@ -34,7 +34,7 @@ const shot = (name) => ff.screenshot(`${SHOTS}firefox-${name}.png`);
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  ({ server, url } = await serve(0));
+  ({ server, url } = await serveSite());
   downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
   ff = await launchFirefox({ downloadDir: downloads });
   await ff.open(url);

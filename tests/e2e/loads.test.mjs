@@ -2,11 +2,11 @@
 // build when the browser refuses the relaxed one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
+import { BASE, serveSite } from './site.mjs';
 import { launchChromium, launchFirefox } from './browsers.mjs';
 
 let server, url;
-before(async () => ({ server, url } = await serve(0)));
+before(async () => ({ server, url } = await serveSite()));
 after(() => server.close());
 
 test('chromium: the page loads the wasm module and shows its version', async () => {
@@ -20,6 +20,19 @@ test('chromium: the page loads the wasm module and shows its version', async () 
     await page.getByText(/^gpt-playground \d+\.\d+\.\d+$/).waitFor({ timeout: 20000 });
     assert.equal(await page.locator('#engine').textContent(), 'wasm SIMD128 + relaxed FMA');
     assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('chromium: the site opens from its root under a sub-path, as a static host serves it', async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(new URL('..', url).href); // the site's index.html, at /gpt-playground/
+    await page.waitForURL(`**${BASE}web/`);
+    await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 20000 });
+    assert.equal((await page.request.get(new URL('/web/', url).href)).status(), 404, 'nothing is served outside the sub-path');
   } finally {
     await browser.close();
   }

@@ -1,7 +1,7 @@
-// A fresh playground for a test file: the repository served on a free port, the page open in
-// headless Chromium and ready, and every page error and console error collected.
+// A fresh playground for a test file: the assembled site served under a sub-path on a free port,
+// the page open in headless Chromium and ready, and every page error and console error collected.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { serve } from '../../scripts/serve.mjs';
+import { serveSite } from './site.mjs';
 import { launchChromium, PAGE_STATE } from './browsers.mjs';
 
 /** Where the tests' screenshots go. */
@@ -54,7 +54,7 @@ export async function trainTinyAndLookInside(page, steps, press = 'click') {
 /** The page in Chromium, ready; `device` adds context options (a phone's `hasTouch`, `isMobile`). */
 export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = [], device = {}) {
   mkdirSync(SHOTS, { recursive: true });
-  const { server, url } = await serve(0);
+  const { server, url } = await serveSite();
   const browser = await launchChromium(chromiumArgs);
   const page = await browser.newPage({ viewport, ...device });
   const errors = [];
