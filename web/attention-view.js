@@ -1,6 +1,7 @@
 // The attention maps: one heatmap per layer and head (row = query, column = key), a hover readout,
 // and an enlarged view with token labels on both axes.
 import { tokenLabel } from './format.js';
+import { onPoint, showTooltip } from './pointing.js';
 
 /** Weight 0 → white, 1 → deep blue; future (masked) cells are a neutral grey. */
 function color(w) {
@@ -16,7 +17,7 @@ export class AttentionView {
     this.maps = null;
     this.open = null; // [layer, head] shown enlarged
     this.canvases = [];
-    large.addEventListener('mousemove', (e) => this.hoverLarge(e));
+    onPoint(large, (e) => this.hoverLarge(e), () => {});
     dialog.addEventListener('close', () => { this.open = null; });
   }
 
@@ -57,8 +58,7 @@ export class AttentionView {
         caption.textContent = `head ${h + 1}`;
         button.append(canvas, caption);
         button.addEventListener('click', () => this.enlarge(l, h));
-        canvas.addEventListener('mousemove', (e) => this.hoverSmall(e, l, h));
-        canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+        onPoint(canvas, (e) => this.hoverSmall(e, l, h), () => { this.tooltip.hidden = true; });
         this.canvases.push(canvas);
         rows.push(button);
       }
@@ -112,15 +112,13 @@ export class AttentionView {
     if (!this.maps) return;
     const cell = this.cellAt(e, e.target, 0, e.target.width);
     if (!cell) return;
-    this.tooltip.textContent = this.describeCell(l, h, cell.q, cell.k);
-    this.tooltip.hidden = false;
     const section = this.grid.closest('section').getBoundingClientRect();
-    this.tooltip.style.left = `${e.clientX - section.left + 12}px`;
-    this.tooltip.style.top = `${e.clientY - section.top + 12}px`;
+    showTooltip(this.tooltip, this.describeCell(l, h, cell.q, cell.k), section, e.clientX + 12, e.clientY + 12);
   }
 
   enlarge(l, h) {
     if (!this.maps) return;
+    this.tooltip.hidden = true; // a tap's readout of the small map would sit behind the large one
     this.open = [l, h];
     this.dialogTitle.textContent = `Layer ${l + 1}, head ${h + 1}`;
     this.readout.textContent = 'Hover a cell to read its weight.';

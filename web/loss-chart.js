@@ -4,6 +4,7 @@
 // (when an induction head formed; when a task's accuracy passed its marks). Across: steps, or
 // training time (each step's, from the engine), where runs whose steps cost more compare fairly.
 import { duration } from './format.js';
+import { onPoint, showTooltip } from './pointing.js';
 import { line, roundStep, series } from './views/plot.js';
 
 const COLORS = {
@@ -23,8 +24,7 @@ export class LossChart {
     this.canvas = canvas;
     this.tooltip = tooltip;
     this.reset({ uniformLoss: null, vocabSize: 0, total: 1 });
-    canvas.addEventListener('mousemove', (e) => this.hover(e));
-    canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
+    onPoint(canvas, (e) => this.hover(e), () => { this.tooltip.hidden = true; });
     new ResizeObserver(() => this.draw()).observe(canvas);
   }
 
@@ -299,10 +299,7 @@ export class LossChart {
         text += `; accuracy ${percent(nearestEval.val_accuracy)} held out, ${percent(nearestEval.train_accuracy)} train`;
       }
     }
-    this.tooltip.textContent = text;
-    this.tooltip.hidden = false;
-    this.tooltip.style.left = `${Math.min(e.clientX - rect.left + 12, rect.width - 260)}px`;
-    this.tooltip.style.top = `${e.clientY - rect.top - 30}px`;
+    showTooltip(this.tooltip, text, rect, e.clientX + 12, e.clientY - 30);
   }
 }
 

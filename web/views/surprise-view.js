@@ -1,6 +1,7 @@
 // Per-token surprise: the probe's tokens coloured by the loss of predicting each, with the
 // model's five likeliest guesses there on hover or focus; below, the mean loss by position.
 import { tokenLabel } from '../format.js';
+import { onPoint, showTooltip } from '../pointing.js';
 import { frame, line, prepare } from './plot.js';
 
 /** Loss 0 → white, `worst` (a uniform guess) or more → deep orange. */
@@ -29,9 +30,8 @@ export class SurpriseView {
       span.setAttribute('aria-label', `“${tokenLabel(token)}”: ${what}`);
       if (loss != null) span.style.background = shade(loss, uniformLoss);
       const show = () => this.show(span, what);
-      span.addEventListener('mouseenter', show);
+      onPoint(span, show, () => { this.tooltip.hidden = true; });
       span.addEventListener('focus', show);
-      span.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
       span.addEventListener('blur', () => { this.tooltip.hidden = true; });
       return span;
     }));
@@ -43,12 +43,10 @@ export class SurpriseView {
   }
 
   show(span, what) {
-    this.tooltip.textContent = what;
-    this.tooltip.hidden = false;
+    this.tooltip.hidden = false; // placed in its offset parent, which it has once shown
     const host = this.tooltip.offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
     const box = span.getBoundingClientRect();
-    this.tooltip.style.left = `${box.left - host.left}px`;
-    this.tooltip.style.top = `${box.bottom - host.top + 4}px`;
+    showTooltip(this.tooltip, what, host, box.left, box.bottom + 4);
   }
 
   drawPositions() {
