@@ -117,6 +117,12 @@ impl Sampler {
     /// last `block_size` tokens afresh, as nanoGPT crops the context. If the model was trained
     /// since the last token, the cache is rebuilt from the context with the new weights.
     pub fn next_token(&mut self, model: &GPT) -> Result<Option<u32>> {
+        self.next_token_where(model, |_| true)
+    }
+
+    /// As [`Sampler::next_token`], drawing only among the tokens `allowed` accepts: a token it
+    /// refuses is taken out and the draw made again (the same draws for the same seed).
+    pub fn next_token_where(&mut self, model: &GPT, allowed: impl Fn(u32) -> bool) -> Result<Option<u32>> {
         if self.produced >= self.config.max_new_tokens {
             return Ok(None);
         }
@@ -133,7 +139,14 @@ impl Sampler {
             self.cache.clear();
             last_logits(model, &self.context, &mut self.logits)?;
         }
-        let token = self.pick() as u32;
+        let mut token = self.pick() as u32;
+        for _ in 1..self.logits.len() {
+            if allowed(token) {
+                break;
+            }
+            self.logits[token as usize] = f32::NEG_INFINITY;
+            token = self.pick() as u32;
+        }
         self.context.push(token);
         self.produced += 1;
         Ok(Some(token))

@@ -46,23 +46,25 @@ impl Run {
     }
 
     /// The text of up to `max_tokens` more tokens of the current generation (at least one), or
-    /// `None` once it is done. A character split across byte-pair tokens waits for its last byte.
+    /// `None` once it is done. A character split across byte-pair tokens waits for its last byte,
+    /// and no token is drawn that would make the text invalid UTF-8.
     pub fn sample_next(&mut self, max_tokens: usize) -> Result<Option<String>> {
         let Some(generation) = self.generation.as_mut() else {
             return Err(Error::Config("no generation is running: start a sample first".into()));
         };
-        let mut ids = Vec::new();
-        while ids.len() < max_tokens.max(1) {
-            match generation.sampler.next_token(&self.model)? {
-                Some(id) => ids.push(id),
-                None => break,
-            }
+        let (mut text, mut drawn) = (String::new(), 0);
+        while drawn < max_tokens.max(1) {
+            let pending = &generation.pending;
+            let valid = |id| self.tokenizer.continues_text(pending, id);
+            let Some(id) = generation.sampler.next_token_where(&self.model, valid)? else { break };
+            text.push_str(&self.tokenizer.decode_stream(&[id], &mut generation.pending));
+            drawn += 1;
         }
-        if ids.is_empty() {
+        if drawn == 0 {
             self.generation = None;
             return Ok(None);
         }
-        Ok(Some(self.tokenizer.decode_stream(&ids, &mut generation.pending)))
+        Ok(Some(text))
     }
 
     /// The `k` most likely tokens after `prompt` at `temperature` (0, greedy, shows them at 1).

@@ -115,6 +115,19 @@ impl Tokenizer {
         }
     }
 
+    /// Whether token `id` after the incomplete character `pending` (see [`Tokenizer::decode_stream`])
+    /// keeps the text valid UTF-8: always for whole characters; for byte pairs, where its bytes
+    /// finish, continue or follow that character as UTF-8 allows.
+    pub fn continues_text(&self, pending: &[u8], id: u32) -> bool {
+        let Tokenizer::Bpe(t) = self else { return true };
+        let mut bytes = pending.to_vec();
+        bytes.extend_from_slice(t.token_bytes(id));
+        match std::str::from_utf8(&bytes) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none(), // only cut short at the end: a later token may finish it
+        }
+    }
+
     /// What token `id` looks like, for labels (BPE fragments of a character show as U+FFFD).
     pub fn token_text(&self, id: u32) -> String {
         match self {
