@@ -1,5 +1,6 @@
 //! Sampled byte-pair text is always valid text: an undertrained model at a high temperature,
-//! on accented and emoji text, never streams a replacement character nor half a character.
+//! on accented and emoji text, never streams a replacement character nor half a character, nor a
+//! byte its text never had.
 
 use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TokenizerKind, TrainConfig};
 
@@ -19,6 +20,8 @@ fn an_undertrained_byte_pair_model_samples_only_valid_text() {
         let mut text = String::new();
         while let Some(piece) = run.sample_next(7).unwrap() {
             assert!(!piece.contains('\u{FFFD}'), "seed {seed}: a replacement character in {piece:?}");
+            let unseen = piece.bytes().find(|b| !TEXT.as_bytes().contains(b));
+            assert_eq!(unseen, None, "seed {seed}: a byte the text lacks in {piece:?}");
             text.push_str(&piece);
         }
         assert!(text.chars().count() > 100, "seed {seed}: only {text:?}");

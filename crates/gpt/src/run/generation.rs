@@ -1,6 +1,7 @@
 //! Reading a run's model: streamed samples, the most likely next tokens, and attention maps.
 
 use super::{Generation, Run};
+use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
 use crate::sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 use serde::Serialize;
@@ -40,7 +41,8 @@ impl Run {
     pub fn start_sample(&mut self, config: SampleConfig) -> Result<()> {
         let prompt = self.tokenizer.encode(&config.prompt)?;
         let sampler = Sampler::new(&prompt, config.clone())?;
-        self.generation = Some(Generation { sampler, pending: Vec::new() });
+        let of_seen_bytes = self.tokens_of_seen_bytes();
+        self.generation = Some(Generation { sampler, pending: Vec::new(), of_seen_bytes });
         self.last_sample = Some(config);
         Ok(())
     }
@@ -54,8 +56,9 @@ impl Run {
         };
         let (mut text, mut drawn) = (String::new(), 0);
         while drawn < max_tokens.max(1) {
-            let pending = &generation.pending;
-            let valid = |id| self.tokenizer.continues_text(pending, id);
+            let (pending, seen) = (&generation.pending, &generation.of_seen_bytes);
+            let valid =
+                |id: u32| seen.as_ref().is_none_or(|s| s[id as usize]) && self.tokenizer.continues_text(pending, id);
             let Some(id) = generation.sampler.next_token_where(&self.model, valid)? else { break };
             text.push_str(&self.tokenizer.decode_stream(&[id], &mut generation.pending));
             drawn += 1;
@@ -65,6 +68,23 @@ impl Run {
             return Ok(None);
         }
         Ok(Some(text))
+    }
+
+    /// For a byte-pair run with its text, whether each token holds only bytes that the text has:
+    /// an untrained byte (a control character, say) is never sampled. None otherwise.
+    fn tokens_of_seen_bytes(&self) -> Option<Vec<bool>> {
+        let (crate::Tokenizer::Bpe(bpe), Some(Dataset::Text(text))) = (&self.tokenizer, &self.data) else {
+            return None;
+        };
+        let mut present = vec![false; bpe.vocab_size()];
+        for &id in text.split(Split::Train).iter().chain(text.split(Split::Val)) {
+            present[id as usize] = true;
+        }
+        let mut seen = [false; 256];
+        for id in (0..present.len()).filter(|&id| present[id]) {
+            bpe.token_bytes(id as u32).iter().for_each(|&b| seen[b as usize] = true);
+        }
+        Some((0..present.len()).map(|id| bpe.token_bytes(id as u32).iter().all(|&b| seen[b as usize])).collect())
     }
 
     /// The `k` most likely tokens after `prompt` at `temperature` (0, greedy, shows them at 1).

@@ -103,10 +103,12 @@ pub struct Details<'a> {
     pub milestones: crate::train::Milestones,
 }
 
-/// A sample being streamed: the sampler and the bytes of a character it has only partly produced.
+/// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
+/// and for byte pairs the tokens it may draw (those of bytes its text has), when it has a text.
 struct Generation {
     sampler: Sampler,
     pending: Vec<u8>,
+    of_seen_bytes: Option<Vec<bool>>,
 }
 
 impl Run {
