@@ -6,6 +6,7 @@
 //! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
 //! - `training.rs`: steps (planned, computed on threads or by replicas, applied), evaluating;
 //! - `report.rs`: tokens/s and the time left;
+//! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
 //! - `inside.rs`: the views inside the model, and what evaluations record for them;
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong.
@@ -16,12 +17,14 @@ mod generation;
 mod inside;
 mod problems;
 mod report;
+mod state;
 mod training;
 
 pub use crate::inspect::views::{Embeddings, Inside, Mlp, Positions, ProbeToken, Residual, Temperatures, Timelapse};
 pub use generation::{AttentionMaps, NextToken, NextTokens};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use report::TrainReport;
+pub use state::{Details, Status};
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::config::Budget;
@@ -31,11 +34,10 @@ use crate::model::GPT;
 use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::sample::{SampleConfig, Sampler};
-use crate::settings::{uniform_loss, Settings, DEFAULT_BPE_VOCAB};
-use crate::tokenizer::{SymbolTokenizer, Tokenizer, TokenizerKind};
+use crate::settings::Settings;
+use crate::tokenizer::{SymbolTokenizer, Tokenizer};
 use crate::train::{History, TrainConfig};
 use crate::workspace::Workspace;
-use serde::Serialize;
 
 /// Separate random streams, so that evaluating never changes which batches training sees.
 const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
@@ -66,41 +68,6 @@ pub struct Run {
     grad_pool: Workspace,
     /// Attention snapshots from each evaluation in this session (not saved: they are large).
     timelapse: Timelapse,
-}
-
-/// Where a run stands, as a page shows it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Status {
-    pub step: usize,
-    pub max_iters: usize,
-    pub vocab_size: usize,
-    pub uniform_loss: f32,
-    pub has_text: bool,
-    pub eval_due: bool,
-    pub steps_to_next_eval: usize,
-    pub workers: usize,
-    /// Shards per step: more workers than this have nothing to do.
-    pub shards: usize,
-    /// Trainable scalars: the length of a flat buffer of weights or gradients.
-    pub params: usize,
-    /// The lowest validation loss of any evaluation so far.
-    pub best_val_loss: Option<f32>,
-    /// The task it trains on, if it trains on one (it takes no text then).
-    pub task: Option<crate::data::TaskName>,
-}
-
-/// What a page needs to show a run it has just created or opened.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Details<'a> {
-    pub settings: Settings,
-    pub history: &'a History,
-    /// The byte-pair merges as the texts of the two tokens, in learned order (none for characters).
-    pub merges: Vec<(String, String)>,
-    pub last_sample: Option<&'a SampleConfig>,
-    /// The task the run trains on, if it trains on one.
-    pub task: Option<TaskDetails>,
-    /// When a task's accuracy passed the chart's marks.
-    pub milestones: crate::train::Milestones,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -221,36 +188,6 @@ impl Run {
         self.data.as_ref().map_or(block, |d| d.seq_len(block))
     }
 
-    /// Its settings, history, merges and last sample.
-    pub fn details(&self) -> Details<'_> {
-        Details {
-            settings: self.settings(),
-            history: &self.history,
-            merges: self.merges(),
-            last_sample: self.last_sample.as_ref(),
-            task: self.task_details(),
-            milestones: self.milestones(),
-        }
-    }
-
-    /// Where the run stands.
-    pub fn status(&self) -> Status {
-        Status {
-            step: self.step,
-            max_iters: self.train.max_iters,
-            vocab_size: self.vocab_size(),
-            uniform_loss: self.uniform_loss(),
-            has_text: self.has_text(),
-            eval_due: self.eval_due(),
-            steps_to_next_eval: self.steps_to_next_eval(),
-            workers: self.workers,
-            shards: crate::shards::shard_count(self.train.batch_size, self.seq_len()),
-            params: self.model.params().count(),
-            best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
-            task: self.task().map(|t| t.config().name),
-        }
-    }
-
     /// The whole state as a checkpoint file (see [`checkpoint`]).
     pub fn save(&self) -> Result<Vec<u8>> {
         checkpoint::save(self)
@@ -263,97 +200,9 @@ impl Run {
         self.train.eval_iters = iters.unwrap_or(self.train.eval_iters);
     }
 
-    /// The settings this run was made with, as [`Run::create`] takes them. A character-level
-    /// run has no byte-pair vocabulary of its own, so it shows the default one.
-    pub fn settings(&self) -> Settings {
-        let kind = self.tokenizer.kind();
-        Settings {
-            model: self.model.config().clone(),
-            train: self.train.clone(),
-            tokenizer: kind,
-            bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
-            task: self.task().map(|t| t.config().clone()),
-        }
-    }
-
-    pub fn model(&self) -> &GPT {
-        &self.model
-    }
-
-    pub fn tokenizer(&self) -> &Tokenizer {
-        &self.tokenizer
-    }
-
-    pub fn train_config(&self) -> &TrainConfig {
-        &self.train
-    }
-
-    /// Every weight, piece by piece with its flat offset (what a
-    /// [`Replica`](crate::shards::Replica) computing shards needs).
-    pub fn weights(&self) -> impl Iterator<Item = (usize, &[f32])> {
-        self.model.params().flat_parts()
-    }
-
-    /// Its optimiser state: AdamW's moments, and Muon's momentum when Muon trains.
-    pub fn optimizer(&self) -> &Optimizer {
-        &self.optimizer
-    }
-
     /// Zeroed optimiser state for `model` trained by `train`.
     fn fresh_optimizer(model: &GPT, train: &TrainConfig) -> Optimizer {
         let adam = (train.beta1, train.beta2, train.weight_decay);
         Optimizer::new(model.params(), train.optimizer, adam, train.muon_momentum)
-    }
-
-    /// Steps completed so far.
-    pub fn step_count(&self) -> usize {
-        self.step
-    }
-
-    /// The training random stream (batches and dropout), where it stands.
-    pub fn rng(&self) -> &Rng {
-        &self.rng
-    }
-
-    /// Every step's loss and every evaluation so far.
-    pub fn history(&self) -> &History {
-        &self.history
-    }
-
-    /// The last generation's prompt and settings, if the model was sampled from.
-    pub fn last_sample(&self) -> Option<&SampleConfig> {
-        self.last_sample.as_ref()
-    }
-
-    /// Remembers `config` as the last generation (the CLI's default for a later `sample`).
-    pub fn set_last_sample(&mut self, config: SampleConfig) {
-        self.last_sample = Some(config);
-    }
-
-    pub fn vocab_size(&self) -> usize {
-        self.tokenizer.vocab_size()
-    }
-
-    /// The loss of a uniform guess over the vocabulary, where an untrained model starts.
-    pub fn uniform_loss(&self) -> f32 {
-        uniform_loss(self.vocab_size())
-    }
-
-    /// Tokens in one batch.
-    pub fn tokens_per_step(&self) -> usize {
-        self.train.batch_size * self.seq_len()
-    }
-
-    /// The byte-pair merges in the order they were learned, as the texts of the two tokens
-    /// (empty for a character vocabulary).
-    pub fn merges(&self) -> Vec<(String, String)> {
-        match &self.tokenizer {
-            Tokenizer::Bpe(bpe) => bpe
-                .merges()
-                .iter()
-                .map(|&(a, b)| (self.tokenizer.token_text(a), self.tokenizer.token_text(b)))
-                .collect(),
-            Tokenizer::Char(_) | Tokenizer::Symbols(_) => vec![],
-        }
     }
 }
