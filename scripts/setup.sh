@@ -25,7 +25,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 pkgs=()
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 if [ "$PURPOSE" = test ]; then
-  pkgs+=(chromium chromium-driver)
+  # WebKitGTK's MiniBrowser and WebKitWebDriver (Safari's engine), run on an Xvfb display.
+  pkgs+=(chromium chromium-driver webkit2gtk-driver xvfb xauth)
   [ "$WITH_FIREFOX" = 1 ] && pkgs+=(firefox-esr)
 fi
 missing=()

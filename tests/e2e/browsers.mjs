@@ -1,11 +1,12 @@
 // Launching the browsers the end-to-end tests use: Debian's chromium through playwright-core
-// (it downloads no browser), and firefox-esr through geckodriver's WebDriver protocol, since
-// playwright-core cannot drive firefox-esr.
+// (it downloads no browser); firefox-esr and WebKitGTK through the WebDriver protocol, since
+// playwright-core can drive neither Debian build.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openWebDriver } from './webdriver.mjs';
 
 /**
  * What a timed-out wait reports of the page (an expression for either browser): the status and
@@ -25,66 +26,40 @@ export async function launchChromium(extraArgs = []) {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
-/**
- * A minimal WebDriver client for firefox-esr: open(url), run(js), until(js), upload(css, path),
- * screenshot(path) and close(). Downloads land in `downloadDir` when given.
- */
-export async function launchFirefox({ downloadDir } = {}) {
-  const port = 4400 + Math.floor(Math.random() * 500);
+/** firefox-esr through geckodriver (see webdriver.mjs); downloads land in `downloadDir` when given. */
+export function launchFirefox({ downloadDir } = {}) {
   const profileRoot = mkdtempSync(join(tmpdir(), 'gpt-ff-'));
-  const driver = spawn('geckodriver', ['--port', String(port), '--profile-root', profileRoot], { stdio: 'ignore' });
-  const base = `http://127.0.0.1:${port}`;
-  const call = async (method, path, body) => {
-    const res = await fetch(base + path, { method, headers: { 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`geckodriver ${path}: ${JSON.stringify(json.value)}`);
-    return json.value;
-  };
-  for (let i = 0; ; i++) {
-    try { await call('GET', '/status'); break; } catch (e) {
-      if (i > 100) throw new Error(`geckodriver did not start: ${e.message}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const session = await call('POST', '/session', {
-    capabilities: { alwaysMatch: { 'moz:firefoxOptions': { args: ['-headless'], prefs: downloadDir ? downloadPrefs(downloadDir) : {} } } },
+  return openWebDriver({
+    command: 'geckodriver',
+    args: (port) => ['--port', String(port), '--profile-root', profileRoot],
+    capabilities: { 'moz:firefoxOptions': { args: ['-headless'], prefs: downloadDir ? downloadPrefs(downloadDir) : {} } },
+    cleanup: () => rmSync(profileRoot, { recursive: true, force: true }),
   });
-  const sid = session.sessionId;
-  const run = (script) => call('POST', `/session/${sid}/execute/sync`, { script, args: [] });
-  return {
-    open: (url) => call('POST', `/session/${sid}/url`, { url }),
-    run,
-    /**
-     * Waits until `expression` is truthy in the page, and returns it. On a timeout the error
-     * tells what `explain` (an expression) says of the page then, so a failure in CI shows why.
-     */
-    async until(expression, { timeout = 30000, what = expression, explain } = {}) {
-      const end = Date.now() + timeout;
-      for (;;) {
-        const value = await run(`return (${expression});`);
-        if (value) return value;
-        if (Date.now() > end) {
-          const seen = explain ? `; the page showed ${await run(`return (${explain});`).catch((e) => e.message)}` : '';
-          throw new Error(`timed out after ${timeout} ms waiting for ${what}${seen}`);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-    /** Chooses the file at `path` in the file input matching `css`, as a user picking it would. */
-    async upload(css, path) {
-      const element = await call('POST', `/session/${sid}/element`, { using: 'css selector', value: css });
-      await call('POST', `/session/${sid}/element/${Object.values(element)[0]}/value`, { text: path });
-    },
-    async screenshot(path) {
-      writeFileSync(path, Buffer.from(await call('GET', `/session/${sid}/screenshot`), 'base64'));
-    },
-    async close() {
-      await call('DELETE', `/session/${sid}`).catch(() => {});
-      driver.kill();
-      rmSync(profileRoot, { recursive: true, force: true });
-    },
-  };
 }
+
+/**
+ * WebKitGTK's MiniBrowser (Safari's engine) through WebKitWebDriver, on a display of its own from
+ * Xvfb. `env` reaches the browser (`JSC_useWasmRelaxedSIMD: '1'` switches on relaxed SIMD).
+ */
+export async function launchWebKit({ env = {} } = {}) {
+  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+  const display = await new Promise((resolve, reject) => {
+    xvfb.stdio[3].once('data', (d) => resolve(`:${String(d).trim()}`));
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code}) before giving a display`)));
+  });
+  return openWebDriver({
+    command: 'WebKitWebDriver',
+    args: (port) => [`--port=${port}`],
+    env: { DISPLAY: display, ...env },
+    capabilities: {
+      browserName: 'MiniBrowser',
+      'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation', '--features=+StorageAPI,+StorageAPIEstimate'] },
+    },
+    cleanup: () => xvfb.kill(),
+  });
+}
+
+const MINIBROWSER = process.env.MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
 /** Firefox's preferences that save every download to `dir` without asking. */
 function downloadPrefs(dir) {

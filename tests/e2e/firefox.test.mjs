@@ -8,41 +8,20 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveSite } from './site.mjs';
-import { launchFirefox, PAGE_STATE } from './browsers.mjs';
+import { launchFirefox } from './browsers.mjs';
+import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
 
-// In the page: controls found by their label's own text or their button text, as a user names
-// them; fields changed as typing does; every error the page or its workers raise collected.
-const HELPERS = `
-  const named = (name) => [...document.querySelectorAll('label')]
-    .find((l) => [...l.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim() === name)?.control
-    ?? [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === name);
-  const set = (name, value) => {
-    const el = named(name);
-    el.value = value;
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  };
-  const status = () => document.getElementById('status').textContent;
-`;
-
-let server, url, ff, downloads;
-const run = (body) => ff.run(`${HELPERS}${body}`);
-const until = (expression, options) => ff.until(`(() => { ${HELPERS} return ${expression}; })()`, { explain: PAGE_STATE, ...options });
-const statusMatches = (re, timeout = 30000) => until(`/${re.source}/.test(status()) && status()`, { timeout, what: `status ${re}` });
-const shot = (name) => ff.screenshot(`${SHOTS}firefox-${name}.png`);
+let server, url, ff, downloads, run, until, statusMatches, shot;
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   ({ server, url } = await serveSite());
   downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
   ff = await launchFirefox({ downloadDir: downloads });
-  await ff.open(url);
-  await statusMatches(/^Ready/);
-  await run(`window.errors = [];
-    addEventListener('error', (e) => errors.push(e.message));
-    addEventListener('unhandledrejection', (e) => errors.push(String(e.reason)));
-    window.confirm = () => true;`);
+  const page = drivenPage(ff, 'firefox');
+  ({ run, until, statusMatches, shot } = page);
+  await page.open(url);
 });
 after(async () => {
   await ff?.close();

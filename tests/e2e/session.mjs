@@ -32,10 +32,14 @@ export async function untilStatus(page, text, timeout = 30000) {
 export async function saveCheckpoint(page) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save checkpoint' }).click()]);
   const path = await download.path();
-  const file = readFileSync(path);
+  return { ...checkpointMetadata(readFileSync(path)), path };
+}
+
+/** A checkpoint file's metadata, and its `history` parsed with the steps' `seconds` set apart. */
+export function checkpointMetadata(file) {
   const metadata = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString('utf8')).__metadata__;
   const { seconds, ...history } = JSON.parse(metadata.history);
-  return { metadata, history, seconds, path };
+  return { metadata, history, seconds };
 }
 
 /**
