@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Training speed of the real page in a browser, as a user gets it: the bundled Shakespeare, a
 // preset, K workers, Train; tokens/s from the step counter over a timed window after a warm-up.
-// Usage: node bench/browser.mjs [--browser chromium|firefox] [--preset nano-cpu] [--workers 1,2]
+// Usage: node bench/browser.mjs [--browser chromium|firefox|webkit] [--preset nano-cpu] [--workers 1,2]
 //        [--warmup 4] [--seconds 12] [--eval-every N] [--inside] [--optimizer adamw|muon]
 //        (after scripts/build.sh)
 // --eval-every evaluates as training goes (by default not inside the window); --inside opens
@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../scripts/serve.mjs';
-import { launchChromium, launchFirefox } from '../tests/e2e/browsers.mjs';
+import { launchChromium, launchFirefox, launchWebKit } from '../tests/e2e/browsers.mjs';
 
 /** In the page: picks a corpus, preset and worker count, and presses Train (a sync script). */
 const START = `
@@ -34,10 +34,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A driver with one method, run(script, ...args) → value, over a fresh page at `url`. */
 async function open(browser, url) {
-  if (browser === 'firefox') {
-    const ff = await launchFirefox();
-    await ff.open(url);
-    return { run: (script, ...args) => ff.run(`return (function () { ${script} }).apply(null, ${JSON.stringify(args)})`), close: () => ff.close() };
+  const webDriver = { firefox: launchFirefox, webkit: launchWebKit }[browser];
+  if (webDriver) {
+    const driver = await webDriver();
+    await driver.open(url);
+    return { run: (script, ...args) => driver.run(`return (function () { ${script} }).apply(null, ${JSON.stringify(args)})`), close: () => driver.close() };
   }
   const chromium = await launchChromium();
   const page = await chromium.newPage();

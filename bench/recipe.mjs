@@ -26,7 +26,8 @@ async function page() {
     await tab.getByLabel('Upload .txt').setInputFiles(values.data);
     await tab.getByText(/characters · vocabulary of 65/).waitFor();
     await tab.getByLabel('Preset').selectOption('nano-cpu');
-    for (const [label, value] of [['Workers', values.workers], ['Eval every', '250'], ['Eval batches', '200']]) {
+    await tab.getByLabel('Workers').selectOption(values.workers);
+    for (const [label, value] of [['Eval every', '250'], ['Eval batches', '200']]) {
       await tab.getByLabel(label, { exact: true }).fill(value);
       await tab.getByLabel(label, { exact: true }).dispatchEvent('change');
     }

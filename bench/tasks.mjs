@@ -58,7 +58,7 @@ async function run(url, task, seed, limitS) {
     }
     await page.getByRole('button', { name: 'Pause' }).click().catch(() => {});
     await page.getByRole('status').getByText(/^(Paused|Finished)/).waitFor({ timeout: 60000 });
-    const result = { task, seed, workers: Number(workers), ...seen };
+    const result = { task, seed, workers, ...seen };
     if (task === 'repeat' && seen.induction) result.loss = await lossAround(page, seen.induction.step);
     return result;
   } finally {

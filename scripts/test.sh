@@ -54,5 +54,6 @@ suite "wasm tests in Chromium" cargo wasm-pack test --headless --chrome --releas
 suite "wasm tests in Firefox (relaxed SIMD)" cargo relaxed wasm-pack test --headless --firefox --release --test web --test worker
 suite "wasm tests in Chromium (relaxed SIMD)" cargo relaxed wasm-pack test --headless --chrome --release --test web --test worker
 suite "wasm builds" one scripts/build.sh
+suite "page modules in Node" node node --test tests/web/
 suite "end-to-end (served page)" node node --test --test-concurrency=1 tests/e2e/
 summary

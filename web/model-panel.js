@@ -1,7 +1,7 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
 import { describeModel, presets } from './wasm.js';
-import { fillForm, inFormWords, readConfig, readNumber, showProblems } from './config-form.js';
+import { fillForm, inFormWords, readConfig, showProblems } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
 import { chooseTask, taskChoice, textStats } from './data-panel.js';
@@ -23,9 +23,9 @@ export const presetName = () => ui.preset.value;
 
 /** Lists the presets, fills the form from the first (or from a shared `setup`), and checks it on every edit. */
 export function initModel(setup) {
-  // One worker per core trained fastest on the 2-core machine this was measured on.
-  ui.form.elements.workers.value = Math.min(navigator.hardwareConcurrency || 1, MAX_WORKERS);
-  ui.form.elements.workers.addEventListener('change', sendWorkers);
+  const workers = ui.form.elements.workers;
+  for (let n = 1; n <= MAX_WORKERS; n++) workers.append(new Option(String(n), String(n)));
+  workers.addEventListener('change', sendWorkers);
   sendWorkers();
   for (const preset of presets()) {
     const option = new Option(preset.name, preset.name);
@@ -70,15 +70,14 @@ export function corpusChosen() {
   applyPreset();
 }
 
-/** How many Web Workers train, as the Workers field says (null while it says nothing valid). */
-function workerCount() {
-  const { value } = readNumber(ui.form.elements.workers);
-  return value >= 1 && value <= MAX_WORKERS ? value : null;
-}
-
+/**
+ * How many Web Workers train, as the Workers field says: a count, or 'auto' for the fastest count
+ * up to one per core the browser reports (the training worker times them).
+ */
 function sendWorkers() {
-  const count = workerCount();
-  if (count) send({ type: 'workers', count });
+  const { value } = ui.form.elements.workers;
+  const most = Math.min(navigator.hardwareConcurrency || 1, MAX_WORKERS);
+  send({ type: 'workers', count: value === 'auto' ? value : Number(value), most });
 }
 
 /** Shows a loaded model's settings in the form. */
@@ -99,7 +98,6 @@ export function validate() {
   const { config } = read;
   if (task) config.task = { ...config.task, name: task };
   let { problems } = read;
-  if (!workerCount()) problems.push({ field: 'workers', message: `Workers must be a whole number from 1 to ${MAX_WORKERS}.` });
   let size = null;
   if (problems.length === 0) {
     try {

@@ -3,6 +3,7 @@
 // progress and live views go to the page as it goes, until the run ends, the page pauses it, or
 // another model replaces it.
 import { Replicas } from './replicas.js';
+import { WorkerSearch } from './worker-count.js';
 import { yieldToMessages } from './yield.js';
 
 /** Milliseconds of work between looks at the page's messages: short, so Pause is quick. */
@@ -27,6 +28,8 @@ export class Trainer {
     this.modelId = 0; // counts models: a training loop over an older model stops quietly
     this.running = false;
     this.workers = 1; // this worker and its replicas
+    this.choice = { count: 1 }; // the page's: a count, or 'auto' with the most to try
+    this.search = null; // the automatic count's search, for the run it timed
     this.sharing = 0; // shares under way: while the replicas have work out, a new worker count waits
     this.replicas = new Replicas();
   }
@@ -35,6 +38,7 @@ export class Trainer {
   adopt(next) {
     this.run?.free();
     this.replace(next);
+    this.search = null; // another model: another best count
     next.setWorkers(this.workers);
     this.replicas.setModel(next.details.settings.model);
   }
@@ -56,7 +60,25 @@ export class Trainer {
     this.running = false;
   }
 
-  /** Trains with `count` workers (this one and count - 1 replicas) from the next step. */
+  /**
+   * The page's choice: `count` workers (this one and count - 1 replicas) from the next step, or
+   * with `count` 'auto' the count that trains this run fastest, up to `most`.
+   */
+  chooseWorkers(choice) {
+    this.choice = choice;
+    this.search = null;
+    if (choice.count === 'auto') this.searchWorkers();
+    else this.setWorkers(choice.count);
+  }
+
+  /** Starts timing counts for the run (again, if a step's shards changed), or goes on with it. */
+  searchWorkers() {
+    if (this.choice.count !== 'auto' || !this.run) return;
+    const most = Math.min(this.choice.most, this.run.status.shards);
+    if (this.search?.most !== most) this.search = new WorkerSearch(most);
+    this.setWorkers(this.search.count);
+  }
+
   setWorkers(count) {
     this.workers = count;
     if (this.sharing === 0) this.applyWorkers();
@@ -138,9 +160,10 @@ export class Trainer {
     const unfinished = ({ step, max_iters: end }) => step < end;
     const reportProgress = () => {
       const memory = this.hooks.memoryBytes() + this.replicas.memory;
-      if (unreported) post({ type: 'progress', report: run.takeReport(), memory });
+      if (unreported) post({ type: 'progress', report: run.takeReport(), memory, search: this.search?.progress });
       [lastReport, unreported] = [performance.now(), false];
     };
+    this.searchWorkers();
     try {
       if (!await this.evaluateIfDue(id)) return;
       while (this.running && id === this.modelId && unfinished(run.status)) {
@@ -151,7 +174,9 @@ export class Trainer {
         const more = (status = run.status) =>
           lastReport > 0 && performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
         do {
+          const began = performance.now();
           if (!await this.step(id)) return;
+          if (this.search?.record(performance.now() - began)) this.setWorkers(this.search.count);
           unreported = true;
         } while (more());
         if (run.status.eval_due || performance.now() - lastReport >= REPORT_EVERY_MS) reportProgress();

@@ -115,17 +115,25 @@ function resetModel() {
   setPhase('idle', 'Ready.');
 }
 
-function showProgress({ report, memory }) {
+function showProgress({ report, memory, search }) {
   state.steps = report.step;
   chart.addLosses(report.losses, report.seconds);
   ui.progress.max = report.max_iters;
   ui.progress.value = report.step;
-  const speed = report.workers > 1
-    ? `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} workers (${count(Math.round(report.tokens_per_s_per_worker))} each)`
-    : `${count(Math.round(report.tokens_per_s))} tokens/s on 1 worker`;
+  const each = report.workers > 1 ? [`${count(Math.round(report.tokens_per_s_per_worker))} each`] : [];
+  const notes = [...each, ...(search ? [automaticWorkers(search)] : [])];
+  const speed = `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}`
+    + (notes.length ? ` (${notes.join('; ')})` : '');
   ui.stats.textContent = `step ${count(report.step)} / ${count(report.max_iters)} · loss ${report.losses.at(-1).toFixed(3)} · `
     + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)} · `
     + `memory ${(memory / 2 ** 20).toFixed(1)} MiB`;
+}
+
+/** What the automatic worker count has found: "automatic: trying 4", or the fastest and its rivals. */
+function automaticWorkers({ settled, timed }) {
+  const tried = timed.map((t) => `${t.workers}: ${Math.round(t.msPerStep)} ms`).join(', ');
+  if (!settled) return `automatic: trying counts${tried ? `, ${tried} per step so far` : ''}`;
+  return timed.length ? `automatic, the fastest per step of ${tried}` : 'automatic: one core';
 }
 
 export function initTraining() {

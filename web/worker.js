@@ -3,7 +3,7 @@
 // answers the page's requests of it, and keeps the run saved (autosave.js).
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
 //               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
-//               workers {count}, pause, reset, save, download {id}, rename {id, name}, delete {id},
+//               workers {count (a number, or 'auto'), most}, pause, reset, save, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
 //               next {prompt, temperature}, inside {open, probe}.
 // Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name},
@@ -147,8 +147,8 @@ const handlers = {
     if (settings) trainer.run.updateSettings(settings, budget);
     return trainer.train();
   },
-  workers({ count }) {
-    trainer.setWorkers(count);
+  workers({ count, most }) {
+    trainer.chooseWorkers({ count, most });
   },
   pause() {
     trainer.pause();

@@ -121,10 +121,7 @@ test('a typed problem is answered and marked; one the task cannot read is explai
 test('a task run: 1 and 2 workers bit for bit; a reload restores it and Resume goes on exactly', async () => {
   await page.getByLabel('Corpus').selectOption('task:reverse');
   await fill({ Iterations: 60, 'Warmup steps': 5 });
-  const workers = async (n) => {
-    await page.getByLabel('Workers').fill(String(n));
-    await page.getByLabel('Workers').dispatchEvent('change');
-  };
+  const workers = (n) => page.getByLabel('Workers').selectOption(String(n));
   const runWith = async (n) => {
     await workers(n);
     await page.getByRole('button', { name: 'Train', exact: true }).click();

@@ -19,8 +19,7 @@ after(() => session?.close());
 const savedHistory = async () => (await saveCheckpoint(page)).history;
 
 async function trainWith(workers, iterations) {
-  await page.getByLabel('Workers').fill(String(workers));
-  await page.getByLabel('Workers').dispatchEvent('change');
+  await page.getByLabel('Workers').selectOption(String(workers));
   await page.getByLabel('Iterations').fill(String(iterations));
   await page.getByLabel('Warmup steps').fill('5');
   await page.getByRole('button', { name: 'Train' }).click();
@@ -60,6 +59,25 @@ test('under Muon, 1 and 2 workers (sharing its Newton–Schulz work) give the sa
   assert.deepEqual(errors, []);
 });
 
+test('Automatic workers time the counts up to one per core and keep the fastest; the losses are 1 worker\'s, bit for bit', async () => {
+  await trainWith(1, 150);
+  await untilStatus(page, /^Finished 150 steps/);
+  const one = await savedHistory();
+  await page.getByLabel('Workers').selectOption('auto');
+  await page.getByLabel('Iterations').fill('150');
+  await page.getByRole('button', { name: 'Train' }).click();
+  await page.locator('#stats').getByText(/automatic: trying counts/).waitFor();
+  await untilStatus(page, /^Finished 150 steps/);
+  // The browser reports 2 cores and a step has 2 shards: 2 workers, then 1, are timed.
+  const stats = await page.locator('#stats').textContent();
+  const [, workers, tried] = stats.match(/on (\d) workers? \((?:[\d,]+ each; )?automatic, the fastest per step of (2: \d+ ms, 1: \d+ ms)\)/) ?? [];
+  assert.ok(tried, stats);
+  const ms = Object.fromEntries(tried.split(', ').map((t) => t.split(': ').map(parseFloat)));
+  assert.equal(Number(workers), ms[1] < ms[2] ? 1 : 2, `${workers} workers kept of ${tried}`);
+  assert.deepEqual(await savedHistory(), one);
+  assert.deepEqual(errors, []);
+});
+
 test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
   await trainWith(2, 600);
   await untilStep(page, 21);
@@ -89,7 +107,7 @@ test('changing the worker count while training, even mid-evaluation, changes not
   const unbroken = await savedHistory();
   await trainWith(2, 16);
   for (let i = 0; /^Training/.test(await page.getByRole('status').textContent()); i++) {
-    await set('Workers', String(1 + (i % 3)));
+    await page.getByLabel('Workers').selectOption(String(1 + (i % 3)));
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
   await untilStatus(page, /^Finished 16 steps/);
