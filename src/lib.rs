@@ -46,7 +46,7 @@ pub fn describe_task(#[wasm_bindgen(unchecked_param_type = "TaskConfig")] task: 
     to_js(&task.summary().map_err(convert::js_error)?)
 }
 
-/// Every problem of `settings` for a text of `text` (from `summarizeText`), each with the field
+/// Every problem of `settings` for a text of `text` (from a `TextCounter`), each with the field
 /// it belongs beside, or the parameter count, training memory, vocabulary and uniform-guess
 /// loss of the model they build.
 #[wasm_bindgen(js_name = describeModel, unchecked_return_type = "Description")]
@@ -75,8 +75,24 @@ pub fn compare_settings(#[wasm_bindgen(unchecked_param_type = "Settings[]")] run
     to_js(&gpt::differences(&runs))
 }
 
-/// How many characters `text` has and how many distinct ones (its character vocabulary).
-#[wasm_bindgen(js_name = summarizeText, unchecked_return_type = "TextStats")]
-pub fn summarize_text(text: &str) -> JsResult<JsValue> {
-    to_js(&TextStats::of(text))
+/// Counts a text piece by piece: its characters and its distinct ones (its character vocabulary).
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct TextCounter(gpt::TextCounter);
+
+#[wasm_bindgen]
+impl TextCounter {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> TextCounter {
+        TextCounter::default()
+    }
+
+    pub fn add(&mut self, piece: &str) {
+        self.0.add(piece);
+    }
+
+    #[wasm_bindgen(unchecked_return_type = "TextStats")]
+    pub fn stats(&self) -> JsResult<JsValue> {
+        to_js(&self.0.stats())
+    }
 }

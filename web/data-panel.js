@@ -1,8 +1,9 @@
 // The data panel: a bundled corpus, pasted or uploaded text, or a task (task-panel.js shows its
 // settings); the text's summary, and a BPE model's merges.
-import { summarizeText, tasks } from './wasm.js';
+import { tasks } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
 import { textEdited } from './text-fit.js';
+import { countText } from './text-count.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -12,18 +13,34 @@ const ui = {
 const OWN_TEXT = 'own';
 /** A task's menu value is this and its name: `task:reverse`. */
 const TASK = 'task:';
-const MAX_UPLOAD_BYTES = 50 * 2 ** 20;
+/** Measured: a 100 MB text counts in about a second and trains in about 320 MiB of wasm memory. */
+const MAX_UPLOAD_BYTES = 128 * 2 ** 20;
+/** A text longer than this (in UTF-16 units) is held aside, and the box shows only its start. */
+const BOX_LIMIT = 1_000_000;
+const SHOWN = 100_000;
 
 let stats = { chars: 0, vocab_size: 0 };
 let changed = () => {};
 let textTimer = 0; // the text is counted once typing pauses
 let corpusLoads = 0; // counts corpus choices: a slower earlier fetch never overwrites a later one
+let held = null; // a text too long for the box, which shows its start
 
 /** The task chosen in the Corpus menu (its name), or null for a text. */
 export const taskChoice = () => (ui.corpus.value.startsWith(TASK) ? ui.corpus.value.slice(TASK.length) : null);
 
 /** The text to train on, as it stands in the box (none for a task). */
-export const trainingText = () => (taskChoice() ? '' : ui.text.value);
+export const trainingText = () => (taskChoice() ? '' : held ?? ui.text.value);
+
+/**
+ * Puts `text` in the box, or, when it is too long to edit there, holds it and shows its start
+ * (read-only); then counts it.
+ */
+export function replaceText(text) {
+  held = text.length > BOX_LIMIT ? text : null;
+  ui.text.readOnly = held !== null;
+  ui.text.value = held === null ? text : text.slice(0, SHOWN);
+  textChanged();
+}
 
 /** How long the text is and how many distinct characters it has (a character model's vocabulary). */
 export const textStats = () => stats;
@@ -39,9 +56,8 @@ export function restoreText(text, corpusId) {
   ui.corpus.value = [...ui.corpus.options].some((o) => o.value === corpusId) ? corpusId : OWN_TEXT;
   showPanel();
   if (taskChoice()) return;
-  ui.text.value = text;
   showCredit('The text this run trains on.');
-  textChanged();
+  replaceText(text);
 }
 
 /** Chooses `task` in the Corpus menu, as a run or preset that trains on it does. */
@@ -100,7 +116,8 @@ export async function initData(onChange, corpus, onChosen) {
     loadCorpus().then(onChosen).catch((e) => { ui.credit.textContent = e.message; });
   });
   ui.upload.addEventListener('change', uploadFile);
-  ui.text.addEventListener('input', textChanged);
+  // A text pasted too long to edit here is held aside too.
+  ui.text.addEventListener('input', () => (ui.text.value.length > BOX_LIMIT ? replaceText(ui.text.value) : textChanged()));
   await loadCorpus();
 }
 
@@ -115,24 +132,29 @@ async function loadCorpus() {
     return;
   }
   if (choice.value === OWN_TEXT) {
-    ui.text.value = '';
+    replaceText('');
     ui.text.focus();
     showCredit('Paste or upload any UTF-8 text. It never leaves this tab.');
-  } else {
-    const corpus = JSON.parse(choice.dataset.corpus);
-    ui.text.value = 'Loading…';
-    // No text to train on until it arrives: this keeps Train disabled meanwhile.
-    stats = { chars: 0, vocab_size: 0 };
-    ui.summary.textContent = `Loading ${corpus.title}…`;
-    changed();
-    const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
-    if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
-    const text = await response.text();
-    if (load !== corpusLoads) return;
-    ui.text.value = text;
-    showCredit();
+    return;
   }
-  textChanged();
+  const corpus = JSON.parse(choice.dataset.corpus);
+  replaceText('Loading…');
+  clearTimeout(textTimer);
+  // No text to train on until it arrives: this keeps Train disabled meanwhile.
+  uncounted(`Loading ${corpus.title}…`);
+  const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
+  if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
+  const text = await response.text();
+  if (load !== corpusLoads) return;
+  showCredit();
+  replaceText(text);
+}
+
+/** No text to train on until `summary` is done (Train stays disabled). */
+function uncounted(summary) {
+  stats = { chars: 0, vocab_size: 0 };
+  ui.summary.textContent = summary;
+  changed();
 }
 
 async function uploadFile() {
@@ -140,27 +162,41 @@ async function uploadFile() {
   if (!file) return;
   ui.upload.value = '';
   if (file.size > MAX_UPLOAD_BYTES) {
-    ui.credit.textContent = `${file.name} is ${bytes(file.size)}; the playground takes up to ${bytes(MAX_UPLOAD_BYTES)}.`;
+    ui.credit.textContent = `${file.name} is ${bytes(file.size)}; the playground takes texts up to ${bytes(MAX_UPLOAD_BYTES)}, as a tab runs short of memory beyond that. Upload part of it; the text in the box is unchanged.`;
     return;
   }
   try {
-    ui.text.value = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+    uncounted(`Reading ${file.name}…`);
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
     ui.corpus.value = OWN_TEXT;
     ui.credit.textContent = `Loaded ${file.name}. It never leaves this tab.`;
-    textChanged();
+    replaceText(text);
   } catch {
+    textChanged(); // the text in the box stays, counted again
     ui.credit.textContent = `${file.name} is not UTF-8 text: save it as UTF-8 plain text and try again.`;
   }
 }
 
+/** Counts the text once typing pauses (in a worker, with progress for a long one), then says so. */
 function textChanged() {
   clearTimeout(textTimer);
-  textTimer = setTimeout(() => {
-    stats = summarizeText(ui.text.value);
+  textTimer = setTimeout(async () => {
+    const text = trainingText();
+    if (held !== null) uncounted('Counting…');
+    const counted = await countText(text, (done) => {
+      if (held !== null) ui.summary.textContent = `Counting… ${Math.floor(done * 100)}%`;
+    }).catch((e) => ({ error: e.message }));
+    if (counted === null) return; // a later count replaced this one
+    if (counted.error) {
+      uncounted(`The text could not be counted: ${counted.error}. Try a smaller text.`);
+      return;
+    }
+    stats = counted;
+    const shown = held === null ? '' : ` · the box shows its first ${count(SHOWN)} characters (too long to edit here); the whole text trains`;
     ui.summary.textContent = stats.chars === 0 ? 'No text yet.'
-      : `${count(stats.chars)} characters · vocabulary of ${stats.vocab_size} distinct characters`;
+      : `${count(stats.chars)} characters · vocabulary of ${stats.vocab_size} distinct characters${shown}`;
     changed();
-    textEdited(ui.text.value);
+    textEdited(text);
   }, 150);
 }
 
@@ -177,7 +213,7 @@ export function showMerges(merges) {
 
 /** A line-aligned piece of the training text, about one block long. */
 export function corpusSnippet(blockSize) {
-  const text = ui.text.value;
+  const text = trainingText();
   if (text.length <= blockSize) return text;
   const start = Math.floor(Math.random() * (text.length - blockSize));
   const lineStart = text.lastIndexOf('\n', start) + 1;

@@ -5,9 +5,10 @@
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
 import { hasModel, render, state } from './phase.js';
+import { replaceText, trainingText } from './data-panel.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { notice: $('text-problem'), message: $('text-problem-message'), drop: $('drop-missing'), text: $('text') };
+const ui = { notice: $('text-problem'), message: $('text-problem-message'), drop: $('drop-missing') };
 
 const describe = (c) => `“${tokenLabel(c)}” (U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
 
@@ -30,11 +31,8 @@ export function textEdited(text) {
 }
 
 export function initTextFit() {
-  ui.drop.addEventListener('click', () => send({ type: 'fit-text', text: ui.text.value }));
+  ui.drop.addEventListener('click', () => send({ type: 'fit-text', text: trainingText() }));
   on('text-ok', () => showTextProblem(null));
   on('text-problem', (problem) => showTextProblem(problem));
-  on('text-fitted', ({ text }) => {
-    ui.text.value = text;
-    ui.text.dispatchEvent(new Event('input')); // the data panel recounts it and the model takes it
-  });
+  on('text-fitted', ({ text }) => replaceText(text)); // the data panel recounts it and the model takes it
 }

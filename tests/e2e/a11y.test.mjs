@@ -1,5 +1,6 @@
 // An accessibility audit (axe-core, every rule it runs by default) of the page in Chromium: at first
-// visit, and after training with a sample streamed and every view inside the model open.
+// visit, and after training with a sample streamed and every view inside the model open, in the
+// desktop layout and in a phone's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -15,9 +16,9 @@ before(async () => {
 after(() => session?.close());
 
 /** Each rule the page breaks, with the impact and the first elements that break it. */
-async function violations() {
-  await page.addScriptTag({ path: AXE });
-  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+async function violations(on = page) {
+  await on.addScriptTag({ path: AXE });
+  const { violations } = await on.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
   return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
 }
 
@@ -31,4 +32,16 @@ test('after training, with a sample and every inside view open, no rule is broke
   await page.waitForFunction(() => document.getElementById('sample-output').textContent.trim().length > 0);
   assert.deepEqual(await violations(), []);
   assert.deepEqual(errors, []);
+});
+
+test('at a phone\'s size, by touch, no rule is broken at first visit nor after training', async () => {
+  const phone = await openPlayground({ width: 390, height: 844 }, [], { hasTouch: true, isMobile: true });
+  try {
+    assert.deepEqual(await violations(phone.page), []);
+    await trainTinyAndLookInside(phone.page, 40, 'tap');
+    assert.deepEqual(await violations(phone.page), []);
+    assert.deepEqual(phone.errors, []);
+  } finally {
+    await phone.close();
+  }
 });

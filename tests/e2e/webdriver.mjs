@@ -1,7 +1,9 @@
 // A minimal W3C WebDriver client, for the browsers playwright-core cannot drive (firefox-esr
 // through geckodriver, WebKitGTK's MiniBrowser through WebKitWebDriver): node's fetch is enough.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+
+const LOGS = new URL('../../target/webdriver-logs/', import.meta.url).pathname;
 
 /**
  * Starts `command` (a WebDriver server) with `args(port)` and `env`, opens a session with
@@ -10,7 +12,11 @@ import { writeFileSync } from 'node:fs';
  */
 export async function openWebDriver({ command, args, env = {}, capabilities, cleanup = () => {} }) {
   const port = 4400 + Math.floor(Math.random() * 500);
-  const driver = spawn(command, args(port), { stdio: 'ignore', env: { ...process.env, ...env } });
+  // The driver's and browser's own output, for when a browser dies under a test.
+  mkdirSync(LOGS, { recursive: true });
+  const log = openSync(`${LOGS}${command}-${port}.log`, 'w');
+  const driver = spawn(command, args(port), { stdio: ['ignore', log, log], env: { ...process.env, ...env } });
+  closeSync(log);
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
     const res = await fetch(base + path, { method, headers: { 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });

@@ -35,6 +35,8 @@ pub use run::{
     Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
-pub use settings::{differences, Description, Difference, ModelSize, Settings, TextStats, DEFAULT_BPE_VOCAB};
+pub use settings::{
+    differences, Description, Difference, ModelSize, Settings, TextCounter, TextStats, DEFAULT_BPE_VOCAB,
+};
 pub use tokenizer::{CharTokenizer, SymbolTokenizer, Tokenizer, TokenizerKind};
 pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig};

@@ -6,7 +6,7 @@ pub mod tasks;
 mod text;
 
 pub use tasks::{tasks, Problem, TaskConfig, TaskData, TaskInfo, TaskName, TaskSummary};
-pub use text::{too_short, TextData};
+pub use text::{too_short, Ids, TextData};
 
 use crate::error::Error;
 use crate::rng::Rng;
@@ -66,8 +66,9 @@ impl Dataset {
     pub fn probe(&self, block_size: usize) -> Vec<u32> {
         match self {
             Dataset::Text(text) => {
-                let val = text.split(Split::Val);
-                val[..val.len().min(block_size)].to_vec()
+                let mut ids = Vec::new();
+                text.read(Split::Val, 0..text.len(Split::Val).min(block_size), &mut ids);
+                ids
             }
             Dataset::Task(task) => task.example(Split::Val, PROBE_SEED).tokens,
         }
@@ -78,9 +79,11 @@ impl Dataset {
     pub fn position_rows(&self, rows: usize, block_size: usize) -> (Vec<u32>, Vec<u32>, usize) {
         match self {
             Dataset::Text(text) => {
-                let val = text.split(Split::Val);
-                let n = (val.len().saturating_sub(1) / block_size).min(rows) * block_size;
-                (val[..n].to_vec(), val[1..n + 1].to_vec(), block_size)
+                let n = (text.len(Split::Val).saturating_sub(1) / block_size).min(rows) * block_size;
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                text.read(Split::Val, 0..n, &mut x);
+                text.read(Split::Val, 1..n + 1, &mut y);
+                (x, y, block_size)
             }
             Dataset::Task(task) => {
                 let (mut x, mut y, mut rng) = (vec![], vec![], Rng::new(PROBE_SEED));

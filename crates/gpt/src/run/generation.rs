@@ -1,7 +1,7 @@
 //! Reading a run's model: streamed samples, the most likely next tokens, and attention maps.
 
 use super::{Generation, Run};
-use crate::data::{Dataset, Split};
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 use serde::Serialize;
@@ -77,9 +77,7 @@ impl Run {
             return None;
         };
         let mut present = vec![false; bpe.vocab_size()];
-        for &id in text.split(Split::Train).iter().chain(text.split(Split::Val)) {
-            present[id as usize] = true;
-        }
+        text.for_each(|id| present[id as usize] = true);
         let mut seen = [false; 256];
         for id in (0..present.len()).filter(|&id| present[id]) {
             bpe.token_bytes(id as u32).iter().for_each(|&b| seen[b as usize] = true);

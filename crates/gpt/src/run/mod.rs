@@ -88,7 +88,7 @@ impl Run {
             Some(task) => Run::task_data(task, settings.train.seed)?,
             None => {
                 let tokenizer = Tokenizer::fit(settings.tokenizer, text, settings.bpe_vocab_size)?;
-                let data = TextData::new(tokenizer.encode(text)?, settings.model.block_size)?;
+                let data = TextData::new(tokenizer.encode_text(text)?, settings.model.block_size)?;
                 (tokenizer, Dataset::Text(data))
             }
         };
@@ -167,8 +167,8 @@ impl Run {
         if let Some(task) = self.task() {
             return Err(Dataset::no_text(task.config()));
         }
-        let tokens = self.tokenizer.encode(text)?;
-        self.data = Some(Dataset::Text(TextData::new(tokens, self.model.config().block_size)?));
+        let ids = self.tokenizer.encode_text(text)?;
+        self.data = Some(Dataset::Text(TextData::new(ids, self.model.config().block_size)?));
         Ok(())
     }
 

@@ -8,8 +8,9 @@ mod symbols;
 pub use self::bpe::{
     check_vocab_size as check_bpe_vocab_size, BpeTokenizer, MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB,
 };
-pub use self::char::CharTokenizer;
+pub use self::char::{CharSet, CharTokenizer};
 pub use self::symbols::SymbolTokenizer;
+use crate::data::Ids;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +84,15 @@ impl Tokenizer {
             Tokenizer::Char(t) => t.encode(text),
             Tokenizer::Bpe(t) => Ok(t.encode(text)),
             Tokenizer::Symbols(t) => t.encode(text),
+        }
+    }
+
+    /// The ids of a text to train on, two bytes each when they fit: a character vocabulary
+    /// encodes straight into them, so a big text never holds four bytes a character.
+    pub fn encode_text(&self, text: &str) -> Result<Ids> {
+        match self {
+            Tokenizer::Char(t) if t.vocab_size() <= 1 << 16 => Ok(Ids::Narrow(t.encode_as(text, |id| id as u16)?)),
+            _ => Ok(Ids::from_wide(self.encode(text)?)),
         }
     }
 
@@ -174,6 +184,16 @@ impl Tokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_to_train_on_is_kept_in_two_bytes_a_token_for_either_kind() {
+        let text = "héllo wörld, héllo 👋 ".repeat(20);
+        for kind in [TokenizerKind::Char, TokenizerKind::Bpe] {
+            let t = Tokenizer::fit(kind, &text, 300).unwrap();
+            let wide = t.encode(&text).unwrap();
+            assert_eq!(t.encode_text(&text).unwrap(), Ids::Narrow(wide.iter().map(|&id| id as u16).collect()));
+        }
+    }
 
     #[test]
     fn vocab_json_round_trips_for_both_kinds() {
