@@ -1,6 +1,7 @@
 // A minimal W3C WebDriver client, for the browsers playwright-core cannot drive (firefox-esr
 // through geckodriver, WebKitGTK's MiniBrowser through WebKitWebDriver): node's fetch is enough.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 
 const LOGS = new URL('../../target/webdriver-logs/', import.meta.url).pathname;
@@ -11,7 +12,7 @@ const LOGS = new URL('../../target/webdriver-logs/', import.meta.url).pathname;
  * screenshot(path) and close(). `cleanup` runs after the driver has stopped.
  */
 export async function openWebDriver({ command, args, env = {}, capabilities, cleanup = () => {} }) {
-  const port = 4400 + Math.floor(Math.random() * 500);
+  const port = await freePort();
   // The driver's and browser's own output, for when a browser dies under a test.
   mkdirSync(LOGS, { recursive: true });
   const log = openSync(`${LOGS}${command}-${port}.log`, 'w');
@@ -71,4 +72,14 @@ export async function openWebDriver({ command, args, env = {}, capabilities, cle
       cleanup();
     },
   };
+}
+
+/** A port nothing listens on now, as the system hands them out. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
