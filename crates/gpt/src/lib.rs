@@ -9,6 +9,7 @@ pub mod config;
 pub mod data;
 pub mod error;
 pub mod evaluate;
+pub mod export;
 pub mod inspect;
 pub mod model;
 pub mod ops;
