@@ -3,7 +3,7 @@ checkout and its requirements: pip install torch numpy tiktoken; not part of scr
 
     python python/check_nanogpt.py --nanogpt PATH/TO/nanoGPT [--data ../shared/data/tinyshakespeare.txt]
 
-1. trains a small character run with `gpt`, converts it with to_nanogpt.py;
+1. trains a small character run with `gpt` and exports it with `gpt export --nanogpt`;
 2. nanoGPT's sample.py, greedy (--top_k=1), must print what `gpt sample --temperature 0` does;
 3. nanoGPT's train.py --init_from=resume must continue from its step and save a new checkpoint;
 4. that checkpoint, back through from_nanogpt.py, must sample with `gpt`.
@@ -11,13 +11,10 @@ checkout and its requirements: pip install torch numpy tiktoken; not part of scr
 
 import argparse
 import os
-import pickle
 import shutil
 import subprocess
 import sys
 import tempfile
-
-import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,21 +34,15 @@ def main():
     args = ap.parse_args()
     nano = os.path.abspath(args.nanogpt)
     work = tempfile.mkdtemp(prefix="check-nanogpt-")
-    run_path, out_dir = os.path.join(work, "run.safetensors"), os.path.join(work, "out")
+    run_path = os.path.join(work, "run.safetensors")
     run([*GPT, "train", "--data", args.data, "--preset", "nano-cpu", "--n-layer", "2", "--iters", "300", "--warmup", "10",
          "--eval-interval", "100", "--eval-iters", "5", "--out", run_path, "--json"])
-    print(run([sys.executable, os.path.join(HERE, "to_nanogpt.py"), run_path, out_dir, "--dataset", "gpt_playground"]))
-    # nanoGPT reads its vocabulary and data from data/<dataset>/.
+    run([*GPT, "export", "--checkpoint", run_path, "--text", args.data, "--nanogpt", work, "--name", "gpt_playground"])
+    # nanoGPT reads its vocabulary and data from data/<dataset>/, as the export lays them out.
     data_dir = os.path.join(nano, "data", "gpt_playground")
-    os.makedirs(data_dir, exist_ok=True)
-    shutil.copy(os.path.join(out_dir, "meta.pkl"), data_dir)
-    with open(os.path.join(data_dir, "meta.pkl"), "rb") as f:
-        stoi = pickle.load(f)["stoi"]
-    with open(args.data, encoding="utf-8") as f:
-        ids = np.array([stoi[c] for c in f.read()], dtype=np.uint16)
-    n = len(ids) * 9 // 10
-    ids[:n].tofile(os.path.join(data_dir, "train.bin"))
-    ids[n:].tofile(os.path.join(data_dir, "val.bin"))
+    shutil.rmtree(data_dir, ignore_errors=True)
+    shutil.copytree(os.path.join(work, "data", "gpt_playground"), data_dir)
+    out_dir = os.path.join(work, "out-gpt_playground")
 
     prompt, length = "ROMEO:", 100
     ours = run([*GPT, "sample", "--checkpoint", run_path, "--prompt", prompt, "--temperature", "0", "--max-new-tokens", str(length)])

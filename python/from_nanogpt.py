@@ -2,7 +2,7 @@
 
     python python/from_nanogpt.py OUT_DIR/ckpt.pt RUN.safetensors [--meta data/NAME/meta.pkl]
 
-A checkpoint made by to_nanogpt.py comes back whole (history, random state, sampling settings);
+A checkpoint made by `gpt export --nanogpt` comes back whole (history, random state, sampling settings);
 one trained by nanoGPT itself needs its character vocabulary, meta.pkl. Standard library only.
 """
 

@@ -1,11 +1,9 @@
-"""gpt-playground runs ↔ nanoGPT checkpoints (`ckpt.pt`), in memory; `to_nanogpt.py` and
-`from_nanogpt.py` are the commands. Standard library only: see checkpoint_formats.py."""
+"""nanoGPT checkpoints (`ckpt.pt`) back to gpt-playground runs, in memory; `from_nanogpt.py` is the
+command (the other way is the core's: `gpt export --nanogpt`). Standard library only: see
+checkpoint_formats.py."""
 
 import json
-import math
 import struct
-
-from checkpoint_formats import Tensor
 
 # Our metadata rides along in nanoGPT's `config` under this key, which nanoGPT ignores, so a run
 # comes back with its history, random state and sampling settings.
@@ -27,65 +25,6 @@ def parameter_names(cfg):
     if bias:
         names.append("transformer.ln_f.bias")
     return names
-
-
-def lr_at(it, t):
-    """nanoGPT's learning rate at iteration `it` (train.py's get_lr)."""
-    if not t.get("decay_lr", True):
-        return t["learning_rate"]
-    decay = t.get("lr_decay_iters") or t["max_iters"]
-    if it < t["warmup_iters"]:
-        return t["learning_rate"] * (it + 1) / (t["warmup_iters"] + 1)
-    if it > decay:
-        return t["min_lr"]
-    ratio = (it - t["warmup_iters"]) / max(1, decay - t["warmup_iters"])
-    return t["min_lr"] + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (t["learning_rate"] - t["min_lr"])
-
-
-def to_nanogpt(tensors, meta, dataset):
-    """nanoGPT's checkpoint dict for a run (its tensors and metadata), and its `meta.pkl`
-    contents for a character vocabulary (None for byte pairs)."""
-    cfg = json.loads(meta["config"])
-    wanted = {"norm": "layernorm", "activation": "gelu", "tie_weights": True, "rope": False, "qk_norm": False}
-    for key, value in wanted.items():
-        if cfg.get(key, value) != value:
-            raise ValueError(f"nanoGPT's model.py has only {key}={value}; this run has {key}={cfg[key]}")
-    train = json.loads(meta.get("train_config", "{}"))
-    step = int(meta.get("step", 0))
-    names = parameter_names(cfg)
-    model = {n: tensors[n] for n in names}
-    model["lm_head.weight"] = tensors["transformer.wte.weight"]  # tied: one storage, as in PyTorch
-    decay = [n for n in names if len(tensors[n].shape) >= 2]
-    order = decay + [n for n in names if len(tensors[n].shape) < 2]
-    moments = all(EXP_AVG + n in tensors for n in names)
-    t = int(meta.get("optimizer_step", step))
-    state = {
-        i: {"step": Tensor((), struct.pack("<f", float(t))), "exp_avg": tensors[EXP_AVG + n], "exp_avg_sq": tensors[EXP_AVG_SQ + n]}
-        for i, n in enumerate(order)
-    } if moments else {}
-    group = {"lr": lr_at(step, train or {"learning_rate": 1e-3, "warmup_iters": 0, "min_lr": 1e-4, "max_iters": 1}),
-             "betas": (train.get("beta1", 0.9), train.get("beta2", 0.99)), "eps": 1e-8, "amsgrad": False,
-             "foreach": None, "maximize": False, "capturable": False, "differentiable": False, "fused": None}
-    groups = [dict(group, weight_decay=train.get("weight_decay", 0.1), params=list(range(len(decay)))),
-              dict(group, weight_decay=0.0, params=list(range(len(decay), len(order))))]
-    evals = json.loads(meta.get("history", "{}")).get("evals", [])
-    model_args = {k: cfg[k] for k in ["n_layer", "n_head", "n_embd", "block_size", "bias", "vocab_size", "dropout"]}
-    config = {
-        "out_dir": "out", "eval_interval": train.get("eval_interval") or 250, "eval_iters": train.get("eval_iters", 200),
-        "init_from": "resume", "dataset": dataset, "gradient_accumulation_steps": 1,
-        "batch_size": train.get("batch_size", 12), "learning_rate": train.get("learning_rate", 1e-3),
-        "max_iters": train.get("max_iters", 2000), "weight_decay": train.get("weight_decay", 0.1),
-        "beta1": train.get("beta1", 0.9), "beta2": train.get("beta2", 0.99), "grad_clip": train.get("grad_clip", 1.0),
-        "decay_lr": train.get("decay_lr", True), "warmup_iters": train.get("warmup_iters", 100),
-        "lr_decay_iters": train.get("lr_decay_iters") or train.get("max_iters", 2000), "min_lr": train.get("min_lr", 1e-4),
-        "device": "cpu", "dtype": "float32", "compile": False, **model_args, OURS: dict(meta),
-    }
-    checkpoint = {"model": model, "optimizer": {"state": state, "param_groups": groups}, "model_args": model_args,
-                  "iter_num": step, "best_val_loss": min([e["val_loss"] for e in evals], default=1e9), "config": config}
-    vocab = json.loads(meta["vocab"])
-    chars = vocab if isinstance(vocab, list) else None
-    meta_pkl = {"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": {c: i for i, c in enumerate(chars)}} if chars else None
-    return checkpoint, meta_pkl
 
 
 def from_nanogpt(checkpoint, meta_pkl):

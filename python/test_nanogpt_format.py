@@ -1,4 +1,5 @@
-"""Runs go to nanoGPT's checkpoint format and back with every tensor and setting intact.
+"""Runs go to nanoGPT's checkout (`gpt export --nanogpt`) and back (from_nanogpt.py) with every
+tensor, setting and token intact, read back with the standard library.
 
     python3 -m unittest discover -s python -p 'test_*.py'     (scripts/test.sh runs it)
 
@@ -13,8 +14,8 @@ import subprocess
 import tempfile
 import unittest
 
-from checkpoint_formats import load_torch, read_safetensors, save_torch, write_safetensors
-from nanogpt_checkpoint import OURS, from_nanogpt, parameter_names, to_nanogpt
+from checkpoint_formats import load_torch, read_safetensors, write_safetensors
+from nanogpt_checkpoint import OURS, from_nanogpt, parameter_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = shlex.split(os.environ.get("GPT", "cargo run --quiet -p gpt-cli --"))
@@ -42,25 +43,17 @@ class NanoGptFormat(unittest.TestCase):
     def greedy(self, run):
         return gpt("sample", "--checkpoint", run, "--prompt", "an", "--temperature", "0", "--max-new-tokens", "40")
 
+    def export(self, run, name="names"):
+        """The run exported for nanoGPT: (its folder, the ckpt.pt read back, meta.pkl's contents)."""
+        out = self.path(f"checkout-{name}")
+        gpt("export", "--checkpoint", run, "--text", self.text, "--nanogpt", out, "--name", name)
+        with open(os.path.join(out, "data", name, "meta.pkl"), "rb") as f:
+            meta_pkl = pickle.load(f)
+        return out, load_torch(os.path.join(out, f"out-{name}", "ckpt.pt")), meta_pkl
+
     def test_a_run_goes_to_nanogpt_and_back_intact(self):
         tensors, meta = read_safetensors(self.run_path)
-        checkpoint, meta_pkl = to_nanogpt(tensors, meta, "names")
-        save_torch(self.path("ckpt.pt"), checkpoint)
-        loaded = load_torch(self.path("ckpt.pt"))
-        # As nanoGPT's train.py expects it.
-        self.assertEqual(set(loaded), {"model", "optimizer", "model_args", "iter_num", "best_val_loss", "config"})
-        self.assertEqual(loaded["iter_num"], 4)
-        self.assertEqual(loaded["model_args"]["n_layer"], 2)
-        self.assertEqual(loaded["config"]["dataset"], "names")
-        names = parameter_names(json.loads(meta["config"]))
-        self.assertEqual(list(loaded["model"]), names + ["lm_head.weight"])
-        self.assertEqual(loaded["model"]["lm_head.weight"].data, loaded["model"]["transformer.wte.weight"].data)
-        groups = loaded["optimizer"]["param_groups"]
-        self.assertEqual(sorted(groups[0]["params"] + groups[1]["params"]), list(range(len(names))))
-        self.assertEqual((groups[0]["weight_decay"], groups[1]["weight_decay"]), (0.1, 0.0))
-        self.assertEqual(len(loaded["optimizer"]["state"]), len(names))
-        self.assertEqual(meta_pkl["itos"][0], "\n")
-        # And back: every tensor and every setting as it was.
+        _, loaded, _ = self.export(self.run_path)
         back_tensors, back_meta = from_nanogpt(loaded, None)
         self.assertEqual(set(back_tensors), set(tensors))
         for name, t in tensors.items():
@@ -69,40 +62,64 @@ class NanoGptFormat(unittest.TestCase):
         write_safetensors(self.path("back.safetensors"), back_tensors, back_meta)
         self.assertEqual(self.greedy(self.path("back.safetensors")), self.greedy(self.run_path))
 
+    def test_gpt_export_writes_a_nanogpt_checkout_with_the_runs_own_data(self):
+        out, loaded, meta_pkl = self.export(self.run_path)
+        tensors, meta = read_safetensors(self.run_path)
+        self.assertEqual(set(loaded), {"model", "optimizer", "model_args", "iter_num", "best_val_loss", "config"})
+        self.assertEqual((loaded["iter_num"], loaded["config"]["dataset"], loaded["config"][OURS]), (4, "names", meta))
+        names = parameter_names(json.loads(meta["config"]))
+        self.assertEqual(list(loaded["model"]), names + ["lm_head.weight"])
+        for name in names + ["lm_head.weight"]:
+            self.assertEqual((loaded["model"][name].shape, loaded["model"][name].data), (tensors[name].shape, tensors[name].data), name)
+        # AdamW's state in nanoGPT's order (decayed parameters first), every moment as the run's.
+        groups = loaded["optimizer"]["param_groups"]
+        decayed = [n for n in names if len(tensors[n].shape) >= 2]
+        order = decayed + [n for n in names if n not in decayed]
+        self.assertEqual((groups[0]["params"], groups[1]["params"]), (list(range(len(decayed))), list(range(len(decayed), len(names)))))
+        self.assertEqual(len(loaded["optimizer"]["state"]), len(names))
+        for i, name in enumerate(order):
+            state = loaded["optimizer"]["state"][i]
+            self.assertEqual(state["exp_avg"].data, tensors["optimizer.exp_avg." + name].data, name)
+            self.assertEqual(state["exp_avg_sq"].data, tensors["optimizer.exp_avg_sq." + name].data, name)
+        # The text as nanoGPT's prepare.py writes it: uint16 ids, the first 90% to train on.
+        itos = meta_pkl["itos"]
+        ids = {}
+        for split in ["train", "val"]:
+            with open(os.path.join(out, "data", "names", f"{split}.bin"), "rb") as f:
+                raw = f.read()
+            ids[split] = "".join(itos[int.from_bytes(raw[i:i + 2], "little")] for i in range(0, len(raw), 2))
+        n = len(TEXT)
+        self.assertEqual((ids["train"], ids["val"]), (TEXT[:n // 10 * 9 + n % 10 * 9 // 10], TEXT[n // 10 * 9 + n % 10 * 9 // 10:]))
+        with open(os.path.join(out, "config", "train_names.py")) as f:
+            recipe = {}
+            exec(f.read(), {}, recipe)  # the config file nanoGPT's configurator runs
+        self.assertEqual((recipe["init_from"], recipe["block_size"], recipe["gradient_accumulation_steps"]), ("resume", 8, 1))
+
+    def test_gpt_export_refuses_what_nanogpt_cannot_run_and_says_what_to_change(self):
+        bpe = self.path("bpe-export.safetensors")
+        gpt("train", "--data", self.text, "--tokenizer", "bpe", "--vocab-size", "270", "--preset", "tiny",
+            "--block-size", "8", "--iters", "1", "--warmup", "0", "--eval-iters", "1", "--out", bpe, "--json")
+        rms = self.path("rms.safetensors")
+        gpt("train", "--data", self.text, "--preset", "tiny", "--rope", "--block-size", "8", "--iters", "1", "--warmup", "0",
+            "--eval-iters", "1", "--out", rms, "--json")
+        for run, message in [(bpe, "Tokenizer: Characters"), (rms, "RoPE")]:
+            with self.assertRaises(subprocess.CalledProcessError) as refused:
+                gpt("export", "--checkpoint", run, "--text", self.text, "--nanogpt", self.path("refused"))
+            self.assertIn(message, refused.exception.stderr)
+        self.assertFalse(os.path.exists(self.path("refused")), "nothing is written")
+
     def test_a_checkpoint_nanogpt_wrote_comes_back_with_its_meta_pkl(self):
-        checkpoint, meta_pkl = to_nanogpt(*read_safetensors(self.run_path), "names")
-        del checkpoint["config"][OURS]  # as nanoGPT's own train.py writes it
-        save_torch(self.path("theirs.pt"), checkpoint)
+        _, loaded, meta_pkl = self.export(self.run_path, "theirs")
+        del loaded["config"][OURS]  # as nanoGPT's own train.py writes it
         with self.assertRaisesRegex(ValueError, "meta.pkl"):
-            from_nanogpt(load_torch(self.path("theirs.pt")), None)
-        with open(self.path("meta.pkl"), "wb") as f:
-            pickle.dump(meta_pkl, f)
-        with open(self.path("meta.pkl"), "rb") as f:
-            tensors, meta = from_nanogpt(load_torch(self.path("theirs.pt")), pickle.load(f))
+            from_nanogpt(loaded, None)
+        tensors, meta = from_nanogpt(loaded, meta_pkl)
         write_safetensors(self.path("theirs.safetensors"), tensors, meta)
         self.assertEqual(json.loads(meta["config"])["dropout"], 0.1)
         self.assertEqual(self.greedy(self.path("theirs.safetensors")), self.greedy(self.run_path))
         # It trains on where it stopped.
         out = gpt("train", "--data", self.text, "--resume", self.path("theirs.safetensors"), "--iters", "6", "--json")
         self.assertEqual(json.loads(out.splitlines()[-1])["step"], 6)
-
-    def test_a_byte_pair_run_goes_and_comes_back_too(self):
-        bpe = self.path("bpe.safetensors")
-        gpt("train", "--data", self.text, "--tokenizer", "bpe", "--vocab-size", "270", "--preset", "tiny",
-            "--block-size", "8", "--iters", "2", "--warmup", "1", "--eval-iters", "1", "--out", bpe, "--json")
-        tensors, meta = read_safetensors(bpe)
-        checkpoint, meta_pkl = to_nanogpt(tensors, meta, "names")
-        self.assertIsNone(meta_pkl, "no character vocabulary for sample.py")
-        save_torch(self.path("bpe.pt"), checkpoint)
-        self.assertEqual(from_nanogpt(load_torch(self.path("bpe.pt")), None)[1], meta)
-
-    def test_variants_nanogpt_lacks_are_refused(self):
-        tensors, meta = read_safetensors(self.run_path)
-        for key, value in [("norm", "rmsnorm"), ("activation", "relu"), ("tie_weights", False), ("rope", True), ("qk_norm", True)]:
-            cfg = json.loads(meta["config"])
-            cfg[key] = value
-            with self.assertRaisesRegex(ValueError, f"only {key}="):
-                to_nanogpt(tensors, dict(meta, config=json.dumps(cfg)), "names")
 
 
 if __name__ == "__main__":

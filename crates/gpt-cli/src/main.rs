@@ -3,6 +3,7 @@
 
 mod bench;
 mod eval;
+mod export;
 mod sample;
 mod train;
 
@@ -26,6 +27,8 @@ enum Command {
     Eval(eval::Args),
     /// Measure training speed (tokens/s, ms/iter).
     Bench(bench::Args),
+    /// Write a checkpoint and its text for another tool: nanoGPT.
+    Export(export::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         Command::Sample(args) => sample::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

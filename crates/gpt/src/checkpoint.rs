@@ -74,6 +74,19 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
             tensors.push((format!("{MUON}{}", params.names[i]), buffer.shape().to_vec(), le_bytes(buffer)));
         }
     }
+    let views = tensors
+        .iter()
+        .map(|(name, shape, data)| {
+            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
+        })
+        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
+        .and_then(|views| safetensors::serialize(views, Some(metadata(run))));
+    views.map_err(|e| Error::Format(format!("could not write the checkpoint: {e}")))
+}
+
+/// The header's metadata for `run`: everything but the tensors (a nanoGPT export carries it too).
+pub fn metadata(run: &Run) -> HashMap<String, String> {
+    let (model, opt) = (run.model(), &run.optimizer().adamw);
     let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
         ("config".into(), to_json(model.config())),
@@ -90,14 +103,7 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
     if let Some(task) = run.task() {
         metadata.insert("task".into(), to_json(task.config()));
     }
-    let views = tensors
-        .iter()
-        .map(|(name, shape, data)| {
-            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
-        })
-        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
-        .and_then(|views| safetensors::serialize(views, Some(metadata)));
-    views.map_err(|e| Error::Format(format!("could not write the checkpoint: {e}")))
+    metadata
 }
 
 /// Reads a checkpoint, checking everything before building anything: a truncated or corrupt

@@ -1,5 +1,6 @@
 //! Runs written in other tools' formats: nanoGPT's `ckpt.pt` (a `torch.save` archive).
 
+pub mod nanogpt;
 pub mod pickle;
-pub mod zip;
 pub mod torch;
+pub mod zip;

@@ -14,7 +14,11 @@ pub enum Py {
     /// A dict, its items in order.
     Dict(Vec<(Py, Py)>),
     /// A float32 tensor over storage `storage` (`data/<storage>` in a torch archive), contiguous.
-    Tensor { storage: usize, numel: usize, shape: Vec<usize> },
+    Tensor {
+        storage: usize,
+        numel: usize,
+        shape: Vec<usize>,
+    },
 }
 
 impl Py {
@@ -122,10 +126,7 @@ mod tests {
     fn writes_what_pythons_pickle_reads() {
         // Python 3: pickle.loads of these bytes gives {'a': [1, -2, 2**40, 1.5, None, True], 'b': ('x', 'é')}.
         let value = Py::dict([
-            (
-                "a",
-                Py::List(vec![Py::Int(1), Py::Int(-2), Py::Int(1 << 40), Py::Float(1.5), Py::None, Py::Bool(true)]),
-            ),
+            ("a", Py::List(vec![Py::Int(1), Py::Int(-2), Py::Int(1 << 40), Py::Float(1.5), Py::None, Py::Bool(true)])),
             ("b", Py::Tuple(vec![Py::str("x"), Py::str("é")])),
         ]);
         let bytes = pickle(&value);

@@ -24,7 +24,8 @@ impl Storages {
 /// `torch.save(value)` as bytes, `value`'s tensors over `storages`. Files sit under `archive/`.
 pub fn save(value: &Py, storages: &Storages) -> Vec<u8> {
     let data = pickle(value);
-    let mut files: Vec<(String, &[u8])> = vec![("archive/data.pkl".into(), &data), ("archive/byteorder".into(), b"little")];
+    let mut files: Vec<(String, &[u8])> =
+        vec![("archive/data.pkl".into(), &data), ("archive/byteorder".into(), b"little")];
     files.extend(storages.blobs.iter().enumerate().map(|(key, blob)| (format!("archive/data/{key}"), blob.as_slice())));
     files.push(("archive/version".into(), b"3\n"));
     stored(&files)

@@ -48,9 +48,8 @@ pub fn stored(files: &[(String, &[u8])]) -> Vec<u8> {
 
 /// CRC-32 (IEEE), as zip checks each file.
 fn crc32(data: &[u8]) -> u32 {
-    let table: [u32; 256] = std::array::from_fn(|n| {
-        (0..8).fold(n as u32, |c, _| if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 })
-    });
+    let table: [u32; 256] =
+        std::array::from_fn(|n| (0..8).fold(n as u32, |c, _| if c & 1 == 1 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 }));
     !data.iter().fold(!0u32, |c, &b| table[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8))
 }
 

@@ -112,6 +112,14 @@ impl Run {
         &self.optimizer
     }
 
+    /// The text's token ids, split 90/10 as training splits them (none for a task or before a text).
+    pub fn text_data(&self) -> Option<&crate::data::TextData> {
+        match &self.data {
+            Some(crate::data::Dataset::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+
     /// Steps completed so far.
     pub fn step_count(&self) -> usize {
         self.step
