@@ -102,7 +102,7 @@ class NanoGptFormat(unittest.TestCase):
         rms = self.path("rms.safetensors")
         gpt("train", "--data", self.text, "--preset", "tiny", "--rope", "--block-size", "8", "--iters", "1", "--warmup", "0",
             "--eval-iters", "1", "--out", rms, "--json")
-        for run, message in [(bpe, "Tokenizer: Characters"), (rms, "RoPE")]:
+        for run, message in [(bpe, "set Tokenizer to Characters"), (rms, "untick RoPE")]:
             with self.assertRaises(subprocess.CalledProcessError) as refused:
                 gpt("export", "--checkpoint", run, "--text", self.text, "--nanogpt", self.path("refused"))
             self.assertIn(message, refused.exception.stderr)

@@ -110,6 +110,13 @@ impl Run {
         self.inner.save().map_err(js_error)
     }
 
+    /// The run and its text as a nanoGPT checkout, zipped: `out-NAME/ckpt.pt`, `data/NAME/`
+    /// (meta.pkl, train.bin, val.bin), `config/train_NAME.py` and a README.
+    #[wasm_bindgen(js_name = exportNanogpt)]
+    pub fn export_nanogpt(&self, name: &str) -> JsResult<Vec<u8>> {
+        gpt::export::nanogpt::zip(&self.inner, name).map_err(js_error)
+    }
+
     /// Takes `settings`' recipe and dropout for the next steps; a change that needs a new model
     /// (architecture, tokenizer, seed) throws with its `field`.
     #[wasm_bindgen(js_name = updateSettings)]

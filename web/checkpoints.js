@@ -1,4 +1,5 @@
-// Checkpoints: Save downloads the whole training state; Load opens one in place of the current model.
+// Checkpoints: Save downloads the whole training state; Export for nanoGPT downloads it with its
+// text as a nanoGPT checkout (a zip); Load opens a checkpoint in place of the current model.
 import { chooseTask, restoreText, showMerges, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
 import { count } from './format.js';
@@ -11,7 +12,7 @@ import { setPhase, setStatus, showError, state } from './phase.js';
 import { showLoadedProgress, showRun, showTaskRun, TRAIN_ON } from './training-panel.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { save: $('save'), load: $('load'), storage: $('storage-status') };
+const ui = { save: $('save'), exportNanogpt: $('export-nanogpt'), load: $('load'), storage: $('storage-status') };
 
 async function loadCheckpoint() {
   const file = ui.load.files[0];
@@ -25,13 +26,25 @@ async function loadCheckpoint() {
   send({ type: 'load', bytes, text: trainingText(), attentionText: attentionText(), name }, [bytes]);
 }
 
-function download({ bytes, step, name }) {
+/** Downloads `bytes` as a file called `filename`. */
+function saveFile(bytes, filename, type = 'application/octet-stream') {
   const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-  link.download = `${name ?? 'gpt-playground'}-step${step}.safetensors`;
+  link.href = URL.createObjectURL(new Blob([bytes], { type }));
+  link.download = filename;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-  setStatus(`Saved the model at step ${count(step)} as ${link.download}.`);
+}
+
+function download({ bytes, step, name }) {
+  const filename = `${name ?? 'gpt-playground'}-step${step}.safetensors`;
+  saveFile(bytes, filename);
+  setStatus(`Saved the model at step ${count(step)} as ${filename}.`);
+}
+
+function exported({ bytes, name }) {
+  const filename = `${name}-nanogpt.zip`;
+  saveFile(bytes, filename, 'application/zip');
+  setStatus(`Saved ${filename}: unzip it in a nanoGPT checkout; its README.md has the commands to sample and train on.`);
 }
 
 function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, task, milestones }) {
@@ -63,6 +76,9 @@ function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastS
 
 export function initCheckpoints() {
   ui.save.addEventListener('click', () => send({ type: 'save' }));
+  ui.exportNanogpt.addEventListener('click', () => { showError(''); send({ type: 'export-nanogpt' }); });
+  on('exported', exported);
+  on('error:export-nanogpt', ({ message }) => showError(`Not exported for nanoGPT: ${message}.`));
   ui.load.addEventListener('change', loadCheckpoint);
   on('saved', download);
   on('loaded', loaded);

@@ -3,10 +3,10 @@
 // answers the page's requests of it, and keeps the run saved (autosave.js).
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
 //               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
-//               workers {count (a number, or 'auto'), most}, pause, reset, save, download {id}, rename {id, name}, delete {id},
+//               workers {count (a number, or 'auto'), most}, pause, reset, save, export-nanogpt, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
 //               next {prompt, temperature}, inside {open, probe}.
-// Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name},
+// Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name}, exported {bytes, name},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
 //               inside {inside, timelapse?}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
@@ -127,6 +127,13 @@ const handlers = {
     if (!run) return;
     const bytes = run.save();
     post({ type: 'saved', bytes: bytes.buffer, step: run.status.step, name: autosave.current?.name }, [bytes.buffer]);
+  },
+  'export-nanogpt'() {
+    const { run } = trainer;
+    if (!run) return;
+    const name = autosave.current?.name ?? 'gpt_playground';
+    const bytes = run.exportNanogpt(name);
+    post({ type: 'exported', bytes: bytes.buffer, name }, [bytes.buffer]);
   },
   async download({ id }) {
     const { record, bytes } = await loadRun(id);

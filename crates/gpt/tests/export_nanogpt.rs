@@ -40,12 +40,12 @@ fn a_run_nanogpt_can_hold_becomes_a_checkout() {
 fn what_nanogpt_lacks_is_refused_with_the_setting_to_change() {
     use gpt::ops::{Activation, NormKind};
     let cases = [
-        (GPTConfig { norm: NormKind::RmsNorm, ..small() }, TokenizerKind::Char, "Norm: LayerNorm"),
-        (GPTConfig { activation: Activation::Relu, ..small() }, TokenizerKind::Char, "Activation: GELU"),
-        (GPTConfig { tie_weights: false, ..small() }, TokenizerKind::Char, "Tie weights"),
-        (GPTConfig { rope: true, ..small() }, TokenizerKind::Char, "RoPE"),
-        (GPTConfig { qk_norm: true, ..small() }, TokenizerKind::Char, "QK-norm"),
-        (small(), TokenizerKind::Bpe, "Tokenizer: Characters"),
+        (GPTConfig { norm: NormKind::RmsNorm, ..small() }, TokenizerKind::Char, "set Norm to LayerNorm"),
+        (GPTConfig { activation: Activation::Relu, ..small() }, TokenizerKind::Char, "set Activation to GELU"),
+        (GPTConfig { tie_weights: false, ..small() }, TokenizerKind::Char, "tick Tie weights"),
+        (GPTConfig { rope: true, ..small() }, TokenizerKind::Char, "untick RoPE"),
+        (GPTConfig { qk_norm: true, ..small() }, TokenizerKind::Char, "untick QK-norm"),
+        (small(), TokenizerKind::Bpe, "set Tokenizer to Characters"),
     ];
     for (model, tokenizer, says) in cases {
         let message = export(&run_with(model, tokenizer), "x").unwrap_err().to_string();

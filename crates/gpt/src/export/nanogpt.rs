@@ -16,16 +16,34 @@ use crate::tokenizer::Tokenizer;
 /// gets the run back with its history, random state and sampling settings.
 pub const OURS: &str = "gpt_playground";
 
+/// The export as one zip, its files at the root: unzipped in a nanoGPT checkout, they land where
+/// nanoGPT looks (the page's download).
+pub fn zip(run: &Run, name: &str) -> Result<Vec<u8>> {
+    let files = export(run, name)?;
+    Ok(super::zip::stored(&files.iter().map(|(path, bytes)| (path.clone(), bytes.as_slice())).collect::<Vec<_>>()))
+}
+
+/// `name` as a folder name nanoGPT's `--dataset` and `--out_dir` take: letters, digits, `-` and `_`.
+fn folder_name(name: &str) -> String {
+    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    if cleaned.trim_matches('_').is_empty() {
+        "gpt_playground".into()
+    } else {
+        cleaned
+    }
+}
+
 /// The files of the export, each with its path under the folder given.
 pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
+    let name = &folder_name(name);
     if run.task().is_some() {
         return Err(Error::Config("this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin)".into()));
     }
     check(run)?;
     let Tokenizer::Char(chars) = run.tokenizer() else {
         return Err(Error::Config(
-            "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's byte pairs, not this run's byte pairs: \
-             train with Tokenizer: Characters to export for nanoGPT"
+            "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's byte pairs, not this run's: \
+             set Tokenizer to Characters and train again to export for nanoGPT"
                 .into(),
         ));
     };
@@ -59,15 +77,23 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
 /// What nanoGPT's `model.py` cannot hold, named with the setting to change.
 fn check(run: &Run) -> Result<()> {
     let c = run.model().config();
-    let refuse =
-        |what: &str| Err(Error::Config(format!("nanoGPT's model.py has no {what}; train with it off to export")));
+    let refuse = |why: &str| Err(Error::Config(format!("{why} and train again to export for nanoGPT")));
     match () {
-        _ if c.norm != NormKind::LayerNorm => refuse("RMSNorm (Norm: LayerNorm)"),
-        _ if c.activation != Activation::Gelu => refuse("ReLU (Activation: GELU)"),
-        _ if !c.tie_weights => refuse("untied output layer (Tie weights on)"),
-        _ if c.rope => refuse("RoPE (a learned position table instead)"),
-        _ if c.qk_norm => refuse("QK-norm"),
-        _ if c.vocab_size > 1 << 16 => refuse("vocabulary over 65,536 tokens in uint16 data"),
+        _ if c.norm != NormKind::LayerNorm => {
+            refuse("nanoGPT's model.py has LayerNorm, not RMSNorm: set Norm to LayerNorm")
+        }
+        _ if c.activation != Activation::Gelu => {
+            refuse("nanoGPT's model.py has GELU, not ReLU: set Activation to GELU")
+        }
+        _ if !c.tie_weights => {
+            refuse("nanoGPT's model.py ties the output layer to the token embedding: tick Tie weights")
+        }
+        _ if c.rope => refuse("nanoGPT's model.py has a learned position table, not RoPE: untick RoPE"),
+        _ if c.qk_norm => refuse("nanoGPT's model.py has no QK-norm: untick QK-norm"),
+        _ if c.vocab_size > 1 << 16 => Err(Error::Config(format!(
+            "nanoGPT's train.bin keeps each token in 2 bytes, which cannot hold this vocabulary of {} tokens",
+            c.vocab_size
+        ))),
         _ => Ok(()),
     }
 }
