@@ -5,6 +5,7 @@
 
 pub mod autograd;
 pub mod checkpoint;
+mod compare;
 pub mod config;
 pub mod data;
 pub mod error;
@@ -22,10 +23,12 @@ pub mod sample;
 pub mod schedule;
 pub mod settings;
 pub mod shards;
+pub mod text_stats;
 pub mod tokenizer;
 pub mod train;
 pub mod workspace;
 
+pub use compare::{differences, Difference};
 pub use config::{Budget, GPTConfig};
 pub use data::{TaskConfig, TaskName};
 pub use error::{Error, Problem, Result};
@@ -36,8 +39,7 @@ pub use run::{
     Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
-pub use settings::{
-    differences, Description, Difference, ModelSize, Settings, TextCounter, TextStats, DEFAULT_BPE_VOCAB,
-};
+pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};
+pub use text_stats::{TextCounter, TextStats};
 pub use tokenizer::{CharTokenizer, SymbolTokenizer, Tokenizer, TokenizerKind};
 pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig};

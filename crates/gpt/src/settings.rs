@@ -5,6 +5,7 @@
 use crate::config::{Budget, GPTConfig};
 use crate::data::TaskConfig;
 use crate::error::{Problem, Result};
+use crate::text_stats::TextStats;
 use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
 use crate::train::TrainConfig;
 use serde::{Deserialize, Serialize};
@@ -47,93 +48,6 @@ pub struct ModelSize {
     pub vocab_size: usize,
     /// The loss of a uniform guess, ln(vocabulary): where an untrained model starts.
     pub uniform_loss: f32,
-}
-
-/// The size of a text and of its character vocabulary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TextStats {
-    pub chars: usize,
-    pub vocab_size: usize,
-}
-
-impl TextStats {
-    pub fn of(text: &str) -> TextStats {
-        let mut counter = TextCounter::default();
-        counter.add(text);
-        counter.stats()
-    }
-}
-
-/// Counts a text given in pieces, so a big one is counted a few megabytes at a time, with progress.
-#[derive(Clone, Debug, Default)]
-pub struct TextCounter {
-    chars: usize,
-    distinct: crate::tokenizer::CharSet,
-}
-
-impl TextCounter {
-    /// Counts the next piece; a piece must not split a character (a `&str` never does).
-    pub fn add(&mut self, piece: &str) {
-        self.chars += self.distinct.add(piece);
-    }
-
-    /// The text so far: its characters, and its character vocabulary.
-    pub fn stats(&self) -> TextStats {
-        TextStats { chars: self.chars, vocab_size: self.distinct.len() }
-    }
-}
-
-/// One setting that differs among runs being compared: its path (`train.learning_rate`) and each
-/// run's value, as text (`—` where a run has none, as a text's run has no task).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Difference {
-    pub field: String,
-    pub values: Vec<String>,
-}
-
-/// The settings that differ among `runs`, alphabetically by path.
-pub fn differences(runs: &[Settings]) -> Vec<Difference> {
-    fn flatten(prefix: &str, value: &serde_json::Value, out: &mut Vec<(String, String)>) {
-        match value {
-            serde_json::Value::Object(map) => {
-                for (key, v) in map {
-                    let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
-                    flatten(&path, v, out);
-                }
-            }
-            serde_json::Value::String(s) => out.push((prefix.to_string(), s.clone())),
-            serde_json::Value::Null => out.push((prefix.to_string(), "auto".into())),
-            // Settings hold f32s: shown as f32s, 0.004 and not 0.004000000189989805.
-            serde_json::Value::Number(n) if n.is_f64() => {
-                out.push((prefix.to_string(), (n.as_f64().unwrap_or(f64::NAN) as f32).to_string()))
-            }
-            other => out.push((prefix.to_string(), other.to_string())),
-        }
-    }
-    let flat: Vec<Vec<(String, String)>> = runs
-        .iter()
-        .map(|s| {
-            let mut out = vec![];
-            flatten("", &serde_json::to_value(s).expect("plain data"), &mut out);
-            out
-        })
-        .collect();
-    let mut fields: Vec<&String> = vec![];
-    for (field, _) in flat.iter().flatten() {
-        if !fields.contains(&field) {
-            fields.push(field);
-        }
-    }
-    let value = |run: &[(String, String)], field: &str| {
-        run.iter().find(|(f, _)| f == field).map_or_else(|| "—".to_string(), |(_, v)| v.clone())
-    };
-    fields
-        .into_iter()
-        .filter_map(|field| {
-            let values: Vec<String> = flat.iter().map(|run| value(run, field)).collect();
-            values.iter().any(|v| v != &values[0]).then(|| Difference { field: field.clone(), values })
-        })
-        .collect()
 }
 
 /// Settings as the page's form checks them on every edit: every problem, or the model's size.
@@ -235,23 +149,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_text_counted_in_pieces_counts_as_a_whole() {
-        let text = "héllo wörld 👋 漢字 e\u{301}\nthe end";
-        let mut counter = TextCounter::default();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let cut = (1..=5).find(|&n| rest.is_char_boundary(n)).unwrap_or(rest.len()).min(rest.len());
-            counter.add(&rest[..cut]);
-            rest = &rest[cut..];
-        }
-        let whole = TextStats::of(text);
-        assert_eq!(counter.stats(), whole);
-        let distinct: std::collections::BTreeSet<char> = text.chars().collect();
-        assert_eq!(whole, TextStats { chars: text.chars().count(), vocab_size: distinct.len() });
-        assert_eq!(TextStats::of(""), TextStats { chars: 0, vocab_size: 0 });
-    }
-
-    #[test]
     fn the_tokenizer_sets_the_vocabulary_and_bpe_sizes_are_checked() {
         let settings = Settings { model: crate::presets::preset("tiny").unwrap().settings.model, ..Default::default() };
         let text = TextStats { chars: 10_000, vocab_size: 65 };
@@ -303,23 +200,6 @@ mod tests {
         assert_eq!(fields(two), ["train.max_iters", "train.learning_rate"], "every problem at once");
         let empty = good.describe(&TextStats { chars: 0, vocab_size: 0 }, &Budget::UNLIMITED);
         assert_eq!(empty.problems[0].field, "text");
-    }
-
-    #[test]
-    fn differences_name_each_setting_that_differs_and_every_run_value() {
-        let adamw = crate::presets::preset("nano-cpu").unwrap().settings;
-        let muon = crate::presets::preset("nano-muon").unwrap().settings;
-        let fields: Vec<(String, Vec<String>)> =
-            differences(&[adamw.clone(), muon, adamw.clone()]).into_iter().map(|d| (d.field, d.values)).collect();
-        let field = |name: &str| fields.iter().find(|(f, _)| f == name).map(|(_, v)| v.clone());
-        assert_eq!(field("train.optimizer").unwrap(), ["adamw", "muon", "adamw"]);
-        assert_eq!(field("train.max_iters").unwrap(), ["2000", "350", "2000"]);
-        assert_eq!(field("train.eval_interval").unwrap(), ["auto", "175", "auto"]);
-        assert_eq!(field("train.learning_rate").unwrap(), ["0.001", "0.003", "0.001"]);
-        assert!(field("model.n_layer").is_none(), "what is the same is left out");
-        let task = crate::presets::preset("grokking").unwrap().settings;
-        assert_eq!(differences(&[adamw.clone(), task])[0].field, "model.block_size");
-        assert!(differences(&[adamw.clone(), adamw]).is_empty());
     }
 
     #[test]

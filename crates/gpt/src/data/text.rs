@@ -110,10 +110,15 @@ impl TextData {
         self.part(split).read(range, out);
     }
 
+    /// Calls `f` with every id of `split`, in order, without a copy of them.
+    pub fn for_each_in(&self, split: Split, f: impl FnMut(u32)) {
+        self.part(split).for_each(f);
+    }
+
     /// Calls `f` with every id, training then validation.
     pub fn for_each(&self, mut f: impl FnMut(u32)) {
-        self.train.for_each(&mut f);
-        self.val.for_each(f);
+        self.for_each_in(Split::Train, &mut f);
+        self.for_each_in(Split::Val, f);
     }
 
     /// Fills `x` and `y` with `batch` random windows of `block` tokens, `y` shifted by one.

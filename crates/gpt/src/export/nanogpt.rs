@@ -65,9 +65,9 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
     ]);
     files.push((format!("data/{name}/meta.pkl"), pickle(&meta)));
     for (split, file) in [(Split::Train, "train.bin"), (Split::Val, "val.bin")] {
-        let mut ids = Vec::with_capacity(text.len(split));
-        text.read(split, 0..text.len(split), &mut ids);
-        files.push((format!("data/{name}/{file}"), ids.iter().flat_map(|&id| (id as u16).to_le_bytes()).collect()));
+        let mut bytes = Vec::with_capacity(2 * text.len(split));
+        text.for_each_in(split, |id| bytes.extend_from_slice(&(id as u16).to_le_bytes()));
+        files.push((format!("data/{name}/{file}"), bytes));
     }
     files.push((format!("config/train_{name}.py"), train_config(run, name).into_bytes()));
     files.push(("README.md".into(), readme(name, run.step_count()).into_bytes()));
@@ -170,22 +170,40 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
         ])
     };
     let groups = Py::List(vec![group(train.weight_decay, 0..decay.len()), group(0.0, decay.len()..order.len())]);
-    let model_args = || {
-        Py::dict([
-            ("n_layer", Py::Int(c.n_layer as i64)),
-            ("n_head", Py::Int(c.n_head as i64)),
-            ("n_embd", Py::Int(c.n_embd as i64)),
-            ("block_size", Py::Int(c.block_size as i64)),
-            ("bias", Py::Bool(c.bias)),
-            ("vocab_size", Py::Int(c.vocab_size as i64)),
-            ("dropout", float(c.dropout)),
-        ])
-    };
-    let Py::Dict(args) = model_args() else { unreachable!("model_args is a dict") };
-    let ours = crate::checkpoint::metadata(run);
-    let mut ours: Vec<_> = ours.into_iter().collect();
+    let mut ours: Vec<_> = crate::checkpoint::metadata(run).into_iter().collect();
     ours.sort(); // a HashMap's order is random; the file should not be
-    let mut config = vec![
+    let mut config = recipe(run, dataset);
+    config.push((OURS, Py::Dict(ours.into_iter().map(|(k, v)| (Py::Str(k), Py::Str(v))).collect())));
+    let best = run.history().evals.iter().map(|e| e.val_loss).reduce(f32::min).map_or(Py::Float(1e9), float);
+    let value = Py::dict([
+        ("model", Py::Dict(state_dict)),
+        ("optimizer", Py::dict([("state", Py::Dict(state)), ("param_groups", groups)])),
+        ("model_args", Py::dict(model_args(c))),
+        ("iter_num", Py::Int(run.step_count() as i64)),
+        ("best_val_loss", best),
+        ("config", Py::dict(config)),
+    ]);
+    save(&value, &storages)
+}
+
+/// nanoGPT's `model_args`: what its GPTConfig takes.
+fn model_args(c: &crate::config::GPTConfig) -> Vec<(&'static str, Py)> {
+    vec![
+        ("n_layer", Py::Int(c.n_layer as i64)),
+        ("n_head", Py::Int(c.n_head as i64)),
+        ("n_embd", Py::Int(c.n_embd as i64)),
+        ("block_size", Py::Int(c.block_size as i64)),
+        ("bias", Py::Bool(c.bias)),
+        ("vocab_size", Py::Int(c.vocab_size as i64)),
+        ("dropout", float(c.dropout)),
+    ]
+}
+
+/// The settings train.py runs with: nanoGPT's config globals for this run, as its checkpoint's
+/// `config` holds them and as the exported config file sets them.
+fn recipe(run: &Run, dataset: &str) -> Vec<(&'static str, Py)> {
+    let train = run.train_config();
+    let mut recipe = vec![
         ("out_dir", Py::str(format!("out-{dataset}"))),
         ("eval_interval", Py::Int(train.eval_interval() as i64)),
         ("eval_iters", Py::Int(train.eval_iters as i64)),
@@ -207,54 +225,17 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
         ("dtype", Py::str("float32")),
         ("compile", Py::Bool(false)),
     ];
-    let mut config: Vec<(Py, Py)> = config.drain(..).map(|(k, v)| (Py::str(k), v)).chain(args).collect();
-    config.push((Py::str(OURS), Py::Dict(ours.into_iter().map(|(k, v)| (Py::Str(k), Py::Str(v))).collect())));
-    let best = run.history().evals.iter().map(|e| e.val_loss).reduce(f32::min).map_or(Py::Float(1e9), float);
-    let value = Py::dict([
-        ("model", Py::Dict(state_dict)),
-        ("optimizer", Py::dict([("state", Py::Dict(state)), ("param_groups", groups)])),
-        ("model_args", model_args()),
-        ("iter_num", Py::Int(run.step_count() as i64)),
-        ("best_val_loss", best),
-        ("config", Py::Dict(config)),
-    ]);
-    save(&value, &storages)
+    recipe.extend(model_args(run.model().config()));
+    recipe
 }
 
 /// A nanoGPT config file with the run's recipe: train.py takes its settings from here, not from
 /// the checkpoint, so resuming without it would train with nanoGPT's defaults.
 fn train_config(run: &Run, name: &str) -> String {
-    let (c, t) = (run.model().config(), run.train_config());
-    let py_bool = |b: bool| if b { "True" } else { "False" };
-    format!(
-        "# The recipe of the gpt-playground run exported here, for nanoGPT's train.py.\n\
-         out_dir = 'out-{name}'\ndataset = '{name}'\ninit_from = 'resume'\n\
-         eval_interval = {}\neval_iters = {}\nlog_interval = 10\nalways_save_checkpoint = False\n\
-         gradient_accumulation_steps = 1\nbatch_size = {}\nblock_size = {}\n\
-         n_layer = {}\nn_head = {}\nn_embd = {}\ndropout = {}\nbias = {}\n\
-         learning_rate = {}\nmax_iters = {}\nlr_decay_iters = {}\nmin_lr = {}\nwarmup_iters = {}\n\
-         decay_lr = {}\nweight_decay = {}\nbeta1 = {}\nbeta2 = {}\ngrad_clip = {}\n\
-         device = 'cpu'  # 'cuda' on a GPU\ndtype = 'float32'\ncompile = False\n",
-        t.eval_interval(),
-        t.eval_iters,
-        t.batch_size,
-        c.block_size,
-        c.n_layer,
-        c.n_head,
-        c.n_embd,
-        c.dropout,
-        py_bool(c.bias),
-        t.learning_rate,
-        t.max_iters,
-        t.lr_decay_iters.unwrap_or(t.max_iters),
-        t.min_lr,
-        t.warmup_iters,
-        py_bool(t.decay_lr),
-        t.weight_decay,
-        t.beta1,
-        t.beta2,
-        t.grad_clip,
-    )
+    let mut lines = vec!["# The recipe of the gpt-playground run exported here, for nanoGPT's train.py.".to_string()];
+    let file_only = [("log_interval", Py::Int(10)), ("always_save_checkpoint", Py::Bool(false))];
+    lines.extend(recipe(run, name).iter().chain(&file_only).map(|(key, value)| format!("{key} = {}", value.literal())));
+    lines.join("\n") + "\n"
 }
 
 fn readme(name: &str, step: usize) -> String {

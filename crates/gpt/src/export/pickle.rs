@@ -26,6 +26,18 @@ impl Py {
         Py::Str(s.into())
     }
 
+    /// A scalar as Python source writes it (a config file's values).
+    pub fn literal(&self) -> String {
+        match self {
+            Py::None => "None".into(),
+            Py::Bool(b) => (if *b { "True" } else { "False" }).into(),
+            Py::Int(i) => i.to_string(),
+            Py::Float(f) => format!("{f:?}"),
+            Py::Str(s) => format!("{s:?}"),
+            _ => unreachable!("only scalars are written as literals"),
+        }
+    }
+
     /// A dict with string keys.
     pub fn dict<'a>(items: impl IntoIterator<Item = (&'a str, Py)>) -> Py {
         Py::Dict(items.into_iter().map(|(k, v)| (Py::str(k), v)).collect())
