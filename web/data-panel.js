@@ -53,6 +53,7 @@ export function corpusChoice() {
 
 /** Puts back a saved run's text, marking its corpus when it was a bundled one (or its task). */
 export function restoreText(text, corpusId) {
+  corpusLoads++; // a corpus still loading (the first visit's) must not replace the run's text
   ui.corpus.value = [...ui.corpus.options].some((o) => o.value === corpusId) ? corpusId : OWN_TEXT;
   showPanel();
   if (taskChoice()) return;
@@ -64,6 +65,7 @@ export function restoreText(text, corpusId) {
 export function chooseTask(task) {
   const value = `${TASK}${task}`;
   if (taskChoice() === task || ![...ui.corpus.options].some((o) => o.value === value)) return;
+  corpusLoads++; // nor a task's choice
   ui.corpus.value = value;
   showPanel();
   changed();
