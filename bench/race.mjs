@@ -2,8 +2,7 @@
 // Time to nanoGPT's result, side by side: nanoGPT's own CPU recipe (its train.py, unmodified,
 // PyTorch on every core), then the nano-muon preset in the page (Chromium, its default workers)
 // and natively, round after round. Each final model is scored the same way: `gpt eval` over every
-// non-overlapping window of the held-out 10% (nanoGPT's checkpoint converted by
-// python/from_nanogpt.py).
+// non-overlapping window of the held-out 10% (nanoGPT's checkpoint brought back by `gpt import`).
 // Usage: node bench/race.mjs --nanogpt PATH [--rounds 3] [--data ../shared/data/tinyshakespeare.txt]
 //        [--only nanogpt,page,native]   (after scripts/build.sh and cargo build --release -p gpt-cli;
 //        nanoGPT needs torch and numpy, and its data/shakespeare_char is prepared from --data)
@@ -52,7 +51,7 @@ async function nanogpt(round) {
     '--dropout=0.0', `--out_dir=${out}`];
   const result = await timed(() => { run('python3', args, values.nanogpt); return {}; });
   const converted = join(work, `nanogpt-${round}.safetensors`);
-  run('python3', ['python/from_nanogpt.py', join(out, 'ckpt.pt'), converted, '--meta', join(data, 'meta.pkl')]);
+  run(GPT, ['import', join(out, 'ckpt.pt'), join(data, 'meta.pkl'), '--out', converted]);
   return { engine: 'nanoGPT train.py (PyTorch, every core)', ...result, val_loss: score(converted) };
 }
 

@@ -6,7 +6,7 @@ checkout and its requirements: pip install torch numpy tiktoken; not part of scr
 1. trains a small character run with `gpt` and exports it with `gpt export --nanogpt`;
 2. nanoGPT's sample.py, greedy (--top_k=1), must print what `gpt sample --temperature 0` does;
 3. nanoGPT's train.py --init_from=resume must continue from its step and save a new checkpoint;
-4. that checkpoint, back through from_nanogpt.py, must sample with `gpt`.
+4. that checkpoint, back through `gpt import` (with the export's meta.pkl), must sample with `gpt`.
 """
 
 import argparse
@@ -17,7 +17,6 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HERE = os.path.dirname(os.path.abspath(__file__))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 
 
@@ -62,7 +61,7 @@ def main():
     back = os.path.join(work, "back.safetensors")
     # nanoGPT saved its own config, so the vocabulary comes from its meta.pkl.
     meta = os.path.join(data_dir, "meta.pkl")
-    print(run([sys.executable, os.path.join(HERE, "from_nanogpt.py"), os.path.join(out_dir, "ckpt.pt"), back, "--meta", meta]))
+    print(run([*GPT, "import", os.path.join(out_dir, "ckpt.pt"), meta, "--out", back]))
     print(run([*GPT, "sample", "--checkpoint", back, "--prompt", prompt, "--max-new-tokens", "80"]))
     print("nanoGPT's sample.py and train.py --init_from=resume ran on the converted run, and it came back")
 

@@ -1,5 +1,5 @@
-"""The two checkpoint formats with the Python standard library alone: safetensors read and written,
-torch.save's archive read.
+"""The two checkpoint formats read with the Python standard library alone: safetensors, and
+torch.save's archive.
 
 - gpt-playground: one safetensors file (little-endian f32 tensors, JSON header, string metadata).
 - PyTorch/nanoGPT: `torch.save`'s zip archive: `data.pkl` (a pickle whose tensors point at
@@ -44,20 +44,6 @@ def read_safetensors(path):
         start, end = info["data_offsets"]
         tensors[name] = Tensor(tuple(info["shape"]), body[start:end])
     return tensors, meta
-
-
-def write_safetensors(path, tensors, meta):
-    """Writes f32 `tensors` (name → Tensor) and string `meta` as one safetensors file."""
-    header, offset = {"__metadata__": meta}, 0
-    for name, t in tensors.items():
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(t.data)]}
-        offset += len(t.data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text)
-        for t in tensors.values():
-            f.write(t.data)
 
 
 # ---- torch.save's format, read without torch (the core writes it: `gpt export --nanogpt`) ----

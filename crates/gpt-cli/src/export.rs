@@ -1,18 +1,23 @@
-//! `gpt export --nanogpt DIR`: a checkpoint and its text laid out as a nanoGPT checkout expects
-//! (`out-NAME/ckpt.pt`, `data/NAME/{meta.pkl,train.bin,val.bin}`, and a README with the commands).
+//! `gpt export`: a checkpoint as a nanoGPT checkout (`--nanogpt DIR`: `out-NAME/ckpt.pt`,
+//! `data/NAME/{meta.pkl,train.bin,val.bin}`, a config and a README with the commands) or as a
+//! Hugging Face Transformers GPT-2 folder (`--hf DIR`), or both.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["nanogpt", "hf"])))]
 pub struct Args {
     #[arg(long)]
     checkpoint: PathBuf,
-    /// The text the run trained on: it becomes train.bin and val.bin, split as the run split it.
+    /// The text the run trained on: it becomes nanoGPT's train.bin and val.bin, split as the run split it.
+    #[arg(long, required_if_eq("to", "nanogpt"))]
+    text: Option<PathBuf>,
+    /// A nanoGPT checkout's files, in this folder (made if missing).
     #[arg(long)]
-    text: PathBuf,
-    /// The folder to write (made if missing).
+    nanogpt: Option<PathBuf>,
+    /// A Transformers GPT-2 folder: config.json, model.safetensors, tokenizer.json and the rest.
     #[arg(long)]
-    nanogpt: PathBuf,
+    hf: Option<PathBuf>,
     /// The name of nanoGPT's dataset and output folders.
     #[arg(long, default_value = "gpt_playground")]
     name: String,
@@ -20,21 +25,30 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut run = super::open_run(&a.checkpoint)?;
-    let text = super::read_text(&a.text)?;
-    run.use_text(&text).map_err(|e| format!("{}: {e}", a.text.display()))?;
-    let files = gpt::export::nanogpt::export(&run, &a.name).map_err(|e| e.to_string())?;
-    for (path, bytes) in files {
-        let path = a.nanogpt.join(path);
-        let made = path.parent().map_or(Ok(()), std::fs::create_dir_all);
-        made.and_then(|()| std::fs::write(&path, bytes))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+    if let Some(dir) = &a.hf {
+        write(dir, gpt::interop::hf::export(&run).map_err(|e| e.to_string())?)?;
     }
+    let Some(dir) = &a.nanogpt else { return Ok(()) };
+    let text_path = a.text.as_ref().ok_or("--nanogpt needs --text, the text the run trained on")?;
+    let text = super::read_text(text_path)?;
+    run.use_text(&text).map_err(|e| format!("{}: {e}", text_path.display()))?;
+    write(dir, gpt::interop::nanogpt::export(&run, &a.name).map_err(|e| e.to_string())?)?;
     if run.train_config().optimizer == gpt::OptimizerKind::Muon {
         println!(
             "this run trained its block matrices with Muon; nanoGPT's train.py builds AdamW, so those matrices resume \
              with fresh AdamW moments (Muon's momentum does not carry over), the rest with their own"
         );
+    }
+    Ok(())
+}
+
+fn write(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+    for (path, bytes) in files {
+        let path = dir.join(path);
+        let made = path.parent().map_or(Ok(()), std::fs::create_dir_all);
+        made.and_then(|()| std::fs::write(&path, bytes))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
     }
     Ok(())
 }

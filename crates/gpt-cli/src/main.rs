@@ -4,6 +4,7 @@
 mod bench;
 mod eval;
 mod export;
+mod import;
 mod sample;
 mod train;
 
@@ -27,8 +28,10 @@ enum Command {
     Eval(eval::Args),
     /// Measure training speed (tokens/s, ms/iter).
     Bench(bench::Args),
-    /// Write a checkpoint and its text for another tool: nanoGPT.
+    /// Write a checkpoint for another tool: a nanoGPT checkout (with its text) or a Transformers folder.
     Export(export::Args),
+    /// A run back from nanoGPT, from Transformers, or from an export's zip, as a checkpoint.
+    Import(import::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        Command::Import(args) => import::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

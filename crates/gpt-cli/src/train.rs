@@ -58,6 +58,18 @@ pub struct Args {
     /// QK-norm: each head's queries and keys divided by their root mean square before attention.
     #[arg(long)]
     qk_norm: bool,
+    /// layernorm or rmsnorm.
+    #[arg(long, value_parser = by_name::<gpt::ops::NormKind>)]
+    norm: Option<gpt::ops::NormKind>,
+    /// gelu or relu.
+    #[arg(long, value_parser = by_name::<gpt::ops::Activation>)]
+    activation: Option<gpt::ops::Activation>,
+    /// Biases in the linear layers and LayerNorms (true or false).
+    #[arg(long)]
+    bias: Option<bool>,
+    /// Share the token embedding with the output layer (true or false).
+    #[arg(long)]
+    tie_weights: Option<bool>,
     #[arg(long)]
     lr: Option<f32>,
     #[arg(long)]
@@ -99,6 +111,11 @@ pub struct Args {
     resume: Option<PathBuf>,
 }
 
+/// A setting's value by the name a checkpoint's config gives it ("rmsnorm", "relu").
+fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(name.into())).map_err(|e| e.to_string())
+}
+
 impl Args {
     /// Flags that would change the model or recipe, which a resumed run keeps as it was.
     fn overrides(&self) -> Vec<&'static str> {
@@ -111,6 +128,10 @@ impl Args {
             ("--dropout", self.dropout.is_some()),
             ("--rope", self.rope),
             ("--qk-norm", self.qk_norm),
+            ("--norm", self.norm.is_some()),
+            ("--activation", self.activation.is_some()),
+            ("--bias", self.bias.is_some()),
+            ("--tie-weights", self.tie_weights.is_some()),
             ("--lr", self.lr.is_some()),
             ("--min-lr", self.min_lr.is_some()),
             ("--warmup", self.warmup.is_some()),
@@ -192,6 +213,10 @@ fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         model.n_embd = n_embd,
         model.block_size = block_size,
         model.dropout = dropout,
+        model.norm = norm,
+        model.activation = activation,
+        model.bias = bias,
+        model.tie_weights = tie_weights,
         train.batch_size = batch_size,
         train.learning_rate = lr,
         train.min_lr = min_lr,

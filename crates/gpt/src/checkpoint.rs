@@ -19,12 +19,12 @@ use safetensors::{Dtype, SafeTensors};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
-const FORMAT: &str = "gpt-playground/1";
-const EXP_AVG: &str = "optimizer.exp_avg.";
-const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
+pub(crate) const FORMAT: &str = "gpt-playground/1";
+pub(crate) const EXP_AVG: &str = "optimizer.exp_avg.";
+pub(crate) const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
 const MUON: &str = "optimizer.muon.";
 /// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
-const LM_HEAD: &str = "lm_head.weight";
+pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
 /// A loaded checkpoint: a model and, when the file has them, the optimiser state and training
 /// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
@@ -47,6 +47,21 @@ fn le_bytes(a: &ArrayD<f32>) -> Vec<u8> {
     a.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// A tensor to write: name, shape and little-endian f32 bytes.
+pub(crate) type Tensor = (String, Vec<usize>, Vec<u8>);
+
+/// One safetensors file of f32 `tensors` and string `metadata` (ours, and the Transformers export's).
+pub(crate) fn serialize(tensors: &[Tensor], metadata: HashMap<String, String>) -> Result<Vec<u8>> {
+    let views = tensors
+        .iter()
+        .map(|(name, shape, data)| {
+            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
+        })
+        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
+        .and_then(|views| safetensors::serialize(views, Some(metadata)));
+    views.map_err(|e| Error::Format(format!("could not write the safetensors file: {e}")))
+}
+
 fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
@@ -55,7 +70,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 pub fn save(run: &Run) -> Result<Vec<u8>> {
     let model = run.model();
     let params = model.params();
-    let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut tensors: Vec<Tensor> = Vec::new();
     for (name, value) in params.names.iter().zip(&params.values) {
         tensors.push((name.clone(), value.shape().to_vec(), le_bytes(value)));
     }
@@ -74,14 +89,7 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
             tensors.push((format!("{MUON}{}", params.names[i]), buffer.shape().to_vec(), le_bytes(buffer)));
         }
     }
-    let views = tensors
-        .iter()
-        .map(|(name, shape, data)| {
-            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
-        })
-        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
-        .and_then(|views| safetensors::serialize(views, Some(metadata(run))));
-    views.map_err(|e| Error::Format(format!("could not write the checkpoint: {e}")))
+    serialize(&tensors, metadata(run))
 }
 
 /// The header's metadata for `run`: everything but the tensors (a nanoGPT export carries it too).

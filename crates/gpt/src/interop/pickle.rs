@@ -13,10 +13,12 @@ pub enum Py {
     List(Vec<Py>),
     /// A dict, its items in order.
     Dict(Vec<(Py, Py)>),
-    /// A float32 tensor over storage `storage` (`data/<storage>` in a torch archive), contiguous.
+    /// A float32 tensor over storage `storage` (`data/<storage>` in a torch archive) of `numel`
+    /// elements, contiguous from element `offset`.
     Tensor {
         storage: usize,
         numel: usize,
+        offset: usize,
         shape: Vec<usize>,
     },
 }
@@ -35,6 +37,26 @@ impl Py {
             Py::Float(f) => format!("{f:?}"),
             Py::Str(s) => format!("{s:?}"),
             _ => unreachable!("only scalars are written as literals"),
+        }
+    }
+
+    /// The value under the string `key`, if this is a dict that has it.
+    pub fn get(&self, key: &str) -> Option<&Py> {
+        let Py::Dict(items) = self else { return None };
+        items.iter().find(|(k, _)| matches!(k, Py::Str(s) if s == key)).map(|(_, v)| v)
+    }
+
+    /// The value under the int `key`, if this is a dict that has it.
+    pub fn at(&self, key: i64) -> Option<&Py> {
+        let Py::Dict(items) = self else { return None };
+        items.iter().find(|(k, _)| *k == Py::Int(key)).map(|(_, v)| v)
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        if let Py::Int(i) = self {
+            Some(*i)
+        } else {
+            None
         }
     }
 
@@ -98,8 +120,8 @@ fn write(out: &mut Vec<u8>, value: &Py) {
             }
             out.push(b'u');
         }
-        Py::Tensor { storage, numel, shape } => {
-            // torch._utils._rebuild_tensor_v2(storage, 0, shape, strides, False, OrderedDict())
+        Py::Tensor { storage, numel, offset, shape } => {
+            // torch._utils._rebuild_tensor_v2(storage, offset, shape, strides, False, OrderedDict())
             global(out, "torch._utils", "_rebuild_tensor_v2");
             out.push(b'(');
             out.push(b'(');
@@ -109,7 +131,7 @@ fn write(out: &mut Vec<u8>, value: &Py) {
             write(out, &Py::str("cpu"));
             write(out, &Py::Int(*numel as i64));
             out.extend_from_slice(b"tQ"); // the tuple is a persistent id: BINPERSID
-            write(out, &Py::Int(0));
+            write(out, &Py::Int(*offset as i64));
             let strides = contiguous_strides(shape);
             write(out, &Py::Tuple(shape.iter().map(|&d| Py::Int(d as i64)).collect()));
             write(out, &Py::Tuple(strides.into_iter().map(|s| Py::Int(s as i64)).collect()));
@@ -122,7 +144,7 @@ fn write(out: &mut Vec<u8>, value: &Py) {
 }
 
 /// Row-major strides of `shape`, in elements.
-fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+pub(super) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1] * shape[i + 1];

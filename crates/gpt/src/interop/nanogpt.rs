@@ -16,37 +16,11 @@ use crate::tokenizer::Tokenizer;
 /// gets the run back with its history, random state and sampling settings.
 pub const OURS: &str = "gpt_playground";
 
-/// The export as one zip, its files at the root: unzipped in a nanoGPT checkout, they land where
-/// nanoGPT looks (the page's download).
-pub fn zip(run: &Run, name: &str) -> Result<Vec<u8>> {
-    let files = export(run, name)?;
-    Ok(super::zip::stored(&files.iter().map(|(path, bytes)| (path.clone(), bytes.as_slice())).collect::<Vec<_>>()))
-}
-
-/// `name` as a folder name nanoGPT's `--dataset` and `--out_dir` take: letters, digits, `-` and `_`.
-fn folder_name(name: &str) -> String {
-    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    if cleaned.trim_matches('_').is_empty() {
-        "gpt_playground".into()
-    } else {
-        cleaned
-    }
-}
-
 /// The files of the export, each with its path under the folder given.
 pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
-    let name = &folder_name(name);
-    if run.task().is_some() {
-        return Err(Error::Config("this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin)".into()));
-    }
+    let name = &super::folder_name(name);
     check(run)?;
-    let Tokenizer::Char(chars) = run.tokenizer() else {
-        return Err(Error::Config(
-            "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's byte pairs, not this run's: \
-             set Tokenizer to Characters and train again to export for nanoGPT"
-                .into(),
-        ));
-    };
+    let Tokenizer::Char(chars) = run.tokenizer() else { unreachable!("check refuses other tokenizers") };
     let text = run
         .text_data()
         .ok_or_else(|| Error::Config("this run has no text yet: give it the text it trains on".into()))?;
@@ -74,16 +48,23 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
-/// What nanoGPT's `model.py` cannot hold, named with the setting to change.
-fn check(run: &Run) -> Result<()> {
+/// What nanoGPT cannot hold, named with the setting to change.
+pub(super) fn check(run: &Run) -> Result<()> {
     let c = run.model().config();
     let refuse = |why: &str| Err(Error::Config(format!("{why} and train again to export for nanoGPT")));
     match () {
+        _ if run.task().is_some() => {
+            Err(Error::Config("this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin)".into()))
+        }
+        _ if !matches!(run.tokenizer(), Tokenizer::Char(_)) => refuse(
+            "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's own byte pairs, not this run's \
+             (the Transformers export keeps them): set Tokenizer to Characters",
+        ),
         _ if c.norm != NormKind::LayerNorm => {
             refuse("nanoGPT's model.py has LayerNorm, not RMSNorm: set Norm to LayerNorm")
         }
         _ if c.activation != Activation::Gelu => {
-            refuse("nanoGPT's model.py has GELU, not ReLU: set Activation to GELU")
+            refuse("nanoGPT's model.py has exact GELU, not this run's activation: set Activation to GELU")
         }
         _ if !c.tie_weights => {
             refuse("nanoGPT's model.py ties the output layer to the token embedding: tick Tie weights")
@@ -104,7 +85,7 @@ fn float(x: f32) -> Py {
 }
 
 /// nanoGPT's parameter names in `named_parameters()` order: the order of its optimizer's state.
-fn parameter_names(n_layer: usize, bias: bool) -> Vec<String> {
+pub(super) fn parameter_names(n_layer: usize, bias: bool) -> Vec<String> {
     let mut names = vec!["transformer.wte.weight".to_string(), "transformer.wpe.weight".into()];
     for i in 0..n_layer {
         for layer in ["ln_1", "attn.c_attn", "attn.c_proj", "ln_2", "mlp.c_fc", "mlp.c_proj"] {

@@ -1,0 +1,109 @@
+//! A Transformers GPT-2 folder back to a run. One we exported carries our metadata in
+//! `model.safetensors` and comes back with its history; one changed or made in Transformers takes
+//! its shape from `config.json` and its tokens from `tokenizer.json`, which must be one of ours
+//! (characters, or our byte pairs). Biases come back when any is not zero.
+
+use super::hf::{activation_name, gpt2_names, CONV1D, OURS};
+use super::hf_tokenizer::tokenizer_from_json;
+use crate::checkpoint::{serialize, Tensor, FORMAT};
+use crate::config::GPTConfig;
+use crate::error::{Error, Result};
+use crate::ops::Activation;
+use safetensors::{Dtype, SafeTensors};
+use serde_json::Value;
+use std::collections::HashMap;
+
+fn bad(why: impl std::fmt::Display) -> Error {
+    Error::Format(format!("this Transformers model {why}"))
+}
+
+/// Our checkpoint file for Transformers' `model.safetensors`, with its `config.json` and
+/// `tokenizer.json` (needed unless we wrote it).
+pub fn import(weights: &[u8], config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<Vec<u8>> {
+    let file =
+        SafeTensors::deserialize(weights).map_err(|e| bad(format!("is not a readable safetensors file: {e}")))?;
+    let (_, header) = SafeTensors::read_metadata(weights).map_err(|e| bad(format!("has an unreadable header: {e}")))?;
+    let mut meta = header.metadata().clone().unwrap_or_default();
+    match meta.remove(OURS) {
+        Some(format) => {
+            meta.insert("format".into(), format);
+        }
+        None => meta = foreign(config, tokenizer)?,
+    }
+    let mut model: GPTConfig =
+        serde_json::from_str(meta.get("config").map_or("", String::as_str)).map_err(|e| bad(format!("{e}")))?;
+    let mut tensors: Vec<Tensor> = Vec::new();
+    for name in gpt2_names(model.n_layer, model.tie_weights) {
+        let t = file.tensor(&name).map_err(|_| bad(format!("has no {name}")))?;
+        if t.dtype() != Dtype::F32 {
+            return Err(bad(format!("stores {name} as {:?}; save it as float32", t.dtype())));
+        }
+        let mut shape = t.shape().to_vec();
+        let mut data = t.data().to_vec();
+        if CONV1D.iter().any(|l| name.ends_with(&format!("{l}.weight"))) {
+            // Conv1D keeps (in, out); ours is (out, in).
+            let [rows, cols] = shape[..] else { return Err(bad(format!("has a {name} that is not a matrix"))) };
+            let mut t = vec![0u8; data.len()];
+            for (i, x) in data.chunks_exact(4).enumerate() {
+                let (r, c) = (i / cols, i % cols);
+                t[4 * (c * rows + r)..][..4].copy_from_slice(x);
+            }
+            (shape, data) = (vec![cols, rows], t);
+        }
+        tensors.push((name, shape, data));
+    }
+    // GPT-2 always has biases: a run without them exported zeros, which it drops again.
+    let is_bias = |name: &str| name.ends_with(".bias");
+    if !model.bias
+        && tensors.iter().any(|(n, _, d)| is_bias(n) && d.chunks_exact(4).any(|x| x != [0; 4] && x != [0, 0, 0, 0x80]))
+    {
+        model.bias = true;
+        meta.insert("config".into(), serde_json::to_string(&model).expect("plain data serialises"));
+    }
+    if !model.bias {
+        tensors.retain(|(n, _, _)| !is_bias(n));
+    }
+    serialize(&tensors, meta)
+}
+
+/// The metadata of a GPT-2 made or changed in Transformers, from its config and tokenizer.
+fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<String, String>> {
+    let (Some(config), Some(tokenizer)) = (config, tokenizer) else {
+        return Err(bad("needs its config.json and tokenizer.json too: choose all three files, or the folder zipped"));
+    };
+    let c: Value = serde_json::from_slice(config).map_err(|e| bad(format!("has an unreadable config.json: {e}")))?;
+    if c["model_type"] != "gpt2" {
+        return Err(bad(format!("is a {}, not a GPT-2", c["model_type"])));
+    }
+    let name = c["activation_function"].as_str().map(|n| n.replace("gelu_pytorch_tanh", "gelu_new"));
+    let known = [Activation::Gelu, Activation::GeluTanh, Activation::Relu];
+    let activation = known.into_iter().find(|&a| name.as_deref() == Some(activation_name(a))).ok_or_else(|| {
+        bad(format!("uses the activation {name:?}; the playground has \"gelu\", \"gelu_new\" (tanh) and \"relu\""))
+    })?;
+    let int =
+        |key: &str| c[key].as_u64().map(|v| v as usize).ok_or_else(|| bad(format!("has no {key} in config.json")));
+    let n_embd = int("n_embd")?;
+    if !(c["n_inner"].is_null() || c["n_inner"].as_u64() == Some(4 * n_embd as u64)) {
+        return Err(bad("has an MLP other than 4 × n_embd wide (n_inner)"));
+    }
+    let tokenizer: Value =
+        serde_json::from_slice(tokenizer).map_err(|e| bad(format!("has an unreadable tokenizer.json: {e}")))?;
+    let tokenizer = tokenizer_from_json(&tokenizer)?;
+    let model = GPTConfig {
+        vocab_size: int("vocab_size")?,
+        block_size: int("n_positions")?,
+        n_layer: int("n_layer")?,
+        n_head: int("n_head")?,
+        n_embd,
+        dropout: c["resid_pdrop"].as_f64().unwrap_or(0.0) as f32,
+        bias: false,
+        activation,
+        tie_weights: c["tie_word_embeddings"].as_bool().unwrap_or(true),
+        ..Default::default()
+    };
+    Ok(HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("config".into(), serde_json::to_string(&model).expect("plain data serialises")),
+        ("vocab".into(), tokenizer.to_json()),
+    ]))
+}

@@ -1,0 +1,65 @@
+//! Runs in other tools' formats, both ways: nanoGPT's checkout (`ckpt.pt`, a `torch.save` archive,
+//! and its data files) and Hugging Face Transformers' GPT-2 folder.
+
+pub mod hf;
+pub mod hf_import;
+mod hf_tokenizer;
+mod import;
+pub mod nanogpt;
+pub mod nanogpt_import;
+pub mod pickle;
+pub mod torch;
+mod unpickle;
+pub mod zip;
+
+pub use import::{import, Imported};
+
+use crate::error::{Error, Result};
+use crate::run::Run;
+
+/// The page's download: one zip holding `NAME-nanogpt/` (what goes into a nanoGPT checkout) and
+/// `NAME-transformers/` (a folder `from_pretrained` loads), with a README. A format that cannot
+/// hold the run is left out, the README saying why; only a run neither holds is refused.
+pub fn bundle(run: &Run, name: &str) -> Result<Vec<u8>> {
+    let name = folder_name(name);
+    let exports = [
+        ("nanoGPT", format!("{name}-nanogpt"), nanogpt::export(run, &name)),
+        ("Transformers", format!("{name}-transformers"), hf::export(run)),
+    ];
+    let mut files = Vec::new();
+    let mut readme = format!("# gpt-playground run `{name}` at step {}\n\n", run.step_count());
+    let mut refusals = Vec::new();
+    for (tool, folder, export) in exports {
+        match export {
+            Ok(export) => {
+                readme += &format!("- `{folder}/`: for {tool}; its README.md has the commands.\n");
+                files.extend(export.into_iter().map(|(path, bytes)| (format!("{folder}/{path}"), bytes)));
+            }
+            Err(e) => {
+                readme += &format!("- Not for {tool}: {e}.\n");
+                refusals.push(format!("not for {tool}: {e}"));
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::Config(refusals.join("; ")));
+    }
+    files.insert(0, ("README.md".into(), readme.into_bytes()));
+    Ok(zip::stored(&files.iter().map(|(path, bytes)| (path.clone(), bytes.as_slice())).collect::<Vec<_>>()))
+}
+
+/// Why each format that cannot hold `run` leaves it out (empty when both hold it).
+pub fn left_out(run: &Run) -> Vec<String> {
+    let refusal = |tool: &str, check: Result<()>| check.err().map(|e| format!("not for {tool}: {e}"));
+    [refusal("nanoGPT", nanogpt::check(run)), refusal("Transformers", hf::check(run))].into_iter().flatten().collect()
+}
+
+/// `name` as a folder name nanoGPT's `--dataset` and `--out_dir` take: letters, digits, `-` and `_`.
+fn folder_name(name: &str) -> String {
+    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    if cleaned.trim_matches('_').is_empty() {
+        "gpt_playground".into()
+    } else {
+        cleaned
+    }
+}
