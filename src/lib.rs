@@ -96,3 +96,23 @@ impl TextCounter {
         to_js(&self.0.stats())
     }
 }
+
+/// A run brought back from other tools' files (see `gpt::interop::import`).
+#[wasm_bindgen(getter_with_clone)]
+pub struct Imported {
+    /// Our checkpoint file, for `Run.open`.
+    pub checkpoint: Vec<u8>,
+    /// The text the run trained on, when the files hold it.
+    pub text: Option<String>,
+    /// The tool the files came from.
+    pub from: String,
+}
+
+/// The run in the files a person chose: ours, nanoGPT's, a Transformers folder's, or an export's zip.
+#[wasm_bindgen(js_name = importRun)]
+pub fn import_run(names: Vec<String>, files: Vec<js_sys::Uint8Array>) -> JsResult<Imported> {
+    let bytes: Vec<Vec<u8>> = files.iter().map(js_sys::Uint8Array::to_vec).collect();
+    let files: Vec<(String, &[u8])> = names.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
+    let imported = gpt::interop::import(&files).map_err(convert::js_error)?;
+    Ok(Imported { checkpoint: imported.checkpoint, text: imported.text, from: imported.from.into() })
+}

@@ -110,11 +110,15 @@ impl Run {
         self.inner.save().map_err(js_error)
     }
 
-    /// The run and its text as a nanoGPT checkout, zipped: `out-NAME/ckpt.pt`, `data/NAME/`
-    /// (meta.pkl, train.bin, val.bin), `config/train_NAME.py` and a README.
-    #[wasm_bindgen(js_name = exportNanogpt)]
-    pub fn export_nanogpt(&self, name: &str) -> JsResult<Vec<u8>> {
-        gpt::export::nanogpt::zip(&self.inner, name).map_err(js_error)
+    /// The run for nanoGPT and for Transformers, in one zip (see `gpt::interop::bundle`).
+    pub fn export(&self, name: &str) -> JsResult<Vec<u8>> {
+        gpt::interop::bundle(&self.inner, name).map_err(js_error)
+    }
+
+    /// Why a format leaves this run out of the export, one sentence each.
+    #[wasm_bindgen(js_name = exportLeftOut)]
+    pub fn export_left_out(&self) -> Vec<String> {
+        gpt::interop::left_out(&self.inner)
     }
 
     /// Takes `settings`' recipe and dropout for the next steps; a change that needs a new model

@@ -1,5 +1,5 @@
-// Checkpoints: Save downloads the whole training state; Export for nanoGPT downloads it with its
-// text as a nanoGPT checkout (a zip); Load opens a checkpoint in place of the current model.
+// Checkpoints: Save downloads the whole training state; Export downloads it for nanoGPT (with its
+// text) and for Transformers, in one zip; Load opens a checkpoint in place of the current model.
 import { chooseTask, restoreText, showMerges, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
 import { count } from './format.js';
@@ -12,18 +12,22 @@ import { setPhase, setStatus, showError, state } from './phase.js';
 import { showLoadedProgress, showRun, showTaskRun, TRAIN_ON } from './training-panel.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { save: $('save'), exportNanogpt: $('export-nanogpt'), load: $('load'), storage: $('storage-status') };
+const ui = { save: $('save'), exportRun: $('export'), load: $('load'), storage: $('storage-status') };
 
+/** The chosen files as one run: ours, nanoGPT's ckpt.pt with its meta.pkl, a Transformers
+ * folder's files, or an export's zip (the worker tells them apart). */
 async function loadCheckpoint() {
-  const file = ui.load.files[0];
-  if (!file) return;
+  const chosen = [...ui.load.files];
+  if (!chosen.length) return;
   ui.load.value = '';
-  if (state.steps > 0 && !confirm(`Replace the current model (${state.steps} steps) with ${file.name}?`)) return;
+  const what = chosen.length === 1 ? chosen[0].name : `${chosen.length} files`;
+  if (state.steps > 0 && !confirm(`Replace the current model (${state.steps} steps) with ${what}?`)) return;
   showError('');
-  setStatus(`Loading ${file.name}…`);
-  const bytes = await file.arrayBuffer();
-  const name = file.name.replace(/\.safetensors$/i, '');
-  send({ type: 'load', bytes, text: trainingText(), attentionText: attentionText(), name }, [bytes]);
+  setStatus(`Loading ${what}…`);
+  const files = await Promise.all(chosen.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
+  const main = chosen.find((f) => /\.(safetensors|pt|pth|zip)$/i.test(f.name)) ?? chosen[0];
+  const name = main.name.replace(/(-export)?\.(safetensors|pt|pth|zip)$/i, '');
+  send({ type: 'load', files, text: trainingText(), attentionText: attentionText(), name }, files.map((f) => f.bytes));
 }
 
 /** Downloads `bytes` as a file called `filename`. */
@@ -41,13 +45,18 @@ function download({ bytes, step, name }) {
   setStatus(`Saved the model at step ${count(step)} as ${filename}.`);
 }
 
-function exported({ bytes, name }) {
-  const filename = `${name}-nanogpt.zip`;
+function exported({ bytes, name, leftOut }) {
+  const filename = `${name}-export.zip`;
   saveFile(bytes, filename, 'application/zip');
-  setStatus(`Saved ${filename}: unzip it in a nanoGPT checkout; its README.md has the commands to sample and train on.`);
+  const folders = [['nanoGPT', 'nanogpt', 'goes into a nanoGPT checkout'], ['Transformers', 'transformers', 'loads with from_pretrained']]
+    .filter(([tool]) => !leftOut.some((why) => why.startsWith(`not for ${tool}:`)))
+    .map(([, folder, use]) => `${name}-${folder}/ ${use}`);
+  const missing = leftOut.map((why) => ` It is ${why}.`).join('');
+  setStatus(`Saved ${filename}: ${folders.join(', ')}; each README.md has the commands.${missing}`);
 }
 
-function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, task, milestones }) {
+function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, imported, task, milestones }) {
+  if (imported?.text !== undefined) restoreText(imported.text, 'own');
   if (restored) {
     restoreText(restored.text, restored.corpusId);
     setAttentionText(restored.page?.attentionText ?? '');
@@ -67,7 +76,8 @@ function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastS
   showLoadedProgress(step, total);
   showTextProblem(textProblem);
   const phase = step >= total ? 'finished' : 'paused';
-  const what = restored ? `${restored.restored ? 'Restored' : 'Opened'} run '${restored.name}'` : 'Loaded a model';
+  const from = imported && imported.from !== 'gpt-playground' ? ` from ${imported.from}${imported.text === undefined ? '' : ' with its text'}` : '';
+  const what = restored ? `${restored.restored ? 'Restored' : 'Opened'} run '${restored.name}'` : `Loaded a model${from}`;
   const sample = task ? 'try it on problems' : 'sample';
   const next = textProblem ? 'Sample from it, or fit the text to train it.'
     : phase === 'paused' ? `Resume to keep training, or ${sample}.` : `${task ? 'Try it on problems' : 'Sample from it'}, or ${TRAIN_ON}.`;
@@ -76,9 +86,9 @@ function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastS
 
 export function initCheckpoints() {
   ui.save.addEventListener('click', () => send({ type: 'save' }));
-  ui.exportNanogpt.addEventListener('click', () => { showError(''); send({ type: 'export-nanogpt' }); });
+  ui.exportRun.addEventListener('click', () => { showError(''); send({ type: 'export' }); });
   on('exported', exported);
-  on('error:export-nanogpt', ({ message }) => showError(`Not exported for nanoGPT: ${message}.`));
+  on('error:export', ({ message }) => showError(`Not exported: ${message}.`));
   ui.load.addEventListener('change', loadCheckpoint);
   on('saved', download);
   on('loaded', loaded);

@@ -5,7 +5,7 @@ import { readNumber } from './config-form.js';
 const $ = (id) => document.getElementById(id);
 const ui = {
   status: $('status'), error: $('train-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
-  reset: $('reset'), save: $('save'), exportNanogpt: $('export-nanogpt'), load: $('load'), generate: $('generate'), solve: $('solve'),
+  reset: $('reset'), save: $('save'), exportRun: $('export'), load: $('load'), generate: $('generate'), solve: $('solve'),
   iterations: $('config').elements.max_iters,
 };
 
@@ -48,7 +48,7 @@ export function render() {
   ui.resume.disabled = !(state.hasText && (phase === 'paused' || (phase === 'finished' && target > state.steps)));
   ui.reset.disabled = !hasModel() || phase === 'training';
   ui.save.disabled = !hasModel() || phase === 'training';
-  ui.exportNanogpt.disabled = ui.save.disabled;
+  ui.exportRun.disabled = ui.save.disabled;
   ui.load.disabled = ['loading', 'creating', 'training', 'pausing', 'crashed'].includes(phase);
   ui.generate.disabled = !hasModel() || state.sampleRunning;
   ui.solve.disabled = !hasModel();

@@ -2,11 +2,11 @@
 // it (trainer.js, with replicas computing a share of every step when there are several workers),
 // answers the page's requests of it, and keeps the run saved (autosave.js).
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
-//               load {bytes, text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
-//               workers {count (a number, or 'auto'), most}, pause, reset, save, export-nanogpt, download {id}, rename {id, name}, delete {id},
+//               load {files: [{name, bytes}], text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
+//               workers {count (a number, or 'auto'), most}, pause, reset, save, export, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
 //               next {prompt, temperature}, inside {open, probe}.
-// Messages out: ready, created, loaded {..., restored?, textProblem?}, saved {bytes, step, name}, exported {bytes, name},
+// Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
 //               inside {inside, timelapse?}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
@@ -105,9 +105,15 @@ const handlers = {
     views.live(trainer.run);
     views.insideViews(trainer.run);
   },
-  load({ bytes, text, attentionText, name }) {
-    open(bytes, text, { attentionText }, {});
-    autosave.start({ name, corpus: 'a checkpoint file', corpusId: 'own' });
+  // Our checkpoint, or another tool's files (nanoGPT's, Transformers', an export's zip), which may
+  // bring the run's own text.
+  load({ files, text, attentionText, name }) {
+    const imported = importRun(files.map((f) => f.name), files.map((f) => new Uint8Array(f.bytes)));
+    const { checkpoint, from } = imported;
+    const ownText = imported.text;
+    imported.free();
+    open(checkpoint, ownText ?? text, { attentionText }, { imported: { from, text: ownText } });
+    autosave.start({ name, corpus: from === 'gpt-playground' ? 'a checkpoint file' : `files from ${from}`, corpusId: 'own' });
     saveNow();
   },
   // The last run comes back only if the person has not started or opened one meanwhile.
@@ -128,12 +134,12 @@ const handlers = {
     const bytes = run.save();
     post({ type: 'saved', bytes: bytes.buffer, step: run.status.step, name: autosave.current?.name }, [bytes.buffer]);
   },
-  'export-nanogpt'() {
+  export() {
     const { run } = trainer;
     if (!run) return;
     const name = autosave.current?.name ?? 'gpt_playground';
-    const bytes = run.exportNanogpt(name);
-    post({ type: 'exported', bytes: bytes.buffer, name }, [bytes.buffer]);
+    const bytes = run.export(name);
+    post({ type: 'exported', bytes: bytes.buffer, name, leftOut: run.exportLeftOut() }, [bytes.buffer]);
   },
   async download({ id }) {
     const { record, bytes } = await loadRun(id);
@@ -199,11 +205,12 @@ const handlers = {
 // Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
 const engine = import('./wasm.js');
 let Run = null;
+let importRun = null;
 let memoryBytes = null;
 
 self.onmessage = async ({ data }) => {
   try {
-    if (!Run) ({ Run, memoryBytes } = await engine);
+    if (!Run) ({ Run, importRun, memoryBytes } = await engine);
     await handlers[data.type]?.(data);
   } catch (e) {
     if (data.type === 'sample') post({ type: 'sample-done' });

@@ -1,0 +1,104 @@
+// Export for nanoGPT and Transformers, and back, in Chromium: the download is one zip, a nanoGPT
+// checkout's files (ckpt.pt holding the page's model, read back with the standard library,
+// python/checkpoint_formats.py; train.bin and val.bin the page's text) beside a Transformers
+// folder. Loading that zip brings the run back with its text; loading a Transformers folder's
+// files brings the model back. What a tool cannot hold is left out or refused with the setting
+// to change, and the model stays.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPlayground, saveCheckpoint, untilStatus } from './session.mjs';
+
+const PYTHON = new URL('../../python/', import.meta.url).pathname;
+let session, page, errors, exported;
+
+before(async () => {
+  session = await openPlayground();
+  ({ page, errors } = session);
+  page.on('dialog', (d) => d.accept());
+});
+after(() => session?.close());
+
+/** What python/checkpoint_formats.py reads of the export `zip` and the checkpoint `run`; the zip is unpacked into `dir`. */
+function readBack(zip, run, dir) {
+  const script = `
+import io, json, sys, zipfile
+from checkpoint_formats import load_torch, read_safetensors
+z = zipfile.ZipFile(sys.argv[1])
+z.extractall(sys.argv[3])
+names = sorted(z.namelist())
+ckpt = [n for n in names if n.endswith('ckpt.pt')][0]
+loaded = load_torch(io.BytesIO(z.read(ckpt)))
+tensors, meta = read_safetensors(sys.argv[2])
+same = all(loaded['model'][n].data == t.data for n, t in tensors.items() if not n.startswith('optimizer.'))
+bins = {n: len(z.read(n)) // 2 for n in names if n.endswith('.bin')}
+print(json.dumps({'names': names, 'iter_num': loaded['iter_num'], 'same_weights': same, 'bins': bins}))`;
+  return JSON.parse(execFileSync('python3', ['-c', script, zip, run, dir], { cwd: PYTHON, encoding: 'utf8' }));
+}
+
+const exportButton = () => page.getByRole('button', { name: 'Export for nanoGPT and Transformers' });
+
+test('Export downloads one zip: a nanoGPT checkout of the model and its text, and a Transformers folder', async () => {
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByText(/59,167 characters/).waitFor();
+  await page.getByLabel('Preset').selectOption('tiny');
+  await page.getByLabel('Iterations', { exact: true }).fill('40');
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 40 steps/, 60000);
+  const run = (await saveCheckpoint(page)).path;
+  const [download] = await Promise.all([page.waitForEvent('download'), exportButton().click()]);
+  assert.equal(download.suggestedFilename(), 'names-tiny-export.zip');
+  await untilStatus(page, /^Saved names-tiny-export\.zip: names-tiny-nanogpt\/ goes into a nanoGPT checkout, names-tiny-transformers\/ loads with from_pretrained/);
+  exported = { zip: await download.path(), dir: mkdtempSync(join(tmpdir(), 'export-')) };
+  const back = readBack(exported.zip, run, exported.dir);
+  const nano = 'names-tiny-nanogpt/';
+  const hf = 'names-tiny-transformers/';
+  assert.deepEqual(back.names, ['README.md', `${nano}README.md`, `${nano}config/train_names-tiny.py`, `${nano}data/names-tiny/meta.pkl`,
+    `${nano}data/names-tiny/train.bin`, `${nano}data/names-tiny/val.bin`, `${nano}out-names-tiny/ckpt.pt`,
+    `${hf}README.md`, `${hf}config.json`, `${hf}generation_config.json`, `${hf}model.safetensors`, `${hf}tokenizer.json`,
+    `${hf}tokenizer_config.json`]);
+  assert.equal(back.iter_num, 40);
+  assert.ok(back.same_weights, 'ckpt.pt holds the page\'s weights');
+  assert.equal(back.bins[`${nano}data/names-tiny/train.bin`] + back.bins[`${nano}data/names-tiny/val.bin`], 59167, 'every character of the text');
+  assert.deepEqual(errors, []);
+});
+
+test('the export\'s zip loads back with its text, and a Transformers folder\'s files load back too', async () => {
+  const box = page.getByLabel('Training text');
+  const names = await box.inputValue();
+  await page.getByLabel('Corpus').selectOption('shakespeare');
+  await page.waitForFunction((before) => document.getElementById('text').value !== before, names);
+  await page.getByLabel('Load checkpoint').setInputFiles(exported.zip);
+  await untilStatus(page, /^Loaded a model from nanoGPT with its text at step 40\. Sample from it, or /);
+  assert.equal(await box.inputValue(), names, 'the run\'s own text came back from train.bin and val.bin');
+  assert.equal(await page.getByLabel('Corpus').inputValue(), 'own');
+
+  const folder = join(exported.dir, 'names-tiny-transformers');
+  await page.getByLabel('Load checkpoint').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => join(folder, f)));
+  await untilStatus(page, /^Loaded a model from Transformers at step 40\./);
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForFunction(() => document.getElementById('sample-output').textContent.length > 20);
+
+  await page.getByLabel('Load checkpoint').setInputFiles(join(folder, 'README.md'));
+  await page.getByRole('alert').getByText(/none of these files is a model: choose a gpt-playground checkpoint/).waitFor();
+  await untilStatus(page, /The checkpoint was not loaded; the current model is unchanged/);
+  await session.shot('import-refused');
+  assert.deepEqual(errors, []);
+});
+
+test('a model neither tool can run is refused with the settings to change, and stays', async () => {
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByText(/59,167 characters/).waitFor();
+  await page.getByLabel('RoPE').check();
+  await page.getByRole('button', { name: 'Train' }).click();
+  await untilStatus(page, /^Finished 40 steps/, 60000);
+  await exportButton().click();
+  await page.getByRole('alert').getByText(/Not exported: not for nanoGPT: nanoGPT's model\.py has a learned position table, not RoPE: untick RoPE and train again.*not for Transformers: .*untick RoPE/).waitFor();
+  await page.getByRole('button', { name: 'Generate' }).click();
+  await page.waitForFunction(() => document.getElementById('sample-output').textContent.length > 20);
+  await session.shot('export-refused');
+  assert.deepEqual(errors, []);
+});
