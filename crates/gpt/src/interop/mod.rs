@@ -42,7 +42,9 @@ pub fn bundle(run: &Run, name: &str) -> Result<Vec<u8>> {
         }
     }
     if files.is_empty() {
-        return Err(Error::Config(refusals.join("; ")));
+        // The weights alone still go to PyTorch: our checkpoint keeps nanoGPT's state_dict names.
+        let keep = "Save checkpoint keeps every setting, its weights under nanoGPT's names for PyTorch";
+        return Err(Error::Config(format!("{}; {keep}", refusals.join("; "))));
     }
     files.insert(0, ("README.md".into(), readme.into_bytes()));
     Ok(zip::stored(&files.iter().map(|(path, bytes)| (path.clone(), bytes.as_slice())).collect::<Vec<_>>()))

@@ -65,14 +65,13 @@ impl Loaded<'_> {
         let bad = |why: &str| Error::Format(format!("the checkpoint's {name} {why}"));
         let Py::Tensor { storage, numel, offset, shape } = tensor else { return Err(bad("is not a tensor")) };
         let blob = self.storages.get(storage).ok_or_else(|| bad("points at a storage the archive lacks"))?;
-        let len = shape.iter().product::<usize>();
-        if blob.len() != 4 * numel || offset + len > *numel {
+        let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        let end = len.and_then(|len| offset.checked_add(len)).filter(|&end| end <= *numel);
+        let (Some(end), true) = (end, numel.checked_mul(4) == Some(blob.len())) else {
             return Err(bad("does not fit its storage: the file is cut short or damaged"));
-        }
-        let values = blob[4 * offset..4 * (offset + len)]
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        };
+        let values =
+            blob[4 * offset..4 * end].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
         Ok((shape.clone(), values))
     }
 }

@@ -29,6 +29,9 @@ fn bad(why: impl std::fmt::Display) -> Error {
 pub fn unpickle(bytes: &[u8]) -> Result<Py> {
     let mut stack: Vec<Item> = Vec::new();
     let mut memo: HashMap<u32, Item> = HashMap::new();
+    // Each reference to a stored value copies it here (Python shares it), so a few bytes of
+    // nested references could ask for more memory than any tab has: copies are counted.
+    let mut copied = 0usize;
     let mut r = Reader { bytes, at: 0 };
     macro_rules! int {
         ($t:ty) => {
@@ -98,7 +101,12 @@ pub fn unpickle(bytes: &[u8]) -> Result<Py> {
             }
             b'h' | b'j' => {
                 let key = if op == b'h' { int!(u8) as u32 } else { int!(u32) };
-                memo.get(&key).cloned().ok_or_else(|| bad("refers to a value it never stored"))?
+                let item = memo.get(&key).ok_or_else(|| bad("refers to a value it never stored"))?;
+                copied += weight(item);
+                if copied > MAX_COPIED {
+                    return Err(bad("refers to its values so often that copying them would not fit in memory"));
+                }
+                item.clone()
             }
             b't' => {
                 let mark = stack.iter().rposition(|i| matches!(i, Item::Mark)).ok_or_else(|| bad("has no mark"))?;
@@ -160,6 +168,26 @@ pub fn unpickle(bytes: &[u8]) -> Result<Py> {
     match stack.pop() {
         Some(item) if stack.is_empty() => value(item),
         _ => Err(bad("does not end with one value")),
+    }
+}
+
+/// The most values references may copy: far beyond any checkpoint's, far below a tab's memory.
+const MAX_COPIED: usize = 1 << 20;
+
+/// How many values `item` holds, itself included.
+fn weight(item: &Item) -> usize {
+    match item {
+        Item::Value(v) => value_weight(v),
+        Item::Tuple(items) => 1 + items.iter().map(weight).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn value_weight(value: &Py) -> usize {
+    match value {
+        Py::Tuple(items) | Py::List(items) => 1 + items.iter().map(value_weight).sum::<usize>(),
+        Py::Dict(items) => 1 + items.iter().map(|(k, v)| value_weight(k) + value_weight(v)).sum::<usize>(),
+        _ => 1,
     }
 }
 
@@ -295,5 +323,12 @@ mod tests {
         assert!(message(b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00lsq\x00\x85R.").contains("calls os.system"));
         assert!(message(&PROTOCOL_2[..40]).contains("cut short"));
         assert!(message(b"\x80\x02V.").contains("opcode 0x56"));
+        // A list of two references to the list before it, 40 deep: 2^40 copies.
+        let mut laughs = b"\x80\x02]q\x00".to_vec();
+        for i in 0..40u8 {
+            laughs.extend_from_slice(&[b']', b'(', b'h', i, b'h', i, b'e', b'q', i + 1]);
+        }
+        laughs.push(b'.');
+        assert!(message(&laughs).contains("would not fit in memory"));
     }
 }
