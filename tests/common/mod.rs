@@ -4,7 +4,7 @@
 #[path = "../../crates/gpt/tests/pytorch/mod.rs"]
 mod pytorch;
 
-use gpt_playground::{describe_model, describe_task, orthogonalize, presets, tasks, version, Run};
+use gpt_playground::{describe_model, describe_task, import_run, orthogonalize, presets, tasks, version, Run};
 use js_sys::{Float32Array, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -200,6 +200,20 @@ fn save_and_load_continue_the_same_run() {
     assert!(message(err).contains("'Z'"));
     assert_eq!(restored.missing_chars("the ZEBRA!"), ["!", "A", "B", "E", "R", "Z"]);
     assert_eq!(restored.keep_known("the ZEBRA!"), "the ");
+}
+
+#[wasm_bindgen_test]
+fn an_export_comes_back_with_its_text() {
+    let mut trainer = new_run(TINY, &text()).unwrap();
+    trainer.train(2).unwrap();
+    assert!(trainer.export_left_out().is_empty(), "nanoGPT and Transformers both hold this model");
+    let zip = trainer.export("names").unwrap();
+    let imported = import_run(vec!["names-export.zip".into()], vec![js_sys::Uint8Array::from(&zip[..])]).unwrap();
+    assert_eq!((imported.from.as_str(), imported.text.as_deref()), ("nanoGPT", Some(text().as_str())));
+    let back = Run::open(&imported.checkpoint).unwrap();
+    assert_eq!(num(&back.status().unwrap(), "step"), 2.0);
+    let err = import_run(vec!["notes.txt".into()], vec![js_sys::Uint8Array::from(&b"hello"[..])]).err().unwrap();
+    assert!(message(err).contains("none of these files is a model"));
 }
 
 #[wasm_bindgen_test]
