@@ -25,7 +25,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
-ODD = "Ça va? 😀 naïve e\u0301 — 東京 ٣٤ ½\t\ttabs  and   spaces\n\n\n  x's 'quoted' 2024-11-24!!\r\n"
+ODD = "Ça va? 😀 naïve e\u0301 — 東京 ٣٤ ½ Ⅻ12 〇3\t\ttabs  and   spaces\n\n\n  x's 'quoted' 2024-11-24!!\r\n"
 RUNS = {
     "char": ["--activation", "gelu", "--tie-weights", "true", "--bias", "false"],
     "bpe": ["--tokenizer", "bpe", "--vocab-size", "400", "--activation", "relu", "--tie-weights", "false", "--bias", "true"],

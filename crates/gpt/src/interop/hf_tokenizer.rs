@@ -7,14 +7,16 @@ use crate::error::{Error, Result};
 use crate::tokenizer::{BpeTokenizer, CharTokenizer, Tokenizer};
 use serde_json::{json, Map, Value};
 
-/// Our pre-tokenizer's pieces as a regex (Oniguruma, as `tokenizers` compiles it): a run of
-/// letters (combining marks included), of digits, or of other symbols, each with at most one
-/// leading space; a run of whitespace leaves a last space to the word that follows.
+/// Our pre-tokenizer's pieces as a regex: a run of letters (combining marks included), of
+/// digits, or of other symbols, each with at most one leading space; a run of whitespace leaves
+/// a last space to the word that follows. Written for both Oniguruma (Rust's `tokenizers`) and
+/// JavaScript's Unicode regexes (transformers.js): properties, lookaheads and literal characters
+/// only, no class intersections or `\x{..}` escapes.
 const PIECES: &str = concat!(
-    r" ?[\p{Alphabetic}\x{0300}-\x{036F}\x{1AB0}-\x{1AFF}\x{1DC0}-\x{1DFF}\x{20D0}-\x{20FF}\x{FE20}-\x{FE2F}]+",
-    r"| ?[\p{N}&&[^\p{Alphabetic}]]+",
-    r"| ?[^\p{Alphabetic}\x{0300}-\x{036F}\x{1AB0}-\x{1AFF}\x{1DC0}-\x{1DFF}\x{20D0}-\x{20FF}\x{FE20}-\x{FE2F}\p{N}\p{White_Space}]+",
-    r"|\p{White_Space}+(?= \P{White_Space})|\p{White_Space}+",
+    " ?[\\p{Alphabetic}\u{300}-\u{36F}\u{1AB0}-\u{1AFF}\u{1DC0}-\u{1DFF}\u{20D0}-\u{20FF}\u{FE20}-\u{FE2F}]+",
+    "| ?(?:(?!\\p{Alphabetic})\\p{N})+",
+    "| ?[^\\p{Alphabetic}\u{300}-\u{36F}\u{1AB0}-\u{1AFF}\u{1DC0}-\u{1DFF}\u{20D0}-\u{20FF}\u{FE20}-\u{FE2F}\\p{N}\\p{White_Space}]+",
+    "|\\p{White_Space}+(?= \\P{White_Space})|\\p{White_Space}+",
 );
 
 /// `tokenizer.json` for `tokenizer`.
