@@ -1,5 +1,6 @@
-"""Runs go to nanoGPT's checkout (`gpt export --nanogpt`) and back (`gpt import`) with every
-tensor, setting and token intact, read back with the standard library.
+"""Runs go to nanoGPT's checkout (`gpt export --nanogpt`) and to a Transformers folder
+(`gpt export --hf`), and back (`gpt import`), with every tensor, setting and token intact, read
+back with the standard library.
 
     python3 -m unittest discover -s python -p 'test_*.py'     (scripts/test.sh runs it)
 
@@ -74,6 +75,25 @@ class NanoGptFormat(unittest.TestCase):
         self.assertEqual(self.greedy(back), self.greedy(self.run_path))
         with open(self.path("back.txt")) as f:
             self.assertEqual(f.read(), TEXT)
+
+    def test_a_run_goes_to_transformers_and_back_intact(self):
+        tensors, meta = read_safetensors(self.run_path)
+        folder = self.path("transformers")
+        gpt("export", "--checkpoint", self.run_path, "--hf", folder)
+        hf_tensors, hf_meta = read_safetensors(os.path.join(folder, "model.safetensors"))
+        self.assertEqual(hf_meta["format"], "pt")  # as Transformers wants it
+        c_attn = hf_tensors["transformer.h.0.attn.c_attn.weight"]
+        self.assertEqual(c_attn.shape, tuple(reversed(tensors["transformer.h.0.attn.c_attn.weight"].shape)), "Conv1D layout")
+        with open(os.path.join(folder, "tokenizer.json")) as f:
+            vocab = json.load(f)["model"]["vocab"]
+        self.assertEqual(sorted(vocab, key=vocab.get), json.loads(meta["vocab"]))
+        back = self.path("back-hf.safetensors")
+        gpt("import", folder, "--out", back)
+        back_tensors, _ = read_safetensors(back)
+        for name, t in tensors.items():
+            if not name.startswith("optimizer.") and name != "lm_head.weight":
+                self.assertEqual((back_tensors[name].shape, back_tensors[name].data), (t.shape, t.data), name)
+        self.assertEqual(self.greedy(back), self.greedy(self.run_path))
 
     def test_gpt_export_writes_a_nanogpt_checkout_with_the_runs_own_data(self):
         out, loaded, meta_pkl = self.export(self.run_path)

@@ -45,7 +45,7 @@ suite "cargo fmt" one cargo fmt --all -- --check
 suite "clippy (native)" one cargo clippy --workspace --all-targets -- -D warnings
 suite "clippy (wasm32)" one cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "native tests" cargo cargo test --workspace
-suite "nanoGPT format round trip (Python, standard library)" one python3 -m unittest discover -s python -p 'test_*.py'
+suite "nanoGPT and Transformers exports and back (Python, standard library)" one python3 -m unittest discover -s python -p 'test_*.py'
 # Release mode: the tests that train run about ten times faster than in a debug wasm build.
 # Each suite runs in both engine builds: SIMD128, and SIMD128 + relaxed SIMD (its own target dir).
 relaxed() { RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed "$@"; }
