@@ -50,8 +50,11 @@ pub fn import(files: &[(String, &[u8])]) -> Result<Imported> {
         return Ok(Imported { checkpoint, text, from: "nanoGPT" });
     }
     let (config, tokenizer) = (named("config.json")?, named("tokenizer.json")?);
-    // A safetensors file by its name, or by its start (a header length, then JSON) whatever its name.
-    let is_model = |name: &str, bytes: &[u8]| name.ends_with(".safetensors") || bytes.get(8) == Some(&b'{');
+    // A safetensors file by its name, or, when the name has no extension, by its start (a header
+    // length, then JSON).
+    let is_model = |name: &str, bytes: &[u8]| {
+        name.ends_with(".safetensors") || (!base(name).contains('.') && bytes.get(8) == Some(&b'{'))
+    };
     let models: Vec<&[u8]> = all.iter().filter(|(name, b)| is_model(name, b)).map(|(_, b)| *b).collect();
     match models.as_slice() {
         [bytes] if is_transformers(bytes) || config.is_some() => {
