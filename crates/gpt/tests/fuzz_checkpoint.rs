@@ -4,9 +4,12 @@
 //! specific error, never a panic, and never allocates more than the file's size justifies
 //! (a counting allocator measures it). `FUZZ_SCALE=100` runs a hundred times more.
 
+#[path = "fuzz/fields.rs"]
+mod fields;
 mod fuzz;
 
-use fuzz::{assert_specific, cases, MODEL_FIELDS, TASK_FIELDS, TEXT};
+use fields::{MODEL_FIELDS, TASK_FIELDS};
+use fuzz::{assert_specific, cases, TEXT};
 use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use safetensors::SafeTensors;

@@ -80,7 +80,7 @@ fn as_saved_by_transformers(weights: &[u8], change: impl Fn(&str, &mut [f32])) -
         .map(|(name, t)| {
             let mut values: Vec<f32> =
                 t.data().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
-            change(&name, &mut values);
+            change(name, &mut values);
             (name.to_string(), t.shape().to_vec(), values.iter().flat_map(|x| x.to_le_bytes()).collect())
         })
         .collect();

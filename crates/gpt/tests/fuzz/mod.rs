@@ -1,5 +1,5 @@
 //! What the fuzz tests share: how many cases to run, a text to train on, and what makes an
-//! error specific.
+//! error specific. (`fields.rs` names the settings' fields, for the tests that edit them.)
 
 use proptest::prelude::*;
 
@@ -8,24 +8,6 @@ pub fn cases(ci: u32) -> ProptestConfig {
     let scale = std::env::var("FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1u32);
     ProptestConfig { cases: ci.saturating_mul(scale), failure_persistence: None, ..ProptestConfig::default() }
 }
-
-/// The fields of a model's config, as checkpoints and settings write them.
-pub const MODEL_FIELDS: [&str; 11] = [
-    "vocab_size",
-    "block_size",
-    "n_layer",
-    "n_head",
-    "n_embd",
-    "dropout",
-    "bias",
-    "norm",
-    "activation",
-    "tie_weights",
-    "rope",
-];
-
-/// The fields of a task's settings.
-pub const TASK_FIELDS: [&str; 6] = ["name", "length", "symbols", "digits", "p", "train_fraction"];
 
 /// A sentence with every letter: repeated, it trains a tiny model.
 pub const TEXT: &str = "the quick brown fox jumps over the lazy dog. \n";

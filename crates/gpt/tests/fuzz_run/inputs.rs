@@ -1,7 +1,8 @@
 //! What the fuzz tests feed the run: texts, edge values, settings (typed, and as JSON with missing,
 //! unknown and mistyped fields) and sampling options.
 
-use super::fuzz::{MODEL_FIELDS, TASK_FIELDS, TEXT};
+use super::fields::{MODEL_FIELDS, TASK_FIELDS};
+use super::fuzz::TEXT;
 use gpt::ops::{Activation, NormKind};
 use gpt::{GPTConfig, OptimizerKind, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
 use proptest::prelude::*;

@@ -6,6 +6,8 @@
 //! Every case ends in a result or a specific error, never a panic, and a failed call leaves the
 //! run's weights, step and settings as they were. `FUZZ_SCALE=100` runs a hundred times more.
 
+#[path = "../fuzz/fields.rs"]
+mod fields;
 #[path = "../fuzz/mod.rs"]
 mod fuzz;
 mod inputs;
