@@ -291,44 +291,5 @@ fn call(name: &str, args: Vec<Item>) -> Result<Item> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What Python's pickle.dumps(v, protocol) gives for
-    /// v = {'vocab_size': 3, 'itos': {0: '\n', 1: 'a', 2: 'é'}, 'big': 2**40, 'neg': -300,
-    ///      'f': 0.5, 't': (1, 'x'), 'l': [True, None, 70000]}
-    const PROTOCOL_2: &[u8] = b"\x80\x02\x7d\x71\x00\x28\x58\x0a\x00\x00\x00\x76\x6f\x63\x61\x62\x5f\x73\x69\x7a\x65\x71\x01\x4b\x03\x58\x04\x00\x00\x00\x69\x74\x6f\x73\x71\x02\x7d\x71\x03\x28\x4b\x00\x58\x01\x00\x00\x00\x0a\x71\x04\x4b\x01\x58\x01\x00\x00\x00\x61\x71\x05\x4b\x02\x58\x02\x00\x00\x00\xc3\xa9\x71\x06\x75\x58\x03\x00\x00\x00\x62\x69\x67\x71\x07\x8a\x06\x00\x00\x00\x00\x00\x01\x58\x03\x00\x00\x00\x6e\x65\x67\x71\x08\x4a\xd4\xfe\xff\xff\x58\x01\x00\x00\x00\x66\x71\x09\x47\x3f\xe0\x00\x00\x00\x00\x00\x00\x58\x01\x00\x00\x00\x74\x71\x0a\x4b\x01\x58\x01\x00\x00\x00\x78\x71\x0b\x86\x71\x0c\x58\x01\x00\x00\x00\x6c\x71\x0d\x5d\x71\x0e\x28\x88\x4e\x4a\x70\x11\x01\x00\x65\x75\x2e";
-    const PROTOCOL_5: &[u8] = b"\x80\x05\x95\x73\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x28\x8c\x0a\x76\x6f\x63\x61\x62\x5f\x73\x69\x7a\x65\x94\x4b\x03\x8c\x04\x69\x74\x6f\x73\x94\x7d\x94\x28\x4b\x00\x8c\x01\x0a\x94\x4b\x01\x8c\x01\x61\x94\x4b\x02\x8c\x02\xc3\xa9\x94\x75\x8c\x03\x62\x69\x67\x94\x8a\x06\x00\x00\x00\x00\x00\x01\x8c\x03\x6e\x65\x67\x94\x4a\xd4\xfe\xff\xff\x8c\x01\x66\x94\x47\x3f\xe0\x00\x00\x00\x00\x00\x00\x8c\x01\x74\x94\x4b\x01\x8c\x01\x78\x94\x86\x94\x8c\x01\x6c\x94\x5d\x94\x28\x88\x4e\x4a\x70\x11\x01\x00\x65\x75\x2e";
-
-    #[test]
-    fn reads_what_pythons_pickle_writes() {
-        let itos = Py::Dict(vec![(Py::Int(0), Py::str("\n")), (Py::Int(1), Py::str("a")), (Py::Int(2), Py::str("é"))]);
-        let expected = Py::dict([
-            ("vocab_size", Py::Int(3)),
-            ("itos", itos),
-            ("big", Py::Int(1 << 40)),
-            ("neg", Py::Int(-300)),
-            ("f", Py::Float(0.5)),
-            ("t", Py::Tuple(vec![Py::Int(1), Py::str("x")])),
-            ("l", Py::List(vec![Py::Bool(true), Py::None, Py::Int(70000)])),
-        ]);
-        assert_eq!(unpickle(PROTOCOL_2).unwrap(), expected);
-        assert_eq!(unpickle(PROTOCOL_5).unwrap(), expected);
-    }
-
-    #[test]
-    fn refuses_to_call_anything_else_and_says_where_it_stops() {
-        // pickle.dumps(os.system) would call it on load; here it is refused.
-        let message = |b: &[u8]| unpickle(b).unwrap_err().to_string();
-        assert!(message(b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00lsq\x00\x85R.").contains("calls os.system"));
-        assert!(message(&PROTOCOL_2[..40]).contains("cut short"));
-        assert!(message(b"\x80\x02V.").contains("opcode 0x56"));
-        // A list of two references to the list before it, 40 deep: 2^40 copies.
-        let mut laughs = b"\x80\x02]q\x00".to_vec();
-        for i in 0..40u8 {
-            laughs.extend_from_slice(&[b']', b'(', b'h', i, b'h', i, b'e', b'q', i + 1]);
-        }
-        laughs.push(b'.');
-        assert!(message(&laughs).contains("would not fit in memory"));
-    }
-}
+#[path = "unpickle_tests.rs"]
+mod tests;
