@@ -128,6 +128,8 @@ fn a_damaged_or_mismatched_import_says_what_is_wrong() {
     assert!(message(vec![("ckpt.pt".into(), damaged)]).contains("does not match its checksum"));
     let two_vocabularies = vec![nano[0].clone(), nano[1].clone(), ("other/meta.pkl".into(), nano[1].1.clone())];
     assert!(message(two_vocabularies).contains("more than one meta.pkl"));
+    let two_runs = vec![nano[0].clone(), ("other/ckpt.pt".into(), nano[0].1.clone()), nano[1].clone()];
+    assert!(message(two_runs).contains("more than one PyTorch checkpoint"));
     assert!(message(vec![("x.txt".into(), b"hello".to_vec()), ("y.txt".into(), vec![])])
         .contains("none of these files is a model"));
 

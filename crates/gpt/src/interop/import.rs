@@ -38,8 +38,12 @@ pub fn import(files: &[(String, &[u8])]) -> Result<Imported> {
             }
         }
     };
-    let ckpt = all.iter().find(|(name, bytes)| name.ends_with(".pt") || name.ends_with(".pth") || is_torch(bytes));
-    if let Some((_, ckpt)) = ckpt {
+    let is_ckpt = |name: &str, bytes: &[u8]| name.ends_with(".pt") || name.ends_with(".pth") || is_torch(bytes);
+    let ckpts: Vec<&[u8]> = all.iter().filter(|(name, bytes)| is_ckpt(name, bytes)).map(|(_, b)| *b).collect();
+    if ckpts.len() > 1 {
+        return Err(Error::Format("these files hold more than one PyTorch checkpoint: choose one run's".into()));
+    }
+    if let Some(ckpt) = ckpts.first() {
         let meta = named("meta.pkl")?;
         let checkpoint = nanogpt_import::import(ckpt, meta)?;
         let bins = [named("train.bin")?, named("val.bin")?];
