@@ -1,10 +1,12 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file or a task; or a
 //! checkpoint, resumed exactly where it stopped.
 
-use gpt::{OptimizerKind, Run, Settings, TaskName, TokenizerKind};
+use gpt::{OptimizerKind, Run, TaskName, TokenizerKind};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+mod build;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -150,96 +152,6 @@ impl Args {
     }
 }
 
-/// The preset the flags ask for: named, or the task's own, or nanoGPT's CPU recipe.
-fn preset(a: &Args) -> Result<gpt::presets::Preset, String> {
-    let name = match (&a.preset, a.task) {
-        (Some(name), _) => name.as_str(),
-        (None, Some(task)) => gpt::presets::for_task(task).name,
-        (None, None) => "nano-cpu",
-    };
-    super::preset(name)
-}
-
-/// A new run from the preset and flags, or the one a checkpoint holds, training on `text` (none
-/// for a task).
-fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
-    if let Some(path) = &a.resume {
-        if let Some(flag) = a.overrides().first() {
-            return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
-        }
-        let mut run = super::open_run(path)?;
-        match (text, &a.data) {
-            (Some(text), Some(data)) => run.use_text(text).map_err(|e| format!("{}: {e}", data.display()))?,
-            _ if run.task().is_some() => {}
-            _ => return Err(format!("{} trains on text: give it with --data", path.display())),
-        }
-        if let Some(iters) = a.iters {
-            run.set_max_iters(iters).map_err(super::explain)?;
-        }
-        run.set_evaluation(a.eval_interval, a.eval_iters);
-        return Ok(run);
-    }
-    let preset = preset(a)?;
-    let mut s = Settings { tokenizer: a.tokenizer, bpe_vocab_size: a.vocab_size, ..preset.settings };
-    if let Some(name) = a.task {
-        let task = s.task.take().filter(|t| t.name == name);
-        s.task = Some(task.unwrap_or_else(|| gpt::presets::for_task(name).settings.task.expect("a task's preset")));
-    }
-    if let Some(task) = s.task.as_mut() {
-        let flags = [(&mut task.length, a.length), (&mut task.symbols, a.symbols), (&mut task.digits, a.digits)];
-        flags.into_iter().for_each(|(field, flag)| *field = flag.unwrap_or(*field));
-        task.p = a.p.unwrap_or(task.p);
-        task.train_fraction = a.train_fraction.unwrap_or(task.train_fraction);
-        if a.block_size.is_none() {
-            s.model.block_size = s.model.block_size.max(task.validate().map_or(0, |_| task.max_len()));
-        }
-    } else if let Some(flag) = [("--length", a.length), ("--symbols", a.symbols), ("--digits", a.digits), ("--p", a.p)]
-        .into_iter()
-        .find_map(|(flag, v)| v.map(|_| flag))
-    {
-        return Err(format!("{flag} is a task's setting: give --task too"));
-    }
-    let text = match (&s.task, text) {
-        (Some(_), _) => "",
-        (None, Some(text)) => text,
-        (None, None) => return Err(format!("the {} preset trains on text: give it with --data", preset.name)),
-    };
-    macro_rules! set {
-        ($($group:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { s.$group.$name = v; })* };
-    }
-    set!(
-        model.n_layer = n_layer,
-        model.n_head = n_head,
-        model.n_embd = n_embd,
-        model.block_size = block_size,
-        model.dropout = dropout,
-        model.norm = norm,
-        model.activation = activation,
-        model.bias = bias,
-        model.tie_weights = tie_weights,
-        train.batch_size = batch_size,
-        train.learning_rate = lr,
-        train.min_lr = min_lr,
-        train.warmup_iters = warmup,
-        train.max_iters = iters,
-        train.seed = seed,
-        train.weight_decay = weight_decay,
-        train.optimizer = optimizer,
-        train.muon_lr = muon_lr,
-        train.eval_iters = eval_iters
-    );
-    s.model.rope |= a.rope;
-    s.model.qk_norm |= a.qk_norm;
-    s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
-    let building = Instant::now();
-    let run = Run::create(&s, text, &super::budget()).map_err(super::explain)?;
-    if a.tokenizer == TokenizerKind::Bpe && !a.json {
-        let secs = building.elapsed().as_secs_f64();
-        println!("byte-pair tokenizer: {} tokens, learned with the model built in {secs:.2} s", run.vocab_size());
-    }
-    Ok(run)
-}
-
 fn save(path: &Path, run: &Run) -> Result<(), String> {
     let bytes = run.save().map_err(|e| e.to_string())?;
     // Write beside, then rename: an interrupted save never destroys the previous checkpoint.
@@ -250,7 +162,7 @@ fn save(path: &Path, run: &Run) -> Result<(), String> {
 
 pub fn run(a: Args) -> Result<(), String> {
     let text = a.data.as_deref().map(super::read_text).transpose()?;
-    let mut run = open_run(&a, text.as_deref())?;
+    let mut run = build::open_run(&a, text.as_deref())?;
     run.set_workers(a.threads.unwrap_or_else(super::all_cores));
     let max_iters = run.train_config().max_iters;
     if !a.json {

@@ -1,0 +1,96 @@
+//! The run `gpt train` trains: a new one from the preset and the flags that override it, or the
+//! one a checkpoint holds.
+
+use super::Args;
+use gpt::{Run, Settings, TokenizerKind};
+use std::time::Instant;
+
+/// The preset the flags ask for: named, or the task's own, or nanoGPT's CPU recipe.
+fn preset(a: &Args) -> Result<gpt::presets::Preset, String> {
+    let name = match (&a.preset, a.task) {
+        (Some(name), _) => name.as_str(),
+        (None, Some(task)) => gpt::presets::for_task(task).name,
+        (None, None) => "nano-cpu",
+    };
+    super::super::preset(name)
+}
+
+/// A new run from the preset and flags, or the one a checkpoint holds, training on `text` (none
+/// for a task).
+pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
+    if let Some(path) = &a.resume {
+        if let Some(flag) = a.overrides().first() {
+            return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
+        }
+        let mut run = super::super::open_run(path)?;
+        match (text, &a.data) {
+            (Some(text), Some(data)) => run.use_text(text).map_err(|e| format!("{}: {e}", data.display()))?,
+            _ if run.task().is_some() => {}
+            _ => return Err(format!("{} trains on text: give it with --data", path.display())),
+        }
+        if let Some(iters) = a.iters {
+            run.set_max_iters(iters).map_err(super::super::explain)?;
+        }
+        run.set_evaluation(a.eval_interval, a.eval_iters);
+        return Ok(run);
+    }
+    let preset = preset(a)?;
+    let mut s = Settings { tokenizer: a.tokenizer, bpe_vocab_size: a.vocab_size, ..preset.settings };
+    if let Some(name) = a.task {
+        let task = s.task.take().filter(|t| t.name == name);
+        s.task = Some(task.unwrap_or_else(|| gpt::presets::for_task(name).settings.task.expect("a task's preset")));
+    }
+    if let Some(task) = s.task.as_mut() {
+        let flags = [(&mut task.length, a.length), (&mut task.symbols, a.symbols), (&mut task.digits, a.digits)];
+        flags.into_iter().for_each(|(field, flag)| *field = flag.unwrap_or(*field));
+        task.p = a.p.unwrap_or(task.p);
+        task.train_fraction = a.train_fraction.unwrap_or(task.train_fraction);
+        if a.block_size.is_none() {
+            s.model.block_size = s.model.block_size.max(task.validate().map_or(0, |_| task.max_len()));
+        }
+    } else if let Some(flag) = [("--length", a.length), ("--symbols", a.symbols), ("--digits", a.digits), ("--p", a.p)]
+        .into_iter()
+        .find_map(|(flag, v)| v.map(|_| flag))
+    {
+        return Err(format!("{flag} is a task's setting: give --task too"));
+    }
+    let text = match (&s.task, text) {
+        (Some(_), _) => "",
+        (None, Some(text)) => text,
+        (None, None) => return Err(format!("the {} preset trains on text: give it with --data", preset.name)),
+    };
+    macro_rules! set {
+        ($($group:ident . $name:ident = $arg:ident),*) => { $(if let Some(v) = a.$arg { s.$group.$name = v; })* };
+    }
+    set!(
+        model.n_layer = n_layer,
+        model.n_head = n_head,
+        model.n_embd = n_embd,
+        model.block_size = block_size,
+        model.dropout = dropout,
+        model.norm = norm,
+        model.activation = activation,
+        model.bias = bias,
+        model.tie_weights = tie_weights,
+        train.batch_size = batch_size,
+        train.learning_rate = lr,
+        train.min_lr = min_lr,
+        train.warmup_iters = warmup,
+        train.max_iters = iters,
+        train.seed = seed,
+        train.weight_decay = weight_decay,
+        train.optimizer = optimizer,
+        train.muon_lr = muon_lr,
+        train.eval_iters = eval_iters
+    );
+    s.model.rope |= a.rope;
+    s.model.qk_norm |= a.qk_norm;
+    s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
+    let building = Instant::now();
+    let run = Run::create(&s, text, &super::super::budget()).map_err(super::super::explain)?;
+    if a.tokenizer == TokenizerKind::Bpe && !a.json {
+        let secs = building.elapsed().as_secs_f64();
+        println!("byte-pair tokenizer: {} tokens, learned with the model built in {secs:.2} s", run.vocab_size());
+    }
+    Ok(run)
+}
