@@ -48,6 +48,15 @@ def our_tokens(run, text, work):
     return out, load_file(dump)
 
 
+def assert_same_logits(model, ref, what):
+    """Transformers' logits on our window `ref["idx"]` within 1e-4 of ours (relative to the largest)."""
+    with torch.no_grad():
+        logits = model(ref["idx"]).logits
+    worst = (logits - ref["logits"]).abs().max().item() / ref["logits"].abs().max().item()
+    print(f"{what}: logits differ by {worst:.2e} (relative to the largest)")
+    assert worst < 1e-4, f"{what}: logits differ by {worst}"
+
+
 def check(kind, flags, data, work):
     run, folder = os.path.join(work, f"{kind}.safetensors"), os.path.join(work, f"{kind}-hf")
     gpt("train", "--data", data, "--preset", "tiny", "--block-size", "64", "--iters", "150", "--out", run, "--json", *flags)
@@ -57,11 +66,7 @@ def check(kind, flags, data, work):
     text = open(data, encoding="utf-8").read()
 
     ours, ref = our_tokens(run, text, work)
-    with torch.no_grad():
-        logits = model(ref["idx"]).logits
-    worst = (logits - ref["logits"]).abs().max().item() / ref["logits"].abs().max().item()
-    print(f"{kind}: logits differ by {worst:.2e} (relative to the largest)")
-    assert worst < 1e-4, f"{kind}: logits differ by {worst}"
+    assert_same_logits(model, ref, f"{kind}: exported")
 
     ids = tokenizer(text).input_ids
     assert len(ids) == ours["tokens"] and ids[:64] == ref["idx"][0].tolist(), f"{kind}: the tokenizer differs from ours"
@@ -98,11 +103,7 @@ def check(kind, flags, data, work):
     tuned_back = os.path.join(work, f"{kind}-tuned.safetensors")
     gpt("import", tuned, "--out", tuned_back)
     _, tuned_ref = our_tokens(tuned_back, text, work)
-    with torch.no_grad():
-        tuned_logits = model(tuned_ref["idx"]).logits
-    worst = (tuned_logits - tuned_ref["logits"]).abs().max().item() / tuned_ref["logits"].abs().max().item()
-    print(f"{kind}: trained a step in Transformers and imported: logits differ by {worst:.2e}")
-    assert worst < 1e-4, f"{kind}: the model trained in Transformers came back different"
+    assert_same_logits(model, tuned_ref, f"{kind}: trained a step in Transformers and imported")
 
 
 def main():

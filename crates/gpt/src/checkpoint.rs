@@ -43,8 +43,9 @@ pub struct Checkpoint {
     pub task: Option<TaskConfig>,
 }
 
-fn le_bytes(a: &ArrayD<f32>) -> Vec<u8> {
-    a.iter().flat_map(|x| x.to_le_bytes()).collect()
+/// `values` as little-endian f32 bytes, in the order given (an array's logical order).
+pub(crate) fn le_bytes<'a>(values: impl IntoIterator<Item = &'a f32>) -> Vec<u8> {
+    values.into_iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// A tensor to write: name, shape and little-endian f32 bytes.

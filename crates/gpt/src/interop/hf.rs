@@ -5,10 +5,11 @@
 //! header, so an import gets the run back with its history.
 
 use super::hf_tokenizer::tokenizer_json;
+use crate::checkpoint::{le_bytes, Tensor};
 use crate::error::{Error, Result};
 use crate::ops::{Activation, NormKind};
 use crate::run::Run;
-use ndarray::{ArrayD, Axis};
+use ndarray::Axis;
 use serde_json::json;
 
 /// The layers GPT-2 keeps as Conv1D, whose weights are stored (in, out): ours are (out, in).
@@ -101,26 +102,26 @@ pub(super) fn check(run: &Run) -> Result<()> {
 fn weights(run: &Run) -> Result<Vec<u8>> {
     let model = run.model();
     let (c, params) = (model.config(), model.params());
-    let mut tensors: Vec<(String, ArrayD<f32>)> = Vec::new();
+    let mut tensors: Vec<Tensor> = Vec::new();
     for name in gpt2_names(c.n_layer, c.tie_weights) {
-        let value = match params.get(&name) {
-            Some(w) if CONV1D.iter().any(|l| name.ends_with(&format!("{l}.weight"))) => w.t().to_owned(),
-            Some(w) => w.clone(),
+        let (shape, bytes) = match params.get(&name) {
+            // Conv1D keeps (in, out): the transposed view's logical order is that layout.
+            Some(w) if CONV1D.iter().any(|l| name.ends_with(&format!("{l}.weight"))) => {
+                (w.shape().iter().rev().copied().collect(), le_bytes(&w.t()))
+            }
+            Some(w) => (w.shape().to_vec(), le_bytes(w)),
             None => {
                 // A bias the run has none of: zeros as long as its weight's output side.
                 let weight = params.get(&name.replace(".bias", ".weight")).expect("every bias has its weight");
-                ArrayD::zeros(vec![weight.len_of(Axis(0))])
+                let n = weight.len_of(Axis(0));
+                (vec![n], vec![0; 4 * n])
             }
         };
-        tensors.push((name, value.as_standard_layout().into_owned()));
+        tensors.push((name, shape, bytes));
     }
     let mut metadata = crate::checkpoint::metadata(run);
     let ours = metadata.insert("format".into(), "pt".into()).expect("a checkpoint names its format");
     metadata.insert(OURS.into(), ours);
-    let tensors: Vec<_> = tensors
-        .into_iter()
-        .map(|(name, a)| (name, a.shape().to_vec(), a.iter().flat_map(|x| x.to_le_bytes()).collect()))
-        .collect();
     crate::checkpoint::serialize(&tensors, metadata)
 }
 

@@ -42,8 +42,8 @@ pub fn import(ckpt: &[u8], meta_pkl: Option<&[u8]>) -> Result<Vec<u8>> {
     let names = parameter_names(model_config.n_layer, model_config.bias);
     let mut tensors: Vec<Tensor> = Vec::new();
     let read = |tensors: &mut Vec<Tensor>, name: String, tensor: &Py| -> Result<Vec<usize>> {
-        let (shape, values) = loaded.tensor(tensor, &name)?;
-        tensors.push((name, shape.clone(), values.iter().flat_map(|x| x.to_le_bytes()).collect()));
+        let (shape, bytes) = loaded.tensor(tensor, &name)?;
+        tensors.push((name, shape.clone(), bytes.to_vec()));
         Ok(shape)
     };
     let mut shapes = Vec::new();
@@ -72,7 +72,10 @@ pub fn import(ckpt: &[u8], meta_pkl: Option<&[u8]>) -> Result<Vec<u8>> {
         }
         if let Some(step) = state.at(0).and_then(|m| m.get("step")) {
             let t = match step {
-                Py::Tensor { .. } => loaded.tensor(step, "optimizer step")?.1.first().copied().unwrap_or(0.0) as i64,
+                Py::Tensor { .. } => {
+                    let bytes = loaded.tensor(step, "optimizer step")?.1;
+                    bytes.get(..4).map_or(0.0, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])) as i64
+                }
                 other => other.as_int().unwrap_or(0),
             };
             meta.insert("optimizer_step".into(), t.to_string());

@@ -60,8 +60,9 @@ pub fn load(bytes: &[u8]) -> Result<Loaded<'_>> {
 }
 
 impl Loaded<'_> {
-    /// The shape and values of `tensor` (a `Py::Tensor` of this archive); `name` says which in errors.
-    pub fn tensor(&self, tensor: &Py, name: &str) -> Result<(Vec<usize>, Vec<f32>)> {
+    /// The shape and little-endian f32 bytes of `tensor` (a `Py::Tensor` of this archive), as
+    /// stored; `name` says which in errors.
+    pub fn tensor(&self, tensor: &Py, name: &str) -> Result<(Vec<usize>, &[u8])> {
         let bad = |why: &str| Error::Format(format!("the checkpoint's {name} {why}"));
         let Py::Tensor { storage, numel, offset, shape } = tensor else { return Err(bad("is not a tensor")) };
         let blob = self.storages.get(storage).ok_or_else(|| bad("points at a storage the archive lacks"))?;
@@ -70,9 +71,7 @@ impl Loaded<'_> {
         let (Some(end), true) = (end, numel.checked_mul(4) == Some(blob.len())) else {
             return Err(bad("does not fit its storage: the file is cut short or damaged"));
         };
-        let values =
-            blob[4 * offset..4 * end].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        Ok((shape.clone(), values))
+        Ok((shape.clone(), &blob[4 * offset..4 * end]))
     }
 }
 
@@ -103,7 +102,8 @@ mod tests {
         let archive = save(&value, &storages);
         let loaded = load(&archive).unwrap();
         assert_eq!(loaded.value, value);
-        let (shape, values) = loaded.tensor(loaded.value.get("tied").unwrap(), "tied").unwrap();
+        let (shape, bytes) = loaded.tensor(loaded.value.get("tied").unwrap(), "tied").unwrap();
+        let values: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
         assert_eq!((shape, values), (vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     }
 }
