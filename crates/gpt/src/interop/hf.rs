@@ -107,7 +107,7 @@ fn weights(run: &Run) -> Result<Vec<u8>> {
         let (shape, bytes) = match params.get(&name) {
             // Conv1D keeps (in, out): the transposed view's logical order is that layout.
             Some(w) if CONV1D.iter().any(|l| name.ends_with(&format!("{l}.weight"))) => {
-                (w.shape().iter().rev().copied().collect(), le_bytes(&w.t()))
+                (w.shape().iter().rev().copied().collect(), le_bytes(w.t()))
             }
             Some(w) => (w.shape().to_vec(), le_bytes(w)),
             None => {
