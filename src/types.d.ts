@@ -34,9 +34,9 @@ export interface Budget { max_params: number; max_training_bytes: number; }
 export interface Preset { name: string; description: string; settings: Settings; }
 export interface ModelSize { params: number; training_bytes: number; vocab_size: number; uniform_loss: number; }
 /** An invalid setting: its path (`train.max_iters`, `bpe_vocab_size`, `text`; thrown errors carry it as `field`). */
-export interface Problem { field: string; message: string; }
+export interface FieldError { field: string; message: string; }
 /** Every problem of some settings, or (when there is none) the size of the model they build. */
-export interface Description { problems: Problem[]; size?: ModelSize | null; }
+export interface Description { errors: FieldError[]; size?: ModelSize | null; }
 export interface TextStats { chars: number; vocab_size: number; }
 /** What the steps since the last report did: `losses` holds each step's loss, `stopped` why training ended early. */
 export interface TrainReport {

@@ -53,7 +53,7 @@ export function settingLabel(form, path) {
 }
 
 /**
- * Reads a number input: `{ value }` or `{ problem }` when it is empty, not a number, or not whole
+ * Reads a number input: `{ value }` or `{ error }` when it is empty, not a number, or not whole
  * where a count is needed. An empty optional field (`data-optional`, shown as "auto") reads as
  * null. Range checks are the engine's job, so its messages are the only ones.
  */
@@ -61,49 +61,49 @@ export function readNumber(el) {
   const text = el.value.trim();
   if (text === '' && 'optional' in el.dataset) return { value: null };
   const value = Number(text);
-  if (text === '' || !Number.isFinite(value)) return { problem: `${labelOf(el)} must be a number.` };
-  if (el.step === '1' && !Number.isInteger(value)) return { problem: `${labelOf(el)} must be a whole number.` };
-  if (el.step === '1' && value < 0) return { problem: `${labelOf(el)} cannot be negative.` };
+  if (text === '' || !Number.isFinite(value)) return { error: `${labelOf(el)} must be a number.` };
+  if (el.step === '1' && !Number.isInteger(value)) return { error: `${labelOf(el)} must be a whole number.` };
+  if (el.step === '1' && value < 0) return { error: `${labelOf(el)} cannot be negative.` };
   return { value };
 }
 
 /**
- * `{ config, problems }`: the Settings for the engine (a task's enabled fields in `config.task`),
+ * `{ config, errors }`: the Settings for the engine (a task's enabled fields in `config.task`),
  * and each field that is not a number.
  */
 export function readConfig(form) {
   const config = { model: {}, train: {}, tokenizer: 'char' };
-  const problems = [];
+  const errors = [];
   for (const el of form.elements) {
     if (!el.name || el.disabled || 'local' in el.dataset) continue; // data-local: the page's, not the run's
     let value;
     if (el.type === 'checkbox') value = el.checked;
     else if (el.type === 'number') {
       const read = readNumber(el);
-      if (read.problem) problems.push({ field: el.name, message: read.problem });
+      if (read.error) errors.push({ field: el.name, message: read.error });
       value = read.value;
     } else value = el.value;
     if (TASK_FIELDS.has(el.name)) config.task = { ...config.task, [el.name]: value };
     else if (TOP_FIELDS.has(el.name)) config[el.name] = value;
     else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
   }
-  return { config, problems };
+  return { config, errors };
 }
 
 /**
- * Shows each problem ({ field, message }, field being a setting's path such as `train.max_iters`)
+ * Shows each error ({ field, message }, field being a setting's path such as `train.max_iters`)
  * beside the control of that name, in the form's words and marked invalid for screen readers;
- * returns the problems with no control here (about the text, or the model as a whole), for the
+ * returns the errors with no control here (about the text, or the model as a whole), for the
  * caller to show.
  */
-export function showProblems(form, problems) {
+export function showErrors(form, errors) {
   // The form's controls, those placed elsewhere by a form attribute too (a task's settings).
   for (const el of [...form.elements].filter((e) => e.hasAttribute('aria-invalid'))) {
     document.getElementById(el.getAttribute('aria-describedby'))?.remove();
     el.removeAttribute('aria-invalid');
     el.removeAttribute('aria-describedby');
   }
-  return problems.filter(({ field, message }) => {
+  return errors.filter(({ field, message }) => {
     const el = form.elements[field.split('.').at(-1)];
     if (!el?.closest) return true;
     const note = document.createElement('span');

@@ -1,7 +1,7 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
 import { describeModel, presets } from './wasm.js';
-import { fillForm, inFormWords, readConfig, showProblems } from './config-form.js';
+import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
 import { chooseTask, taskChoice, textStats } from './data-panel.js';
@@ -97,26 +97,26 @@ export function validate() {
   const read = readConfig(ui.form);
   const { config } = read;
   if (task) config.task = { ...config.task, name: task };
-  let { problems } = read;
+  let { errors } = read;
   let size = null;
-  if (problems.length === 0) {
+  if (errors.length === 0) {
     try {
-      ({ problems, size } = describeModel(config, textStats(), BUDGET));
+      ({ errors, size } = describeModel(config, textStats(), BUDGET));
     } catch (e) {
-      problems.push({ field: 'settings', message: e.message });
+      errors.push({ field: 'settings', message: e.message });
     }
   }
   if (task) describeTaskSettings(config.task);
   ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
-  const general = showProblems(ui.form, problems);
+  const general = showErrors(ui.form, errors);
   ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');
-  state.configValid = problems.length === 0;
+  state.configValid = errors.length === 0;
   render();
   writeSetup(ui.form);
   return config;
 }
 
-/** Shows a problem the engine found on use (a thrown error with a `field`) beside its field. */
-export function showProblem(error) {
-  return showProblems(ui.form, [{ field: error.field ?? 'settings', message: error.message }]).length === 0;
+/** Shows an error the engine found on use (a thrown error with a `field`) beside its field. */
+export function showFieldError(error) {
+  return showErrors(ui.form, [{ field: error.field ?? 'settings', message: error.message }]).length === 0;
 }

@@ -1,5 +1,5 @@
 // The sample panel: streamed generations, and the model's most likely next tokens after the prompt.
-import { readNumber, settingText, showProblems } from './config-form.js';
+import { readNumber, settingText, showErrors } from './config-form.js';
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
 import { render, state } from './phase.js';
@@ -14,22 +14,22 @@ const NO_MODEL_YET = 'Train a model to see its guesses.';
 /** The prompt as typed. */
 export const promptText = () => ui.prompt.value;
 
-/** Shows problems beside the sample form's fields; any without a field goes under the form. */
-function showSampleProblems(problems) {
-  ui.error.textContent = showProblems(ui.form, problems).map((p) => p.message).join(' ');
+/** Shows errors beside the sample form's fields; any without a field goes under the form. */
+function showSampleErrors(errors) {
+  ui.error.textContent = showErrors(ui.form, errors).map((p) => p.message).join(' ');
 }
 
 function generate(event) {
   event.preventDefault();
   const options = { prompt: ui.prompt.value };
-  const problems = [];
+  const errors = [];
   for (const name of ['temperature', 'top_k', 'max_new_tokens', 'seed']) {
     const read = readNumber(ui.form.elements[name]);
-    if (read.problem) problems.push({ field: name, message: read.problem });
+    if (read.error) errors.push({ field: name, message: read.error });
     options[name] = read.value;
   }
-  showSampleProblems(problems);
-  if (problems.length > 0) return;
+  showSampleErrors(errors);
+  if (errors.length > 0) return;
   const promptSpan = document.createElement('strong');
   promptSpan.textContent = options.prompt;
   ui.output.replaceChildren(promptSpan);
@@ -101,7 +101,7 @@ export function initSampling() {
     render();
   });
   on('next-tokens', showNextTokens);
-  on('error:sample', ({ message, field }) => showSampleProblems([{ field: field ?? 'prompt', message }]));
+  on('error:sample', ({ message, field }) => showSampleErrors([{ field: field ?? 'prompt', message }]));
   on('error:next', ({ message }) => {
     ui.nextTokens.replaceChildren();
     ui.nextHint.textContent = message;

@@ -4,7 +4,7 @@ import { corpusChoice, corpusSnippet, showMerges, taskChoice, trainingText } fro
 import { on, send } from './engine.js';
 import { count, duration } from './format.js';
 import { LossChart } from './loss-chart.js';
-import { BUDGET, presetName, showProblem, validate } from './model-panel.js';
+import { BUDGET, presetName, showFieldError, validate } from './model-panel.js';
 import { attentionText, clearAttention, setAttentionSource, setAttentionText } from './attention-panel.js';
 import { showSamplingFor, suggestProblem } from './problems-panel.js';
 import { clearSamples } from './sample-panel.js';
@@ -171,15 +171,15 @@ export function initTraining() {
         state.steps = 0; // it is saved: no second question
         startTraining();
       } else {
-        showProblem(error);
+        showFieldError(error);
       }
       return;
     }
-    if (!(error.field && showProblem(error))) showError(error.message);
+    if (!(error.field && showFieldError(error))) showError(error.message);
     setPhase('paused', `Stopped at step ${count(state.steps)}.`, true);
   });
   on('error:create', (error) => {
-    if (!(error.field && showProblem(error))) showError(error.message);
+    if (!(error.field && showFieldError(error))) showError(error.message);
     setPhase(state.steps > 0 ? 'paused' : 'idle', 'Ready.');
   });
   on('crashed', ({ message }) => setPhase('crashed', `The model engine stopped: ${message} Reload the page to start again.`, true));

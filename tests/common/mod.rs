@@ -76,9 +76,9 @@ fn describes_a_model_or_says_what_is_wrong() {
     // 65×16 + 8×16 embeddings, 2 blocks of 3,136 weights and 32 norm weights, the final norm.
     assert_eq!(num(&size, "params"), (65 * 16 + 8 * 16 + 2 * (16 * 48 + 16 * 16 + 16 * 64 * 2 + 32) + 16) as f64);
     let described = describe_model(json(r#"{"model": {"n_head": 5, "n_embd": 16}}"#), names, budget()).unwrap();
-    let problems: js_sys::Array = get(&described, "problems").dyn_into().unwrap();
-    assert_eq!(get(&problems.get(0), "field").as_string().unwrap(), "model.n_head");
-    assert!(get(&problems.get(0), "message").as_string().unwrap().contains("divisible by n_head"));
+    let errors: js_sys::Array = get(&described, "errors").dyn_into().unwrap();
+    assert_eq!(get(&errors.get(0), "field").as_string().unwrap(), "model.n_head");
+    assert!(get(&errors.get(0), "message").as_string().unwrap().contains("divisible by n_head"));
     assert!(get(&described, "size").is_null() || get(&described, "size").is_undefined());
     // A thrown error for an invalid setting names the field too.
     let thrown: JsValue = new_run(r#"{"train": {"max_iters": 0}}"#, &text()).err().unwrap();
@@ -229,7 +229,7 @@ fn byte_pair_models_train_sample_and_list_their_merges() {
     while trainer.sample_next(3).unwrap().is_some() {}
     let stats = json(r#"{"chars": 5000, "vocab_size": 20}"#);
     let described = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), stats, budget()).unwrap();
-    let problem = js_sys::Array::from(&get(&described, "problems")).get(0);
+    let problem = js_sys::Array::from(&get(&described, "errors")).get(0);
     assert!(get(&problem, "message").as_string().unwrap().contains("256 to"));
 }
 

@@ -1,6 +1,6 @@
 //! The model's shape: nanoGPT's `GPTConfig` plus the norm, activation and weight-tying choices.
 
-use crate::error::{Problem, Result};
+use crate::error::{FieldError, Result};
 use crate::ops::{Activation, NormKind};
 use serde::{Deserialize, Serialize};
 
@@ -20,18 +20,18 @@ impl Budget {
 
     /// Checks that `model`, trained `batch_size` sequences at a time, fits.
     pub fn check(&self, model: &GPTConfig, batch_size: usize) -> Result<()> {
-        crate::error::first(self.problems(model, batch_size))
+        crate::error::first(self.errors(model, batch_size))
     }
 
     /// What does not fit, if anything.
-    pub fn problems(&self, model: &GPTConfig, batch_size: usize) -> Vec<Problem> {
+    pub fn errors(&self, model: &GPTConfig, batch_size: usize) -> Vec<FieldError> {
         let params = model.param_count() as u64;
         if params > self.max_params {
             let message = format!(
                 "this model would have {params} parameters, more than the {} allowed here; make it smaller",
                 self.max_params
             );
-            return vec![Problem::new("model", message)];
+            return vec![FieldError::new("model", message)];
         }
         let bytes = model.training_bytes(batch_size);
         if bytes > self.max_training_bytes {
@@ -41,7 +41,7 @@ impl Budget {
                 bytes >> 20,
                 self.max_training_bytes >> 20
             );
-            return vec![Problem::new("train.batch_size", message)];
+            return vec![FieldError::new("train.batch_size", message)];
         }
         vec![]
     }
@@ -98,12 +98,12 @@ impl Default for GPTConfig {
 impl GPTConfig {
     /// Checks every field, naming the first that is wrong and what would fix it.
     pub fn validate(&self) -> Result<()> {
-        crate::error::first(self.problems())
+        crate::error::first(self.errors())
     }
 
     /// Every field that is wrong, each with what would fix it.
-    pub fn problems(&self) -> Vec<Problem> {
-        let mut problems = Vec::new();
+    pub fn errors(&self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
         let positive = [
             ("vocab_size", self.vocab_size),
             ("block_size", self.block_size),
@@ -113,11 +113,11 @@ impl GPTConfig {
         ];
         for (name, value) in positive {
             if value == 0 {
-                problems.push(Problem::new(&format!("model.{name}"), format!("{name} must be at least 1")));
+                errors.push(FieldError::new(&format!("model.{name}"), format!("{name} must be at least 1")));
             }
         }
         if self.n_head > 0 && !self.n_embd.is_multiple_of(self.n_head) {
-            problems.push(Problem::new(
+            errors.push(FieldError::new(
                 "model.n_head",
                 format!(
                     "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
@@ -130,7 +130,7 @@ impl GPTConfig {
             && self.n_embd.is_multiple_of(self.n_head)
             && !(self.n_embd / self.n_head).is_multiple_of(2)
         {
-            problems.push(Problem::new(
+            errors.push(FieldError::new(
                 "model.rope",
                 format!(
                     "RoPE turns pairs of channels, so each head needs an even number of them: n_embd / n_head is {}",
@@ -139,13 +139,14 @@ impl GPTConfig {
             ));
         }
         if !(0.0..1.0).contains(&self.dropout) {
-            problems.push(Problem::new("model.dropout", format!("dropout must be in [0, 1), not {}", self.dropout)));
+            errors.push(FieldError::new("model.dropout", format!("dropout must be in [0, 1), not {}", self.dropout)));
         }
         // Past what a usize counts, or what any memory holds, nothing can be built.
         if self.param_count_checked().is_none_or(|n| n as u64 > MAX_COUNTABLE_PARAMS) {
-            problems.push(Problem::new("model", "this model would have too many parameters to build; make it smaller"));
+            errors
+                .push(FieldError::new("model", "this model would have too many parameters to build; make it smaller"));
         }
-        problems
+        errors
     }
 
     /// The number of trainable parameters (tied weights counted once).

@@ -6,8 +6,8 @@ use std::fmt;
 /// What went wrong, with a message written for the person who can fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
-    /// A setting is invalid, alone or with others; the problem names the setting.
-    Invalid(Problem),
+    /// A setting is invalid, alone or with others; the error names the setting.
+    Invalid(FieldError),
     /// Something asked of a run that does not fit its state or settings.
     Config(String),
     /// The training text cannot be used as given.
@@ -20,7 +20,7 @@ pub enum Error {
 
 /// One invalid setting: where it is and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
+pub struct FieldError {
     /// Its path in [`Settings`](crate::Settings) (`train.max_iters`, `model.n_head`,
     /// `bpe_vocab_size`), in a [`SampleConfig`](crate::SampleConfig) (`temperature`), or `text`.
     pub field: String,
@@ -28,15 +28,15 @@ pub struct Problem {
     pub message: String,
 }
 
-impl Problem {
-    pub fn new(field: &str, message: impl Into<String>) -> Problem {
-        Problem { field: field.to_string(), message: message.into() }
+impl FieldError {
+    pub fn new(field: &str, message: impl Into<String>) -> FieldError {
+        FieldError { field: field.to_string(), message: message.into() }
     }
 }
 
-/// The first of `problems` as an error, or `Ok` when there are none.
-pub fn first(problems: Vec<Problem>) -> Result<()> {
-    problems.into_iter().next().map_or(Ok(()), |p| Err(Error::Invalid(p)))
+/// The first of `errors` as an error, or `Ok` when there are none.
+pub fn first(errors: Vec<FieldError>) -> Result<()> {
+    errors.into_iter().next().map_or(Ok(()), |p| Err(Error::Invalid(p)))
 }
 
 impl fmt::Display for Error {

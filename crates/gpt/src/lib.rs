@@ -31,7 +31,7 @@ pub mod workspace;
 pub use compare::{differences, Difference};
 pub use config::{Budget, GPTConfig};
 pub use data::{TaskConfig, TaskName};
-pub use error::{Error, Problem, Result};
+pub use error::{Error, FieldError, Result};
 pub use model::{Batch, Trace, GPT};
 pub use optim::OptimizerKind;
 pub use run::{

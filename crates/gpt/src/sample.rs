@@ -1,6 +1,6 @@
 //! Generating text one token at a time, so a caller can stream tokens as they arrive.
 
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::model::KvCache;
 use crate::model::GPT;
 use crate::rng::Rng;
@@ -34,11 +34,11 @@ impl SampleConfig {
     pub fn validate(&self) -> Result<()> {
         if !(self.temperature.is_finite() && (0.0..=100.0).contains(&self.temperature)) {
             let message = format!("temperature must be between 0 (greedy) and 100, not {}", self.temperature);
-            return Err(Error::Invalid(Problem::new("temperature", message)));
+            return Err(Error::Invalid(FieldError::new("temperature", message)));
         }
         if self.max_new_tokens > MAX_NEW_TOKENS {
             let message = format!("max_new_tokens must be at most {MAX_NEW_TOKENS}, not {}", self.max_new_tokens);
-            return Err(Error::Invalid(Problem::new("max_new_tokens", message)));
+            return Err(Error::Invalid(FieldError::new("max_new_tokens", message)));
         }
         Ok(())
     }

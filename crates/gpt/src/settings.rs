@@ -4,7 +4,7 @@
 
 use crate::config::{Budget, GPTConfig};
 use crate::data::TaskConfig;
-use crate::error::{Problem, Result};
+use crate::error::{FieldError, Result};
 use crate::text_stats::TextStats;
 use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
 use crate::train::TrainConfig;
@@ -50,11 +50,11 @@ pub struct ModelSize {
     pub uniform_loss: f32,
 }
 
-/// Settings as the page's form checks them on every edit: every problem, or the model's size.
+/// Settings as the page's form checks them on every edit: every error, or the model's size.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Description {
-    pub problems: Vec<Problem>,
-    /// Present once no problem is left.
+    pub errors: Vec<FieldError>,
+    /// Present once no error is left.
     pub size: Option<ModelSize>,
 }
 
@@ -64,7 +64,7 @@ impl Settings {
     pub fn vocab_size(&self, char_vocab: usize) -> usize {
         match (&self.task, self.tokenizer) {
             // Only valid settings make a vocabulary (1 stands in until they are).
-            (Some(task), _) if task.problems().is_empty() => task.vocab().len(),
+            (Some(task), _) if task.errors().is_empty() => task.vocab().len(),
             (Some(_), _) => 1,
             (None, TokenizerKind::Char) => char_vocab,
             (None, TokenizerKind::Bpe) => self.bpe_vocab_size,
@@ -73,52 +73,53 @@ impl Settings {
 
     /// Every setting that is wrong, alone or with the others, for a vocabulary of `vocab_size`
     /// within `budget`. Settings that fit the text are checked by [`Settings::describe`].
-    pub fn problems(&self, vocab_size: usize, budget: &Budget) -> Vec<Problem> {
-        let mut problems = self.train.problems();
+    pub fn errors(&self, vocab_size: usize, budget: &Budget) -> Vec<FieldError> {
+        let mut errors = self.train.errors();
         match &self.task {
             Some(task) => {
-                let task_problems = task.problems();
-                if task_problems.is_empty() && self.model.block_size > 0 {
-                    problems.extend(task.block_problem(self.model.block_size));
+                let task_errors = task.errors();
+                if task_errors.is_empty() && self.model.block_size > 0 {
+                    errors.extend(task.block_error(self.model.block_size));
                 }
-                problems.extend(task_problems);
+                errors.extend(task_errors);
             }
             None if self.tokenizer == TokenizerKind::Bpe => {
-                problems.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
+                errors.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
             }
             None => {}
         }
         let model = GPTConfig { vocab_size: vocab_size.max(1), ..self.model.clone() };
-        problems.extend(model.problems());
-        if problems.is_empty() {
-            problems.extend(budget.problems(&model, self.train.batch_size));
+        errors.extend(model.errors());
+        if errors.is_empty() {
+            errors.extend(budget.errors(&model, self.train.batch_size));
         }
-        problems
+        errors
     }
 
     /// Checks every setting for a vocabulary of `vocab_size` within `budget`; returns the
-    /// model's config with its vocabulary filled in, or the first problem.
+    /// model's config with its vocabulary filled in, or the first error.
     pub fn resolve(&self, vocab_size: usize, budget: &Budget) -> Result<GPTConfig> {
-        crate::error::first(self.problems(vocab_size, budget))?;
+        crate::error::first(self.errors(vocab_size, budget))?;
         Ok(GPTConfig { vocab_size, ..self.model.clone() })
     }
 
-    /// Every problem of these settings for `text` (including a text too short for the block),
+    /// Every error of these settings for `text` (including a text too short for the block),
     /// or the size of the model they build. A task needs no text.
     pub fn describe(&self, text: &TextStats, budget: &Budget) -> Description {
         if text.chars == 0 && self.task.is_none() {
-            let empty = Problem::new("text", "the text is empty: paste or load some text to train on");
-            return Description { problems: vec![empty], size: None };
+            let empty = FieldError::new("text", "the text is empty: paste or load some text to train on");
+            return Description { errors: vec![empty], size: None };
         }
         let vocab_size = self.vocab_size(text.vocab_size);
-        let mut problems = self.problems(vocab_size, budget);
+        let mut errors = self.errors(vocab_size, budget);
         // A character model has one token per character; byte pairs are counted once learned.
         if self.task.is_none() && self.tokenizer == TokenizerKind::Char && self.model.block_size > 0 {
-            problems.extend(
-                crate::data::too_short(text.chars, self.model.block_size).map(|m| Problem::new("model.block_size", m)),
+            errors.extend(
+                crate::data::too_short(text.chars, self.model.block_size)
+                    .map(|m| FieldError::new("model.block_size", m)),
             );
         }
-        let size = problems.is_empty().then(|| {
+        let size = errors.is_empty().then(|| {
             let model = GPTConfig { vocab_size, ..self.model.clone() };
             ModelSize {
                 params: model.param_count(),
@@ -127,15 +128,15 @@ impl Settings {
                 uniform_loss: uniform_loss(vocab_size),
             }
         });
-        Description { problems, size }
+        Description { errors, size }
     }
 }
 
-/// The problem an [`Error::Invalid`] carries, or the error's message as a problem of `field`.
-fn invalid(e: crate::Error) -> Problem {
+/// The field error an [`Error::Invalid`] carries, or the error's message as one of `field`.
+fn invalid(e: crate::Error) -> FieldError {
     match e {
         crate::Error::Invalid(p) => p,
-        other => Problem::new("settings", other.to_string()),
+        other => FieldError::new("settings", other.to_string()),
     }
 }
 
@@ -159,9 +160,9 @@ mod tests {
             (size(&bpe).vocab_size, size(&bpe).uniform_loss),
             (DEFAULT_BPE_VOCAB, (DEFAULT_BPE_VOCAB as f32).ln())
         );
-        let problems = Settings { bpe_vocab_size: 100, ..bpe }.describe(&text, &Budget::UNLIMITED).problems;
-        assert_eq!(problems[0].field, "bpe_vocab_size");
-        assert!(problems[0].message.contains("256 to 16384"), "{problems:?}");
+        let errors = Settings { bpe_vocab_size: 100, ..bpe }.describe(&text, &Budget::UNLIMITED).errors;
+        assert_eq!(errors[0].field, "bpe_vocab_size");
+        assert!(errors[0].message.contains("256 to 16384"), "{errors:?}");
     }
 
     #[test]
@@ -169,7 +170,7 @@ mod tests {
         let good = Settings { model: crate::presets::preset("tiny").unwrap().settings.model, ..Default::default() };
         let text = TextStats { chars: 10_000, vocab_size: 30 };
         let fields = |s: Settings| -> Vec<String> {
-            s.describe(&text, &Budget::UNLIMITED).problems.into_iter().map(|p| p.field).collect()
+            s.describe(&text, &Budget::UNLIMITED).errors.into_iter().map(|p| p.field).collect()
         };
         assert!(fields(good.clone()).is_empty());
         let train = |t: TrainConfig| Settings { train: t, ..good.clone() };
@@ -197,9 +198,9 @@ mod tests {
         let min_zero = train(TrainConfig { min_lr: 0.0, ..t.clone() });
         assert!(fields(min_zero).is_empty(), "a cosine decay to zero is allowed");
         let two = train(TrainConfig { max_iters: 0, learning_rate: -1.0, ..t });
-        assert_eq!(fields(two), ["train.max_iters", "train.learning_rate"], "every problem at once");
+        assert_eq!(fields(two), ["train.max_iters", "train.learning_rate"], "every error at once");
         let empty = good.describe(&TextStats { chars: 0, vocab_size: 0 }, &Budget::UNLIMITED);
-        assert_eq!(empty.problems[0].field, "text");
+        assert_eq!(empty.errors[0].field, "text");
     }
 
     #[test]

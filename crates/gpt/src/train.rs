@@ -1,6 +1,6 @@
 //! The training recipe and what training reports. The loop itself is [`Run`](crate::Run)'s.
 
-use crate::error::{Problem, Result};
+use crate::error::{FieldError, Result};
 use crate::optim::OptimizerKind;
 use crate::schedule::Schedule;
 use serde::{Deserialize, Serialize};
@@ -71,13 +71,13 @@ impl Default for TrainConfig {
 impl TrainConfig {
     /// Checks every field, naming the first that is wrong.
     pub fn validate(&self) -> Result<()> {
-        crate::error::first(self.problems())
+        crate::error::first(self.errors())
     }
 
     /// Every field that is wrong, alone or with another, each with what would fix it.
-    pub fn problems(&self) -> Vec<Problem> {
-        let mut problems = Vec::new();
-        let mut bad = |field: &str, message: String| problems.push(Problem::new(&format!("train.{field}"), message));
+    pub fn errors(&self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        let mut bad = |field: &str, message: String| errors.push(FieldError::new(&format!("train.{field}"), message));
         if !(1..=MAX_BATCH).contains(&self.batch_size) {
             bad("batch_size", format!("batch_size must be between 1 and {MAX_BATCH}, not {}", self.batch_size));
         }
@@ -152,7 +152,7 @@ impl TrainConfig {
         if !(1..=MAX_EVAL_ITERS).contains(&self.eval_iters) {
             bad("eval_iters", format!("eval_iters must be between 1 and {MAX_EVAL_ITERS}, not {}", self.eval_iters));
         }
-        problems
+        errors
     }
 
     /// Steps between evaluations: as set, or a twentieth of the run (at least 10).
@@ -189,8 +189,8 @@ pub struct StepStats {
     pub tokens: usize,
 }
 
-/// Mean losses over random batches of each split and, for a task, the share of problems the
-/// model answers exactly right in each (training problems, and held-out ones).
+/// Mean losses over random batches of each split and, for a task, the share of errors the
+/// model answers exactly right in each (training errors, and held-out ones).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
     pub step: usize,

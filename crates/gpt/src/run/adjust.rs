@@ -3,7 +3,7 @@
 
 use super::Run;
 use crate::config::Budget;
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::settings::Settings;
 use crate::tokenizer::Tokenizer;
 
@@ -34,14 +34,14 @@ impl Run {
             let name = field.rsplit('.').next().unwrap_or(field);
             let message =
                 format!("changing {name} needs a new model, which starts training over; this one keeps its weights");
-            return Err(Error::Invalid(Problem::new(field, message)));
+            return Err(Error::Invalid(FieldError::new(field, message)));
         }
         if new.train.max_iters < self.step {
             let message = format!(
                 "max_iters ({}) cannot be fewer than the {} steps already done",
                 new.train.max_iters, self.step
             );
-            return Err(Error::Invalid(Problem::new("train.max_iters", message)));
+            return Err(Error::Invalid(FieldError::new("train.max_iters", message)));
         }
         let mut train = new.train.clone();
         let longer = train.max_iters != now.train.max_iters;

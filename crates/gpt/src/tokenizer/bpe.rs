@@ -2,7 +2,7 @@
 //! Karpathy's minbpe) works: tokens 0–255 are the bytes, and each learned merge of two tokens adds
 //! one more. Any Unicode text round-trips, because everything is bytes underneath.
 
-use crate::error::{Error, Problem, Result};
+use crate::error::{Error, FieldError, Result};
 use std::collections::HashMap;
 
 /// The smallest and largest vocabularies BPE will train.
@@ -86,7 +86,7 @@ pub fn check_vocab_size(vocab_size: usize) -> Result<()> {
         return Ok(());
     }
     let message = format!("a byte-pair vocabulary must have {MIN_VOCAB} to {MAX_VOCAB} tokens, not {vocab_size}");
-    Err(Error::Invalid(Problem::new("bpe_vocab_size", message)))
+    Err(Error::Invalid(FieldError::new("bpe_vocab_size", message)))
 }
 
 impl BpeTokenizer {

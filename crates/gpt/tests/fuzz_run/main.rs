@@ -157,7 +157,7 @@ proptest! {
         let described = settings.describe(&gpt::TextStats::of(&text), &BUDGET);
         match Run::create(&settings, &text, &BUDGET) {
             Ok(mut run) => {
-                prop_assert!(described.problems.is_empty(), "created, yet the form shows {:?}", described.problems);
+                prop_assert!(described.errors.is_empty(), "created, yet the form shows {:?}", described.errors);
                 make(&mut run, &Call::Train(1));
                 make(&mut run, &Call::Sample(SampleConfig { max_new_tokens: 8, ..Default::default() }, 4));
             }

@@ -13,7 +13,7 @@ mod split;
 
 pub use split::TaskData;
 
-use crate::error::{Error, Problem as SettingProblem, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -184,8 +184,8 @@ impl TaskConfig {
     }
 
     /// Every setting of the task that is wrong, each naming its field (`task.length`, …).
-    pub fn problems(&self) -> Vec<SettingProblem> {
-        let bad = |field: &str, message: String| SettingProblem::new(&format!("task.{field}"), message);
+    pub fn errors(&self) -> Vec<FieldError> {
+        let bad = |field: &str, message: String| FieldError::new(&format!("task.{field}"), message);
         let mut problems = Vec::new();
         match self.name {
             TaskName::Repeat | TaskName::Reverse | TaskName::Sort => {
@@ -272,10 +272,10 @@ impl TaskConfig {
     }
 
     /// Why a model of `block_size` cannot hold this task's problems, if it cannot.
-    pub fn block_problem(&self, block_size: usize) -> Option<SettingProblem> {
+    pub fn block_error(&self, block_size: usize) -> Option<FieldError> {
         let need = self.max_len();
         (block_size < need).then(|| {
-            SettingProblem::new(
+            FieldError::new(
                 "model.block_size",
                 format!(
                     "Block size must hold a whole problem of the {} task: {need} tokens, not {block_size}",
@@ -287,13 +287,13 @@ impl TaskConfig {
 
     /// Checks the task alone.
     pub fn validate(&self) -> Result<()> {
-        crate::error::first(self.problems())
+        crate::error::first(self.errors())
     }
 }
 
 /// A typed problem that cannot be read, as an error.
 fn unreadable(message: String) -> Error {
-    Error::Invalid(SettingProblem::new("problem", message))
+    Error::Invalid(FieldError::new("problem", message))
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ fn typed_problems_outside_the_task_get_a_clear_message() {
 #[test]
 fn settings_that_cannot_make_a_held_out_set_are_named() {
     let fields = |config: TaskConfig| -> Vec<(String, String)> {
-        config.problems().into_iter().map(|p| (p.field, p.message)).collect()
+        config.errors().into_iter().map(|p| (p.field, p.message)).collect()
     };
     let modular = |p, train_fraction| TaskConfig { p, train_fraction, ..task(TaskName::Modular) };
     let small = fields(modular(2, 0.9));
@@ -160,7 +160,7 @@ fn settings_that_cannot_make_a_held_out_set_are_named() {
     assert_eq!(fields(TaskConfig { digits: 0, ..task(TaskName::Addition) })[0].0, "task.digits");
     assert_eq!(fields(TaskConfig { symbols: 1, ..task(TaskName::Sort) })[0].0, "task.symbols");
     let reverse = task(TaskName::Reverse);
-    assert_eq!(reverse.block_problem(16).unwrap().field, "model.block_size");
-    assert!(reverse.block_problem(16).unwrap().message.contains("17 tokens"));
-    assert!(reverse.block_problem(17).is_none());
+    assert_eq!(reverse.block_error(16).unwrap().field, "model.block_size");
+    assert!(reverse.block_error(16).unwrap().message.contains("17 tokens"));
+    assert!(reverse.block_error(17).is_none());
 }
