@@ -2,10 +2,12 @@
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
 import { describeTask, tasks } from './wasm.js';
 import { count } from './format.js';
+import { ownedFields } from './setting-fields.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { watch: $('task-watch'), summary: $('task-summary') };
-const fieldsOf = new Map(tasks().map((t) => [t.name, new Set([...t.fields, 'train_fraction'])]));
+const ui = { watch: $('task-watch'), summary: $('task-summary'), fields: document.querySelector('.task-fields') };
+/** Shows the settings of the task named (null: none), from the engine's description of each. */
+const showFieldsOf = ownedFields(ui.fields, tasks(), 'config');
 
 let summary = null; // the engine's summary of the current task settings, while they are valid
 
@@ -22,11 +24,7 @@ export const taskExample = () => summary?.example ?? '';
 
 /** Shows the fields `task` (a name, or null for a text) reads; hides and disables the rest. */
 export function enableTaskFields(task) {
-  for (const label of document.querySelectorAll('[data-task-field]')) {
-    const used = Boolean(task) && fieldsOf.get(task).has(label.dataset.taskField);
-    label.hidden = !used;
-    label.querySelector('input').disabled = !used;
-  }
+  showFieldsOf(task);
 }
 
 /** Describes the task settings `task` ({name, length, …}); invalid ones are shown beside their fields instead. */

@@ -240,7 +240,7 @@ fn a_task_trains_reports_accuracy_and_answers_problems() {
     let summary = describe_task(json(r#"{"name": "modular", "p": 7, "train_fraction": 0.5}"#)).unwrap();
     assert_eq!((num(&summary, "problems"), num(&summary, "train_problems")), (49.0, 25.0));
     let err = describe_task(json(r#"{"name": "modular", "p": 1}"#)).unwrap_err();
-    assert!(message(err).contains("p must be from 2"));
+    assert!(message(err).contains("p must be a whole number from 2"));
     let settings = r#"{"model": {"n_layer": 2, "n_head": 2, "n_embd": 32, "block_size": 7, "bias": false},
         "train": {"batch_size": 16, "learning_rate": 0.003, "min_lr": 0.0003, "warmup_iters": 10, "max_iters": 300, "eval_iters": 4},
         "task": {"name": "reverse", "length": 3, "symbols": 4, "train_fraction": 0.5}}"#;

@@ -6,6 +6,7 @@ mod eval;
 mod export;
 mod import;
 mod sample;
+mod setting_flags;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -69,10 +70,10 @@ fn explain(e: gpt::Error) -> String {
         "warmup_iters" => "--warmup",
         "bpe_vocab_size" => "--vocab-size",
         name @ ("n_layer" | "n_head" | "n_embd" | "block_size" | "dropout" | "batch_size" | "min_lr" | "seed"
-        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "qk_norm" | "length" | "symbols"
-        | "digits" | "p" | "train_fraction" | "optimizer" | "muon_lr") => {
-            return format!("--{}: {e}", name.replace('_', "-"))
+        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "qk_norm" | "optimizer" | "muon_lr") => {
+            return format!("{}: {e}", setting_flags::flag(name))
         }
+        name if setting_flags::describes(name) => return format!("{}: {e}", setting_flags::flag(name)),
         // Settings with no flag come from the preset or the checkpoint.
         _ => return e.to_string(),
     };

@@ -96,6 +96,12 @@ impl Default for GPTConfig {
 }
 
 impl GPTConfig {
+    /// A small model as the presets build them: no biases, LayerNorm, exact GELU, tied weights,
+    /// learned positions; its vocabulary set later by its tokenizer.
+    pub fn small(n_layer: usize, n_head: usize, n_embd: usize, block_size: usize) -> GPTConfig {
+        GPTConfig { vocab_size: 0, block_size, n_layer, n_head, n_embd, bias: false, ..GPTConfig::default() }
+    }
+
     /// Checks every field, naming the first that is wrong and what would fix it.
     pub fn validate(&self) -> Result<()> {
         crate::error::first(self.errors())

@@ -10,6 +10,7 @@ pub mod config;
 pub mod data;
 pub mod error;
 pub mod evaluate;
+pub mod fields;
 pub mod inspect;
 pub mod interop;
 pub mod model;
@@ -30,7 +31,7 @@ pub mod workspace;
 
 pub use compare::{differences, Difference};
 pub use config::{Budget, GPTConfig};
-pub use data::{TaskConfig, TaskName};
+pub use data::{task_named, Task, TaskConfig, TASKS};
 pub use error::{Error, FieldError, Result};
 pub use model::{Batch, Trace, GPT};
 pub use optim::OptimizerKind;

@@ -1,9 +1,8 @@
-//! Named starting points shared by the page and the CLI: three for texts, and one for each task
-//! that makes its phenomenon appear within minutes on a laptop's CPU.
+//! Named starting points shared by the page and the CLI: four for texts, then each task's own
+//! (see [`Task::preset`]), which makes its phenomenon appear within minutes on a laptop's CPU.
 
 use crate::config::GPTConfig;
-use crate::data::{TaskConfig, TaskName};
-use crate::ops::{Activation, NormKind};
+use crate::data::{Task, TaskConfig, TASKS};
 use crate::optim::OptimizerKind;
 use crate::settings::Settings;
 use crate::train::TrainConfig;
@@ -19,33 +18,9 @@ pub struct Preset {
 
 /// The presets, in the order the page lists them.
 pub fn presets() -> Vec<Preset> {
-    let small = |n_layer, n_head, n_embd, block_size| GPTConfig {
-        vocab_size: 0,
-        block_size,
-        n_layer,
-        n_head,
-        n_embd,
-        dropout: 0.0,
-        bias: false,
-        norm: NormKind::LayerNorm,
-        activation: Activation::Gelu,
-        tie_weights: true,
-        rope: false,
-        qk_norm: false,
-    };
+    let small = GPTConfig::small;
     let recipe = |model, train| Settings { model, train, ..Settings::default() };
-    let task = |model, train, task| Settings { model, train, task: Some(task), ..Settings::default() };
-    let quick = |batch_size, max_iters, learning_rate: f32, eval_interval| TrainConfig {
-        batch_size,
-        max_iters,
-        learning_rate,
-        min_lr: learning_rate / 10.0,
-        warmup_iters: 50,
-        eval_interval: Some(eval_interval),
-        eval_iters: 4,
-        ..TrainConfig::default()
-    };
-    vec![
+    let mut presets = vec![
         Preset {
             name: "tiny",
             description: "2 layers, 64 channels: learns visibly in about 30 seconds",
@@ -104,68 +79,22 @@ pub fn presets() -> Vec<Preset> {
                 },
             ),
         },
+    ];
+    presets.extend(TASKS.iter().map(|task| {
+        let p = task.preset();
+        let task = TaskConfig::new(*task, p.settings, p.train_fraction);
         Preset {
-            name: "induction",
-            description: "repeat task, 2 layers with rotary positions (RoPE): within a few hundred steps a \
-                previous-token head and an induction head form together, and the loss drops",
-            settings: task(
-                GPTConfig { rope: true, ..small(2, 4, 64, 32) },
-                TrainConfig { min_lr: 3e-3, ..quick(64, 1000, 3e-3, 25) },
-                TaskConfig { name: TaskName::Repeat, length: 16, symbols: 26, ..TaskConfig::default() },
-            ),
-        },
-        Preset {
-            name: "reverse",
-            description: "reverse task, 12 letters: 2 layers, 64 channels; the anti-diagonal forms as accuracy rises",
-            settings: task(
-                small(2, 4, 64, 25),
-                quick(32, 1000, 3e-3, 10),
-                TaskConfig { name: TaskName::Reverse, length: 12, symbols: 26, ..TaskConfig::default() },
-            ),
-        },
-        Preset {
-            name: "sort",
-            description: "sort task, 8 letters: 2 layers, 64 channels; each answer letter learns to find the next \
-                one in alphabetical order",
-            settings: task(
-                small(2, 4, 64, 17),
-                quick(32, 3000, 3e-3, 50),
-                TaskConfig { name: TaskName::Sort, length: 8, symbols: 26, ..TaskConfig::default() },
-            ),
-        },
-        Preset {
-            name: "addition",
-            description: "addition task, two 3-digit numbers: 2 layers, 64 channels; the sum comes ones digit first",
-            settings: task(
-                small(2, 4, 64, 12),
-                quick(64, 3000, 3e-3, 50),
-                TaskConfig { name: TaskName::Addition, digits: 3, ..TaskConfig::default() },
-            ),
-        },
-        Preset {
-            name: "grokking",
-            description: "modular addition mod 97, a quarter of the problems to train on: 1 layer, 128 channels, a \
-                constant learning rate and strong weight decay. It memorises its training problems first; much later \
-                it finds the rule",
-            settings: task(
-                small(1, 4, 128, 5),
-                TrainConfig { weight_decay: 2.0, beta2: 0.98, min_lr: 1e-3, ..quick(512, 3000, 1e-3, 50) },
-                TaskConfig { name: TaskName::Modular, p: 97, train_fraction: 0.25, ..TaskConfig::default() },
-            ),
-        },
-    ]
+            name: p.name,
+            description: p.description,
+            settings: Settings { task: Some(task), ..recipe(p.model, p.train) },
+        }
+    }));
+    presets
 }
 
 /// The preset made for `task`.
-pub fn for_task(task: TaskName) -> Preset {
-    let name = match task {
-        TaskName::Repeat => "induction",
-        TaskName::Reverse => "reverse",
-        TaskName::Sort => "sort",
-        TaskName::Addition => "addition",
-        TaskName::Modular => "grokking",
-    };
-    preset(name).expect("every task has a preset")
+pub fn for_task(task: &dyn Task) -> Preset {
+    preset(task.preset().name).expect("every task's preset is listed")
 }
 
 /// The preset called `name`.

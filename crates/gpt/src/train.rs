@@ -69,6 +69,21 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// A short recipe as the task presets use: the rate decaying to a tenth after 50 warmup
+    /// steps, evaluating every `eval_interval` steps over 4 batches.
+    pub fn quick(batch_size: usize, max_iters: usize, learning_rate: f32, eval_interval: usize) -> TrainConfig {
+        TrainConfig {
+            batch_size,
+            max_iters,
+            learning_rate,
+            min_lr: learning_rate / 10.0,
+            warmup_iters: 50,
+            eval_interval: Some(eval_interval),
+            eval_iters: 4,
+            ..TrainConfig::default()
+        }
+    }
+
     /// Checks every field, naming the first that is wrong.
     pub fn validate(&self) -> Result<()> {
         crate::error::first(self.errors())

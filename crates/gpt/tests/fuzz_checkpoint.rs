@@ -10,7 +10,7 @@ mod fuzz;
 
 use fields::{MODEL_FIELDS, TASK_FIELDS};
 use fuzz::{assert_specific, cases, TEXT};
-use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
+use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use safetensors::SafeTensors;
 use serde_json::{json, Map, Value};
@@ -70,7 +70,10 @@ fn originals() -> Vec<Vec<u8>> {
     let train = TrainConfig { batch_size: 2, max_iters: 50, warmup_iters: 2, eval_iters: 1, ..Default::default() };
     let chars = Settings { model: model.clone(), train: train.clone(), ..Default::default() };
     let bpe = Settings { tokenizer: TokenizerKind::Bpe, bpe_vocab_size: 270, ..chars.clone() };
-    let modular = TaskConfig { name: TaskName::Modular, p: 7, train_fraction: 0.5, ..TaskConfig::default() };
+    let modular = TaskConfig {
+        train_fraction: 0.5,
+        ..TaskConfig::new(gpt::task_named("modular").unwrap(), serde_json::json!({"p": 7}), 0.5)
+    };
     let task = Settings { model: GPTConfig { rope: true, ..model }, task: Some(modular), ..chars.clone() };
     let mut files = vec![];
     for settings in [chars, bpe, task] {

@@ -4,7 +4,7 @@
 
 use gpt::ops::IGNORE;
 use gpt::workspace::Workspace;
-use gpt::{Budget, GPTConfig, Origin, Run, Settings, TaskConfig, TaskName, TrainConfig, GPT};
+use gpt::{Budget, GPTConfig, Origin, Run, Settings, TaskConfig, TrainConfig, GPT};
 
 /// A small reverse task (3 letters of 4), on a model with rotary positions when `rope`.
 fn reverse_run(rope: bool, seed: u64) -> Run {
@@ -20,7 +20,7 @@ fn reverse_run(rope: bool, seed: u64) -> Run {
         eval_iters: 4,
         ..Default::default()
     };
-    let task = TaskConfig { name: TaskName::Reverse, length: 3, symbols: 4, train_fraction: 0.5, ..Default::default() };
+    let task = TaskConfig { train_fraction: 0.5, ..TaskConfig::default().with("length", 3).with("symbols", 4) };
     Run::create(&Settings { model, train, task: Some(task), ..Default::default() }, "", &Budget::UNLIMITED).unwrap()
 }
 

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 /// The preset the flags ask for: named, or the task's own, or nanoGPT's CPU recipe.
 fn preset(a: &Args) -> Result<gpt::presets::Preset, String> {
-    let name = match (&a.preset, a.task) {
+    let name = match (&a.preset, &a.task) {
         (Some(name), _) => name.as_str(),
-        (None, Some(task)) => gpt::presets::for_task(task).name,
+        (None, Some(task)) => gpt::task_named(task).map_or("", |t| t.preset().name),
         (None, None) => "nano-cpu",
     };
     super::super::preset(name)
@@ -36,22 +36,22 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
     }
     let preset = preset(a)?;
     let mut s = Settings { tokenizer: a.tokenizer, bpe_vocab_size: a.vocab_size, ..preset.settings };
-    if let Some(name) = a.task {
-        let task = s.task.take().filter(|t| t.name == name);
-        s.task = Some(task.unwrap_or_else(|| gpt::presets::for_task(name).settings.task.expect("a task's preset")));
+    if let Some(name) = &a.task {
+        let task = s.task.take().filter(|t| &t.name == name);
+        let own = || gpt::task_named(name).and_then(|t| gpt::presets::for_task(t).settings.task);
+        s.task = Some(task.or_else(own).ok_or_else(|| format!("unknown task {name:?}"))?);
     }
     if let Some(task) = s.task.as_mut() {
-        let flags = [(&mut task.length, a.length), (&mut task.symbols, a.symbols), (&mut task.digits, a.digits)];
-        flags.into_iter().for_each(|(field, flag)| *field = flag.unwrap_or(*field));
-        task.p = a.p.unwrap_or(task.p);
-        task.train_fraction = a.train_fraction.unwrap_or(task.train_fraction);
+        let owner = format!("the {} task", task.name);
+        let fraction = a.settings.value(&gpt::data::TRAIN_FRACTION)?;
+        task.train_fraction = fraction.and_then(|v| v.as_f64()).map_or(task.train_fraction, |f| f as f32);
+        let own = task.task().fields().iter().chain([&gpt::data::TRAIN_FRACTION]).cloned().collect::<Vec<_>>();
+        a.settings.apply(&own, &mut task.settings, &owner)?;
+        task.settings.remove(gpt::data::TRAIN_FRACTION.name);
         if a.block_size.is_none() {
             s.model.block_size = s.model.block_size.max(task.validate().map_or(0, |_| task.max_len()));
         }
-    } else if let Some(flag) = [("--length", a.length), ("--symbols", a.symbols), ("--digits", a.digits), ("--p", a.p)]
-        .into_iter()
-        .find_map(|(flag, v)| v.map(|_| flag))
-    {
+    } else if let Some(flag) = a.settings.given().first() {
         return Err(format!("{flag} is a task's setting: give --task too"));
     }
     let text = match (&s.task, text) {

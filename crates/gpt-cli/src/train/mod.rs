@@ -1,7 +1,8 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file or a task; or a
 //! checkpoint, resumed exactly where it stopped.
 
-use gpt::{OptimizerKind, Run, TaskName, TokenizerKind};
+use crate::setting_flags::SettingFlags;
+use gpt::{OptimizerKind, Run, TokenizerKind};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -13,25 +14,12 @@ pub struct Args {
     /// The training text (UTF-8); the last 10% is held out for validation. Not with --task.
     #[arg(long, required_unless_present_any = ["task", "resume"], conflicts_with = "task")]
     data: Option<PathBuf>,
-    /// Train on a task's generated problems instead of a text: repeat, reverse, sort, addition
-    /// or modular. Its preset is the default (induction, reverse, sort, addition, grokking).
-    #[arg(long)]
-    task: Option<TaskName>,
-    /// repeat, reverse, sort: letters in a sequence (repeat draws from half that up).
-    #[arg(long)]
-    length: Option<usize>,
-    /// repeat, reverse, sort: how many letters of the alphabet the sequences use (2 to 26).
-    #[arg(long)]
-    symbols: Option<usize>,
-    /// addition: digits of each number added.
-    #[arg(long)]
-    digits: Option<usize>,
-    /// modular: the modulus.
-    #[arg(long)]
-    p: Option<usize>,
-    /// The share of a task's problems that training may see; the rest are held out.
-    #[arg(long)]
-    train_fraction: Option<f32>,
+    /// Train on a task's generated problems instead of a text. Its preset is the default.
+    #[arg(long, value_parser = task_names())]
+    task: Option<String>,
+    /// A task's own settings (each task's flags below).
+    #[command(flatten)]
+    settings: SettingFlags,
     /// `char` (one token per character) or `bpe` (byte pairs learned from --data).
     #[arg(long, default_value = "char")]
     tokenizer: TokenizerKind,
@@ -113,6 +101,11 @@ pub struct Args {
     resume: Option<PathBuf>,
 }
 
+/// The tasks' names, for `--task`.
+fn task_names() -> clap::builder::PossibleValuesParser {
+    gpt::TASKS.iter().map(|t| t.name()).collect::<Vec<_>>().into()
+}
+
 /// A setting's value by the name a checkpoint's config gives it ("rmsnorm", "relu").
 fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
     serde_json::from_value(serde_json::Value::String(name.into())).map_err(|e| e.to_string())
@@ -120,7 +113,7 @@ fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
 
 impl Args {
     /// Flags that would change the model or recipe, which a resumed run keeps as it was.
-    fn overrides(&self) -> Vec<&'static str> {
+    fn overrides(&self) -> Vec<String> {
         let set = [
             ("--n-layer", self.n_layer.is_some()),
             ("--n-head", self.n_head.is_some()),
@@ -141,14 +134,10 @@ impl Args {
             ("--weight-decay", self.weight_decay.is_some()),
             ("--optimizer", self.optimizer.is_some()),
             ("--muon-lr", self.muon_lr.is_some()),
-            ("--length", self.length.is_some()),
-            ("--symbols", self.symbols.is_some()),
-            ("--digits", self.digits.is_some()),
-            ("--p", self.p.is_some()),
-            ("--train-fraction", self.train_fraction.is_some()),
             ("--preset", self.preset.is_some()),
         ];
-        set.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect()
+        let fixed = set.iter().filter(|(_, on)| *on).map(|(name, _)| name.to_string());
+        fixed.chain(self.settings.given()).collect()
     }
 }
 

@@ -5,10 +5,11 @@
 pub mod tasks;
 mod text;
 
-pub use tasks::{tasks, Problem, TaskConfig, TaskData, TaskInfo, TaskName, TaskSummary};
+pub use tasks::{
+    no_text, task_named, tasks, Problem, Task, TaskConfig, TaskData, TaskInfo, TaskSummary, TASKS, TRAIN_FRACTION,
+};
 pub use text::{too_short, Ids, TextData};
 
-use crate::error::Error;
 use crate::rng::Rng;
 
 /// Which part of the data to draw from: training, or validation (a task's held-out problems).
@@ -91,13 +92,5 @@ impl Dataset {
                 (x, y, task.seq_len())
             }
         }
-    }
-
-    /// The error for text given to a task's run, which makes its own problems.
-    pub fn no_text(task: &TaskConfig) -> Error {
-        Error::Config(format!(
-            "this run trains on the {} task, which makes its own problems: it takes no text",
-            task.name.as_str()
-        ))
     }
 }

@@ -176,7 +176,7 @@ impl Run {
     /// previous token from, and a task's other problems are no repeats for its score to mean one.
     pub fn induction_onset(&self) -> Option<heads::Onset> {
         let cfg = self.model.config();
-        let repeats = self.task().is_none_or(|t| t.config().name == crate::data::TaskName::Repeat);
+        let repeats = self.task().is_none_or(|t| t.config().task().copies());
         (cfg.n_layer >= 2 && repeats).then(|| heads::induction_onset(&self.history.heads, cfg.n_head)).flatten()
     }
 
@@ -189,7 +189,7 @@ impl Run {
     /// repeated once; for the repeat task, one of its own problems (the same, its own letters).
     fn induction_probe(&self) -> (Vec<usize>, usize) {
         let cfg = self.model.config();
-        if let Some(task) = self.task().filter(|t| t.config().name == crate::data::TaskName::Repeat) {
+        if let Some(task) = self.task().filter(|t| t.config().task().copies()) {
             // Its letters, then the same again: the copy starts one letter before the answer.
             let problem = task.example(Split::Val, INDUCTION_SEED);
             return (problem.tokens.iter().map(|&t| t as usize).collect(), problem.prompt_len - 1);

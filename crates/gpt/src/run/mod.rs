@@ -165,7 +165,7 @@ impl Run {
     /// for both the training and the validation split. A task's run takes no text.
     pub fn use_text(&mut self, text: &str) -> Result<()> {
         if let Some(task) = self.task() {
-            return Err(Dataset::no_text(task.config()));
+            return Err(crate::data::no_text(task.config()));
         }
         let ids = self.tokenizer.encode_text(text)?;
         self.data = Some(Dataset::Text(TextData::new(ids, self.model.config().block_size)?));

@@ -28,7 +28,7 @@ pub struct Status {
     /// The lowest validation loss of any evaluation so far.
     pub best_val_loss: Option<f32>,
     /// The task it trains on, if it trains on one (it takes no text then).
-    pub task: Option<crate::data::TaskName>,
+    pub task: Option<String>,
 }
 
 /// What a page needs to show a run it has just created or opened.
@@ -72,7 +72,7 @@ impl Run {
             shards: crate::shards::shard_count(self.train.batch_size, self.seq_len()),
             params: self.model.params().count(),
             best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
-            task: self.task().map(|t| t.config().name),
+            task: self.task().map(|t| t.config().name.clone()),
         }
     }
 

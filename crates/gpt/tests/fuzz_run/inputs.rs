@@ -3,8 +3,9 @@
 
 use super::fields::{MODEL_FIELDS, TASK_FIELDS};
 use super::fuzz::TEXT;
+use gpt::fields::Kind;
 use gpt::ops::{Activation, NormKind};
-use gpt::{GPTConfig, OptimizerKind, SampleConfig, Settings, TaskConfig, TaskName, TokenizerKind, TrainConfig};
+use gpt::{GPTConfig, OptimizerKind, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -119,15 +120,21 @@ pub fn settings_json() -> impl Strategy<Value = Value> {
 
 /// A small task of any kind, or none (a text), three times in four.
 fn task() -> impl Strategy<Value = Option<TaskConfig>> {
-    let name = proptest::sample::select(TaskName::ALL.to_vec());
-    let task = (name, 1usize..6, 2usize..8, 1usize..3, 2usize..30, 0.05f32..0.95).prop_map(
-        |(name, length, symbols, digits, p, train_fraction)| TaskConfig {
-            name,
-            length,
-            symbols,
-            digits,
-            p,
-            train_fraction,
+    let task = (0..gpt::TASKS.len(), proptest::collection::vec(0usize..8, 4), 0.05f32..0.95).prop_map(
+        |(k, picks, train_fraction)| {
+            let task = gpt::TASKS[k];
+            let mut config = TaskConfig { train_fraction, ..TaskConfig::new(task, Value::Null, 0.9) };
+            // Each of its own settings small, or one of its choices.
+            for (field, pick) in task.fields().iter().zip(picks) {
+                config = match field.kind {
+                    Kind::Count { min, .. } => config.with(field.name, min + pick),
+                    Kind::Number { above, below, .. } => {
+                        config.with(field.name, above + (below - above) * pick as f64 / 8.0)
+                    }
+                    Kind::Choice { options, .. } => config.with(field.name, options[pick % options.len()].0),
+                };
+            }
+            config
         },
     );
     prop_oneof![3 => Just(None), 1 => task.prop_map(Some)]
@@ -219,12 +226,10 @@ pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
         19 => t.muon_momentum = float,
         _ => {
             let task = s.task.get_or_insert_with(TaskConfig::default);
-            match field {
-                20 => task.length = count,
-                21 => task.symbols = count,
-                22 => task.digits = count,
-                23 => task.p = count,
-                _ => task.train_fraction = float,
+            let own = task.task().fields();
+            match own.get(field - 20) {
+                Some(setting) => *task = task.clone().with(setting.name, count),
+                None => task.train_fraction = float,
             }
         }
     }

@@ -13,7 +13,7 @@ mod fuzz;
 mod inputs;
 
 use fuzz::{assert_specific, cases, TEXT};
-use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TaskName, TrainConfig};
+use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TrainConfig};
 use inputs::{any_text, edge, sample_config, settings, settings_json, texts, usable_or_any_text, Edge};
 use proptest::prelude::*;
 
@@ -30,7 +30,7 @@ fn state(run: &Run) -> (usize, Vec<u32>, String) {
 fn a_small_run(task: bool) -> Vec<u8> {
     let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 2, n_embd: 8, rope: task, ..Default::default() };
     let train = TrainConfig { batch_size: 2, max_iters: 1_000, warmup_iters: 2, eval_iters: 1, ..Default::default() };
-    let task = task.then(|| TaskConfig { name: TaskName::Reverse, length: 3, symbols: 4, ..TaskConfig::default() });
+    let task = task.then(|| TaskConfig::default().with("length", 3).with("symbols", 4));
     let mut run =
         Run::create(&Settings { model, train, task, ..Default::default() }, &TEXT.repeat(4), &BUDGET).unwrap();
     run.train(2, &|| 0.0).unwrap();

@@ -22,7 +22,7 @@ pub fn small() -> GPTConfig {
 
 /// A run that trains on a task (which neither export holds).
 pub fn task_run() -> Run {
-    let task = gpt::TaskConfig { name: gpt::TaskName::Reverse, ..Default::default() };
+    let task = gpt::TaskConfig::default();
     let train = TrainConfig { batch_size: 2, max_iters: 2, warmup_iters: 0, eval_iters: 1, ..Default::default() };
     let settings =
         Settings { model: GPTConfig { block_size: 32, ..small() }, train, task: Some(task), ..Default::default() };

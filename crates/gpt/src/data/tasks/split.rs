@@ -6,18 +6,14 @@
 //! threshold so that exactly the chosen share trains, and draws from the two lists; a larger one
 //! draws random problems until one falls on the side it wants.
 
-use super::{Format, Problem, TaskConfig, ENUMERATE_LIMIT};
+use super::task::{unreadable, Problem, ProblemSet};
+use super::{train_count, TaskConfig, ENUMERATE_LIMIT};
 use crate::data::{Split, IGNORE};
 use crate::error::Result;
 use crate::rng::Rng;
 
 /// Keeps the split's hash apart from every other use of the seed.
 const SPLIT_STREAM: u64 = 0x7370_6c69_7400_0003;
-
-/// How many of `count` problems train at `fraction`.
-pub(super) fn train_count(count: u64, fraction: f32) -> u64 {
-    (count as f64 * fraction as f64).round() as u64
-}
 
 /// SplitMix64's finaliser: every input bit moves every output bit.
 fn mix(mut z: u64) -> u64 {
@@ -29,7 +25,7 @@ fn mix(mut z: u64) -> u64 {
 /// A task's problems, split by a seed, as a run trains and evaluates on them.
 pub struct TaskData {
     config: TaskConfig,
-    format: Box<dyn Format>,
+    problems: Box<dyn ProblemSet>,
     vocab: Vec<String>,
     seed: u64,
     /// A prompt whose hash is below this trains.
@@ -42,12 +38,12 @@ impl TaskData {
     /// The problems of `config`, split by `seed`.
     pub fn new(config: &TaskConfig, seed: u64) -> Result<TaskData> {
         config.validate()?;
-        let format = config.format();
-        let vocab = format.vocab();
-        let mut data = TaskData { config: config.clone(), format, vocab, seed, threshold: 0, listed: None };
-        let count = data.format.count();
+        let problems = config.problem_set();
+        let vocab = problems.vocab();
+        let mut data = TaskData { config: config.clone(), problems, vocab, seed, threshold: 0, listed: None };
+        let count = data.problems.count();
         if count <= ENUMERATE_LIMIT {
-            let hashes: Vec<u64> = (0..count).map(|i| data.key(data.format.nth(i).prompt())).collect();
+            let hashes: Vec<u64> = (0..count).map(|i| data.key(data.problems.nth(i).prompt())).collect();
             let train = train_count(count, config.train_fraction) as usize;
             let mut sorted = hashes.clone();
             sorted.sort_unstable();
@@ -76,7 +72,7 @@ impl TaskData {
 
     /// Whether the task makes `problem`, and so places it in one set or the other.
     pub fn makes(&self, problem: &Problem) -> bool {
-        self.format.makes(problem)
+        self.problems.makes(problem)
     }
 
     /// Which set `problem` belongs to (of those the task makes; see [`TaskData::makes`]).
@@ -97,10 +93,10 @@ impl TaskData {
     pub fn draw(&self, split: Split, rng: &mut Rng) -> Problem {
         if let Some(sets) = &self.listed {
             let set = &sets[usize::from(split == Split::Val)];
-            return self.format.nth(set[rng.below(set.len())] as u64);
+            return self.problems.nth(set[rng.below(set.len())] as u64);
         }
         loop {
-            let problem = self.format.random(rng, false);
+            let problem = self.problems.random(rng, false);
             if self.split_of(&problem) == split {
                 return problem;
             }
@@ -109,7 +105,7 @@ impl TaskData {
 
     /// Positions a batch row has: every problem but the last token of the longest.
     pub fn seq_len(&self) -> usize {
-        self.format.max_len() - 1
+        self.problems.max_len() - 1
     }
 
     /// Appends `problem` as one row of `x` (its tokens, padded) and `y` (the next tokens where
@@ -137,9 +133,9 @@ impl TaskData {
     /// The problem whose prompt a person typed, with its right answer, if the task can read it
     /// and a model of `block_size` can hold it.
     pub fn parse(&self, text: &str, block_size: usize) -> Result<Problem> {
-        let problem = self.format.parse(text).map_err(super::unreadable)?;
+        let problem = self.problems.parse(text).map_err(unreadable)?;
         if problem.tokens.len() > block_size {
-            return Err(super::unreadable(format!(
+            return Err(unreadable(format!(
                 "this problem and its answer take {} tokens, more than the model's block size ({block_size})",
                 problem.tokens.len()
             )));
@@ -162,7 +158,7 @@ impl TaskData {
     pub fn example(&self, split: Split, seed: u64) -> Problem {
         let mut rng = Rng::new(seed);
         loop {
-            let problem = self.format.random(&mut rng, true);
+            let problem = self.problems.random(&mut rng, true);
             if self.split_of(&problem) == split {
                 return problem;
             }

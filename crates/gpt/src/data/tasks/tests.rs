@@ -2,8 +2,8 @@ use super::*;
 use crate::data::{Split, IGNORE};
 use std::collections::HashSet;
 
-fn task(name: TaskName) -> TaskConfig {
-    TaskConfig { name, ..TaskConfig::default() }
+fn task(name: &str) -> TaskConfig {
+    TaskConfig::new(task_named(name).unwrap(), serde_json::json!({}), 0.9)
 }
 
 fn text(data: &TaskData, problem: &Problem) -> String {
@@ -16,15 +16,15 @@ fn each_task_writes_its_problems_as_a_person_reads_them() {
         let data = TaskData::new(&config, 1).unwrap();
         text(&data, &data.parse(typed, 64).unwrap())
     };
-    let letters = |name| TaskConfig { name, length: 4, symbols: 6, ..TaskConfig::default() };
-    assert_eq!(solve(letters(TaskName::Reverse), "bdca"), "bdca>acdb");
-    assert_eq!(solve(letters(TaskName::Sort), "bdca>"), "bdca>abcd");
-    assert_eq!(solve(letters(TaskName::Repeat), " fe a "), "feafea");
+    let letters = |name| task(name).with("length", 4).with("symbols", 6);
+    assert_eq!(solve(letters("reverse"), "bdca"), "bdca>acdb");
+    assert_eq!(solve(letters("sort"), "bdca>"), "bdca>abcd");
+    assert_eq!(solve(letters("repeat"), " fe a "), "feafea");
     // The sum is written ones digit first: 579 as 9750, 999+1 = 1000 as 0001.
-    let addition = TaskConfig { digits: 3, ..task(TaskName::Addition) };
+    let addition = task("addition").with("digits", 3);
     assert_eq!(solve(addition.clone(), "123+456"), "123+456=9750");
     assert_eq!(solve(addition, "999+1="), "999+001=0001");
-    let modular = TaskConfig { p: 97, ..task(TaskName::Modular) };
+    let modular = task("modular").with("p", 97);
     assert_eq!(solve(modular.clone(), "50+60"), "50+60=13");
     let data = TaskData::new(&modular, 1).unwrap();
     let p = data.parse("50+60", 8).unwrap();
@@ -33,7 +33,7 @@ fn each_task_writes_its_problems_as_a_person_reads_them() {
 
 #[test]
 fn generators_are_deterministic_for_a_seed_and_differ_across_seeds() {
-    for name in TaskName::ALL {
+    for name in TASKS.iter().map(|t| t.name()) {
         let config = task(name);
         let draw = |seed: u64, split: Split| {
             let data = TaskData::new(&config, seed).unwrap();
@@ -48,7 +48,7 @@ fn generators_are_deterministic_for_a_seed_and_differ_across_seeds() {
 
 #[test]
 fn a_listed_split_is_exact_and_the_sets_never_overlap() {
-    let modular = TaskConfig { p: 23, train_fraction: 0.3, ..task(TaskName::Modular) };
+    let modular = TaskConfig { train_fraction: 0.3, ..task("modular").with("p", 23) };
     let data = TaskData::new(&modular, 5).unwrap();
     let (train, held) = data.sizes().unwrap();
     assert_eq!((train, held), (159, 370), "round(0.3 × 529) train, the rest held out");
@@ -65,9 +65,9 @@ fn a_listed_split_is_exact_and_the_sets_never_overlap() {
     assert!(seen[0].is_disjoint(&seen[1]));
     // Every task small enough to list splits exactly.
     for config in [
-        TaskConfig { name: TaskName::Addition, digits: 2, train_fraction: 0.5, ..TaskConfig::default() },
-        TaskConfig { name: TaskName::Reverse, length: 5, symbols: 6, ..TaskConfig::default() },
-        TaskConfig { name: TaskName::Repeat, length: 5, symbols: 7, ..TaskConfig::default() },
+        TaskConfig { train_fraction: 0.5, ..task("addition").with("digits", 2) },
+        task("reverse").with("length", 5).with("symbols", 6),
+        task("repeat").with("length", 5).with("symbols", 7),
     ] {
         let data = TaskData::new(&config, 3).unwrap();
         let (train, held) = data.sizes().unwrap();
@@ -75,7 +75,7 @@ fn a_listed_split_is_exact_and_the_sets_never_overlap() {
         assert_eq!((train + held) as u64, count, "{config:?}");
         assert_eq!(train as u64, (count as f64 * config.train_fraction as f64).round() as u64, "{config:?}");
     }
-    let repeat = TaskConfig { name: TaskName::Repeat, length: 5, symbols: 7, ..TaskConfig::default() };
+    let repeat = task("repeat").with("length", 5).with("symbols", 7);
     assert_eq!(
         repeat.count(),
         7 * 6 + 7 * 6 * 5 + 7 * 6 * 5 * 4 + 7 * 6 * 5 * 4 * 3,
@@ -85,21 +85,21 @@ fn a_listed_split_is_exact_and_the_sets_never_overlap() {
 
 #[test]
 fn a_hashed_split_never_overlaps_and_keeps_its_share() {
-    let reverse = TaskConfig { length: 10, symbols: 26, train_fraction: 0.8, ..task(TaskName::Reverse) };
+    let reverse = TaskConfig { train_fraction: 0.8, ..task("reverse").with("length", 10).with("symbols", 26) };
     let data = TaskData::new(&reverse, 9).unwrap();
     assert!(data.sizes().is_none(), "26^10 problems are too many to list");
     let mut rng = Rng::new(2);
     let train: HashSet<_> = (0..5000).map(|_| data.draw(Split::Train, &mut rng).tokens).collect();
     let held: HashSet<_> = (0..5000).map(|_| data.draw(Split::Val, &mut rng).tokens).collect();
     assert!(train.is_disjoint(&held));
-    let format = reverse.format();
+    let format = reverse.problem_set();
     let in_train = (0..20_000).filter(|_| data.split_of(&format.random(&mut rng, false)) == Split::Train).count();
     assert!((15_600..16_400).contains(&in_train), "{in_train} of 20000 train at a fraction of 0.8");
 }
 
 #[test]
 fn rows_count_the_answer_alone_and_pad_short_problems() {
-    let repeat = TaskConfig { name: TaskName::Repeat, length: 4, symbols: 6, ..TaskConfig::default() };
+    let repeat = task("repeat").with("length", 4).with("symbols", 6);
     let data = TaskData::new(&repeat, 1).unwrap();
     assert_eq!(data.seq_len(), 7, "the longest problem, abcdabcd, less its last token");
     let problem = data.parse("cab", 16).unwrap(); // cabcab: the prompt ends with the copy's first letter
@@ -123,20 +123,20 @@ fn typed_problems_outside_the_task_get_a_clear_message() {
     let err = |config: TaskConfig, typed: &str, block: usize| {
         TaskData::new(&config, 1).unwrap().parse(typed, block).unwrap_err().to_string()
     };
-    let reverse = TaskConfig { length: 4, symbols: 6, ..task(TaskName::Reverse) };
+    let reverse = task("reverse").with("length", 4).with("symbols", 6);
     assert!(err(reverse.clone(), "abz", 16).contains("'z' is not one of this task's symbols, the letters a to f"));
     assert!(err(reverse.clone(), "ab>ba", 16).contains("only the letters before '>'"));
     assert!(err(reverse.clone(), "", 16).contains("type some letters"));
     assert!(err(reverse, "abcdef", 9).contains("13 tokens, more than the model's block size (9)"));
-    let repeat = TaskConfig { length: 4, symbols: 6, ..task(TaskName::Repeat) };
+    let repeat = task("repeat").with("length", 4).with("symbols", 6);
     assert!(err(repeat.clone(), "a", 16).contains("two or more letters"));
     assert!(err(repeat, "ab>", 16).contains("'>' is not one of this task's symbols"));
-    let addition = TaskConfig { digits: 2, ..task(TaskName::Addition) };
+    let addition = task("addition").with("digits", 2);
     assert!(err(addition.clone(), "12-3", 16).contains("'-' is not a digit"));
     assert!(err(addition.clone(), "123+4", 16).contains("123 has more than 2 digits"));
     assert!(err(addition.clone(), "12+", 16).contains("two numbers joined by +"));
     assert!(err(addition, "1+2=3", 16).contains("two numbers joined by +"));
-    let modular = TaskConfig { p: 13, ..task(TaskName::Modular) };
+    let modular = task("modular").with("p", 13);
     assert!(err(modular, "13+1", 16).contains("13 is not below p = 13"));
 }
 
@@ -145,21 +145,21 @@ fn settings_that_cannot_make_a_held_out_set_are_named() {
     let fields = |config: TaskConfig| -> Vec<(String, String)> {
         config.errors().into_iter().map(|p| (p.field, p.message)).collect()
     };
-    let modular = |p, train_fraction| TaskConfig { p, train_fraction, ..task(TaskName::Modular) };
+    let modular = |p: usize, train_fraction| TaskConfig { train_fraction, ..task("modular").with("p", p) };
     let small = fields(modular(2, 0.9));
     assert_eq!(small[0].0, "task.train_fraction");
     assert!(small[0].1.contains("4 problems") && small[0].1.contains("none held out"), "{small:?}");
-    assert!(fields(modular(1, 0.5))[0].1.contains("p must be from 2"));
+    assert!(fields(modular(1, 0.5))[0].1.contains("p must be a whole number from 2 to 1000"));
     for f in [0.0, 1.0, -0.5, f32::NAN] {
         assert_eq!(fields(modular(97, f))[0].0, "task.train_fraction", "{f}");
     }
     assert!(fields(modular(97, 0.3)).is_empty());
-    let long = TaskConfig { length: 20, symbols: 10, ..task(TaskName::Repeat) };
+    let long = task("repeat").with("length", 20).with("symbols", 10);
     assert_eq!(fields(long)[0].0, "task.length", "a repeat's letters are distinct");
-    assert!(fields(TaskConfig { length: 1, ..task(TaskName::Repeat) })[0].1.contains("from 2"));
-    assert_eq!(fields(TaskConfig { digits: 0, ..task(TaskName::Addition) })[0].0, "task.digits");
-    assert_eq!(fields(TaskConfig { symbols: 1, ..task(TaskName::Sort) })[0].0, "task.symbols");
-    let reverse = task(TaskName::Reverse);
+    assert!(fields(task("repeat").with("length", 1))[0].1.contains("from 2"));
+    assert_eq!(fields(task("addition").with("digits", 0))[0].0, "task.digits");
+    assert_eq!(fields(task("sort").with("symbols", 1))[0].0, "task.symbols");
+    let reverse = task("reverse");
     assert_eq!(reverse.block_error(16).unwrap().field, "model.block_size");
     assert!(reverse.block_error(16).unwrap().message.contains("17 tokens"));
     assert!(reverse.block_error(17).is_none());

@@ -1,19 +1,41 @@
-//! Letter sequences and their answers: `repeat` (random letters, then the same again:
-//! `bdcabdca`, which an induction head continues once it sees the first letter come back),
-//! `reverse` (`bdca>acdb`) and `sort` (`bdca>abcd`).
+//! Letter sequences and their answers, the problems of three tasks: `repeat` (random letters,
+//! then the same again: `bdcabdca`, which an induction head continues once it sees the first
+//! letter come back), `reverse` (`bdca>acdb`) and `sort` (`bdca>abcd`).
 
-use super::{Format, Problem, TaskName};
+use super::task::{Problem, ProblemSet};
+use crate::fields::{Field, Reader};
 use crate::rng::Rng;
 
-pub(super) struct Sequence {
-    pub kind: TaskName,
+/// What the answer is to a sequence of letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// The same letters again, after the first of the copy.
+    Repeat,
+    Reverse,
+    Sort,
+}
+
+/// The most letters a sequence takes.
+pub(super) const MAX_LENGTH: usize = 64;
+
+/// The settings of the letter tasks: the alphabet, beside each task's own length field.
+pub(super) const SYMBOLS: Field =
+    Field::count("symbols", "Symbols", "How many letters of the alphabet the sequences use", (2, 26), 26);
+
+pub(super) struct Letters {
+    pub answer: Answer,
     pub length: usize,
     pub symbols: usize,
 }
 
-impl Sequence {
+impl Letters {
+    /// The problems of a letter task's checked settings.
+    pub(super) fn new(answer: Answer, settings: &Reader) -> Letters {
+        Letters { answer, length: settings.count("length"), symbols: settings.count("symbols") }
+    }
+
     fn is_repeat(&self) -> bool {
-        self.kind == TaskName::Repeat
+        self.answer == Answer::Repeat
     }
 
     /// The separator's id, after the letters (reverse and sort).
@@ -37,10 +59,10 @@ impl Sequence {
     fn problem(&self, letters: Vec<u32>) -> Problem {
         let n = letters.len();
         let mut answer = letters.clone();
-        match self.kind {
-            TaskName::Reverse => answer.reverse(),
-            TaskName::Sort => answer.sort_unstable(),
-            _ => {}
+        match self.answer {
+            Answer::Reverse => answer.reverse(),
+            Answer::Sort => answer.sort_unstable(),
+            Answer::Repeat => {}
         }
         let mut tokens = letters;
         if !self.is_repeat() {
@@ -67,7 +89,7 @@ impl Sequence {
     }
 }
 
-impl Format for Sequence {
+impl ProblemSet for Letters {
     fn vocab(&self) -> Vec<String> {
         let letters = (b'a'..).take(self.symbols).map(|c| (c as char).to_string());
         let separator = (!self.is_repeat()).then(|| ">".to_string());
@@ -147,21 +169,5 @@ impl Format for Sequence {
             problem.tokens[..letters].iter().all(|&t| !std::mem::replace(&mut seen[t as usize], true))
         };
         (self.shortest()..=self.length).contains(&letters) && (!self.is_repeat() || distinct())
-    }
-
-    fn watch_for(&self) -> String {
-        match self.kind {
-            TaskName::Repeat => "Random letters, then the same letters again: given the first letter of the copy, the \
-                model writes the rest. Watch the heads view: a previous-token head forms in the first layer, then an \
-                induction head in the second looks back at the letter after the earlier copy of the current one, and \
-                the loss drops as they click into place. The chart marks the step."
-                .into(),
-            TaskName::Reverse => "Watch the attention grid: as accuracy rises, the heads draw the anti-diagonal, each \
-                answer letter reading the prompt letter in the mirror position."
-                .into(),
-            _ => "Watch the attention grid: each answer position comes to look at the prompt letter that belongs \
-                next in alphabetical order."
-                .into(),
-        }
     }
 }

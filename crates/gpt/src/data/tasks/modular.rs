@@ -1,0 +1,116 @@
+//! `modular`: addition modulo p, written `12+34=46` with every number one token. The grokking
+//! task of Power et al. 2022 and Nanda et al. 2023.
+
+use super::sums::{parse_sum, read_number};
+use super::task::{Problem, ProblemSet, Task, TaskPreset};
+use crate::config::GPTConfig;
+use crate::fields::{Field, Reader};
+use crate::rng::Rng;
+use crate::train::TrainConfig;
+
+pub struct ModularAddition;
+
+/// The largest modulus.
+const MAX_P: usize = 1000;
+
+const FIELDS: &[Field] = &[Field::count("p", "p", "The modulus: answers are (a + b) mod p", (2, MAX_P), 97)];
+
+impl Task for ModularAddition {
+    fn name(&self) -> &'static str {
+        "modular"
+    }
+
+    fn title(&self) -> &'static str {
+        "modular addition (grokking)"
+    }
+
+    fn fields(&self) -> &'static [Field] {
+        FIELDS
+    }
+
+    fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {
+        Box::new(Modular { p: settings.count("p") })
+    }
+
+    fn watch_for(&self, settings: &Reader) -> String {
+        let p = settings.count("p");
+        format!(
+            "Grokking: every number 0 to {} is one token, and the answer is (a + b) mod {p}. Training accuracy reaches \
+             100% early, by memorising, while held-out accuracy stays low; much later, weight decay makes the model \
+             find the general rule and held-out accuracy jumps. The chart marks both moments.",
+            p - 1
+        )
+    }
+
+    fn preset(&self) -> TaskPreset {
+        TaskPreset {
+            name: "grokking",
+            description: "modular addition mod 97, a quarter of the problems to train on: 1 layer, 128 channels, a \
+                constant learning rate and strong weight decay. It memorises its training problems first; much later \
+                it finds the rule",
+            model: GPTConfig::small(1, 4, 128, 5),
+            train: TrainConfig {
+                weight_decay: 2.0,
+                beta2: 0.98,
+                min_lr: 1e-3,
+                ..TrainConfig::quick(512, 3000, 1e-3, 50)
+            },
+            settings: serde_json::json!({"p": 97}),
+            train_fraction: 0.25,
+        }
+    }
+}
+
+/// The problems of addition modulo `p`.
+struct Modular {
+    p: usize,
+}
+
+impl Modular {
+    fn problem(&self, a: u64, b: u64) -> Problem {
+        let p = self.p as u32;
+        let (a, b) = (a as u32, b as u32);
+        Problem { tokens: vec![a, p, b, p + 1, (a + b) % p], prompt_len: 4 }
+    }
+}
+
+impl ProblemSet for Modular {
+    fn vocab(&self) -> Vec<String> {
+        (0..self.p).map(|n| n.to_string()).chain(["+".into(), "=".into()]).collect()
+    }
+
+    fn max_len(&self) -> usize {
+        5
+    }
+
+    fn count(&self) -> u64 {
+        (self.p * self.p) as u64
+    }
+
+    fn nth(&self, i: u64) -> Problem {
+        self.problem(i / self.p as u64, i % self.p as u64)
+    }
+
+    fn random(&self, rng: &mut Rng, _longest: bool) -> Problem {
+        let a = rng.below(self.p) as u64;
+        self.problem(a, rng.below(self.p) as u64)
+    }
+
+    fn parse(&self, text: &str) -> Result<Problem, String> {
+        let p = self.p as u64;
+        let read = |n: &str| {
+            let value = read_number(n, 4)?;
+            if value < p {
+                Ok(value)
+            } else {
+                Err(format!("{value} is not below p = {p}: this task's numbers are 0 to {}", p - 1))
+            }
+        };
+        let (a, b) = parse_sum(text, &format!("{}+{}", p / 2, p / 3), read)?;
+        Ok(self.problem(a, b))
+    }
+
+    fn makes(&self, _: &Problem) -> bool {
+        true
+    }
+}

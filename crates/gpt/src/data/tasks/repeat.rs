@@ -1,0 +1,72 @@
+//! `repeat`: random letters, then the same letters again (`bdcabdca`); given the first letter of
+//! the copy, the model writes the rest. The induction-head task of Olsson et al. 2022.
+
+use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
+use super::task::{ProblemSet, Task, TaskPreset};
+use crate::config::GPTConfig;
+use crate::error::FieldError;
+use crate::fields::{Field, Reader};
+use crate::train::TrainConfig;
+
+pub struct Repeat;
+
+const FIELDS: &[Field] = &[
+    Field::count(
+        "length",
+        "Sequence length",
+        "The most letters in a sequence; a repeat draws lengths from 2 up to it",
+        (2, MAX_LENGTH),
+        8,
+    ),
+    SYMBOLS,
+];
+
+impl Task for Repeat {
+    fn name(&self) -> &'static str {
+        "repeat"
+    }
+
+    fn title(&self) -> &'static str {
+        "repeat (induction heads)"
+    }
+
+    fn fields(&self) -> &'static [Field] {
+        FIELDS
+    }
+
+    fn errors(&self, settings: &Reader) -> Vec<FieldError> {
+        let (length, symbols) = (settings.count("length"), settings.count("symbols"));
+        let message = format!(
+            "a repeat uses each letter once, so its sequence length ({length}) must not exceed the symbols ({symbols})"
+        );
+        (length > symbols).then(|| FieldError::new("task.length", message)).into_iter().collect()
+    }
+
+    fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {
+        Box::new(Letters::new(Answer::Repeat, settings))
+    }
+
+    fn watch_for(&self, _: &Reader) -> String {
+        "Random letters, then the same letters again: given the first letter of the copy, the model writes the \
+         rest. Watch the heads view: a previous-token head forms in the first layer, then an induction head in the \
+         second looks back at the letter after the earlier copy of the current one, and the loss drops as they \
+         click into place. The chart marks the step."
+            .into()
+    }
+
+    fn preset(&self) -> TaskPreset {
+        TaskPreset {
+            name: "induction",
+            description: "repeat task, 2 layers with rotary positions (RoPE): within a few hundred steps a \
+                previous-token head and an induction head form together, and the loss drops",
+            model: GPTConfig { rope: true, ..GPTConfig::small(2, 4, 64, 32) },
+            train: TrainConfig { min_lr: 3e-3, ..TrainConfig::quick(64, 1000, 3e-3, 25) },
+            settings: serde_json::json!({"length": 16, "symbols": 26}),
+            train_fraction: 0.9,
+        }
+    }
+
+    fn copies(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,49 @@
+//! `sort`: letters, a separator, and the same letters in alphabetical order (`bdca>abcd`). Each
+//! answer position learns to find the prompt letter that comes next.
+
+use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
+use super::task::{ProblemSet, Task, TaskPreset};
+use crate::config::GPTConfig;
+use crate::fields::{Field, Reader};
+use crate::train::TrainConfig;
+
+pub struct Sort;
+
+const FIELDS: &[Field] =
+    &[Field::count("length", "Sequence length", "Letters in a sequence", (1, MAX_LENGTH), 8), SYMBOLS];
+
+impl Task for Sort {
+    fn name(&self) -> &'static str {
+        "sort"
+    }
+
+    fn title(&self) -> &'static str {
+        "sort"
+    }
+
+    fn fields(&self) -> &'static [Field] {
+        FIELDS
+    }
+
+    fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {
+        Box::new(Letters::new(Answer::Sort, settings))
+    }
+
+    fn watch_for(&self, _: &Reader) -> String {
+        "Watch the attention grid: each answer position comes to look at the prompt letter that belongs next in \
+         alphabetical order."
+            .into()
+    }
+
+    fn preset(&self) -> TaskPreset {
+        TaskPreset {
+            name: "sort",
+            description: "sort task, 8 letters: 2 layers, 64 channels; each answer letter learns to find the next \
+                one in alphabetical order",
+            model: GPTConfig::small(2, 4, 64, 17),
+            train: TrainConfig::quick(32, 3000, 3e-3, 50),
+            settings: serde_json::json!({"length": 8, "symbols": 26}),
+            train_fraction: 0.9,
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! What a task is: the trait each task implements in its own file, and the problem set its
+//! settings make. `mod.rs` lists every task once.
+
+use crate::config::GPTConfig;
+use crate::error::{Error, FieldError};
+use crate::fields::{Field, Reader};
+use crate::rng::Rng;
+use crate::train::TrainConfig;
+
+/// One problem: its tokens, the prompt and then the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub tokens: Vec<u32>,
+    pub prompt_len: usize,
+}
+
+impl Problem {
+    pub fn prompt(&self) -> &[u32] {
+        &self.tokens[..self.prompt_len]
+    }
+
+    pub fn answer(&self) -> &[u32] {
+        &self.tokens[self.prompt_len..]
+    }
+}
+
+/// A task: its symbols, problems, parser and format (through the [`ProblemSet`] its settings
+/// make), its settings with their limits and labels, its preset, and what to watch for.
+pub trait Task: Sync {
+    /// Its name in settings, checkpoints, links and the CLI (`reverse`).
+    fn name(&self) -> &'static str;
+    /// How the Corpus menu lists it.
+    fn title(&self) -> &'static str;
+    /// Its own settings (beside the train fraction every task has).
+    fn fields(&self) -> &'static [Field];
+    /// What is wrong between settings each of which its field accepts (a repeat longer than its
+    /// alphabet), each naming its field (`task.length`).
+    fn errors(&self, _settings: &Reader) -> Vec<FieldError> {
+        vec![]
+    }
+    /// The problems these settings make (checked by then).
+    fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet>;
+    /// A sentence on what to watch for while it trains.
+    fn watch_for(&self, settings: &Reader) -> String;
+    /// Its preset: a model and recipe whose phenomenon shows within minutes on a laptop's CPU.
+    fn preset(&self) -> TaskPreset;
+    /// Whether each problem is a sequence and then its copy, so that induction scores are read on
+    /// the task's own problems.
+    fn copies(&self) -> bool {
+        false
+    }
+}
+
+/// A task's preset, as `presets.rs` lists it.
+pub struct TaskPreset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub model: GPTConfig,
+    pub train: TrainConfig,
+    /// The task's own settings that differ from their defaults, as a JSON object.
+    pub settings: serde_json::Value,
+    pub train_fraction: f32,
+}
+
+/// How one task's settings write and draw its problems.
+pub trait ProblemSet: Send + Sync {
+    /// The task's tokens, in id order.
+    fn vocab(&self) -> Vec<String>;
+    /// Tokens in its longest problem.
+    fn max_len(&self) -> usize;
+    /// How many distinct problems there are (`u64::MAX` for more than that).
+    fn count(&self) -> u64;
+    /// Problem `i` of [`ProblemSet::count`], when there are few enough to list.
+    fn nth(&self, i: u64) -> Problem;
+    /// A random problem as training draws them, or one of the longest.
+    fn random(&self, rng: &mut Rng, longest: bool) -> Problem;
+    /// The problem whose prompt a person typed, with its right answer; or what is wrong with it.
+    fn parse(&self, text: &str) -> std::result::Result<Problem, String>;
+    /// Whether the task makes `problem` (a typed one may be of another length, say).
+    fn makes(&self, problem: &Problem) -> bool;
+}
+
+/// A typed problem that cannot be read, as an error beside the problem's field.
+pub fn unreadable(message: String) -> Error {
+    Error::Invalid(FieldError::new("problem", message))
+}
