@@ -38,6 +38,12 @@ pub fn tasks() -> JsResult<JsValue> {
     to_js(&gpt::data::tasks())
 }
 
+/// Every optimiser, as the Optimizer menu lists them, with their own settings.
+#[wasm_bindgen(unchecked_return_type = "OptimizerInfo[]")]
+pub fn optimizers() -> JsResult<JsValue> {
+    to_js(&gpt::optim::optimizers())
+}
+
 /// What a task's settings make (what to watch for, an example, how many problems), or throws
 /// their first problem.
 #[wasm_bindgen(js_name = describeTask, unchecked_return_type = "TaskSummary")]
@@ -65,7 +71,14 @@ pub fn describe_model(
 /// leader's update.
 #[wasm_bindgen]
 pub fn orthogonalize(values: &mut [f32], rows: usize, cols: usize) -> JsResult<()> {
-    gpt::optim::orthogonalize_in_place(values, rows, cols).map_err(convert::js_error)
+    if rows * cols != values.len() {
+        return Err(convert::fail(&format!("a {rows} × {cols} matrix does not have {} values", values.len())));
+    }
+    let kind = gpt::optim::optimizer_named("muon").expect("Muon is listed");
+    let mut piece = gpt::optim::Piece { rows, cols, values: values.to_vec(), cost: 0, done: false };
+    (kind.compute)(&mut piece);
+    values.copy_from_slice(&piece.values);
+    Ok(())
 }
 
 /// The settings that differ among `runs` (each a run's settings), each with every run's value.

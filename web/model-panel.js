@@ -1,11 +1,12 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
-import { describeModel, presets } from './wasm.js';
+import { describeModel, optimizers, presets } from './wasm.js';
 import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
 import { chooseTask, taskChoice, textStats } from './data-panel.js';
 import { describeTaskSettings, enableTaskFields } from './task-panel.js';
+import { ownedFields } from './setting-fields.js';
 import { bytes, count } from './format.js';
 import { render, state } from './phase.js';
 
@@ -17,6 +18,11 @@ export const BUDGET = { max_params: 50_000_000, max_training_bytes: 2 ** 31 };
 
 /** The most Web Workers the page will start; a step splits into at most 8 shards anyway. */
 const MAX_WORKERS = 16;
+
+/** The Optimizer menu and each optimiser's own settings, from the engine's description of them. */
+const optimizerMenu = ui.form.elements.optimizer;
+optimizerMenu.append(...optimizers().map((o) => new Option(o.title, o.name)));
+const showOptimizerFields = ownedFields(document.getElementById('optimizer-fields'), optimizers(), ui.form.id);
 
 /** The preset chosen, for naming runs. */
 export const presetName = () => ui.preset.value;
@@ -93,7 +99,7 @@ export function validate() {
   // A task brings its own symbols: the tokenizer is the text's choice.
   ui.form.elements.tokenizer.disabled = Boolean(task);
   ui.form.elements.bpe_vocab_size.disabled = Boolean(task) || ui.form.elements.tokenizer.value !== 'bpe';
-  ui.form.elements.muon_lr.disabled = ui.form.elements.optimizer.value !== 'muon';
+  showOptimizerFields(optimizerMenu.value);
   const read = readConfig(ui.form);
   const { config } = read;
   if (task) config.task = { ...config.task, name: task };

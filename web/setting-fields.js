@@ -14,6 +14,7 @@ export function settingControl(field, formId) {
     control.step = field.kind === 'count' ? '1' : 'any';
   }
   control.name = field.name;
+  control.value = String(field.default);
   control.setAttribute('form', formId);
   label.append(`${field.label} `, control);
   describeControl(control, field);

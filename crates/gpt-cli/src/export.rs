@@ -33,10 +33,12 @@ pub fn run(a: Args) -> Result<(), String> {
     let text = super::read_text(text_path)?;
     run.use_text(&text).map_err(|e| format!("{}: {e}", text_path.display()))?;
     write(dir, gpt::interop::nanogpt::export(&run, &a.name).map_err(|e| e.to_string())?)?;
-    if run.train_config().optimizer == gpt::OptimizerKind::Muon {
+    let kind = run.optimizer().kind();
+    if kind.name != gpt::optim::OPTIMIZERS[0].name {
         println!(
-            "this run trained its block matrices with Muon; nanoGPT's train.py builds AdamW, so those matrices resume \
-             with fresh AdamW moments (Muon's momentum does not carry over), the rest with their own"
+            "this run trained with {0}; nanoGPT's train.py builds AdamW, so the matrices {0} trained resume with fresh \
+             AdamW moments ({0}'s own state does not carry over), the rest with their own",
+            kind.title
         );
     }
     Ok(())

@@ -70,7 +70,7 @@ fn explain(e: gpt::Error) -> String {
         "warmup_iters" => "--warmup",
         "bpe_vocab_size" => "--vocab-size",
         name @ ("n_layer" | "n_head" | "n_embd" | "block_size" | "dropout" | "batch_size" | "min_lr" | "seed"
-        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "qk_norm" | "optimizer" | "muon_lr") => {
+        | "eval_interval" | "eval_iters" | "weight_decay" | "rope" | "qk_norm" | "optimizer") => {
             return format!("{}: {e}", setting_flags::flag(name))
         }
         name if setting_flags::describes(name) => return format!("{}: {e}", setting_flags::flag(name)),

@@ -1,24 +1,35 @@
-//! Flags made from the engine's description of each task's own settings (`gpt::fields::Field`):
-//! `--length`, `--digits`, `--p`, `--train-fraction`, … A new task brings its flags with it.
+//! Flags made from the engine's description of each task's and each optimiser's own settings
+//! (`gpt::fields::Field`): `--length`, `--digits`, `--p`, `--train-fraction`, `--muon-lr`, … A
+//! new task or optimiser brings its flags with it.
 
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use gpt::fields::{Field, Kind, Values};
 use std::collections::BTreeMap;
 
-/// The values given for settings that tasks describe, by setting name.
+/// Whose settings: a task's, or an optimiser's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Task,
+    Optimizer,
+}
+
+/// The values given for settings that tasks and optimisers describe, by setting name.
 #[derive(Clone, Debug, Default)]
 pub struct SettingFlags {
     given: BTreeMap<&'static str, String>,
 }
 
-/// Every task's setting once by name, with the tasks that read it.
-fn described() -> Vec<(Field, Vec<&'static str>)> {
-    let mut all: Vec<(Field, Vec<&'static str>)> = Vec::new();
-    for task in gpt::TASKS {
-        for field in task.fields().iter().chain([&gpt::data::TRAIN_FRACTION]) {
-            match all.iter_mut().find(|(f, _)| f.name == field.name) {
-                Some((_, owners)) => owners.push(task.name()),
-                None => all.push((field.clone(), vec![task.name()])),
+/// Every task's and optimiser's setting once by name, with the tasks or optimisers that read it.
+fn described() -> Vec<(Field, Vec<&'static str>, Owner)> {
+    let tasks = gpt::TASKS.iter().map(|t| (t.name(), t.fields(), Owner::Task));
+    let optimizers = gpt::optim::OPTIMIZERS.iter().map(|k| (k.name, k.fields, Owner::Optimizer));
+    let mut all: Vec<(Field, Vec<&'static str>, Owner)> = Vec::new();
+    for (name, fields, owner) in tasks.chain(optimizers) {
+        let common = (owner == Owner::Task).then_some(&gpt::data::TRAIN_FRACTION);
+        for field in fields.iter().chain(common) {
+            match all.iter_mut().find(|(f, _, _)| f.name == field.name) {
+                Some((_, owners, _)) => owners.push(name),
+                None => all.push((field.clone(), vec![name], owner)),
             }
         }
     }
@@ -32,13 +43,17 @@ pub fn flag(name: &str) -> String {
 
 /// Whether some task describes a setting called `name`.
 pub fn describes(name: &str) -> bool {
-    described().iter().any(|(f, _)| f.name == name)
+    described().iter().any(|(f, _, _)| f.name == name)
 }
 
 impl Args for SettingFlags {
     fn augment_args(cmd: Command) -> Command {
-        described().into_iter().fold(cmd, |cmd, (field, owners)| {
-            let tasks = if owners.len() == gpt::TASKS.len() { "every task".into() } else { owners.join(", ") };
+        described().into_iter().fold(cmd, |cmd, (field, owners, owner)| {
+            let tasks = match owner {
+                Owner::Task if owners.len() == gpt::TASKS.len() => "every task".into(),
+                Owner::Task => owners.join(", "),
+                Owner::Optimizer => format!("--optimizer {}", owners.join(", ")),
+            };
             let (value, range) = match field.kind {
                 Kind::Count { min, max, .. } => ("N", format!("{min} to {max}")),
                 Kind::Number { above, below, .. } => ("X", format!("{above} to {below}")),
@@ -64,7 +79,7 @@ impl FromArgMatches for SettingFlags {
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        for (field, _) in described() {
+        for (field, _, _) in described() {
             if let Some(value) = matches.get_one::<String>(field.name) {
                 self.given.insert(field.name, value.clone());
             }
@@ -74,9 +89,10 @@ impl FromArgMatches for SettingFlags {
 }
 
 impl SettingFlags {
-    /// The flags given, as typed (`--length`).
-    pub fn given(&self) -> Vec<String> {
-        self.given.keys().map(|name| flag(name)).collect()
+    /// The flags given for `owner`'s settings, as typed (`--length`).
+    pub fn given(&self, owner: Owner) -> Vec<String> {
+        let owns = |name: &str| described().iter().any(|(f, _, o)| f.name == name && *o == owner);
+        self.given.keys().filter(|name| owns(name)).map(|name| flag(name)).collect()
     }
 
     /// Takes the value given for `field`, if one was, read as its kind asks.
@@ -91,12 +107,14 @@ impl SettingFlags {
         Ok(Some(value))
     }
 
-    /// Sets `values` from the flags given for `fields` (what `owner` reads); a flag given that
-    /// none of them is is named, with the flags `owner` takes.
-    pub fn apply(&self, fields: &[Field], values: &mut Values, owner: &str) -> Result<(), String> {
-        if let Some(stray) = self.given.keys().find(|name| !fields.iter().any(|f| f.name == **name)) {
+    /// Sets `values` from the flags given for `fields` (what `who` reads, a task or an
+    /// optimiser as `owner` says); a flag given for another of the same kind is named, with the
+    /// flags `who` takes.
+    pub fn apply(&self, fields: &[Field], values: &mut Values, owner: Owner, who: &str) -> Result<(), String> {
+        if let Some(stray) = self.given(owner).into_iter().find(|f| !fields.iter().any(|own| flag(own.name) == *f)) {
             let own: Vec<_> = fields.iter().map(|f| flag(f.name)).collect();
-            return Err(format!("{} is not a setting of {owner}, which takes {}", flag(stray), own.join(", ")));
+            let takes = if own.is_empty() { "takes none".into() } else { format!("takes {}", own.join(", ")) };
+            return Err(format!("{stray} is not a setting of {who}, which {takes}"));
         }
         for field in fields {
             if let Some(value) = self.value(field)? {

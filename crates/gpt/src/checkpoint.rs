@@ -1,8 +1,9 @@
 //! Checkpoints: one safetensors file holds a whole training state. Weights sit under nanoGPT's
-//! state_dict names (so PyTorch loads them), AdamW's moments under `optimizer.exp_avg.*` and
-//! `optimizer.exp_avg_sq.*`, Muon's momentum (when it trains) under `optimizer.muon.*`, and the header's `__metadata__` carries `config` (nanoGPT's
-//! GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss history, the
-//! last sampling settings and, for a task's run, its `task`.
+//! state_dict names (so PyTorch loads them), the optimiser's state under `optimizer.` and the
+//! names it gives it (AdamW's moments as `optimizer.exp_avg.*` and `optimizer.exp_avg_sq.*`,
+//! Muon's momentum as `optimizer.muon.*`), and the header's `__metadata__` carries `config`
+//! (nanoGPT's GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss
+//! history, the last sampling settings and, for a task's run, its `task`.
 
 use crate::config::GPTConfig;
 use crate::data::TaskConfig;
@@ -22,7 +23,8 @@ use std::collections::HashMap;
 pub(crate) const FORMAT: &str = "gpt-playground/1";
 pub(crate) const EXP_AVG: &str = "optimizer.exp_avg.";
 pub(crate) const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
-const MUON: &str = "optimizer.muon.";
+/// What the optimiser's own names for its state go after.
+const OPTIMIZER: &str = "optimizer.";
 /// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
 pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
@@ -33,7 +35,7 @@ pub struct Checkpoint {
     pub model: GPT,
     pub tokenizer: Tokenizer,
     pub train: TrainConfig,
-    pub optimizer: Option<Optimizer>,
+    pub optimizer: Option<Box<dyn Optimizer>>,
     pub step: usize,
     pub rng: Option<Rng>,
     pub history: History,
@@ -80,29 +82,22 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
         let wte = params.get("transformer.wte.weight").expect("every model has wte");
         tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
     }
-    let opt = &run.optimizer().adamw;
-    for (i, name) in params.names.iter().enumerate() {
-        tensors.push((format!("{EXP_AVG}{name}"), opt.m[i].shape().to_vec(), le_bytes(&opt.m[i])));
-        tensors.push((format!("{EXP_AVG_SQ}{name}"), opt.v[i].shape().to_vec(), le_bytes(&opt.v[i])));
-    }
-    if let Some(muon) = &run.optimizer().muon {
-        for (&i, buffer) in muon.params.iter().zip(&muon.buffers) {
-            tensors.push((format!("{MUON}{}", params.names[i]), buffer.shape().to_vec(), le_bytes(buffer)));
-        }
+    for (name, value) in run.optimizer().state() {
+        tensors.push((format!("{OPTIMIZER}{name}"), value.shape().to_vec(), le_bytes(value)));
     }
     serialize(&tensors, metadata(run))
 }
 
 /// The header's metadata for `run`: everything but the tensors (a nanoGPT export carries it too).
 pub fn metadata(run: &Run) -> HashMap<String, String> {
-    let (model, opt) = (run.model(), &run.optimizer().adamw);
+    let model = run.model();
     let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
         ("config".into(), to_json(model.config())),
         ("vocab".into(), run.tokenizer().to_json()),
         ("train_config".into(), to_json(run.train_config())),
         ("step".into(), run.step_count().to_string()),
-        ("optimizer_step".into(), opt.t.to_string()),
+        ("optimizer_step".into(), run.optimizer().steps().to_string()),
         ("rng".into(), to_json(run.rng())),
         ("history".into(), to_json(run.history())),
     ]);
@@ -168,37 +163,30 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         };
         model.params_mut().set(name, tensor(stored, &shape)?)?;
     }
+    let train: TrainConfig = parse(field("train_config"), "train_config")?.unwrap_or_default();
+    let kind =
+        train.kind().ok_or_else(|| bad(format!("the checkpoint's optimizer {:?} is unknown", train.optimizer)))?;
+    let mut optimizer = (kind.create)(model.params(), &train.hyper());
+    let state_names: Vec<String> = optimizer.state().into_iter().map(|(n, _)| n).collect();
     let is_param = |n: &str| names.iter().any(|p| p == n);
     for (name, _) in file.iter() {
-        let moment = [EXP_AVG, EXP_AVG_SQ, MUON].iter().any(|p| name.strip_prefix(p).is_some_and(is_param));
+        let moment = name.strip_prefix(OPTIMIZER).is_some_and(|n| state_names.iter().any(|s| s == n));
         // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
         let mask_buffer = name.ends_with(".attn.bias");
         if !(is_param(name) || name == LM_HEAD || moment || mask_buffer) {
             return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
         }
     }
-    let train: TrainConfig = parse(field("train_config"), "train_config")?.unwrap_or_default();
-    let has_moments = file.iter().any(|(name, _)| name.starts_with(EXP_AVG));
-    let optimizer = if has_moments {
-        let adam = (train.beta1, train.beta2, train.weight_decay);
-        let mut opt = Optimizer::new(model.params(), train.optimizer, adam, train.muon_momentum);
-        for (i, name) in names.iter().enumerate() {
-            let shape = model.params().values[i].shape().to_vec();
-            opt.adamw.m[i] = tensor(&format!("{EXP_AVG}{name}"), &shape)?;
-            opt.adamw.v[i] = tensor(&format!("{EXP_AVG_SQ}{name}"), &shape)?;
-        }
-        opt.adamw.t = parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0);
-        if let Some(muon) = &mut opt.muon {
-            // A run saved before Muon trained it (or by another tool) has no momentum: it starts from zero.
-            for (&i, buffer) in muon.params.iter().zip(&mut muon.buffers) {
-                let name = format!("{MUON}{}", names[i]);
-                if file.tensor(&name).is_ok() {
-                    let shape = buffer.shape().to_vec();
-                    *buffer = tensor(&name, &shape)?;
-                }
-            }
-        }
-        Some(opt)
+    // A file with no optimiser state (written by PyTorch) starts a fresh one.
+    let has_state = file.iter().any(|(name, _)| name.starts_with(OPTIMIZER));
+    let optimizer = if has_state {
+        let saved = |name: &str, shape: &[usize]| -> Result<Option<ArrayD<f32>>> {
+            let key = format!("{OPTIMIZER}{name}");
+            file.tensor(&key).ok().map(|_| tensor(&key, shape)).transpose()
+        };
+        optimizer.restore(&saved)?;
+        optimizer.set_steps(parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0));
+        Some(optimizer)
     } else {
         None
     };

@@ -144,6 +144,7 @@ pub fn errors(fields: &[Field], values: &Values, prefix: &str) -> Vec<FieldError
 
 /// Reads checked settings: each accessor gives the value or, for one never checked, the field's
 /// default, so that reading never fails.
+#[derive(Clone, Copy)]
 pub struct Reader<'a> {
     pub fields: &'a [Field],
     pub values: &'a Values,

@@ -3,7 +3,6 @@
 
 use crate::config::GPTConfig;
 use crate::data::{Task, TaskConfig, TASKS};
-use crate::optim::OptimizerKind;
 use crate::settings::Settings;
 use crate::train::TrainConfig;
 
@@ -73,10 +72,9 @@ pub fn presets() -> Vec<Preset> {
                     warmup_iters: 50,
                     eval_interval: Some(175),
                     eval_iters: 10,
-                    optimizer: OptimizerKind::Muon,
-                    muon_lr: 0.04,
                     ..TrainConfig::default()
-                },
+                }
+                .with_optimizer("muon", serde_json::json!({"muon_lr": 0.04})),
             ),
         },
     ];

@@ -1,9 +1,10 @@
 //! The training recipe and what training reports. The loop itself is [`Run`](crate::Run)'s.
 
 use crate::error::{FieldError, Result};
-use crate::optim::OptimizerKind;
+use crate::fields::{self, Reader, Values};
+use crate::optim::{optimizer_named, Hyper, OptimizerKind, OPTIMIZERS};
 use crate::schedule::Schedule;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The most sequences in one batch.
 pub const MAX_BATCH: usize = 4096;
@@ -12,9 +13,12 @@ pub const MAX_ITERS: usize = 100_000_000;
 /// The most batches per split in one evaluation.
 pub const MAX_EVAL_ITERS: usize = 10_000;
 
-/// Optimisation settings; the defaults are nanoGPT's CPU Shakespeare recipe.
+/// Optimisation settings; the defaults are nanoGPT's CPU Shakespeare recipe. Read from JSON, the
+/// settings of an optimiser other than the chosen one (which a run saved before may hold) are left
+/// out, and a setting no one has is named.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(remote = "Self", default)]
 pub struct TrainConfig {
     pub batch_size: usize,
     pub max_iters: usize,
@@ -35,13 +39,33 @@ pub struct TrainConfig {
     pub eval_interval: Option<usize>,
     /// Batches of each split an evaluation averages.
     pub eval_iters: usize,
-    /// What trains the weight matrices inside the blocks: AdamW, or Muon (AdamW keeps the rest).
-    pub optimizer: OptimizerKind,
-    /// Muon's peak learning rate; its schedule has `learning_rate`'s shape (the same warmup and
-    /// decay, scaled).
-    pub muon_lr: f32,
-    /// Muon's momentum.
-    pub muon_momentum: f32,
+    /// What trains the weight matrices inside the blocks, by name: `adamw`, or another of
+    /// [`OPTIMIZERS`] (which keep AdamW for the rest).
+    pub optimizer: String,
+    /// The optimiser's own settings, each named after it (`muon_lr`: a peak rate, whose schedule
+    /// has `learning_rate`'s shape).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "ts", tsify(type = "Record<string, number | string>"))]
+    pub optimizer_settings: Values,
+}
+
+impl<'de> Deserialize<'de> for TrainConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let mut config = TrainConfig::deserialize(deserializer)?;
+        let foreign = |name: &str| OPTIMIZERS.iter().any(|k| k.fields.iter().any(|f| f.name == name));
+        // An unknown optimiser is named by `errors`, beside its field; its settings wait for it.
+        if let Some(kind) = optimizer_named(&config.optimizer) {
+            config.optimizer_settings =
+                fields::resolve(kind.fields, &config.optimizer_settings, foreign).map_err(serde::de::Error::custom)?;
+        }
+        Ok(config)
+    }
+}
+
+impl Serialize for TrainConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        TrainConfig::serialize(self, serializer)
+    }
 }
 
 impl Default for TrainConfig {
@@ -61,9 +85,8 @@ impl Default for TrainConfig {
             seed: 1337,
             eval_interval: None,
             eval_iters: 20,
-            optimizer: OptimizerKind::AdamW,
-            muon_lr: 0.02,
-            muon_momentum: 0.95,
+            optimizer: OPTIMIZERS[0].name.into(),
+            optimizer_settings: Values::new(),
         }
     }
 }
@@ -150,22 +173,20 @@ impl TrainConfig {
         if self.eval_interval == Some(0) {
             bad("eval_interval", "eval_interval must be at least 1 (or left out: about 20 evaluations a run)".into());
         }
-        if self.optimizer == OptimizerKind::Muon {
-            if !(rate_ok(self.muon_lr) && self.muon_lr > 0.0) {
-                bad("muon_lr", format!("Muon learning rate must be a positive number below 10, not {}", self.muon_lr));
-            } else if self.muon_lr * self.weight_decay >= 1.0 {
-                let message = format!(
-                    "Muon learning rate × weight decay must stay below 1 (each step shrinks the matrices by it), not {}",
-                    self.muon_lr * self.weight_decay
-                );
-                bad("muon_lr", message);
-            }
-            if !(0.0..1.0).contains(&self.muon_momentum) {
-                bad("muon_momentum", format!("Muon momentum must be in [0, 1), not {}", self.muon_momentum));
-            }
-        }
         if !(1..=MAX_EVAL_ITERS).contains(&self.eval_iters) {
             bad("eval_iters", format!("eval_iters must be between 1 and {MAX_EVAL_ITERS}, not {}", self.eval_iters));
+        }
+        match self.kind() {
+            Some(kind) => {
+                let own = fields::errors(kind.fields, &self.optimizer_settings, "train.");
+                let cross = if own.is_empty() && decay_ok { (kind.errors)(&self.hyper()) } else { vec![] };
+                errors.extend(own.into_iter().chain(cross));
+            }
+            None => {
+                let names: Vec<_> = OPTIMIZERS.iter().map(|k| k.name).collect();
+                let message = format!("unknown optimizer {:?}; choose one of {}", self.optimizer, names.join(", "));
+                errors.push(FieldError::new("train.optimizer", message));
+            }
         }
         errors
     }
@@ -175,9 +196,35 @@ impl TrainConfig {
         self.eval_interval.unwrap_or((self.max_iters / 20).max(10)).max(1)
     }
 
-    /// Muon's learning rate when AdamW's is `lr`: the same schedule, scaled to `muon_lr`.
-    pub(crate) fn muon_lr_at(&self, lr: f32) -> f32 {
-        self.muon_lr * (lr / self.learning_rate)
+    /// The optimiser these settings name (none for an unknown name, which `errors` names).
+    pub fn kind(&self) -> Option<&'static OptimizerKind> {
+        optimizer_named(&self.optimizer)
+    }
+
+    /// The settings every optimiser reads, and the chosen one's own.
+    pub fn hyper(&self) -> Hyper<'_> {
+        let fields = self.kind().map_or(&[][..], |k| k.fields);
+        Hyper {
+            beta1: self.beta1,
+            beta2: self.beta2,
+            weight_decay: self.weight_decay,
+            learning_rate: self.learning_rate,
+            own: Reader { fields, values: &self.optimizer_settings },
+        }
+    }
+
+    /// These settings with the optimiser called `name` and `settings` of its own (a JSON object;
+    /// the rest take their defaults).
+    pub fn with_optimizer(mut self, name: &str, settings: serde_json::Value) -> TrainConfig {
+        self.optimizer = name.into();
+        let given: Values = match settings {
+            serde_json::Value::Object(map) => map.into_iter().collect(),
+            _ => Values::new(),
+        };
+        let fields = self.kind().map_or(&[][..], |k| k.fields);
+        self.optimizer_settings = fields.iter().map(|f| (f.name.to_string(), f.default_value())).collect();
+        self.optimizer_settings.extend(given);
+        self
     }
 
     pub(crate) fn schedule(&self) -> Schedule {

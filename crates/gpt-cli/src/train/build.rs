@@ -2,6 +2,7 @@
 //! one a checkpoint holds.
 
 use super::Args;
+use crate::setting_flags::Owner;
 use gpt::{Run, Settings, TokenizerKind};
 use std::time::Instant;
 
@@ -46,12 +47,12 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         let fraction = a.settings.value(&gpt::data::TRAIN_FRACTION)?;
         task.train_fraction = fraction.and_then(|v| v.as_f64()).map_or(task.train_fraction, |f| f as f32);
         let own = task.task().fields().iter().chain([&gpt::data::TRAIN_FRACTION]).cloned().collect::<Vec<_>>();
-        a.settings.apply(&own, &mut task.settings, &owner)?;
+        a.settings.apply(&own, &mut task.settings, Owner::Task, &owner)?;
         task.settings.remove(gpt::data::TRAIN_FRACTION.name);
         if a.block_size.is_none() {
             s.model.block_size = s.model.block_size.max(task.validate().map_or(0, |_| task.max_len()));
         }
-    } else if let Some(flag) = a.settings.given().first() {
+    } else if let Some(flag) = a.settings.given(Owner::Task).first() {
         return Err(format!("{flag} is a task's setting: give --task too"));
     }
     let text = match (&s.task, text) {
@@ -79,10 +80,16 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         train.max_iters = iters,
         train.seed = seed,
         train.weight_decay = weight_decay,
-        train.optimizer = optimizer,
-        train.muon_lr = muon_lr,
         train.eval_iters = eval_iters
     );
+    if let Some(name) = &a.optimizer {
+        if *name != s.train.optimizer {
+            s.train = s.train.with_optimizer(name, serde_json::Value::Null);
+        }
+    }
+    let kind = s.train.kind().ok_or_else(|| format!("unknown optimizer {:?}", s.train.optimizer))?;
+    let who = format!("the {} optimizer", kind.name);
+    a.settings.apply(kind.fields, &mut s.train.optimizer_settings, Owner::Optimizer, &who)?;
     s.model.rope |= a.rope;
     s.model.qk_norm |= a.qk_norm;
     s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);

@@ -1,8 +1,8 @@
 //! `gpt train`: a preset, overridden field by field, trained on a text file or a task; or a
 //! checkpoint, resumed exactly where it stopped.
 
-use crate::setting_flags::SettingFlags;
-use gpt::{OptimizerKind, Run, TokenizerKind};
+use crate::setting_flags::{Owner, SettingFlags};
+use gpt::{Run, TokenizerKind};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -73,12 +73,10 @@ pub struct Args {
     seed: Option<u64>,
     #[arg(long)]
     weight_decay: Option<f32>,
-    /// What trains the weight matrices inside the blocks: adamw, or muon (AdamW keeps the rest).
-    #[arg(long)]
-    optimizer: Option<OptimizerKind>,
-    /// Muon's peak learning rate (its schedule follows --lr's shape).
-    #[arg(long)]
-    muon_lr: Option<f32>,
+    /// What trains the weight matrices inside the blocks (others keep AdamW for the rest); its own
+    /// settings are among the flags below.
+    #[arg(long, value_parser = optimizer_names())]
+    optimizer: Option<String>,
     /// Evaluate every this many steps, and at the end [default: a twentieth of the run].
     #[arg(long)]
     eval_interval: Option<usize>,
@@ -104,6 +102,11 @@ pub struct Args {
 /// The tasks' names, for `--task`.
 fn task_names() -> clap::builder::PossibleValuesParser {
     gpt::TASKS.iter().map(|t| t.name()).collect::<Vec<_>>().into()
+}
+
+/// The optimisers' names, for `--optimizer`.
+fn optimizer_names() -> clap::builder::PossibleValuesParser {
+    gpt::optim::OPTIMIZERS.iter().map(|k| k.name).collect::<Vec<_>>().into()
 }
 
 /// A setting's value by the name a checkpoint's config gives it ("rmsnorm", "relu").
@@ -133,11 +136,10 @@ impl Args {
             ("--seed", self.seed.is_some()),
             ("--weight-decay", self.weight_decay.is_some()),
             ("--optimizer", self.optimizer.is_some()),
-            ("--muon-lr", self.muon_lr.is_some()),
             ("--preset", self.preset.is_some()),
         ];
         let fixed = set.iter().filter(|(_, on)| *on).map(|(name, _)| name.to_string());
-        fixed.chain(self.settings.given()).collect()
+        fixed.chain(self.settings.given(Owner::Task)).chain(self.settings.given(Owner::Optimizer)).collect()
     }
 }
 

@@ -9,8 +9,10 @@ use super::torch::{save, Storages};
 use crate::data::Split;
 use crate::error::{Error, Result};
 use crate::ops::{Activation, NormKind};
+use crate::optim::ADAM_EPS;
 use crate::run::Run;
 use crate::tokenizer::Tokenizer;
+use std::collections::HashMap;
 
 /// Our metadata rides in nanoGPT's `config` under this key, which nanoGPT ignores, so an import
 /// gets the run back with its history, random state and sampling settings.
@@ -107,7 +109,11 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
     let (model, train) = (run.model(), run.train_config());
     let c = model.config();
     let params = model.params();
-    let adamw = &run.optimizer().adamw;
+    // AdamW's moments under PyTorch's names; a parameter another optimiser trained has none, and
+    // starts AdamW afresh in nanoGPT.
+    let optimizer = run.optimizer();
+    let state: HashMap<String, &ndarray::ArrayD<f32>> = optimizer.state().into_iter().collect();
+    let zeros = |k: usize| ndarray::ArrayD::zeros(params.values[k].raw_dim());
     let mut storages = Storages::default();
     let names = parameter_names(c.n_layer, c.bias);
     let index = |name: &str| params.index(name).expect("a nanoGPT-shaped model has every parameter");
@@ -125,12 +131,13 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
         .enumerate()
         .map(|(i, n)| {
             let k = index(n);
-            let step = storages.tensor(&[], [adamw.t as f32]);
-            let moments = Py::dict([
-                ("step", step),
-                ("exp_avg", tensor(&mut storages, &adamw.m[k])),
-                ("exp_avg_sq", tensor(&mut storages, &adamw.v[k])),
-            ]);
+            let step = storages.tensor(&[], [optimizer.steps() as f32]);
+            let mut moment = |kind: &str| match state.get(&format!("{kind}.{n}")) {
+                Some(m) => tensor(&mut storages, m),
+                None => tensor(&mut storages, &zeros(k)),
+            };
+            let moments =
+                Py::dict([("step", step), ("exp_avg", moment("exp_avg")), ("exp_avg_sq", moment("exp_avg_sq"))]);
             (Py::Int(i as i64), moments)
         })
         .collect();
@@ -139,7 +146,7 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
         Py::dict([
             ("lr", float(lr)),
             ("betas", Py::Tuple(vec![float(train.beta1), float(train.beta2)])),
-            ("eps", float(adamw.eps)),
+            ("eps", float(ADAM_EPS)),
             ("weight_decay", float(weight_decay)),
             ("amsgrad", Py::Bool(false)),
             ("foreach", Py::None),

@@ -1,97 +1,42 @@
-//! The optimisers: AdamW for every parameter (`adamw.rs`, nanoGPT's), or Muon for the weight
-//! matrices inside the blocks with AdamW for the rest (`muon.rs`); and clipping by the global
-//! gradient norm.
+//! The optimisers, each in its own file and listed once in [`OPTIMIZERS`]: AdamW for every
+//! parameter (`adamw.rs`, nanoGPT's), or Muon for the weight matrices inside the blocks with
+//! AdamW for the rest (`muon.rs`, its Newton–Schulz in `newton_schulz.rs`); and clipping by the
+//! global gradient norm.
+//!
+//! To add an optimiser: write `its_name.rs` with a state implementing [`Optimizer`] and an
+//! [`OptimizerKind`], and add the kind to [`OPTIMIZERS`].
 
 mod adamw;
 mod muon;
+mod newton_schulz;
+mod optimizer;
 
-pub use adamw::AdamW;
-pub use muon::{
-    orthogonalize, orthogonalize_all, orthogonalize_in_place, shares, Muon, MuonStep, NS_COEFFICIENTS, NS_STEPS,
-};
+pub use adamw::{AdamW, EPS as ADAM_EPS};
+pub use muon::Muon;
+pub use newton_schulz::{orthogonalize, NS_COEFFICIENTS, NS_STEPS};
+pub use optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
 
-use crate::params::Params;
-use ndarray::ArrayD;
-use serde::{Deserialize, Serialize};
+/// Every optimiser, in the order the form lists them; the first is the default.
+pub static OPTIMIZERS: &[&OptimizerKind] = &[&adamw::KIND, &muon::KIND];
 
-/// Which optimiser trains the weight matrices inside the blocks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OptimizerKind {
-    /// AdamW for every parameter, as nanoGPT.
-    #[default]
-    AdamW,
-    /// Muon for those matrices, AdamW for the rest.
-    Muon,
+/// An optimiser as the page's form and the CLI offer it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct OptimizerInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Its own settings.
+    pub fields: Vec<crate::fields::Field>,
 }
 
-impl std::str::FromStr for OptimizerKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "adamw" => Ok(OptimizerKind::AdamW),
-            "muon" => Ok(OptimizerKind::Muon),
-            _ => Err(format!("unknown optimizer {s:?}; choose adamw or muon")),
-        }
-    }
+/// Every optimiser, in menu order.
+pub fn optimizers() -> Vec<OptimizerInfo> {
+    OPTIMIZERS.iter().map(|k| OptimizerInfo { name: k.name, title: k.title, fields: k.fields.to_vec() }).collect()
 }
 
-/// A run's optimiser state: AdamW's moments for every parameter (those Muon trains stay zero),
-/// and Muon's momentum when it trains the block matrices.
-#[derive(Clone, Debug)]
-pub struct Optimizer {
-    pub adamw: AdamW,
-    pub muon: Option<Muon>,
-}
-
-impl Optimizer {
-    /// Fresh state for `params` trained by `kind`; AdamW's betas and both optimisers' decay as given.
-    pub fn new(
-        params: &Params,
-        kind: OptimizerKind,
-        (beta1, beta2, weight_decay): (f32, f32, f32),
-        momentum: f32,
-    ) -> Self {
-        let adamw = AdamW::new(&params.values, beta1, beta2, weight_decay);
-        let muon =
-            (kind == OptimizerKind::Muon).then(|| Muon::new(&params.names, &params.values, momentum, weight_decay));
-        Optimizer { adamw, muon }
-    }
-
-    /// One update from the flat `grads`: AdamW at `lr`, and Muon (if it trains) at `muon_lr`,
-    /// its Newton–Schulz steps on up to `threads` threads.
-    pub fn step(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], rates: (f32, f32), threads: usize) {
-        let mut muon = self.begin(params, grads);
-        if let Some(m) = &mut muon {
-            m.complete(threads);
-        }
-        self.finish(params, grads, rates, muon);
-    }
-
-    /// Muon's part of a step from the flat `grads`, to orthogonalise (none without Muon).
-    pub fn begin(&self, params: &[ArrayD<f32>], grads: &[f32]) -> Option<MuonStep> {
-        let offsets: Vec<usize> = params.iter().scan(0, |at, p| Some(std::mem::replace(at, *at + p.len()))).collect();
-        self.muon.as_ref().map(|m| m.begin(grads, &offsets))
-    }
-
-    /// Applies a step: AdamW at `lr` (to the parameters Muon does not train), and Muon's step
-    /// `muon`, every matrix orthogonalised, at `muon_lr`.
-    pub fn finish(
-        &mut self,
-        params: &mut [ArrayD<f32>],
-        grads: &[f32],
-        (lr, muon_lr): (f32, f32),
-        muon: Option<MuonStep>,
-    ) {
-        match (&mut self.muon, muon) {
-            (Some(m), Some(step)) => {
-                self.adamw.step_except(params, grads, lr, &m.params);
-                m.apply(params, step, muon_lr);
-            }
-            _ => self.adamw.step(params, grads, lr),
-        }
-    }
+/// The optimiser called `name`.
+pub fn optimizer_named(name: &str) -> Option<&'static OptimizerKind> {
+    OPTIMIZERS.iter().copied().find(|k| k.name == name)
 }
 
 /// The L2 norm of all gradients together (a flat buffer of them).
@@ -109,4 +54,81 @@ pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
         grads.iter_mut().for_each(|g| *g *= coef);
     }
     norm
+}
+
+/// Computes every piece not done yet, with `kind`'s [`OptimizerKind::compute`], on up to
+/// `threads` threads shared as [`shares`] says: the same bits whatever the count.
+pub fn complete(kind: &OptimizerKind, pieces: &mut [Piece], threads: usize) {
+    let mut missing: Vec<&mut Piece> = pieces.iter_mut().filter(|p| !p.done).collect();
+    let threads = threads.clamp(1, missing.len().max(1));
+    if threads == 1 {
+        missing.iter_mut().for_each(|p| (kind.compute)(p));
+        return;
+    }
+    let plan = shares(&missing.iter().map(|p| p.cost).collect::<Vec<_>>(), threads);
+    let mut slots: Vec<Option<&mut Piece>> = missing.into_iter().map(Some).collect();
+    let groups: Vec<Vec<&mut Piece>> =
+        plan.iter().map(|share| share.iter().filter_map(|&k| slots[k].take()).collect()).collect();
+    std::thread::scope(|scope| {
+        for group in groups {
+            scope.spawn(move || group.into_iter().for_each(|p| (kind.compute)(p)));
+        }
+    });
+}
+
+/// Which pieces (by their `costs`) each of `workers` workers computes: the costliest first, each
+/// to the worker with the least work so far (the first of equals). Fixed by the costs and the
+/// count; and any worker gives a piece the same bits, so the result never depends on either.
+pub fn shares(costs: &[usize], workers: usize) -> Vec<Vec<usize>> {
+    let workers = workers.clamp(1, costs.len().max(1));
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(costs[k]), k));
+    let (mut out, mut load) = (vec![vec![]; workers], vec![0usize; workers]);
+    for k in order {
+        let w = (0..workers).min_by_key(|&w| (load[w], w)).expect("at least one worker");
+        load[w] += costs[k];
+        out[w].push(k);
+    }
+    out.iter_mut().for_each(|share| share.sort_unstable());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(rows: usize, cols: usize, seed: u64) -> Piece {
+        let mut rng = crate::rng::Rng::new(seed);
+        let values = (0..rows * cols).map(|_| rng.normal()).collect();
+        Piece { rows, cols, values, cost: newton_schulz::cost(rows, cols), done: false }
+    }
+
+    #[test]
+    fn shares_balance_the_work_and_cover_every_piece_once() {
+        // nano-cpu's four matrices a block, twice: c_attn, attn.c_proj, c_fc, mlp.c_proj.
+        let block = [(384, 128), (128, 128), (512, 128), (128, 512)];
+        let costs: Vec<usize> = block.iter().chain(&block).map(|&(r, c)| newton_schulz::cost(r, c)).collect();
+        let two = shares(&costs, 2);
+        // 58.7M multiply-adds each, where k mod 2 gives one worker 168M of the 293M.
+        assert_eq!(two, [vec![0, 1, 2, 6], vec![3, 4, 5, 7]]);
+        let mut all: Vec<usize> = shares(&costs, 3).concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..8).collect::<Vec<_>>());
+        assert_eq!(shares(&costs[..1], 4), [vec![0]], "no more workers than pieces");
+    }
+
+    #[test]
+    fn any_thread_count_gives_the_same_bits() {
+        let kind = optimizer_named("muon").unwrap();
+        let pieces: Vec<Piece> = (0..5).map(|k| piece(6 + k, 10, k as u64)).collect();
+        let done = |threads| {
+            let mut p = pieces.clone();
+            complete(kind, &mut p, threads);
+            p
+        };
+        let one = done(1);
+        assert!(one.iter().all(|p| p.done));
+        assert_eq!(done(2), one);
+        assert_eq!(done(3), one);
+    }
 }

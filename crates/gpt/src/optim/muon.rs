@@ -1,27 +1,66 @@
 //! Muon (Keller Jordan 2024), as PyTorch's `torch.optim.Muon` computes it: for the weight
 //! matrices inside the blocks, Nesterov momentum whose update is orthogonalised by five
-//! Newton–Schulz steps, so that every direction of a matrix moves by about as much. Embeddings,
-//! the output head, biases and norm gains stay with AdamW, as Muon's authors prescribe.
+//! Newton–Schulz steps (`newton_schulz.rs`), so that every direction of a matrix moves by about
+//! as much. Embeddings, the output head, biases and norm gains stay with AdamW, as Muon's authors
+//! prescribe.
 //!
-//! A step has three parts, so that the costly middle one can be shared among threads and workers:
-//! [`Muon::begin`] (momentum, per matrix, not yet kept), [`orthogonalize`] (Newton–Schulz: a pure
-//! function of one matrix, which any worker computes with the same bits), and [`Muon::apply`]
-//! (decoupled weight decay, the scaled update, and the momentum kept).
+//! Its step's pieces are the matrices' updates: [`Muon::begin`] makes them (changing nothing),
+//! any worker orthogonalises them, and [`Muon::finish`] applies decoupled weight decay and the
+//! scaled updates, and keeps the momentum.
 
-use crate::ops::gemm::{gemm, gemm_symmetric};
-use ndarray::{Array2, ArrayD, ArrayView2};
+use super::adamw::AdamW;
+use super::newton_schulz::{cost, orthogonalize};
+use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+use crate::error::{FieldError, Result};
+use crate::fields::Field;
+use crate::params::Params;
+use ndarray::{ArrayD, ArrayView2};
 
-/// Newton–Schulz's quintic coefficients, Keller Jordan's, and how many steps (PyTorch's defaults).
-pub const NS_COEFFICIENTS: (f32, f32, f32) = (3.4445, -4.775, 2.0315);
-pub const NS_STEPS: usize = 5;
-/// Keeps a zero update from dividing by zero.
-const EPS: f32 = 1e-7;
+/// Muon as the settings name it, with its own rate and momentum.
+pub static KIND: OptimizerKind = OptimizerKind {
+    name: "muon",
+    title: "Muon",
+    fields: &[
+        Field::number(
+            "muon_lr",
+            "Muon learning rate",
+            "Muon's peak rate for the block matrices; it follows the learning rate's warmup and decay",
+            (0.0, 10.0),
+            false,
+            0.02,
+        ),
+        Field::number("muon_momentum", "Muon momentum", "Muon's Nesterov momentum", (0.0, 1.0), true, 0.95),
+    ],
+    errors: decay_errors,
+    create: |params, hyper| Box::new(Muon::new(params, hyper)),
+    compute: |piece| {
+        let update = ArrayView2::from_shape((piece.rows, piece.cols), &piece.values).expect("a piece's shape fits it");
+        piece.values = orthogonalize(update).into_raw_vec_and_offset().0;
+        piece.done = true;
+    },
+};
 
-/// Muon's state: which parameters it trains, and a momentum buffer for each.
+/// Each step shrinks the matrices by the Muon rate times the weight decay: from 1 on, it would
+/// zero or flip them.
+fn decay_errors(hyper: &Hyper) -> Vec<FieldError> {
+    let product = hyper.own.number("muon_lr") as f32 * hyper.weight_decay;
+    let message = format!(
+        "Muon learning rate × weight decay must stay below 1 (each step shrinks the matrices by it), not {product}"
+    );
+    (product >= 1.0).then(|| FieldError::new("train.muon_lr", message)).into_iter().collect()
+}
+
+/// Muon's state: AdamW for the parameters it leaves alone, which matrices it trains, and a
+/// momentum buffer for each.
 #[derive(Clone, Debug)]
 pub struct Muon {
+    pub adamw: AdamW,
+    pub lr: f32,
     pub momentum: f32,
     pub weight_decay: f32,
+    names: Vec<String>,
+    /// Where each parameter starts in the flat gradients.
+    offsets: Vec<usize>,
     /// The parameters it trains, by index (ascending): the 2-D weights inside the blocks.
     pub params: Vec<usize>,
     pub buffers: Vec<ArrayD<f32>>,
@@ -37,203 +76,111 @@ fn lerp(start: f32, end: f32, w: f32) -> f32 {
 }
 
 impl Muon {
-    /// Muon for the weight matrices inside the blocks (`transformer.h.*`, 2-D) of these
-    /// parameters, with zeroed momentum.
-    pub fn new(names: &[String], values: &[ArrayD<f32>], momentum: f32, weight_decay: f32) -> Muon {
-        let params: Vec<usize> =
+    /// Muon for the weight matrices inside the blocks (`transformer.h.*`, 2-D) of `params`, with
+    /// zeroed momentum, and AdamW for the rest.
+    pub fn new(params: &Params, hyper: &Hyper) -> Muon {
+        let (names, values) = (&params.names, &params.values);
+        let trained: Vec<usize> =
             (0..names.len()).filter(|&i| names[i].starts_with("transformer.h.") && values[i].ndim() == 2).collect();
-        let buffers = params.iter().map(|&i| ArrayD::zeros(values[i].raw_dim())).collect();
-        Muon { momentum, weight_decay, params, buffers }
+        let offsets = values.iter().scan(0, |at, p| Some(std::mem::replace(at, *at + p.len()))).collect();
+        Muon {
+            adamw: AdamW::new(params, hyper.beta1, hyper.beta2, hyper.weight_decay),
+            lr: hyper.own.number("muon_lr") as f32,
+            momentum: hyper.own.number("muon_momentum") as f32,
+            weight_decay: hyper.weight_decay,
+            names: names.clone(),
+            offsets,
+            buffers: trained.iter().map(|&i| ArrayD::zeros(values[i].raw_dim())).collect(),
+            params: trained,
+        }
     }
 
-    /// The first part of a step: each matrix's momentum takes in its gradient (read from the flat
-    /// `grads` at `offsets`), and its Nesterov update, which Newton–Schulz orthogonalises. Nothing
-    /// is kept until [`Muon::apply`], so a step given up leaves the state as it was.
-    pub fn begin(&self, grads: &[f32], offsets: &[usize]) -> MuonStep {
+    /// Matrix `k`'s gradient, from the flat `grads`.
+    fn grad<'g>(&self, grads: &'g [f32], k: usize) -> &'g [f32] {
+        let at = self.offsets[self.params[k]];
+        &grads[at..at + self.buffers[k].len()]
+    }
+
+    /// Matrix `k`'s momentum after taking in its gradient `g`.
+    fn next_momentum<'a>(&'a self, k: usize, g: &'a [f32]) -> impl Iterator<Item = f32> + 'a {
         let mu = self.momentum;
-        let (buffers, updates) = self
-            .params
-            .iter()
-            .zip(&self.buffers)
-            .map(|(&i, buffer)| {
-                let shape = (buffer.shape()[0], buffer.shape()[1]);
-                let g = &grads[offsets[i]..offsets[i] + buffer.len()];
-                let mut next = buffer.clone();
-                let b = next.as_slice_mut().expect("standard layout");
-                b.iter_mut().zip(g).for_each(|(b, &g)| *b = lerp(*b, g, 1.0 - mu));
-                let update = g.iter().zip(b.iter()).map(|(&g, &b)| lerp(g, b, mu)).collect();
-                (next, Array2::from_shape_vec(shape, update).expect("same size"))
-            })
-            .unzip();
-        let orthogonal = vec![None; self.params.len()];
-        MuonStep { buffers, updates, orthogonal }
+        let b = self.buffers[k].as_slice().expect("standard layout");
+        b.iter().zip(g).map(move |(&b, &g)| lerp(b, g, 1.0 - mu))
+    }
+}
+
+impl Optimizer for Muon {
+    fn kind(&self) -> &'static OptimizerKind {
+        &KIND
     }
 
-    /// The last part: every matrix shrinks by `lr × weight_decay` of itself, then moves by its
-    /// orthogonalised update at `lr` times √max(1, rows / columns), as PyTorch's "original"
-    /// adjustment (a wide matrix's update has larger entries than a tall one's); the momentum is
-    /// kept. Every matrix must be orthogonalised by then ([`MuonStep::complete`]).
-    pub fn apply(&mut self, values: &mut [ArrayD<f32>], step: MuonStep, lr: f32) {
+    /// Each matrix's Nesterov update, which Newton–Schulz orthogonalises: the gradient pulled
+    /// towards the momentum it would leave. Nothing is kept until [`Muon::finish`].
+    fn begin(&self, _params: &[ArrayD<f32>], grads: &[f32]) -> Vec<Piece> {
+        (0..self.params.len())
+            .map(|k| {
+                let g = self.grad(grads, k);
+                let values = g.iter().zip(self.next_momentum(k, g)).map(|(&g, b)| lerp(g, b, self.momentum)).collect();
+                let (rows, cols) = (self.buffers[k].shape()[0], self.buffers[k].shape()[1]);
+                Piece { rows, cols, values, cost: cost(rows, cols), done: false }
+            })
+            .collect()
+    }
+
+    /// AdamW for the rest; then every matrix shrinks by `lr × weight_decay` of itself and moves by
+    /// its orthogonalised update at `lr` times √max(1, rows / columns), as PyTorch's "original"
+    /// adjustment (a wide matrix's update has larger entries than a tall one's), `lr` being
+    /// `muon_lr` along the schedule; and the momentum is kept.
+    fn finish(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], rates: Rates, pieces: Vec<Piece>) {
+        self.adamw.step_except(params, grads, rates.lr, &self.params);
+        let lr = self.lr * rates.scale;
         let decay = 1.0 - lr * self.weight_decay;
-        self.buffers = step.buffers;
-        for (&i, o) in self.params.iter().zip(&step.orthogonal) {
-            let o = o.as_ref().expect("every matrix orthogonalised before it is applied");
-            let (rows, cols) = o.dim();
-            let scale = lr * (1f32).max(rows as f32 / cols as f32).sqrt();
-            let p = values[i].as_slice_mut().expect("standard layout");
-            let o = o.as_slice().expect("standard layout");
-            p.iter_mut().zip(o).for_each(|(p, &o)| {
+        for (k, piece) in pieces.into_iter().enumerate() {
+            assert!(piece.done, "every piece is orthogonalised before the step is applied");
+            let next: Vec<f32> = self.next_momentum(k, self.grad(grads, k)).collect();
+            self.buffers[k].as_slice_mut().expect("standard layout").copy_from_slice(&next);
+            let scale = lr * (1f32).max(piece.rows as f32 / piece.cols as f32).sqrt();
+            let p = params[self.params[k]].as_slice_mut().expect("standard layout");
+            p.iter_mut().zip(&piece.values).for_each(|(p, &o)| {
                 *p *= decay;
                 *p -= scale * o;
             });
         }
     }
-}
 
-/// A Muon step begun: the momentum it will keep, and each matrix's update with its
-/// orthogonalised form once computed (here or by another worker).
-#[derive(Clone, Debug)]
-pub struct MuonStep {
-    buffers: Vec<ArrayD<f32>>,
-    pub updates: Vec<Array2<f32>>,
-    pub orthogonal: Vec<Option<Array2<f32>>>,
-}
-
-impl MuonStep {
-    /// Orthogonalises every matrix not done yet, on up to `threads` threads.
-    pub fn complete(&mut self, threads: usize) {
-        let missing: Vec<usize> = (0..self.updates.len()).filter(|&k| self.orthogonal[k].is_none()).collect();
-        let updates: Vec<Array2<f32>> = missing.iter().map(|&k| self.updates[k].clone()).collect();
-        for (k, o) in missing.into_iter().zip(orthogonalize_all(&updates, threads)) {
-            self.orthogonal[k] = Some(o);
-        }
+    fn state(&self) -> Vec<(String, &ArrayD<f32>)> {
+        let mut state = self.adamw.moments();
+        state.extend(self.params.iter().zip(&self.buffers).map(|(&i, b)| (format!("muon.{}", self.names[i]), b)));
+        state
     }
-}
 
-/// Newton–Schulz: `update` with its singular values pushed towards 1 (about U Vᵀ of its SVD),
-/// as `torch.optim.Muon` computes it: scaled to a Frobenius norm of 1, then five times
-/// `X ← a X + (b A + c A²) X` with `A = X Xᵀ`, on the wide orientation. In f32 (PyTorch runs it
-/// in bfloat16, for GPUs).
-pub fn orthogonalize(update: ArrayView2<f32>) -> Array2<f32> {
-    let tall = update.nrows() > update.ncols();
-    let mut x = if tall { update.t().as_standard_layout().into_owned() } else { update.to_owned() };
-    let norm = x.iter().map(|&v| v * v).sum::<f32>().sqrt().max(EPS);
-    x.mapv_inplace(|v| v / norm);
-    let (a, b, c) = NS_COEFFICIENTS;
-    let r = x.nrows();
-    let (mut gram, mut poly, mut next) = (Array2::zeros((r, r)), Array2::zeros((r, r)), Array2::zeros(x.raw_dim()));
-    for _ in 0..NS_STEPS {
-        gemm_symmetric(1.0, &x.view(), &x.t(), &mut gram.view_mut()); // A = X Xᵀ
-        gemm_symmetric(c, &gram.view(), &gram.view(), &mut poly.view_mut()); // B = b A + c A A
-        poly.zip_mut_with(&gram, |p, &g| *p += b * g);
-        next.zip_mut_with(&x, |n, &v| *n = a * v); // X = a X + B X
-        gemm(1.0, &poly.view(), &x.view(), true, &mut next.view_mut());
-        std::mem::swap(&mut x, &mut next);
-    }
-    if tall {
-        x.t().as_standard_layout().into_owned()
-    } else {
-        x
-    }
-}
-
-/// [`orthogonalize`] of a `rows` × `cols` matrix held flat in `values`, in place: what another
-/// worker computes for a run's update.
-pub fn orthogonalize_in_place(values: &mut [f32], rows: usize, cols: usize) -> crate::Result<()> {
-    let matrix = ArrayView2::from_shape((rows, cols), &*values)
-        .map_err(|_| crate::Error::Data(format!("a {rows} × {cols} matrix does not have {} values", values.len())))?;
-    let orthogonal = orthogonalize(matrix);
-    values.copy_from_slice(orthogonal.as_slice().expect("standard layout"));
-    Ok(())
-}
-
-/// Which matrices each of `workers` workers orthogonalises: the costliest first, each to the
-/// worker with the least work so far (the first of equals). Fixed by the shapes and the count;
-/// and any worker gives a matrix the same bits, so the result never depends on either.
-pub fn shares(shapes: &[(usize, usize)], workers: usize) -> Vec<Vec<usize>> {
-    let workers = workers.clamp(1, shapes.len().max(1));
-    // Newton–Schulz's multiply-adds: three products a step over the short side r and long side n.
-    let cost = |&(rows, cols): &(usize, usize)| rows.min(cols) * rows.min(cols) * (2 * rows.max(cols) + rows.min(cols));
-    let mut order: Vec<usize> = (0..shapes.len()).collect();
-    order.sort_by_key(|&k| (std::cmp::Reverse(cost(&shapes[k])), k));
-    let (mut out, mut load) = (vec![vec![]; workers], vec![0usize; workers]);
-    for k in order {
-        let w = (0..workers).min_by_key(|&w| (load[w], w)).expect("at least one worker");
-        load[w] += cost(&shapes[k]);
-        out[w].push(k);
-    }
-    out.iter_mut().for_each(|share| share.sort_unstable());
-    out
-}
-
-/// [`orthogonalize`] for each of `updates` on up to `threads` threads, shared as [`shares`]
-/// says: the same bits whatever the count.
-pub fn orthogonalize_all(updates: &[Array2<f32>], threads: usize) -> Vec<Array2<f32>> {
-    let threads = threads.clamp(1, updates.len().max(1));
-    if threads == 1 {
-        return updates.iter().map(|u| orthogonalize(u.view())).collect();
-    }
-    let plan = shares(&updates.iter().map(|u| u.dim()).collect::<Vec<_>>(), threads);
-    let mut out: Vec<Option<Array2<f32>>> = vec![None; updates.len()];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = plan
-            .iter()
-            .map(|share| {
-                scope.spawn(move || share.iter().map(|&k| (k, orthogonalize(updates[k].view()))).collect::<Vec<_>>())
-            })
-            .collect();
-        for handle in handles {
-            for (k, o) in handle.join().expect("Newton–Schulz does not panic") {
-                out[k] = Some(o);
+    /// AdamW's moments must be there; a matrix's momentum the file lacks (a run saved before Muon
+    /// trained it, or by another tool) starts from zero.
+    fn restore(&mut self, saved: Saved) -> Result<()> {
+        self.adamw.restore_moments(saved)?;
+        for (&i, buffer) in self.params.iter().zip(&mut self.buffers) {
+            if let Some(momentum) = saved(&format!("muon.{}", self.names[i]), buffer.shape())? {
+                *buffer = momentum;
             }
         }
-    });
-    out.into_iter().map(|o| o.expect("every matrix computed")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::Rng;
-
-    fn random(rows: usize, cols: usize, seed: u64) -> Array2<f32> {
-        let mut rng = Rng::new(seed);
-        Array2::from_shape_fn((rows, cols), |_| rng.normal())
+        Ok(())
     }
 
-    #[test]
-    fn newton_schulz_brings_the_singular_values_near_one() {
-        for (rows, cols) in [(8, 24), (24, 8), (16, 16)] {
-            let o = orthogonalize(random(rows, cols, 3).view());
-            assert_eq!(o.dim(), (rows, cols));
-            // Its Gram matrix on the small side is near the identity: singular values in (0.5, 1.5).
-            let gram = if rows <= cols { o.dot(&o.t()) } else { o.t().dot(&o) };
-            for (i, row) in gram.rows().into_iter().enumerate() {
-                assert!((0.25..2.25).contains(&row[i]), "{rows}×{cols}: diagonal {}", row[i]);
-            }
-        }
-        assert!(orthogonalize(Array2::zeros((3, 5)).view()).iter().all(|&v| v == 0.0), "zero stays zero");
+    fn steps(&self) -> u64 {
+        self.adamw.t
     }
 
-    #[test]
-    fn shares_balance_the_work_and_cover_every_matrix_once() {
-        // nano-cpu's four matrices a block, twice: c_attn, attn.c_proj, c_fc, mlp.c_proj.
-        let block = [(384, 128), (128, 128), (512, 128), (128, 512)];
-        let shapes: Vec<_> = block.iter().chain(&block).copied().collect();
-        let two = shares(&shapes, 2);
-        // 58.7M multiply-adds each, where k mod 2 gives one worker 168M of the 293M.
-        assert_eq!(two, [vec![0, 1, 2, 6], vec![3, 4, 5, 7]]);
-        let mut all: Vec<usize> = shares(&shapes, 3).concat();
-        all.sort_unstable();
-        assert_eq!(all, (0..8).collect::<Vec<_>>());
-        assert_eq!(shares(&shapes[..1], 4), [vec![0]], "no more workers than matrices");
+    fn set_steps(&mut self, steps: u64) {
+        self.adamw.t = steps;
     }
 
-    #[test]
-    fn any_thread_count_gives_the_same_bits() {
-        let updates: Vec<_> = (0..5).map(|k| random(6 + k, 10, k as u64)).collect();
-        let one = orthogonalize_all(&updates, 1);
-        assert_eq!(orthogonalize_all(&updates, 2), one);
-        assert_eq!(orthogonalize_all(&updates, 3), one);
+    fn retune(&mut self, hyper: &Hyper) {
+        self.adamw.retune(hyper);
+        self.lr = hyper.own.number("muon_lr") as f32;
+        (self.momentum, self.weight_decay) = (hyper.own.number("muon_momentum") as f32, hyper.weight_decay);
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Optimizer> {
+        Box::new(self.clone())
     }
 }

@@ -51,11 +51,7 @@ impl Run {
         checked.resolve(self.vocab_size(), budget)?;
         self.model.set_dropout(n.dropout)?;
         let train = checked.train;
-        let adamw = &mut self.optimizer.adamw;
-        (adamw.beta1, adamw.beta2, adamw.weight_decay) = (train.beta1, train.beta2, train.weight_decay);
-        if let Some(muon) = &mut self.optimizer.muon {
-            (muon.momentum, muon.weight_decay) = (train.muon_momentum, train.weight_decay);
-        }
+        self.optimizer.retune(&train.hyper());
         self.train = train;
         Ok(())
     }

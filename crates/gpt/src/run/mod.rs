@@ -46,7 +46,7 @@ const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
 pub struct Run {
     tokenizer: Tokenizer,
     model: GPT,
-    optimizer: Optimizer,
+    optimizer: Box<dyn Optimizer>,
     train: TrainConfig,
     step: usize,
     rng: Rng,
@@ -201,8 +201,8 @@ impl Run {
     }
 
     /// Zeroed optimiser state for `model` trained by `train`.
-    fn fresh_optimizer(model: &GPT, train: &TrainConfig) -> Optimizer {
-        let adam = (train.beta1, train.beta2, train.weight_decay);
-        Optimizer::new(model.params(), train.optimizer, adam, train.muon_momentum)
+    fn fresh_optimizer(model: &GPT, train: &TrainConfig) -> Box<dyn Optimizer> {
+        let kind = train.kind().unwrap_or(crate::optim::OPTIMIZERS[0]);
+        (kind.create)(model.params(), &train.hyper())
     }
 }

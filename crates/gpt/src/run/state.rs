@@ -107,9 +107,9 @@ impl Run {
         self.model.params().flat_parts()
     }
 
-    /// Its optimiser state: AdamW's moments, and Muon's momentum when Muon trains.
-    pub fn optimizer(&self) -> &Optimizer {
-        &self.optimizer
+    /// Its optimiser's state.
+    pub fn optimizer(&self) -> &dyn Optimizer {
+        self.optimizer.as_ref()
     }
 
     /// The text's token ids, split 90/10 as training splits them (none for a task or before a text).

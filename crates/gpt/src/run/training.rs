@@ -10,7 +10,7 @@ use super::report::TrainReport;
 use super::Run;
 use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
-use crate::optim::{clip_grad_norm, global_norm, MuonStep};
+use crate::optim::{clip_grad_norm, complete, global_norm, shares, Piece, Rates};
 use crate::rng::Rng;
 use crate::shards::{combine, shard_count, worker_shards, Partial, StepPlan, Work};
 use crate::train::StepStats;
@@ -23,8 +23,8 @@ pub(super) struct PendingUpdate {
     loss: f32,
     lr: f32,
     grad_norm: f32,
-    /// Muon's momentum and matrices, some orthogonalised (by other workers) and some not yet.
-    muon: Option<MuonStep>,
+    /// The optimiser's pieces of the step, some computed (by other workers) and some not yet.
+    pieces: Vec<Piece>,
     rng_after: Rng,
     started_ms: f64,
 }
@@ -170,50 +170,50 @@ impl Run {
         let (loss, lr) = (root.loss as f32, self.train.schedule().lr(self.step));
         let checked = self.check_and_clip(&mut root.grads, loss, lr);
         let grad_norm = checked.inspect_err(|_| self.grad_pool.recycle(std::mem::take(&mut root.grads)))?;
-        let muon = self.optimizer.begin(&self.model.params().values, &root.grads);
-        let matrices = muon.as_ref().map_or(0, |m| m.updates.len());
+        let pieces = self.optimizer.begin(&self.model.params().values, &root.grads);
+        let count = pieces.len();
         let (rng_after, started_ms) = (pending.rng_after, pending.started_ms);
-        self.update = Some(PendingUpdate { grads: root.grads, loss, lr, grad_norm, muon, rng_after, started_ms });
-        Ok(matrices)
+        self.update = Some(PendingUpdate { grads: root.grads, loss, lr, grad_norm, pieces, rng_after, started_ms });
+        Ok(count)
     }
 
-    fn muon_step(&mut self) -> Result<&mut MuonStep> {
+    fn pieces(&mut self) -> Result<&mut Vec<Piece>> {
         let update = self.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
-        update.muon.as_mut().ok_or_else(|| Error::Config("this run trains with AdamW: nothing to orthogonalise".into()))
+        Ok(&mut update.pieces)
     }
 
-    /// Matrix `k` of the update in progress, to orthogonalise elsewhere: its rows, columns and values.
+    fn piece(&mut self, k: usize) -> Result<&mut Piece> {
+        self.pieces()?.get_mut(k).ok_or_else(|| Error::Data(format!("no piece {k} in this update")))
+    }
+
+    /// Piece `k` of the update in progress, to compute elsewhere: its rows, columns and values.
     pub fn update_matrix(&mut self, k: usize) -> Result<(usize, usize, &[f32])> {
-        let m = self.muon_step()?.updates.get(k).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
-        Ok((m.nrows(), m.ncols(), m.as_slice().expect("standard layout")))
+        let p = self.piece(k)?;
+        Ok((p.rows, p.cols, &p.values))
     }
 
-    /// Which matrices of the update in progress each of `workers` workers orthogonalises, worker
-    /// 0 being this run (see [`crate::optim::shares`]).
+    /// Which pieces of the update in progress each of `workers` workers computes, worker 0 being
+    /// this run (see [`crate::optim::shares`]).
     pub fn newton_schulz_shares(&mut self, workers: usize) -> Result<Vec<Vec<usize>>> {
-        let shapes: Vec<(usize, usize)> = self.muon_step()?.updates.iter().map(|m| m.dim()).collect();
-        Ok(crate::optim::shares(&shapes, workers))
+        let costs: Vec<usize> = self.pieces()?.iter().map(|p| p.cost).collect();
+        Ok(shares(&costs, workers))
     }
 
-    /// Orthogonalises matrix `k` of the update here (the leader's share, while others do theirs).
+    /// Computes piece `k` of the update here (the leader's share, while others do theirs).
     pub fn orthogonalize(&mut self, k: usize) -> Result<()> {
-        let step = self.muon_step()?;
-        let update = step.updates.get(k).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
-        step.orthogonal[k] = Some(crate::optim::orthogonalize(update.view()));
+        let kind = self.optimizer.kind();
+        (kind.compute)(self.piece(k)?);
         Ok(())
     }
 
-    /// Matrix `k` orthogonalised by another worker; `fill` copies its values in.
+    /// Piece `k` as another worker computed it; `fill` copies its values in.
     pub fn set_orthogonal(&mut self, k: usize, len: usize, fill: impl FnOnce(&mut [f32])) -> Result<()> {
-        let step = self.muon_step()?;
-        let shape =
-            step.updates.get(k).map(|m| m.dim()).ok_or_else(|| Error::Data(format!("no matrix {k} in this update")))?;
-        if len != shape.0 * shape.1 {
-            return Err(Error::Data(format!("matrix {k} has {} values, not {len}", shape.0 * shape.1)));
+        let piece = self.piece(k)?;
+        if len != piece.values.len() {
+            return Err(Error::Data(format!("piece {k} has {} values, not {len}", piece.values.len())));
         }
-        let mut o = ndarray::Array2::zeros(shape);
-        fill(o.as_slice_mut().expect("standard layout"));
-        step.orthogonal[k] = Some(o);
+        fill(&mut piece.values);
+        piece.done = true;
         Ok(())
     }
 
@@ -224,13 +224,11 @@ impl Run {
         if self.update.is_none() {
             self.begin_update()?;
         }
-        let PendingUpdate { grads, loss, lr, grad_norm, mut muon, rng_after, started_ms } =
+        let PendingUpdate { grads, loss, lr, grad_norm, mut pieces, rng_after, started_ms } =
             self.update.take().expect("begun above");
-        if let Some(m) = &mut muon {
-            m.complete(self.workspaces.len());
-        }
-        let rates = (lr, self.train.muon_lr_at(lr));
-        self.optimizer.finish(&mut self.model.params_mut().values, &grads, rates, muon);
+        complete(self.optimizer.kind(), &mut pieces, self.workspaces.len());
+        let rates = Rates { lr, scale: lr / self.train.learning_rate };
+        self.optimizer.finish(&mut self.model.params_mut().values, &grads, rates, pieces);
         self.grad_pool.recycle(grads);
         let ms = (now_ms() - started_ms).max(1e-3);
         let h = &mut self.history;

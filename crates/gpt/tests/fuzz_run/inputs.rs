@@ -5,7 +5,7 @@ use super::fields::{MODEL_FIELDS, TASK_FIELDS};
 use super::fuzz::TEXT;
 use gpt::fields::Kind;
 use gpt::ops::{Activation, NormKind};
-use gpt::{GPTConfig, OptimizerKind, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
+use gpt::{GPTConfig, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -184,10 +184,10 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 seed,
                 eval_interval: None,
                 eval_iters,
-                optimizer: if muon { OptimizerKind::Muon } else { OptimizerKind::AdamW },
-                muon_lr,
-                muon_momentum,
+                ..TrainConfig::default()
             };
+            let own = json!({"muon_lr": muon_lr, "muon_momentum": muon_momentum});
+            let train = if muon { train.with_optimizer("muon", own) } else { train };
             let tokenizer = if bpe { TokenizerKind::Bpe } else { TokenizerKind::Char };
             let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task };
             for (field, edge) in edges {
@@ -222,8 +222,8 @@ pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
         15 => t.eval_interval = Some(count),
         16 => t.eval_iters = count,
         17 => s.bpe_vocab_size = count,
-        18 => t.muon_lr = float,
-        19 => t.muon_momentum = float,
+        18 => _ = t.optimizer_settings.insert("muon_lr".into(), json!(float)),
+        19 => _ = t.optimizer_settings.insert("muon_momentum".into(), json!(float)),
         _ => {
             let task = s.task.get_or_insert_with(TaskConfig::default);
             let own = task.task().fields();

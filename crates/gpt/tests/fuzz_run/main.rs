@@ -48,7 +48,7 @@ enum Call {
     UseText(String),
     /// New settings; with `true`, on the run's own architecture, tokenizer and seed, as the
     /// page's paused form sends them.
-    UpdateSettings(Settings, bool),
+    UpdateSettings(Box<Settings>, bool),
     SetMaxIters(usize),
     Train(usize),
     Evaluate,
@@ -68,7 +68,7 @@ fn call() -> BoxedStrategy<Call> {
         texts().prop_map(Call::Attention),
         (texts(), texts()).prop_map(|(probe, prompt)| Call::Inside(probe, prompt)),
         texts().prop_map(Call::UseText),
-        (settings(), any::<bool>()).prop_map(|(s, same_model)| Call::UpdateSettings(s, same_model)),
+        (settings(), any::<bool>()).prop_map(|(s, same_model)| Call::UpdateSettings(Box::new(s), same_model)),
         prop_oneof![0usize..2_000, edge().prop_map(|e| e.count)].prop_map(Call::SetMaxIters),
         (0usize..3).prop_map(Call::Train),
         Just(Call::Evaluate),

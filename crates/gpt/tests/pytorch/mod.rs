@@ -3,7 +3,7 @@
 //! and from a sharded step) and the weights after one clipped AdamW step must match to 1e-5.
 //! Shared by the native test (`golden.rs`) and the wasm suites, which run it in both wasm builds.
 
-use gpt::optim::{clip_grad_norm, AdamW, Optimizer, OptimizerKind};
+use gpt::optim::{clip_grad_norm, complete, AdamW, Muon, Optimizer, Rates};
 use gpt::shards::{combine, StepPlan};
 use gpt::workspace::Workspace;
 use gpt::{Batch, GPTConfig, GPT};
@@ -121,8 +121,8 @@ pub fn check(bytes: &[u8]) {
     let norm = clip_grad_norm(&mut grads, f("grad_clip"));
     let want_norm: f32 = fx.meta["grad_norm"].parse().unwrap();
     assert!((norm - want_norm).abs() <= 1e-5 * want_norm, "grad norm {norm} vs PyTorch {want_norm}");
+    let mut opt = AdamW::new(model.params(), f("beta1"), f("beta2"), f("weight_decay"));
     let params = model.params_mut();
-    let mut opt = AdamW::new(&params.values, f("beta1"), f("beta2"), f("weight_decay"));
     opt.step(&mut params.values, &grads, f("learning_rate"));
     for (n, v) in names.iter().zip(&params.values) {
         assert_close(&format!("updated {n}"), v, &fx.f32(&format!("updated.{n}")), 1e-5);
@@ -137,9 +137,14 @@ pub fn check_muon(bytes: &[u8]) {
     let (config, mut model, names) = fx.model();
     let train = fx.json("train");
     let f = |k: &str| train[k].as_f64().unwrap() as f32;
-    let adam = (f("beta1"), f("beta2"), f("weight_decay"));
-    let mut opt = Optimizer::new(model.params(), OptimizerKind::Muon, adam, f("muon_momentum"));
-    let muon = opt.muon.as_ref().unwrap();
+    let settings = gpt::TrainConfig {
+        beta1: f("beta1"),
+        beta2: f("beta2"),
+        weight_decay: f("weight_decay"),
+        ..Default::default()
+    }
+    .with_optimizer("muon", serde_json::json!({"muon_lr": f("muon_lr"), "muon_momentum": f("muon_momentum")}));
+    let mut muon = Muon::new(model.params(), &settings.hyper());
     let hidden: Vec<String> = serde_json::from_value(fx.json("hidden")).unwrap();
     assert_eq!(
         muon.params.iter().map(|&i| names[i].clone()).collect::<Vec<_>>(),
@@ -154,9 +159,10 @@ pub fn check_muon(bytes: &[u8]) {
         let batch = Batch { idx: &idx, targets: &targets, b, t };
         model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
         clip_grad_norm(&mut grads, f("grad_clip"));
-        opt.step(&mut model.params_mut().values, &grads, (f("learning_rate"), f("muon_lr")), 1);
+        let mut pieces = muon.begin(&model.params().values, &grads);
+        complete(muon.kind(), &mut pieces, 1);
+        muon.finish(&mut model.params_mut().values, &grads, Rates { lr: f("learning_rate"), scale: 1.0 }, pieces);
     }
-    let muon = opt.muon.as_ref().unwrap();
     for (i, n) in names.iter().enumerate() {
         assert_close(&format!("{n} after 3 steps"), &model.params().values[i], &fx.f32(&format!("updated.{n}")), 1e-5);
         match muon.params.iter().position(|&p| p == i) {
@@ -164,8 +170,9 @@ pub fn check_muon(bytes: &[u8]) {
                 assert_close(&format!("Muon momentum of {n}"), &muon.buffers[k], &fx.f32(&format!("muon.{n}")), 1e-5)
             }
             None => {
-                assert_close(&format!("exp_avg of {n}"), &opt.adamw.m[i], &fx.f32(&format!("exp_avg.{n}")), 1e-5);
-                assert_close(&format!("exp_avg_sq of {n}"), &opt.adamw.v[i], &fx.f32(&format!("exp_avg_sq.{n}")), 1e-5);
+                let adamw = &muon.adamw;
+                assert_close(&format!("exp_avg of {n}"), &adamw.m[i], &fx.f32(&format!("exp_avg.{n}")), 1e-5);
+                assert_close(&format!("exp_avg_sq of {n}"), &adamw.v[i], &fx.f32(&format!("exp_avg_sq.{n}")), 1e-5);
             }
         }
     }
