@@ -67,20 +67,6 @@ pub fn describe_model(
     to_js(&settings.describe(&text, &budget))
 }
 
-/// Muon's Newton–Schulz on a `rows` × `cols` matrix, in place: what a replica computes for the
-/// leader's update.
-#[wasm_bindgen]
-pub fn orthogonalize(values: &mut [f32], rows: usize, cols: usize) -> JsResult<()> {
-    if rows * cols != values.len() {
-        return Err(convert::fail(&format!("a {rows} × {cols} matrix does not have {} values", values.len())));
-    }
-    let kind = gpt::optim::optimizer_named("muon").expect("Muon is listed");
-    let mut piece = gpt::optim::Piece { rows, cols, values: values.to_vec(), cost: 0, done: false };
-    (kind.compute)(&mut piece);
-    values.copy_from_slice(&piece.values);
-    Ok(())
-}
-
 /// The settings that differ among `runs` (each a run's settings), each with every run's value.
 #[wasm_bindgen(js_name = compareSettings, unchecked_return_type = "Difference[]")]
 pub fn compare_settings(#[wasm_bindgen(unchecked_param_type = "Settings[]")] runs: JsValue) -> JsResult<JsValue> {

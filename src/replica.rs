@@ -1,12 +1,13 @@
-//! `Replica`: a training worker's copy of the model, computing the shards the run hands it.
+//! `Replica`: a helper Web Worker's copy of the model, answering the run's orders.
 
 use crate::convert::{from_js, js_error, object, JsResult};
-use js_sys::{Array, Float32Array};
+use crate::run::{copy_out, message};
+use js_sys::Float32Array;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 pub struct Replica {
-    inner: gpt::shards::Replica,
+    inner: gpt::work::Replica,
 }
 
 #[wasm_bindgen]
@@ -14,42 +15,30 @@ impl Replica {
     /// A replica of the model `config` (a run's `settings.model`) describes.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ModelConfig")] config: JsValue) -> JsResult<Replica> {
-        Ok(Replica { inner: gpt::shards::Replica::new(from_js(config, "model config")?).map_err(js_error)? })
+        Ok(Replica { inner: gpt::work::Replica::new(from_js(config, "model config")?).map_err(js_error)? })
     }
 
-    /// The run's weights for this step (`run.copyWeights`).
-    #[wasm_bindgen(js_name = setWeights)]
-    pub fn set_weights(&mut self, weights: &Float32Array) -> JsResult<()> {
-        let read = |at: usize, part: &mut [f32]| weights.subarray(at as u32, (at + part.len()) as u32).copy_to(part);
-        self.inner.set_weights(weights.length() as usize, read).map_err(js_error)
-    }
-
-    /// Units `first..end` of `plan` (`run.beginStep()`'s or `beginEvaluation()`'s; none: the last
-    /// given) as partials for `run.addPartial`, gradients in `buffers` (or new ones, or none).
-    #[wasm_bindgen(unchecked_return_type = "Partial[]")]
-    pub fn compute(
-        &mut self,
-        plan: Option<String>,
-        first: usize,
-        end: usize,
-        buffers: Vec<Float32Array>,
-    ) -> JsResult<Array> {
-        let partials = self.inner.compute(plan.as_deref(), first..end).map_err(js_error)?;
-        let out = Array::new();
-        let mut buffers = buffers.into_iter().filter(|b| b.length() as usize == self.inner.len());
-        for p in partials {
-            let grads = buffers.next().filter(|_| !p.grads.is_empty());
-            let grads = grads.unwrap_or_else(|| Float32Array::new_with_length(p.grads.len() as u32));
-            grads.copy_from(&p.grads);
-            let fields = [
-                ("first", p.first.into()),
-                ("count", p.count.into()),
-                ("loss", p.loss.into()),
-                ("exact", p.exact.into()),
-            ];
-            out.push(&object(fields.into_iter().chain([("grads", grads.into())]).collect())?);
-            self.inner.recycle(p);
-        }
-        Ok(out)
+    /// Answers one of the run's orders with a reply for `run.accept`, its floats in the order's
+    /// own buffer when they fit it (so the same memory goes back and forth), else in a new one.
+    #[wasm_bindgen(unchecked_return_type = "Message")]
+    pub fn answer(&mut self, #[wasm_bindgen(unchecked_param_type = "Message")] order: JsValue) -> JsResult<JsValue> {
+        let (header, data) = message(&order)?;
+        let len = data.as_ref().map_or(0, |d| d.length() as usize);
+        let answer = self.inner.answer(&header, len, |at, out| copy_out(data.as_ref(), at, out)).map_err(js_error)?;
+        let total: usize = answer.data.iter().map(Vec::len).sum();
+        let reply = if total == 0 {
+            object(vec![("header", answer.header.as_str().into())])?
+        } else {
+            let buffer = data.filter(|d| d.length() as usize == total);
+            let buffer = buffer.unwrap_or_else(|| Float32Array::new_with_length(total as u32));
+            let mut at = 0;
+            for part in &answer.data {
+                buffer.subarray(at as u32, (at + part.len()) as u32).copy_from(part);
+                at += part.len();
+            }
+            object(vec![("header", answer.header.as_str().into()), ("data", buffer.into())])?
+        };
+        self.inner.recycle(answer);
+        Ok(reply)
     }
 }

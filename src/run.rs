@@ -2,14 +2,22 @@
 
 use crate::convert::{fail, from_js, js_error, object, to_js, Fields, JsResult};
 use gpt::{Budget, SampleConfig, Settings};
-use js_sys::Float32Array;
+use js_sys::{Array, Float32Array};
 use wasm_bindgen::prelude::*;
+
+impl From<gpt::Run> for Run {
+    fn from(inner: gpt::Run) -> Run {
+        Run { inner, buffers: vec![] }
+    }
+}
 
 /// A model with its tokenizer, training state and text. A failed call throws the core's message
 /// and leaves the run as it was.
 #[wasm_bindgen]
 pub struct Run {
     inner: gpt::Run,
+    /// Buffers replies brought, kept so that orders need no new memory.
+    buffers: Vec<Float32Array>,
 }
 
 #[wasm_bindgen]
@@ -23,12 +31,12 @@ impl Run {
         #[wasm_bindgen(unchecked_param_type = "Budget")] budget: JsValue,
     ) -> JsResult<Run> {
         let (settings, budget): (Settings, Budget) = (from_js(settings, "settings")?, from_js(budget, "budget")?);
-        Ok(Run { inner: gpt::Run::create(&settings, text, &budget).map_err(js_error)? })
+        Ok(Run::from(gpt::Run::create(&settings, text, &budget).map_err(js_error)?))
     }
 
     /// Opens a checkpoint; it samples and shows attention at once, and trains after `useText`.
     pub fn open(bytes: &[u8]) -> JsResult<Run> {
-        Ok(Run { inner: gpt::Run::open(bytes).map_err(js_error)? })
+        Ok(Run::from(gpt::Run::open(bytes).map_err(js_error)?))
     }
 
     /// Trains on `text` from now on; it must encode with the run's tokenizer.
@@ -164,104 +172,43 @@ impl Run {
         to_js(&self.inner.status())
     }
 
-    /// How many Web Workers the page trains with (for the reports and `beginStep`'s shards).
-    #[wasm_bindgen(js_name = setWorkers)]
-    pub fn set_workers(&mut self, workers: usize) {
-        self.inner.set_workers(workers);
-    }
-
-    /// Plans the next step: the plan (batch, dropout seed) as JSON for the replicas, and the
-    /// `[first, end)` shards each worker computes (worker 0 being this run; idle ones left out).
-    #[wasm_bindgen(js_name = beginStep, unchecked_return_type = "Work")]
-    pub fn begin_step(&mut self) -> JsResult<JsValue> {
-        self.inner.begin_step(js_sys::Date::now()).map_err(js_error)?;
-        work(&self.inner)
-    }
-
-    /// Plans an evaluation, as `beginStep` plans a step: its batches are the units to share.
-    #[wasm_bindgen(js_name = beginEvaluation, unchecked_return_type = "Work")]
-    pub fn begin_evaluation(&mut self) -> JsResult<JsValue> {
-        self.inner.begin_evaluation().map_err(js_error)?;
-        work(&self.inner)
-    }
-
-    /// The evaluation from every batch's loss, once all are in.
-    #[wasm_bindgen(js_name = finishEvaluation, unchecked_return_type = "Evaluation")]
-    pub fn finish_evaluation(&mut self) -> JsResult<JsValue> {
-        to_js(&self.inner.finish_evaluation().map_err(js_error)?)
-    }
-
-    /// Computes units `first..end` of the work in progress here.
-    #[wasm_bindgen(js_name = computeShards)]
-    pub fn compute_shards(&mut self, first: usize, end: usize) -> JsResult<()> {
-        self.inner.compute_shards(first..end).map_err(js_error)
-    }
-
-    /// Adds a replica's partial: shards `first..first + count`, or batch `first`'s loss and its
-    /// rows answered `exact`ly right.
-    #[wasm_bindgen(js_name = addPartial)]
-    pub fn add_partial(
+    /// Begins a step or an evaluation (`kind`), shared with `helpers` Web Workers: the orders to
+    /// send them, and what comes next (see `gpt::Progress`).
+    #[wasm_bindgen(unchecked_return_type = "Progress")]
+    pub fn begin(
         &mut self,
-        first: usize,
-        count: usize,
-        loss: f64,
-        exact: usize,
-        grads: &Float32Array,
-    ) -> JsResult<()> {
-        let len = grads.length() as usize;
-        self.inner.add_partial((first, count), (loss, exact), len, |buf| grads.copy_to(buf)).map_err(js_error)
+        #[wasm_bindgen(unchecked_param_type = "JobKind")] kind: &str,
+        helpers: usize,
+    ) -> JsResult<JsValue> {
+        let kind = kind.parse().map_err(js_error)?;
+        let progress = self.inner.begin(kind, helpers, js_sys::Date::now()).map_err(js_error)?;
+        self.progress(progress)
     }
 
-    /// Sums the planned step's shards, checks and clips them, and begins the update; returns how
-    /// many matrices Muon's Newton–Schulz orthogonalises (0 with AdamW), for workers to share.
-    /// Throws (the model unchanged) if the step diverged.
-    #[wasm_bindgen(js_name = beginUpdate)]
-    pub fn begin_update(&mut self) -> JsResult<usize> {
-        self.inner.begin_update().map_err(js_error)
+    /// Takes the work a step further: a share of this worker's own, or the next phase.
+    #[wasm_bindgen(unchecked_return_type = "Progress")]
+    pub fn advance(&mut self) -> JsResult<JsValue> {
+        let progress = self.inner.advance(&js_sys::Date::now).map_err(js_error)?;
+        self.progress(progress)
     }
 
-    /// Which matrices of the update begun each of `workers` workers orthogonalises (worker 0: this
-    /// run), balanced by their cost and fixed by their shapes.
-    #[wasm_bindgen(js_name = newtonSchulzShares, unchecked_return_type = "number[][]")]
-    pub fn newton_schulz_shares(&mut self, workers: usize) -> JsResult<JsValue> {
-        to_js(&self.inner.newton_schulz_shares(workers).map_err(js_error)?)
+    /// Takes a helper's reply in: the orders it frees to send.
+    #[wasm_bindgen(unchecked_return_type = "Order[]")]
+    pub fn accept(&mut self, #[wasm_bindgen(unchecked_param_type = "Message")] reply: JsValue) -> JsResult<Array> {
+        let (header, data) = message(&reply)?;
+        let len = data.as_ref().map_or(0, |d| d.length() as usize);
+        let orders = self.inner.accept(&header, len, |at, out| copy_out(data.as_ref(), at, out)).map_err(js_error)?;
+        if let Some(buffer) = data.filter(|d| d.length() > 0) {
+            if self.buffers.len() < KEPT_BUFFERS {
+                self.buffers.push(buffer); // copied in: its memory serves a later order
+            }
+        }
+        self.orders(orders)
     }
 
-    /// Matrix `k` of the update begun, as another worker orthogonalises it: `{rows, cols, values}`.
-    #[wasm_bindgen(js_name = updateMatrix, unchecked_return_type = "Matrix")]
-    pub fn update_matrix(&mut self, k: usize) -> JsResult<JsValue> {
-        let (rows, cols, values) = self.inner.update_matrix(k).map_err(js_error)?;
-        object(vec![
-            ("k", k.into()),
-            ("rows", rows.into()),
-            ("cols", cols.into()),
-            ("values", Float32Array::from(values).into()),
-        ])
-    }
-
-    /// Orthogonalises matrix `k` of the update here.
-    pub fn orthogonalize(&mut self, k: usize) -> JsResult<()> {
-        self.inner.orthogonalize(k).map_err(js_error)
-    }
-
-    /// Matrix `k` as another worker orthogonalised it.
-    #[wasm_bindgen(js_name = setOrthogonal)]
-    pub fn set_orthogonal(&mut self, k: usize, values: &Float32Array) -> JsResult<()> {
-        let len = values.length() as usize;
-        self.inner.set_orthogonal(k, len, |out| values.copy_to(out)).map_err(js_error)
-    }
-
-    /// Applies the update begun (beginning it, if it was not), orthogonalising here any matrix no
-    /// other worker did; throws (the model unchanged) if the step diverged.
-    #[wasm_bindgen(js_name = finishStep)]
-    pub fn finish_step(&mut self) -> JsResult<()> {
-        self.inner.finish_step(&js_sys::Date::now).map(drop).map_err(js_error)
-    }
-
-    /// Drops the work in progress (a worker failed); the run stays at its last good step.
-    #[wasm_bindgen(js_name = abortStep)]
-    pub fn abort_step(&mut self) {
-        self.inner.abort_step();
+    /// Gives up the work under way (a worker failed, or Pause came mid-evaluation).
+    pub fn abort(&mut self) {
+        self.inner.abort();
     }
 
     /// What the steps since the last report did: losses, speed, time left.
@@ -270,14 +217,38 @@ impl Run {
         to_js(&self.inner.take_report())
     }
 
-    /// Copies every weight, flat, into `out` (`status.params` long), for the replicas.
-    #[wasm_bindgen(js_name = copyWeights)]
-    pub fn copy_weights(&self, out: &Float32Array) -> JsResult<()> {
-        if out.length() as usize != self.inner.status().params {
-            return Err(fail("the weights buffer does not fit the model"));
+    /// A job's progress as the page reads it: `{orders, next, outcome}`.
+    fn progress(&mut self, progress: gpt::Progress) -> JsResult<JsValue> {
+        let (next, outcome) = match progress.next {
+            gpt::Next::Work => ("work", JsValue::UNDEFINED),
+            gpt::Next::Wait => ("wait", JsValue::UNDEFINED),
+            gpt::Next::Done(outcome) => ("done", to_js(&outcome)?),
+        };
+        let orders = self.orders(progress.orders)?;
+        object(vec![("orders", orders.into()), ("next", next.into()), ("outcome", outcome)])
+    }
+
+    /// Orders as messages, each buffer filled from the run (a buffer a reply brought, or new).
+    fn orders(&mut self, orders: Vec<gpt::work::Outgoing>) -> JsResult<Array> {
+        let out = Array::new();
+        for order in orders {
+            let parts = self.inner.order_data(&order.data);
+            let len: usize = parts.iter().map(|p| p.len()).sum();
+            let fields = vec![("to", order.to.into()), ("header", order.header.into())];
+            let data = (len > 0).then(|| {
+                let kept = self.buffers.iter().position(|b| b.length() as usize == len);
+                let buffer =
+                    kept.map_or_else(|| Float32Array::new_with_length(len as u32), |k| self.buffers.swap_remove(k));
+                let mut at = 0;
+                for part in parts {
+                    buffer.subarray(at as u32, (at + part.len()) as u32).copy_from(part);
+                    at += part.len();
+                }
+                ("data", buffer.into())
+            });
+            out.push(&object(fields.into_iter().chain(data).collect())?);
         }
-        self.inner.weights().for_each(|(at, part)| out.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -290,9 +261,21 @@ fn attention_maps(tokens: &[String], dims: [usize; 3], weights: &[f32], more: Fi
     object(shape.into_iter().chain(data).chain(more).collect())
 }
 
-/// The work in progress, as the page hands it out: its plan as JSON and each worker's units.
-fn work(run: &gpt::Run) -> JsResult<JsValue> {
-    let plan = run.work().map_err(js_error)?.to_json();
-    let shards: Vec<_> = run.work_split().map_err(js_error)?.into_iter().map(|r| (r.start, r.end)).collect();
-    object(vec![("plan", plan.into()), ("shards", to_js(&shards)?)])
+/// Buffers of replies kept for later orders: a step's weights for each helper, and one spare.
+const KEPT_BUFFERS: usize = 16;
+
+/// A message's header and buffer (`{header, data?}`).
+pub(crate) fn message(value: &JsValue) -> JsResult<(String, Option<Float32Array>)> {
+    let header =
+        js_sys::Reflect::get(value, &"header".into())?.as_string().ok_or_else(|| fail("a message has no header"))?;
+    let data = js_sys::Reflect::get(value, &"data".into())?.dyn_into::<Float32Array>().ok();
+    Ok((header, data))
+}
+
+/// Copies `out.len()` floats from `data` at `at` (none: zeros).
+pub(crate) fn copy_out(data: Option<&Float32Array>, at: usize, out: &mut [f32]) {
+    match data {
+        Some(d) => d.subarray(at as u32, (at + out.len()) as u32).copy_to(out),
+        None => out.fill(0.0),
+    }
 }

@@ -1,8 +1,8 @@
 // In the training worker (worker.js): the run it holds and the loop that trains it. Each step is
-// shared with the replicas (replicas.js), evaluations run when the schedule calls for them, and
+// shared with the helpers (helpers.js), evaluations run when the schedule calls for them, and
 // progress and live views go to the page as it goes, until the run ends, the page pauses it, or
 // another model replaces it.
-import { Replicas } from './replicas.js';
+import { Helpers } from './helpers.js';
 import { WorkerSearch } from './worker-count.js';
 import { yieldToMessages } from './yield.js';
 
@@ -27,11 +27,11 @@ export class Trainer {
     this.run = null; // the wasm Run, or null
     this.modelId = 0; // counts models: a training loop over an older model stops quietly
     this.running = false;
-    this.workers = 1; // this worker and its replicas
+    this.workers = 1; // this worker and its helpers
     this.choice = { count: 1 }; // the page's: a count, or 'auto' with the most to try
     this.search = null; // the automatic count's search, for the run it timed
-    this.sharing = 0; // shares under way: while the replicas have work out, a new worker count waits
-    this.replicas = new Replicas();
+    this.sharing = 0; // work under way: while the helpers have work out, a new worker count waits
+    this.helpers = new Helpers();
   }
 
   /** Makes `next` the run, freeing the one before; a loop over that one stops. */
@@ -39,8 +39,7 @@ export class Trainer {
     this.run?.free();
     this.replace(next);
     this.search = null; // another model: another best count
-    next.setWorkers(this.workers);
-    this.replicas.setModel(next.details.settings.model);
+    this.helpers.setModel(next.details.settings.model);
   }
 
   /** Drops the run: freed, unless its wasm instance has trapped (nothing runs in it then). */
@@ -61,7 +60,7 @@ export class Trainer {
   }
 
   /**
-   * The page's choice: `count` workers (this one and count - 1 replicas) from the next step, or
+   * The page's choice: `count` workers (this one and count - 1 helpers) from the next step, or
    * with `count` 'auto' the count that trains this run fastest, up to `most`.
    */
   chooseWorkers(choice) {
@@ -85,66 +84,36 @@ export class Trainer {
   }
 
   applyWorkers() {
-    this.replicas.resize(this.workers - 1);
-    this.run?.setWorkers(this.workers);
+    this.helpers.resize(this.workers - 1);
   }
 
   /**
-   * Runs `task` (work out with the replicas) for model `id`: a new worker count waits until it
-   * ends, and a failure drops the step or evaluation under way. Returns false if the model was
-   * replaced meanwhile.
+   * Does work `kind` ('step' or 'evaluation') for model `id` with the helpers, while `live()`: a
+   * new worker count waits until it ends. Resolves to its outcome, null when `live()` turned
+   * false first (the work given up), or false if the model was replaced meanwhile.
    */
-  async withReplicas(id, task) {
+  async perform(id, kind, live = () => true) {
     this.sharing++;
     try {
-      await task();
-      return id === this.modelId;
+      const outcome = await this.helpers.perform(this.run, kind, () => id === this.modelId && live());
+      return id === this.modelId && outcome;
     } catch (e) {
       if (id !== this.modelId) return false;
-      this.run.abortStep();
+      this.run.abort();
       throw e;
     } finally {
       if (--this.sharing === 0) this.applyWorkers();
     }
   }
 
-  /**
-   * Shares the work just begun (`{ plan, shards }` from beginStep or beginEvaluation) among the
-   * workers (`Replicas.share`), and adds the replicas' partials in. Returns false if the model was
-   * replaced meanwhile.
-   */
-  share(id, work, inChunks = false) {
-    const live = () => id === this.modelId && this.running; // a pause drops an evaluation: see evaluateIfDue
-    return this.withReplicas(id, async () => {
-      const partials = await this.replicas.share(this.run, work, inChunks, live);
-      if (id === this.modelId) this.replicas.addPartials(this.run, partials);
-    });
-  }
-
-  /**
-   * One training step of model `id`, shared among the workers (its shards, and with Muon its
-   * Newton–Schulz work); false if the model was replaced.
-   */
-  async step(id) {
-    if (!await this.share(id, this.run.beginStep())) return false;
-    const matrices = this.run.beginUpdate();
-    const shared = matrices > 0 && this.replicas.replicas.length > 0;
-    if (shared && !await this.withReplicas(id, () => this.replicas.orthogonalize(this.run))) return false;
-    this.run.finishStep();
-    return true;
-  }
-
-  /** The evaluation the schedule calls for now, if any, shared like a step; false as for a step. */
+  /** The evaluation the schedule calls for now, if any, shared like a step; false if the model was replaced. */
   async evaluateIfDue(id) {
     if (!this.run.status.eval_due) return true;
-    if (!await this.share(id, this.run.beginEvaluation(), true)) return false;
-    if (!this.running) {
-      // Paused part-way: the evaluation is dropped, so Pause need not wait for a long one, and
-      // is still due on Resume.
-      this.run.abortStep();
-      return true;
-    }
-    this.hooks.post({ type: 'eval', evaluation: this.run.finishEvaluation(), milestones: this.run.milestones });
+    // A pause drops an evaluation part-way, so Pause need not wait for a long one; it is still
+    // due on Resume.
+    const evaluation = await this.perform(id, 'evaluation', () => this.running);
+    if (!evaluation) return evaluation === null;
+    this.hooks.post({ type: 'eval', evaluation, milestones: this.run.milestones });
     this.hooks.views.insideViews(this.run);
     this.hooks.save();
     return true;
@@ -159,7 +128,7 @@ export class Trainer {
     this.running = true;
     const unfinished = ({ step, max_iters: end }) => step < end;
     const reportProgress = () => {
-      const memory = this.hooks.memoryBytes() + this.replicas.memory;
+      const memory = this.hooks.memoryBytes() + this.helpers.memory;
       if (unreported) post({ type: 'progress', report: run.takeReport(), memory, search: this.search?.progress });
       [lastReport, unreported] = [performance.now(), false];
     };
@@ -175,7 +144,7 @@ export class Trainer {
           lastReport > 0 && performance.now() - started < CHUNK_MS && !status.eval_due && unfinished(status);
         do {
           const began = performance.now();
-          if (!await this.step(id)) return;
+          if (!await this.perform(id, 'step')) return;
           if (this.search?.record(performance.now() - began)) this.setWorkers(this.search.count);
           unreported = true;
         } while (more());
@@ -191,7 +160,7 @@ export class Trainer {
       this.running = false;
       if (id !== this.modelId) return;
       if (!(e instanceof WebAssembly.RuntimeError)) reportProgress(); // the steps before the failure
-      if (e.message?.startsWith('a training worker stopped')) this.replicas.restart(); // fresh ones for Resume
+      if (e.message?.startsWith('a training worker stopped')) this.helpers.restart(); // fresh ones for Resume
       report('train', e);
       return;
     }

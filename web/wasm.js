@@ -1,6 +1,6 @@
 // The model engine: the build with relaxed SIMD (fused multiply-add) where this browser has it
 // and starts it, else the SIMD128 one. Both come from scripts/build.sh; the page, the worker and
-// the replicas all load the engine through this module.
+// the helpers all load the engine through this module.
 
 /** A module whose one function uses f32x4.relaxed_madd: valid only where relaxed SIMD is. */
 const RELAXED_PROBE = new Uint8Array([
@@ -48,4 +48,4 @@ export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
 /** Which build runs and, for the plain one, why: for the page to say. */
 export const simd = chosen === relaxed ? 'SIMD128 + relaxed FMA' : `SIMD128 (${why})`;
-export const { Run, Replica, presets, compareSettings, describeModel, describeTask, importRun, optimizers, orthogonalize, TextCounter, tasks, version } = engine ?? {};
+export const { Run, Replica, presets, compareSettings, describeModel, describeTask, importRun, optimizers, TextCounter, tasks, version } = engine ?? {};

@@ -1,5 +1,5 @@
 // The training worker: holds the wasm Run so the page's thread never blocks on the model, trains
-// it (trainer.js, with replicas computing a share of every step when there are several workers),
+// it (trainer.js, with helpers computing a share of every step when there are several workers),
 // answers the page's requests of it, and keeps the run saved (autosave.js).
 // Messages in:  create {settings, text, budget, attentionText, name, corpus, corpusId},
 //               load {files: [{name, bytes}], text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},

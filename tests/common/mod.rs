@@ -4,7 +4,7 @@
 #[path = "../../crates/gpt/tests/pytorch/mod.rs"]
 mod pytorch;
 
-use gpt_playground::{describe_model, describe_task, import_run, orthogonalize, presets, tasks, version, Run};
+use gpt_playground::{describe_model, describe_task, import_run, presets, tasks, version, Replica, Run};
 use js_sys::{Float32Array, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -256,38 +256,49 @@ fn a_task_trains_reports_accuracy_and_answers_problems() {
     assert!(message(run.use_text("text").unwrap_err()).contains("takes no text"));
 }
 
+/// Answers `orders` (and the orders each reply frees) with `replica`, as a helper Web Worker would.
+fn answer_all(run: &mut Run, replica: &mut Replica, orders: js_sys::Array) {
+    for order in orders.iter() {
+        let reply = replica.answer(order).unwrap();
+        let more = run.accept(reply).unwrap();
+        answer_all(run, replica, more);
+    }
+}
+
 #[wasm_bindgen_test]
-fn muon_shares_its_newton_schulz_work_with_the_same_bits() {
-    // The run's own orthogonalisation, against one a replica computes through `orthogonalize`.
+fn a_helper_computes_what_the_run_would_alone_with_muon() {
+    // 48 × 8 tokens: two shards a step, one for the helper; and Muon's Newton–Schulz pieces are
+    // shared too, the helper orthogonalising its share.
     let settings = r#"{"model": {"n_layer": 1, "n_head": 2, "n_embd": 16, "block_size": 8, "bias": false},
-        "train": {"batch_size": 8, "max_iters": 10, "warmup_iters": 2, "eval_iters": 1, "optimizer": "muon"}}"#;
+        "train": {"batch_size": 48, "max_iters": 10, "warmup_iters": 2, "eval_iters": 2, "optimizer": "muon"}}"#;
     let (mut alone, mut shared) = (new_run(settings, &text()).unwrap(), new_run(settings, &text()).unwrap());
     alone.train(3).unwrap();
-    for _ in 0..3 {
-        let work = shared.begin_step().unwrap();
-        let shards: js_sys::Array = get(&work, "shards").dyn_into().unwrap();
-        let range: js_sys::Array = shards.get(0).dyn_into().unwrap();
-        shared
-            .compute_shards(range.get(0).as_f64().unwrap() as usize, range.get(1).as_f64().unwrap() as usize)
-            .unwrap();
-        let matrices = shared.begin_update().unwrap();
-        assert_eq!(matrices, 4, "c_attn, attn.c_proj, c_fc and mlp.c_proj of the one block");
-        for k in (1..matrices).step_by(2) {
-            let m = shared.update_matrix(k).unwrap();
-            let values: Float32Array = get(&m, "values").dyn_into().unwrap();
-            let mut flat = values.to_vec();
-            orthogonalize(&mut flat, num(&m, "rows") as usize, num(&m, "cols") as usize).unwrap();
-            shared.set_orthogonal(k, &Float32Array::from(&flat[..])).unwrap();
+    let config = get(&get(&shared.details().unwrap(), "settings"), "model");
+    let mut replica = Replica::new(config).unwrap();
+    let mut sent = 0;
+    for kind in ["step", "step", "step", "evaluation"] {
+        let mut progress = shared.begin(kind, 1).unwrap();
+        loop {
+            let orders: js_sys::Array = get(&progress, "orders").dyn_into().unwrap();
+            sent += orders.length();
+            answer_all(&mut shared, &mut replica, orders);
+            if get(&progress, "next").as_string().unwrap() == "done" {
+                break;
+            }
+            progress = shared.advance().unwrap();
         }
-        shared.finish_step().unwrap();
+        if kind == "evaluation" {
+            let outcome = get(&progress, "outcome");
+            let evaluation = alone.evaluate().unwrap();
+            assert_eq!(num(&outcome, "val_loss").to_bits(), num(&evaluation, "val_loss").to_bits());
+        }
     }
-    let weights = |run: &Run| {
-        let out = Float32Array::new_with_length(num(&run.status().unwrap(), "params") as u32);
-        run.copy_weights(&out).unwrap();
-        out.to_vec().iter().map(|w| w.to_bits()).collect::<Vec<_>>()
-    };
-    assert_eq!(weights(&shared), weights(&alone));
-    assert!(message(orthogonalize(&mut [0.0; 5], 2, 3).unwrap_err()).contains("2 × 3"));
+    assert!(sent >= 7, "each step's shards and its pieces went to the helper, and the evaluation's batches");
+    let losses = |run: &Run| JSON::stringify(&get(&get(&run.details().unwrap(), "history"), "losses")).unwrap();
+    assert_eq!(losses(&shared), losses(&alone));
+    assert_eq!(last_loss(&shared.train(1).unwrap()).to_bits(), last_loss(&alone.train(1).unwrap()).to_bits());
+    assert!(message(replica.answer(json(r#"{"header": "{}"}"#)).unwrap_err()).contains("an order from another worker"));
+    assert!(message(shared.begin("nap", 1).unwrap_err()).contains("a step or an evaluation"));
 }
 
 #[wasm_bindgen_test]

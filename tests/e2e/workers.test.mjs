@@ -81,8 +81,8 @@ test('Automatic workers time the counts up to one per core and keep the fastest;
 test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
   await trainWith(2, 600);
   await untilStep(page, 21);
-  const replica = page.workers().find((w) => w.url().endsWith('/replica-worker.js'));
-  await replica.evaluate(() => setTimeout(() => { throw new Error('simulated crash'); }));
+  const helper = page.workers().find((w) => w.url().endsWith('/helper-worker.js'));
+  await helper.evaluate(() => setTimeout(() => { throw new Error('simulated crash'); }));
   await page.getByRole('alert').getByText(/a training worker stopped \(.*simulated crash\); the model keeps its last good step/).waitFor();
   const status = await page.getByRole('status').textContent();
   const stoppedAt = Number(status.match(/Stopped at step ([\d,]+)/)[1].replace(/,/g, ''));

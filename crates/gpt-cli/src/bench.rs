@@ -31,7 +31,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let alphabet: Vec<char> = (0..65u8).map(|i| char::from(b'!' + i)).collect();
     let text: String = (0..200_000).map(|_| alphabet[rng.below(alphabet.len())]).collect();
     let mut run = Run::create(&settings, &text, &super::budget()).map_err(|e| e.to_string())?;
-    run.set_workers(a.threads.unwrap_or_else(super::all_cores));
+    run.set_threads(a.threads.unwrap_or_else(super::all_cores));
     let mut step = || match run.train(1, &super::now_ms) {
         Ok(report) => match report.stopped {
             Some(why) => Err(why),

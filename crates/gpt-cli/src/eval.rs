@@ -49,7 +49,7 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let text = super::read_text(path)?;
     let tokens = run.tokenizer().encode(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let (loss, windows) = gpt::evaluate::windows_loss(run.model(), &tokens).map_err(|e| e.to_string())?;
+    let (loss, windows) = run.text_loss(&tokens).map_err(|e| e.to_string())?;
     let block = run.model().config().block_size;
     if let Some(path) = &a.logits_out {
         let idx: Vec<usize> = tokens[..block].iter().map(|&t| t as usize).collect();

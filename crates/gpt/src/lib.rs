@@ -9,7 +9,6 @@ mod compare;
 pub mod config;
 pub mod data;
 pub mod error;
-pub mod evaluate;
 pub mod fields;
 pub mod inspect;
 pub mod interop;
@@ -23,10 +22,10 @@ mod run;
 pub mod sample;
 pub mod schedule;
 pub mod settings;
-pub mod shards;
 pub mod text_stats;
 pub mod tokenizer;
 pub mod train;
+pub mod work;
 pub mod workspace;
 
 pub use compare::{differences, Difference};
@@ -36,8 +35,8 @@ pub use error::{Error, FieldError, Result};
 pub use model::{Batch, Trace, GPT};
 pub use optim::OptimizerKind;
 pub use run::{
-    AttentionMaps, Details, Embeddings, Inside, Mlp, NextToken, NextTokens, Origin, Positions, ProbeToken, Residual,
-    Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
+    AttentionMaps, Details, Embeddings, Inside, JobKind, Mlp, Next, NextToken, NextTokens, Origin, Outcome, Positions,
+    ProbeToken, Progress, Residual, Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};

@@ -43,7 +43,7 @@ fn resume_is_bit_exact() {
     let all = losses(&mut straight, 12);
 
     let mut first = new_run(&settings());
-    first.set_workers(2); // a run saved with two workers resumes exactly with one
+    first.set_threads(2); // a run saved with two workers resumes exactly with one
     let mut head = losses(&mut first, 5);
     first.evaluate().unwrap();
     assert_eq!(load(&first.save().unwrap()).unwrap().sampling, None, "never sampled");

@@ -113,7 +113,7 @@ fn accuracy_rises_above_chance_and_texts_report_none() {
 fn the_numbers_do_not_depend_on_the_thread_count() {
     let numbers = |threads: usize| {
         let mut run = reverse_run(true, 3);
-        run.set_workers(threads);
+        run.set_threads(threads);
         let mut bits: Vec<u32> = (0..30).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect();
         let e = run.evaluate().unwrap();
         bits.extend([e.train_loss, e.val_loss, e.train_accuracy.unwrap(), e.val_accuracy.unwrap()].map(f32::to_bits));

@@ -1,8 +1,9 @@
 //! The training loop as a user meets it: the loss falls, the same seed repeats itself, and
 //! mistakes come back as clear errors with the model left intact.
 
-use gpt::shards::Replica;
+use gpt::work::Replica;
 use gpt::{Budget, Error, GPTConfig, Run, Settings, TrainConfig};
+use gpt::{JobKind, Next, Outcome, Progress};
 
 const TEXT: &str = "the cat sat on the mat. the dog sat on the log. the cat and the dog sat on the mat. ";
 
@@ -49,7 +50,7 @@ fn loss_falls_and_the_same_seed_gives_the_same_losses() {
 fn the_losses_do_not_depend_on_the_number_of_threads() {
     let losses = |threads: usize| {
         let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32)); // 768 tokens: 4 shards
-        run.set_workers(threads);
+        run.set_threads(threads);
         let mut bits: Vec<u32> = (0..20).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect();
         let evaluation = run.evaluate().unwrap(); // 8 batches: 3 threads take 2, 3 and 3
         bits.extend([evaluation.train_loss.to_bits(), evaluation.val_loss.to_bits()]);
@@ -60,46 +61,86 @@ fn the_losses_do_not_depend_on_the_number_of_threads() {
     assert_eq!(losses(3), one, "3 threads");
 }
 
-#[test]
-fn a_replica_on_another_worker_computes_what_a_thread_would() {
-    let (alone, alone_eval) = {
-        let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
-        let losses = (0..10).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>();
-        (losses, run.evaluate().unwrap())
-    };
-    // As the page runs it: the run computes worker 0's shards, a replica (another Web Worker,
-    // given the plan and the weights) worker 1's, and the run adds them in.
-    let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
-    run.set_workers(2);
-    let mut replica = Replica::new(run.model().config().clone()).unwrap();
-    // Worker 0's share here, worker 1's on the replica, added in.
-    let share = |run: &mut Run, replica: &mut Replica, work: gpt::shards::Work| {
-        let weights: Vec<f32> = run.weights().flat_map(|(_, part)| part.iter().copied()).collect();
-        replica.set_weights(weights.len(), |at, part| part.copy_from_slice(&weights[at..at + part.len()])).unwrap();
-        let split = run.work_split().unwrap();
-        run.compute_shards(split[0].clone()).unwrap();
-        for p in replica.compute(Some(&work.to_json()), split[1].clone()).unwrap() {
-            run.add_partial((p.first, p.count), (p.loss, p.exact), p.grads.len(), |buf| buf.copy_from_slice(&p.grads))
-                .unwrap();
-            replica.recycle(p);
+/// Does `kind` on `run` with `replicas` as helpers, as the page's Web Workers do: orders go out,
+/// and a helper answers the oldest order it has been sent on every turn of the run's loop (and
+/// whenever the run waits), so replies come in while the run works.
+fn perform(run: &mut Run, kind: JobKind, replicas: &mut [Replica]) -> Outcome {
+    let mut queue = std::collections::VecDeque::new();
+    let mut progress = run.begin(kind, replicas.len(), 0.0).unwrap();
+    loop {
+        for order in progress.orders {
+            let data: Vec<f32> = run.order_data(&order.data).concat();
+            queue.push_back((order.to, order.header, data));
         }
-    };
-    let shared: Vec<u32> = (0..10)
-        .map(|_| {
-            let work = run.begin_step(0.0).unwrap().clone();
-            share(&mut run, &mut replica, work);
-            run.finish_step(&|| 0.0).unwrap().loss.to_bits()
-        })
-        .collect();
-    assert_eq!(shared, alone);
-    let work = run.begin_evaluation().unwrap().clone();
-    share(&mut run, &mut replica, work);
-    let shared_eval = run.finish_evaluation().unwrap();
-    assert_eq!(shared_eval, alone_eval);
-    assert_eq!(run.work_split().unwrap_err().to_string(), "no step is in progress");
-    run.begin_step(0.0).unwrap();
-    assert!(run.finish_step(&|| 0.0).unwrap_err().to_string().contains("cover 0 of the 4 shards"), "nothing computed");
-    run.step(&no_clock).expect("a step that failed to finish leaves the run ready for the next");
+        if let Next::Done(outcome) = progress.next {
+            assert!(queue.is_empty(), "no order is left unanswered");
+            return outcome;
+        }
+        if let Some((to, header, data)) = queue.pop_front() {
+            let answer =
+                replicas[to - 1].answer(&header, data.len(), |at, out| out.copy_from_slice(&data[at..at + out.len()]));
+            let answer = answer.unwrap();
+            let flat = answer.data.concat();
+            let more = run.accept(&answer.header, flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
+            progress = Progress { orders: more.unwrap(), next: Next::Work };
+            replicas[to - 1].recycle(answer);
+            continue;
+        }
+        assert!(!matches!(progress.next, Next::Wait), "the run waits only while a helper has its order");
+        progress = run.advance(&|| 0.0).unwrap();
+    }
+}
+
+#[test]
+fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
+    for muon in [false, true] {
+        let make = || if muon { muon_run() } else { setup_with(3e-3, 1.0, 0.1, (24, 32)) };
+        let (alone, alone_eval) = {
+            let mut run = make();
+            let losses = (0..6).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>();
+            (losses, run.evaluate().unwrap())
+        };
+        for helpers in 1..=3 {
+            let mut run = make();
+            let mut replicas: Vec<Replica> =
+                (0..helpers).map(|_| Replica::new(run.model().config().clone()).unwrap()).collect();
+            let losses: Vec<u32> = (0..6)
+                .map(|_| match perform(&mut run, JobKind::Step, &mut replicas) {
+                    Outcome::Step(stats) => stats.loss.to_bits(),
+                    other => panic!("a step ended as {other:?}"),
+                })
+                .collect();
+            assert_eq!(losses, alone, "{helpers} helpers, Muon {muon}");
+            let evaluation = perform(&mut run, JobKind::Evaluation, &mut replicas);
+            assert_eq!(evaluation, Outcome::Evaluation(alone_eval), "{helpers} helpers, Muon {muon}");
+            assert_eq!(run.workers(), helpers + 1);
+        }
+    }
+}
+
+#[test]
+fn a_reply_to_work_given_up_is_dropped_and_the_run_goes_on() {
+    let mut run = setup_with(3e-3, 1.0, 0.1, (24, 32));
+    let mut replica = Replica::new(run.model().config().clone()).unwrap();
+    let progress = run.begin(JobKind::Step, 1, 0.0).unwrap();
+    let order = &progress.orders[0];
+    let data: Vec<f32> = run.order_data(&order.data).concat();
+    let answer =
+        replica.answer(&order.header, data.len(), |at, out| out.copy_from_slice(&data[at..at + out.len()])).unwrap();
+    run.abort(); // a helper failed, say
+    assert!(run.advance(&no_clock).unwrap_err().to_string().contains("no step or evaluation is in progress"));
+    let flat = answer.data.concat();
+    assert!(run
+        .accept(&answer.header, flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]))
+        .unwrap()
+        .is_empty());
+    assert!(run
+        .accept("{}", 0, |_, _| {})
+        .unwrap_err()
+        .to_string()
+        .contains("a reply from another worker cannot be read"));
+    assert_eq!(run.step_count(), 0);
+    run.step(&no_clock).expect("the run is ready for the next step");
 }
 
 #[test]
@@ -160,7 +201,7 @@ fn muon_run() -> Run {
 fn muon_learns_gives_the_same_bits_on_any_thread_count_and_resumes_exactly() {
     let losses = |threads: usize| {
         let mut run = muon_run();
-        run.set_workers(threads);
+        run.set_threads(threads);
         let mut bits: Vec<u32> = (0..8).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect();
         let e = run.evaluate().unwrap();
         bits.extend([e.train_loss.to_bits(), e.val_loss.to_bits()]);

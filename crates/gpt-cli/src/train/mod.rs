@@ -154,7 +154,7 @@ fn save(path: &Path, run: &Run) -> Result<(), String> {
 pub fn run(a: Args) -> Result<(), String> {
     let text = a.data.as_deref().map(super::read_text).transpose()?;
     let mut run = build::open_run(&a, text.as_deref())?;
-    run.set_workers(a.threads.unwrap_or_else(super::all_cores));
+    run.set_threads(a.threads.unwrap_or_else(super::all_cores));
     let max_iters = run.train_config().max_iters;
     if !a.json {
         println!(

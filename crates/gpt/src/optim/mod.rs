@@ -56,10 +56,10 @@ pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
     norm
 }
 
-/// Computes every piece not done yet, with `kind`'s [`OptimizerKind::compute`], on up to
+/// Computes each of `pieces` not done yet, with `kind`'s [`OptimizerKind::compute`], on up to
 /// `threads` threads shared as [`shares`] says: the same bits whatever the count.
-pub fn complete(kind: &OptimizerKind, pieces: &mut [Piece], threads: usize) {
-    let mut missing: Vec<&mut Piece> = pieces.iter_mut().filter(|p| !p.done).collect();
+pub fn complete(kind: &OptimizerKind, pieces: Vec<&mut Piece>, threads: usize) {
+    let mut missing: Vec<&mut Piece> = pieces.into_iter().filter(|p| !p.done).collect();
     let threads = threads.clamp(1, missing.len().max(1));
     if threads == 1 {
         missing.iter_mut().for_each(|p| (kind.compute)(p));
@@ -123,7 +123,7 @@ mod tests {
         let pieces: Vec<Piece> = (0..5).map(|k| piece(6 + k, 10, k as u64)).collect();
         let done = |threads| {
             let mut p = pieces.clone();
-            complete(kind, &mut p, threads);
+            complete(kind, p.iter_mut().collect(), threads);
             p
         };
         let one = done(1);

@@ -4,7 +4,9 @@
 //!
 //! - here: creating a run from text and settings, opening a checkpoint, attaching text, saving;
 //! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
-//! - `training.rs`: steps (planned, computed on threads or by replicas, applied), evaluating;
+//! - `sharing.rs`: a step or an evaluation under way, shared with helpers, phase by phase;
+//! - `training.rs`: steps (planned, summed and checked, applied);
+//! - `evaluation.rs`: evaluations, and the loss over a whole text;
 //! - `report.rs`: tokens/s and the time left;
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
@@ -17,6 +19,7 @@ mod generation;
 mod inside;
 mod problems;
 mod report;
+mod sharing;
 mod state;
 mod training;
 
@@ -24,6 +27,7 @@ pub use crate::inspect::views::{Embeddings, Inside, Mlp, Positions, ProbeToken, 
 pub use generation::{AttentionMaps, NextToken, NextTokens};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use report::TrainReport;
+pub use sharing::{JobKind, Next, Outcome, Progress};
 pub use state::{Details, Status};
 
 use crate::checkpoint::{self, Checkpoint};
@@ -57,12 +61,13 @@ pub struct Run {
     data: Option<Dataset>,
     generation: Option<Generation>,
     timing: report::Timing,
-    /// The step or evaluation between its `begin_` and `finish_`, if any.
-    pending: Option<training::PendingWork>,
-    /// A step summed and checked, until its update is applied.
-    update: Option<training::PendingUpdate>,
-    /// How many workers compute a step (threads natively); one op-buffer pool per thread.
+    /// The step or evaluation under way, if any (see `sharing.rs`).
+    job: Option<crate::work::job::Job>,
+    /// Jobs begun so far, which number them.
+    jobs: u64,
+    /// How many compute each step: the run's threads and its helpers.
     workers: usize,
+    /// One op-buffer pool per thread.
     workspaces: Vec<Workspace>,
     /// Gradient buffers, shared by the threads.
     grad_pool: Workspace,
@@ -152,8 +157,8 @@ impl Run {
             data: None,
             generation: None,
             timing: Default::default(),
-            pending: None,
-            update: None,
+            job: None,
+            jobs: 0,
             workers: 1,
             workspaces: vec![Workspace::default()],
             grad_pool: Workspace::default(),

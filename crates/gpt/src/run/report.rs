@@ -2,8 +2,8 @@
 //! from the steps themselves, so the page and the CLI show the same numbers.
 
 use super::Run;
-use crate::shards::shard_count;
 use crate::train::StepStats;
+use crate::work::shard_count;
 use serde::Serialize;
 
 /// Training time since the run was created or opened in this process, and since the last report.

@@ -69,7 +69,7 @@ impl Run {
             eval_due: self.eval_due(),
             steps_to_next_eval: self.steps_to_next_eval(),
             workers: self.workers,
-            shards: crate::shards::shard_count(self.train.batch_size, self.seq_len()),
+            shards: crate::work::shard_count(self.train.batch_size, self.seq_len()),
             params: self.model.params().count(),
             best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
             task: self.task().map(|t| t.config().name.clone()),
@@ -102,7 +102,7 @@ impl Run {
     }
 
     /// Every weight, piece by piece with its flat offset (what a
-    /// [`Replica`](crate::shards::Replica) computing shards needs).
+    /// [`Replica`](crate::work::Replica) computing shards needs).
     pub fn weights(&self) -> impl Iterator<Item = (usize, &[f32])> {
         self.model.params().flat_parts()
     }

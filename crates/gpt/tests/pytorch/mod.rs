@@ -4,7 +4,7 @@
 //! Shared by the native test (`golden.rs`) and the wasm suites, which run it in both wasm builds.
 
 use gpt::optim::{clip_grad_norm, complete, AdamW, Muon, Optimizer, Rates};
-use gpt::shards::{combine, StepPlan};
+use gpt::work::{combine, StepPlan};
 use gpt::workspace::Workspace;
 use gpt::{Batch, GPTConfig, GPT};
 use ndarray::{ArrayD, IxDyn};
@@ -160,7 +160,7 @@ pub fn check_muon(bytes: &[u8]) {
         model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
         clip_grad_norm(&mut grads, f("grad_clip"));
         let mut pieces = muon.begin(&model.params().values, &grads);
-        complete(muon.kind(), &mut pieces, 1);
+        complete(muon.kind(), pieces.iter_mut().collect(), 1);
         muon.finish(&mut model.params_mut().values, &grads, Rates { lr: f("learning_rate"), scale: 1.0 }, pieces);
     }
     for (i, n) in names.iter().enumerate() {

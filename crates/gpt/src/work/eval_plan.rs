@@ -1,9 +1,9 @@
-//! Evaluation: the mean loss over a run's random batches of each split, planned once and computed
-//! by any number of workers ([`EvalPlan`]), and the loss over every window of a text.
+//! An evaluation's work: random batches of each split, a unit each, whose losses are added up in
+//! batch order.
 
+use super::partial::Partial;
 use crate::error::{Error, Result};
 use crate::model::GPT;
-use crate::shards::Partial;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -24,7 +24,7 @@ pub struct EvalPlan {
 
 impl EvalPlan {
     /// Checks a plan that came from elsewhere (another worker) before computing with it.
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let n = self.batches.checked_mul(self.batch_size).and_then(|n| n.checked_mul(self.block_size));
         if !self.batches.is_multiple_of(2) || n != Some(self.inputs.len()) || n != Some(self.targets.len()) {
             return Err(Error::Data("an evaluation plan's batches do not match its sizes".into()));
@@ -88,41 +88,9 @@ pub struct SplitScore {
     pub accuracy: f32,
 }
 
-/// Windows per forward pass; bounds memory while keeping the matrix products large.
-const WINDOWS_PER_BATCH: usize = 16;
-
-/// The mean cross-entropy over every non-overlapping `block_size` window of `tokens` (each
-/// predicting its next `block_size` tokens), and how many windows there were. Unlike
-/// [`Trainer::evaluate`](crate::Trainer::evaluate), it draws nothing at random.
-pub fn windows_loss(model: &GPT, tokens: &[u32]) -> Result<(f32, usize)> {
-    let t = model.config().block_size;
-    let windows = tokens.len().saturating_sub(1) / t;
-    if windows == 0 {
-        return Err(Error::Data(format!(
-            "the text has {} tokens, but one window needs {} (block size + 1)",
-            tokens.len(),
-            t + 1
-        )));
-    }
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    let mut total = 0.0f64;
-    for first in (0..windows).step_by(WINDOWS_PER_BATCH) {
-        let b = WINDOWS_PER_BATCH.min(windows - first);
-        x.clear();
-        y.clear();
-        for w in first..first + b {
-            x.extend(tokens[w * t..(w + 1) * t].iter().map(|&i| i as usize));
-            y.extend(tokens[w * t + 1..(w + 1) * t + 1].iter().map(|&i| i as usize));
-        }
-        total += model.loss(&x, &y, b, t)? as f64 * b as f64;
-    }
-    Ok(((total / windows as f64) as f32, windows))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GPTConfig;
 
     #[test]
     fn each_split_averages_its_batches_losses_and_counts_its_rows_right() {
@@ -134,23 +102,5 @@ mod tests {
         assert_eq!((train.loss, train.accuracy), (3.0, 0.5), "(2 + 4) / 2 and (3 + 5) of 16 rows");
         assert_eq!((val.loss, val.accuracy), (2.0, 0.75), "(3 + 1) / 2 and (4 + 8) of 16 rows");
         assert!(plan.mean_losses(vec![partial(0, 1.0, 0)]).is_err(), "a batch missing");
-    }
-
-    #[test]
-    fn averages_every_window_in_batches() {
-        let config = GPTConfig { vocab_size: 5, block_size: 3, n_layer: 1, n_head: 1, n_embd: 4, ..Default::default() };
-        let model = GPT::new(config, 1).unwrap();
-        let tokens: Vec<u32> = (0..100).map(|i| (i * 7 % 5) as u32).collect();
-        let (loss, windows) = windows_loss(&model, &tokens).unwrap();
-        assert_eq!(windows, 33);
-        let one_by_one: f32 = (0..33)
-            .map(|w| {
-                let ids = |o: usize| (w * 3 + o..w * 3 + o + 3).map(|i| tokens[i] as usize).collect::<Vec<_>>();
-                model.loss(&ids(0), &ids(1), 1, 3).unwrap()
-            })
-            .sum::<f32>()
-            / 33.0;
-        assert!((loss - one_by_one).abs() < 1e-5, "{loss} vs {one_by_one}");
-        assert!(windows_loss(&model, &tokens[..3]).unwrap_err().to_string().contains("needs 4"));
     }
 }

@@ -1,0 +1,89 @@
+//! The messages that carry shared work between a run (the leader) and its helpers: an [`Order`]
+//! says what a helper computes and a [`Reply`] brings the results back. Each travels as a small
+//! JSON header and one flat buffer of floats (the weights, an optimiser's pieces, gradients), which
+//! the page moves between Web Workers without a copy.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// What a helper computes, for job `job`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Order {
+    /// The job it belongs to: a reply to a job since given up is dropped.
+    pub job: u64,
+    /// Which helper computes it (1 and up: the run itself is 0); its reply says so again.
+    pub helper: usize,
+    pub assignment: Assignment,
+}
+
+/// The work an order asks for. (Externally tagged: a plan travels as raw JSON, which serde's
+/// internal tags would read into another form first.)
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assignment {
+    /// Units `first..end` of the job's plan (a step's shards, an evaluation's batches). A
+    /// helper's first order of a job brings the plan, and the weights in its buffer; later ones
+    /// use those.
+    Units { first: usize, end: usize, plan: Option<Box<RawValue>>, weights: bool },
+    /// An optimiser's pieces, each as `[number, rows, columns]`, their values one after another in
+    /// the buffer.
+    Pieces { optimizer: String, pieces: Vec<[usize; 3]> },
+}
+
+/// What a helper sends back for job `job`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Reply {
+    pub job: u64,
+    pub helper: usize,
+    pub results: Results,
+}
+
+/// A reply's results.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Results {
+    /// Partial sums (see `partial.rs`), their gradients one after another in the buffer (none
+    /// for an evaluation's batches).
+    Partials { partials: Vec<PartialSum> },
+    /// The pieces computed, by number, their values one after another in the buffer.
+    Pieces { pieces: Vec<usize> },
+}
+
+/// A partial sum as it travels: its units, loss and rows exactly right (its gradients apart).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct PartialSum {
+    pub first: usize,
+    pub count: usize,
+    pub loss: f64,
+    pub exact: usize,
+}
+
+/// What goes with an order's header in its buffer, for the run to copy in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    None,
+    /// Every weight, flat.
+    Weights,
+    /// These pieces of the update in progress, one after another.
+    Pieces(Vec<usize>),
+}
+
+/// An order as the run hands it out: the header to send, and what its buffer holds.
+#[derive(Clone, Debug)]
+pub struct Outgoing {
+    /// The helper it goes to (1 and up).
+    pub to: usize,
+    pub header: String,
+    pub data: Data,
+}
+
+/// Reads a message's JSON header, naming what it should have been.
+pub(crate) fn read<'a, T: Deserialize<'a>>(header: &'a str, what: &str) -> Result<T> {
+    serde_json::from_str(header).map_err(|e| Error::Data(format!("{what} from another worker cannot be read: {e}")))
+}
+
+/// A message's header as JSON.
+pub(crate) fn write<T: Serialize>(message: &T) -> String {
+    serde_json::to_string(message).expect("orders and replies are plain data")
+}

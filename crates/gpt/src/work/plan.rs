@@ -1,0 +1,54 @@
+//! What a worker is handed: a training step's shards or an evaluation's batches, as one plan.
+
+use super::eval_plan::EvalPlan;
+use super::partial::Partial;
+use super::step_plan::StepPlan;
+use crate::error::{Error, Result};
+use crate::model::GPT;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// What a worker is handed: a training step's shards, or an evaluation's batches. Either way it
+/// computes a contiguous range of units ([`Work::units`]) into [`Partial`]s the run adds up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Work {
+    Step(StepPlan),
+    Evaluation(EvalPlan),
+}
+
+impl Work {
+    /// The work as JSON, as it travels to helpers.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("plans are plain data")
+    }
+
+    /// Work from [`Work::to_json`]'s text, as the run sent it.
+    pub fn from_json(text: &str) -> Result<Work> {
+        serde_json::from_str(text).map_err(|e| Error::Data(format!("a plan from another worker: {e}")))
+    }
+
+    /// How many units of work it splits into: shards of a step, batches of an evaluation.
+    pub fn units(&self) -> usize {
+        match self {
+            Work::Step(plan) => plan.shards,
+            Work::Evaluation(plan) => plan.batches,
+        }
+    }
+
+    /// Units `range` computed with `model`: buffers from `ws` (one per thread), gradients from
+    /// `grads` (shared by the threads).
+    pub fn partials(
+        &self,
+        model: &GPT,
+        range: Range<usize>,
+        ws: &Workspace,
+        grads: &Workspace,
+    ) -> Result<Vec<Partial>> {
+        match self {
+            Work::Step(plan) => model.shard_partials(plan, range, ws, grads),
+            Work::Evaluation(plan) => plan.partials(model, range, ws),
+        }
+    }
+}

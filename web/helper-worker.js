@@ -1,0 +1,25 @@
+// A helper: a copy of the model that answers the run's orders (shares of its steps and
+// evaluations) with replies (see helpers.js). It holds no text and no optimiser.
+// Messages in:  model {config}, order {id, header, data?} (data: the order's floats, moved).
+// Messages out: reply {id, header, data?, memory} (data: the reply's floats, in the order's own
+//               buffer when they fit; memory: this helper's wasm memory in bytes), error {id, message}.
+
+// Loaded after onmessage is set, so no message can arrive before there is a listener.
+const engine = import('./wasm.js');
+let replica = null;
+
+self.onmessage = async ({ data }) => {
+  try {
+    const { loadError, Replica, memoryBytes } = await engine;
+    if (loadError) throw new Error(loadError);
+    if (data.type === 'model') {
+      replica?.free();
+      replica = new Replica(data.config);
+    } else if (data.type === 'order') {
+      const reply = replica.answer(data);
+      self.postMessage({ type: 'reply', id: data.id, ...reply, memory: memoryBytes() }, reply.data ? [reply.data.buffer] : []);
+    }
+  } catch (e) {
+    self.postMessage({ type: 'error', id: data.id, message: e?.message ?? String(e) });
+  }
+};

@@ -1,0 +1,154 @@
+// The run's helpers: Web Workers (helper-worker.js), each with a copy of the model, that compute
+// what the run orders: shares of every training step and evaluation. The run (in the engine)
+// plans the work, says what to do next and takes each reply in; this module only carries the
+// messages. An order's and a reply's floats travel as transferable buffers, so this needs no
+// special headers from the server, and the run keeps the buffers replies bring for later orders.
+import { yieldToMessages } from './yield.js';
+
+/** A helper silent this long is taken for dead (a step takes well under a second). */
+const TIMEOUT_MS = 30000;
+
+/** One helper Web Worker and the orders it has been sent. */
+class Helper {
+  constructor(config) {
+    this.worker = new Worker(new URL('./helper-worker.js', import.meta.url), { type: 'module' });
+    this.jobs = new Map(); // id → { resolve, reject, timer }, in the order sent: the first is under way
+    this.failure = null; // why it stopped, once it has
+    this.memory = 0; // its wasm memory in bytes, as of its last answer
+    this.worker.onmessage = ({ data }) => {
+      if (!this.jobs.has(data.id)) return;
+      if (data.type === 'error') this.fail(data.message);
+      else {
+        this.memory = data.memory;
+        this.finish(data.id).resolve({ header: data.header, data: data.data });
+      }
+    };
+    // A crash can come between orders too: remembered, so the next order fails at once.
+    this.worker.onerror = (e) => {
+      e.preventDefault(); // handled here: it must not take the run's worker down with it
+      this.fail(e.message || 'it crashed');
+    };
+    if (config) this.setModel(config);
+  }
+
+  setModel(config) {
+    this.worker.postMessage({ type: 'model', config });
+  }
+
+  /** Ends order `id` and hands back its callbacks. */
+  finish(id) {
+    const job = this.jobs.get(id);
+    this.jobs.delete(id);
+    clearTimeout(job.timer);
+    this.watch();
+    return job;
+  }
+
+  /** Times the order under way: a helper silent that long is taken for dead. Queued ones wait. */
+  watch() {
+    const [job] = this.jobs.values();
+    if (job && !job.timer) job.timer = setTimeout(() => this.fail(`no answer in ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
+  }
+
+  fail(message) {
+    this.failure ??= message;
+    for (const id of [...this.jobs.keys()]) {
+      this.finish(id).reject(new Error(`a training worker stopped (${message}); the model keeps its last good step, and Resume starts the workers afresh`));
+    }
+  }
+
+  /** Sends `order` ({header, data?}, its buffer moved); resolves to the reply ({header, data?}). */
+  send(id, { header, data }) {
+    return new Promise((resolve, reject) => {
+      this.jobs.set(id, { resolve, reject, timer: null });
+      this.watch();
+      if (this.failure) this.fail(this.failure);
+      else this.worker.postMessage({ type: 'order', id, header, data }, data ? [data.buffer] : []);
+    });
+  }
+
+  terminate() {
+    this.fail('it was stopped');
+    this.worker.terminate();
+  }
+}
+
+export class Helpers {
+  constructor() {
+    this.list = [];
+    this.config = null;
+    this.nextId = 0;
+  }
+
+  /** Keeps `count` helpers running, each with the current model. */
+  resize(count) {
+    while (this.list.length > count) this.list.pop().terminate();
+    while (this.list.length < count) this.list.push(new Helper(this.config));
+  }
+
+  /** Gives every helper a model shaped by `config` (a run's `settings.model`). */
+  setModel(config) {
+    this.config = config;
+    this.list.forEach((h) => h.setModel(config));
+  }
+
+  /** Replaces every helper, after one failed. */
+  restart() {
+    const count = this.list.length;
+    this.resize(0);
+    this.resize(count);
+  }
+
+  /**
+   * Does work `kind` ('step' or 'evaluation') on `run` with the helpers, and resolves to its
+   * outcome; or to null when `live()` turns false first, the work given up. The run says what
+   * comes next: a share of its own work (then a look at the page's messages) or a wait for a
+   * reply. Each reply goes straight back to the run, and the orders it frees go out at once.
+   * Rejects when a helper fails, or the run refuses what came back.
+   */
+  async perform(run, kind, live) {
+    let [open, failure, wake] = [true, null, null];
+    const woken = (error) => {
+      if (error) failure ??= error;
+      const w = wake;
+      wake = null;
+      if (error) w?.reject(error);
+      else w?.resolve();
+    };
+    const send = (orders) => {
+      for (const order of orders) {
+        this.list[order.to - 1].send(this.nextId++, order).then((reply) => {
+          if (!open) return; // the work was given up, or the model replaced
+          try {
+            send(run.accept(reply));
+            woken();
+          } catch (e) {
+            woken(e);
+          }
+        }, (e) => open && woken(e));
+      }
+    };
+    try {
+      let progress = run.begin(kind, this.list.length);
+      for (;;) {
+        send(progress.orders);
+        if (progress.next === 'done') return progress.outcome;
+        if (!live()) {
+          run.abort();
+          return null;
+        }
+        if (progress.next === 'wait') await new Promise((resolve, reject) => { wake = { resolve, reject }; if (failure) woken(failure); });
+        else await yieldToMessages();
+        if (failure) throw failure;
+        progress = run.advance();
+      }
+    } finally {
+      open = false;
+    }
+  }
+
+  /** The helpers' wasm memory in bytes, all together. */
+  get memory() {
+    return this.list.reduce((sum, h) => sum + h.memory, 0);
+  }
+}
