@@ -99,10 +99,11 @@ impl Run {
         attention_maps(&maps.tokens, [maps.n_layer, maps.n_head, maps.t], &maps.weights, vec![])
     }
 
-    /// Every view inside the model for `probe` (empty: held-out text) and the sampling `prompt`.
+    /// The views called `views` inside the model, for `probe` (empty: held-out text) and the
+    /// sampling `prompt`; only those are computed.
     #[wasm_bindgen(unchecked_return_type = "Inside")]
-    pub fn inside(&self, probe: &str, prompt: &str) -> JsResult<JsValue> {
-        to_js(&self.inner.inside(probe, prompt).map_err(js_error)?)
+    pub fn inside(&self, views: Vec<String>, probe: &str, prompt: &str) -> JsResult<JsValue> {
+        to_js(&self.inner.inside(&views, probe, prompt).map_err(js_error)?)
     }
 
     /// The attention snapshots of each evaluation, `weights` holding them one after another.

@@ -1,40 +1,47 @@
-// "Inside the model": asks the worker for the views while the section is open (it sends them at
-// each evaluation, and on request), and hands each view its part.
+// "Inside the model": one collapsible figure per view (views/index.js lists them), built here
+// from each view's module. The worker computes only the views that are open, at each evaluation
+// while training and on request otherwise, and each view draws its part.
 import { on, send } from './engine.js';
-import { EmbeddingsView } from './views/embeddings-view.js';
-import { HeadsView } from './views/heads-view.js';
-import { LensView, TemperatureView } from './views/lens-view.js';
-import { MlpView } from './views/mlp-view.js';
-import { PositionsView } from './views/positions-view.js';
-import { ResidualView } from './views/residual-view.js';
-import { SurpriseView } from './views/surprise-view.js';
-import { TimelapseView } from './views/timelapse-view.js';
+import { VIEWS } from './views/index.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { details: $('inside'), probe: $('probe'), status: $('inside-status'), error: $('inside-error') };
+const ui = { details: $('inside'), probe: $('probe'), status: $('inside-status'), error: $('inside-error'), views: $('views') };
 const tooltip = $('inside-tooltip');
-const views = [
-  new HeadsView($('heads-view'), $('heads-score')), new EmbeddingsView($('embeddings-view')), new PositionsView($('positions-view')),
-  new ResidualView($('residual-view')), new MlpView($('mlp-view')), new TemperatureView($('temperature-view')), new LensView($('lens-view')),
-];
-const surprise = new SurpriseView({ text: $('surprise-text'), canvas: $('position-loss-view'), tooltip });
-const timelapse = new TimelapseView({
-  grid: $('timelapse-grid'), slider: $('timelapse-slider'), output: $('timelapse-step'),
-  dialog: { dialog: $('attention-dialog'), dialogTitle: $('attention-dialog-title'), large: $('attention-large'), readout: $('attention-large-readout'), tooltip },
+const dialog = { dialog: $('attention-dialog'), dialogTitle: $('attention-dialog-title'), large: $('attention-large'), readout: $('attention-large-readout'), tooltip };
+
+let uniformLoss = () => 1;
+/** Each view: its module's instance and the `<details>` that shows it. */
+const views = VIEWS.map((View) => {
+  const details = document.createElement('details');
+  details.className = View.wide ? 'view wide' : 'view';
+  details.open = true;
+  details.dataset.view = View.key;
+  const summary = document.createElement('summary');
+  summary.textContent = View.title;
+  const figure = document.createElement('figure');
+  const hint = document.createElement('p');
+  hint.className = 'hint';
+  hint.textContent = View.hint;
+  const view = new View(figure, { tooltip, dialog, uniformLoss: () => uniformLoss() });
+  figure.append(hint);
+  details.append(summary, figure);
+  ui.views.append(details);
+  return { key: View.key, view, details };
 });
 
-/** Tells the worker whether to send the views, and for which probe text. */
+/** Tells the worker which views to send (none while the section is closed), and for which probe text. */
 function request() {
-  send({ type: 'inside', open: ui.details.open, probe: ui.probe.value });
+  const open = ui.details.open ? views.filter((v) => v.details.open).map((v) => v.key) : [];
+  send({ type: 'inside', views: open, probe: ui.probe.value });
 }
 
 let probeTimer = 0;
-let uniformLoss = () => 1;
 
 /** Wires the section; `uniform()` is the current model's uniform-guess loss. */
 export function initInside(uniform) {
   uniformLoss = uniform;
   ui.details.addEventListener('toggle', request);
+  views.forEach((v) => v.details.addEventListener('toggle', request));
   ui.probe.addEventListener('input', () => {
     clearTimeout(probeTimer);
     probeTimer = setTimeout(request, 250);
@@ -42,9 +49,9 @@ export function initInside(uniform) {
   on('inside', ({ inside, timelapse: lapse }) => {
     ui.error.textContent = '';
     ui.status.textContent = `At step ${inside.step}; the views refresh at each evaluation.`;
-    views.forEach((view) => view.update(inside));
-    surprise.update(inside, uniformLoss());
-    if (lapse) timelapse.update(lapse);
+    for (const { key, view } of views) {
+      if (key in inside.views) view.update(inside.views[key], { inside, lapse });
+    }
   });
   on('error:inside', ({ message }) => { ui.error.textContent = message; });
 }
@@ -57,6 +64,6 @@ export function setProbe(text) {
 
 /** Forgets the views of a model that is gone. */
 export function clearInside() {
-  timelapse.clear();
+  views.forEach(({ view }) => view.clear?.());
   ui.status.textContent = 'Train or load a model to look inside it.';
 }

@@ -12,7 +12,7 @@ export class Views {
     Object.assign(this, { post, report });
     this.attentionText = '';
     this.nextQuery = null; // the prompt and temperature whose next-token list the page shows
-    this.inside = { open: false, probe: '' }; // whether "Inside the model" is open, and on what probe
+    this.inside = { views: [], probe: '' }; // the views the page shows (open), and on what probe
     this.lapseSent = -1; // evaluations in the time-lapse the page has
   }
 
@@ -41,14 +41,15 @@ export class Views {
     }
   }
 
-  /** The views inside the model, when the page shows them; the time-lapse only when it grew. */
+  /** The views inside the model the page shows; the time-lapse's snapshots only when they grew. */
   insideViews(run) {
-    if (!run || !this.inside.open) return;
+    if (!run || this.inside.views.length === 0) return;
     try {
-      const views = run.inside(this.inside.probe, this.nextQuery?.prompt ?? '');
-      const lapse = views.heads.length !== this.lapseSent ? run.timelapse : undefined;
-      this.lapseSent = views.heads.length;
-      this.post({ type: 'inside', inside: views, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
+      const inside = run.inside(this.inside.views, this.inside.probe, this.nextQuery?.prompt ?? '');
+      const steps = inside.views.timelapse?.steps.length;
+      const lapse = steps !== undefined && steps !== this.lapseSent ? run.timelapse : undefined;
+      if (lapse) this.lapseSent = steps;
+      this.post({ type: 'inside', inside, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
     } catch (e) {
       this.report('inside', e);
     }

@@ -1,14 +1,18 @@
 // Token embeddings in 2-D: each token at its coordinates on the embeddings' top two principal
 // components, labelled.
 import { tokenLabel } from '../format.js';
-import { CanvasView, frame } from './plot.js';
+import { CanvasView, frame, viewCanvas } from './plot.js';
 
 /** Labels past this many would pile up into a blot. */
 const MAX_LABELS = 300;
 
 export class EmbeddingsView extends CanvasView {
-  pick({ embeddings }) {
-    return embeddings;
+  static key = 'embeddings';
+  static title = 'Token embeddings (PCA)';
+  static hint = "Each token's embedding projected on its two main directions: tokens used alike drift together.";
+
+  constructor(figure) {
+    super(viewCanvas(figure, 'embeddings-view', 'Token embeddings'));
   }
 
   draw(ctx, { width, height }, { tokens, points, explained }) {

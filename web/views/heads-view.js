@@ -1,19 +1,31 @@
 // Heads over time: every head's induction and previous-token score, or its attention entropy, at
 // each evaluation, with the step where an induction head formed marked.
-import { AXIS, CanvasView, PALETTE, frame, legend, line } from './plot.js';
+import { AXIS, CanvasView, PALETTE, frame, legend, line, viewCanvas } from './plot.js';
 
 export class HeadsView extends CanvasView {
-  constructor(canvas, score) {
-    super(canvas);
+  static key = 'heads';
+  static title = 'Heads over time';
+  static hint = 'Each head at each evaluation: its induction score (solid: on random tokens repeated once, how much it attends to what followed the current token last time) and previous-token score (dotted), or the entropy of its attention (high: spread evenly; low: focused). When an induction head forms, the loss often drops; a collapse of entropy can mean unstable training.';
+  static wide = true;
+
+  constructor(figure) {
+    const label = document.createElement('label');
+    label.className = 'row';
+    const score = document.createElement('select');
+    score.id = 'heads-score';
+    score.append(new Option('induction and previous-token scores', 'patterns'), new Option('attention entropy', 'entropy'));
+    label.append('Show ', score);
+    figure.append(label);
+    super(viewCanvas(figure, 'heads-view', 'Head scores'));
     this.score = score;
     score.addEventListener('change', () => this.redraw());
   }
 
-  pick(inside) {
-    return inside.heads.length > 0 ? inside : null;
+  update(data) {
+    super.update(data.scores.length > 0 ? data : null);
   }
 
-  draw(ctx, { width, height }, { heads, n_head: nh, induction_onset: onset }) {
+  draw(ctx, { width, height }, { scores: heads, n_head: nh, onset }) {
     const entropy = this.score.value === 'entropy';
     // Folded, not spread into Math.max: a long run has more values than a call takes arguments.
     const top = entropy ? heads.reduce((most, h) => h.entropy.reduce((m, e) => Math.max(m, e), most), 1e-3) * 1.1 : 1;
@@ -46,7 +58,7 @@ export class HeadsView extends CanvasView {
   }
 
   describe() {
-    const { heads, n_head: nh, induction_onset: onset } = this.data;
+    const { scores: heads, n_head: nh, onset } = this.data;
     const last = heads.at(-1);
     const best = (scores) => scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);
     const name = (i) => `layer ${Math.floor(i / nh) + 1} head ${(i % nh) + 1}`;

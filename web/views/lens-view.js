@@ -1,40 +1,25 @@
-// Softmax under temperature, on the real model, and the logit lens: both for the prompt.
+// The logit lens: the likeliest next tokens after the prompt's last token, read off each layer.
 import { tokenLabel } from '../format.js';
-import { AXIS, CanvasView, PALETTE, legend } from './plot.js';
 
 const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
-export class TemperatureView extends CanvasView {
-  pick({ temperatures }) {
-    return temperatures;
-  }
-
-  draw(ctx, { width, height }, { temperatures, tokens, probs }) {
-    const [left, top, bottom] = [10, 24, height - 20];
-    const group = (width - 2 * left) / tokens.length;
-    const bar = (group - 6) / temperatures.length;
-    const highest = Math.max(...probs.flat(), 1e-9);
-    probs.forEach((row, k) => row.forEach((p, i) => {
-      ctx.fillStyle = PALETTE[k];
-      const h = (bottom - top) * (p / highest);
-      ctx.fillRect(left + i * group + k * bar, bottom - h, bar - 1, h);
-    }));
-    ctx.fillStyle = AXIS;
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'top';
-    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token).slice(0, 6), left + (i + 0.5) * group, bottom + 4));
-    legend(ctx, temperatures.map((t, k) => [`T = ${t}`, PALETTE[k]]), left + 4, 10);
-    const first = (k) => `${percent(probs[k][0])} at T = ${temperatures[k]}`;
-    this.canvas.setAttribute('aria-label', `Next-token probabilities at temperatures ${temperatures.join(', ')}: the likeliest token “${tokenLabel(tokens[0] ?? '')}” has ${temperatures.map((_, k) => first(k)).join(', ')}`);
-  }
-}
-
 export class LensView {
-  constructor(table) {
-    this.table = table;
+  static key = 'lens';
+  static title = 'Logit lens';
+  static hint = "The likeliest next tokens after the prompt's last token, read off the residual stream after each layer as if it were the last (nostalgebraist's logit lens). The bottom row is the model's prediction.";
+
+  constructor(figure) {
+    this.table = document.createElement('table');
+    this.table.id = 'lens-view';
+    this.table.className = 'lens';
+    const caption = document.createElement('caption');
+    caption.className = 'visually-hidden';
+    caption.textContent = 'Likeliest next tokens read off each layer';
+    this.table.append(caption);
+    figure.append(this.table);
   }
 
-  update({ lens }) {
+  update(lens) {
     const caption = this.table.querySelector('caption');
     const rows = lens.map((guesses, l) => {
       const tr = document.createElement('tr');

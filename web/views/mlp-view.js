@@ -1,9 +1,13 @@
 // The MLPs on the probe: per layer, the share of neurons that fire and a histogram of their inputs.
-import { AXIS, CanvasView } from './plot.js';
+import { AXIS, CanvasView, viewCanvas } from './plot.js';
 
 export class MlpView extends CanvasView {
-  pick({ mlp }) {
-    return mlp;
+  static key = 'mlp';
+  static title = 'MLP neurons';
+  static hint = 'Per layer: the share of neurons that fire (input above 0) on the probe, and a histogram of their inputs from −4 to 4.';
+
+  constructor(figure) {
+    super(viewCanvas(figure, 'mlp-view', 'MLP neurons'));
   }
 
   draw(ctx, { width, height }, { active, histogram, range: [lo, hi] }) {

@@ -154,9 +154,19 @@ export function legend(ctx, items, x, y) {
   }
 }
 
+/** A canvas with id `id` for a figure, an image named `what` ("Token embeddings") until drawn. */
+export function viewCanvas(figure, id, what) {
+  const canvas = document.createElement('canvas');
+  canvas.id = id;
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', `${what}: none yet`);
+  figure.append(canvas);
+  return canvas;
+}
+
 /**
- * A view drawn on a canvas from its part of the engine's data: subclasses pick that part
- * (`pick(inside)`) and draw it (`draw(ctx, size, data)`); it redraws when resized.
+ * A view drawn on a canvas (`viewCanvas`) from its part of the engine's data: subclasses draw it
+ * (`draw(ctx, size, data)`); it redraws when resized.
  */
 export class CanvasView {
   constructor(canvas) {
@@ -165,8 +175,9 @@ export class CanvasView {
     new ResizeObserver(() => this.redraw()).observe(canvas);
   }
 
-  update(inside) {
-    this.data = this.pick(inside);
+  /** The view's data from the engine. */
+  update(data) {
+    this.data = data;
     this.redraw();
   }
 

@@ -1,6 +1,6 @@
 // Position embeddings: each position's embedding by channel, and the cosine similarity between
 // positions. A model with rotary positions (RoPE) has no table to draw, and the view says so.
-import { CanvasView, diverging, heatmap } from './plot.js';
+import { CanvasView, diverging, heatmap, viewCanvas } from './plot.js';
 
 /** What the engine sends for a model without a position table. */
 const ROTARY = { rotary: true };
@@ -8,8 +8,16 @@ const ROTARY_TEXT = ['This model has no position-embedding table: with rotary po
   'its queries and keys by their position, so attention sees how far apart two tokens are.'];
 
 export class PositionsView extends CanvasView {
-  pick({ positions }) {
-    return positions ?? ROTARY;
+  static key = 'positions';
+  static title = 'Position embeddings';
+  static hint = "Left: each position's embedding (rows) by channel. Right: how alike two positions are (cosine similarity); a bright band along the diagonal means nearby positions look alike.";
+
+  constructor(figure) {
+    super(viewCanvas(figure, 'positions-view', 'Position embeddings'));
+  }
+
+  update(data) {
+    super.update(data ?? ROTARY);
   }
 
   draw(ctx, size, data) {

@@ -1,13 +1,18 @@
 // The residual stream over the probe's positions: its norm entering each layer and leaving the
 // last, and the norms of what each layer's attention and MLP add to it.
-import { CanvasView, PALETTE, frame, legend, line } from './plot.js';
+import { CanvasView, PALETTE, frame, legend, line, viewCanvas } from './plot.js';
 
 export class ResidualView extends CanvasView {
-  pick({ residual, n_layer: layers }) {
-    return { ...residual, layers };
+  static key = 'residual';
+  static title = 'Residual stream';
+  static hint = "The size (L2 norm) of the residual stream after each layer at each probe position (solid), and what each layer's attention (dashed) and MLP (dotted) add to it.";
+
+  constructor(figure) {
+    super(viewCanvas(figure, 'residual-view', 'Residual stream'));
   }
 
-  draw(ctx, { width, height }, { t, stream, attn, mlp, layers }) {
+  draw(ctx, { width, height }, { t, stream, attn, mlp }) {
+    const layers = attn.length / t;
     const series = (values, l) => values.slice(l * t, (l + 1) * t).map((v, i) => [i, v]);
     const box = frame(ctx, { width, height }, [0, t - 1], [0, Math.max(...stream, ...attn, ...mlp) * 1.05], { top: 22, xLabel: 'position', yLabel: 'L2 norm' });
     for (let l = 0; l <= layers; l++) line(ctx, series(stream, l), box, PALETTE[l % PALETTE.length], 2);

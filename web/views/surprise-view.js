@@ -2,7 +2,7 @@
 // model's five likeliest guesses there on hover or focus; below, the mean loss by position.
 import { tokenLabel } from '../format.js';
 import { onPoint, showTooltip } from '../pointing.js';
-import { frame, line, prepare } from './plot.js';
+import { frame, line, prepare, viewCanvas } from './plot.js';
 
 /** Loss 0 → white, `worst` (a uniform guess) or more → deep orange. */
 function shade(loss, worst) {
@@ -13,14 +13,28 @@ function shade(loss, worst) {
 const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
 export class SurpriseView {
-  constructor({ text, canvas, tooltip }) {
-    Object.assign(this, { text, canvas, tooltip });
+  static key = 'surprise';
+  static title = 'Per-token surprise';
+  static hint = 'Darker tokens surprised the model more (their loss, in nats); hover one for its 5 likeliest guesses there. Below: the mean loss at each position of the block, falling as the model sees more context.';
+  static wide = true;
+
+  /** `shared`: the section's `tooltip`, and `uniformLoss()` of the model, the darkest shade. */
+  constructor(figure, { tooltip, uniformLoss }) {
+    this.text = document.createElement('div');
+    this.text.id = 'surprise-text';
+    this.text.className = 'surprise';
+    this.text.setAttribute('role', 'group');
+    this.text.setAttribute('aria-label', 'Probe tokens coloured by loss');
+    figure.append(this.text);
+    this.canvas = viewCanvas(figure, 'position-loss-view', 'Loss by position');
+    Object.assign(this, { tooltip, uniformLoss });
     this.byPosition = [];
-    new ResizeObserver(() => this.drawPositions()).observe(canvas);
+    new ResizeObserver(() => this.drawPositions()).observe(this.canvas);
   }
 
-  update(inside, uniformLoss) {
-    this.text.replaceChildren(...inside.probe.map(({ token, loss, guesses }) => {
+  update({ probe, loss_by_position: byPosition }) {
+    const uniformLoss = this.uniformLoss();
+    this.text.replaceChildren(...probe.map(({ token, loss, guesses }) => {
       const span = document.createElement('span');
       span.textContent = token;
       span.tabIndex = 0;
@@ -35,10 +49,10 @@ export class SurpriseView {
       span.addEventListener('blur', () => { this.tooltip.hidden = true; });
       return span;
     }));
-    const losses = inside.probe.map((p) => p.loss).filter((l) => l != null);
+    const losses = probe.map((p) => p.loss).filter((l) => l != null);
     const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
     this.text.setAttribute('aria-label', `Probe tokens coloured by loss: mean ${mean.toFixed(2)} nats over ${losses.length} predicted tokens`);
-    this.byPosition = inside.loss_by_position;
+    this.byPosition = byPosition;
     this.drawPositions();
   }
 

@@ -3,15 +3,33 @@
 import { AttentionView } from '../attention-view.js';
 
 export class TimelapseView {
-  constructor({ grid, slider, output, dialog }) {
-    Object.assign(this, { slider, output });
+  static key = 'timelapse';
+  static title = 'Attention time-lapse';
+  static hint = 'Every head\'s attention on the held-out probe at each evaluation: drag to replay how the patterns formed.';
+  static wide = true;
+
+  /** `shared`: the section's `dialog` parts, where a head opens enlarged. */
+  constructor(figure, { dialog }) {
+    this.output = document.createElement('output');
+    this.output.id = 'timelapse-step';
+    const label = document.createElement('label');
+    label.className = 'row';
+    this.slider = Object.assign(document.createElement('input'), { type: 'range', id: 'timelapse-slider', min: '0', max: '0', value: '0' });
+    this.slider.setAttribute('aria-label', 'Evaluation to replay');
+    this.output.htmlFor = this.slider.id;
+    label.append('Step ', this.slider, ' ', this.output);
+    const grid = document.createElement('div');
+    grid.id = 'timelapse-grid';
+    grid.className = 'attention-grid';
+    figure.append(label, grid);
     this.view = new AttentionView({ grid, ...dialog });
     this.lapse = null;
-    slider.addEventListener('input', () => this.show(Number(slider.value)));
+    this.slider.addEventListener('input', () => this.show(Number(this.slider.value)));
   }
 
-  /** New snapshots ({tokens, steps, n_layer, n_head, t, weights}); jumps to the latest. */
-  update(lapse) {
+  /** The steps it holds, and new snapshots when they changed ({tokens, steps, n_layer, n_head, t, weights}): jumps to the latest. */
+  update(_steps, { lapse }) {
+    if (!lapse) return;
     this.lapse = lapse;
     this.slider.max = Math.max(0, lapse.steps.length - 1);
     this.slider.value = this.slider.max;

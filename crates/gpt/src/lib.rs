@@ -32,11 +32,13 @@ pub use compare::{differences, Difference};
 pub use config::{Budget, GPTConfig};
 pub use data::{task_named, Task, TaskConfig, TASKS};
 pub use error::{Error, FieldError, Result};
+pub use inspect::snapshots::Timelapse;
+pub use inspect::Inside;
 pub use model::{Batch, Trace, GPT};
 pub use optim::OptimizerKind;
 pub use run::{
-    AttentionMaps, Details, Embeddings, Inside, JobKind, Mlp, Next, NextToken, NextTokens, Origin, Outcome, Positions,
-    ProbeToken, Progress, Residual, Run, Solution, Status, TaskDetails, Temperatures, Timelapse, TrainReport,
+    AttentionMaps, Details, JobKind, Next, NextToken, NextTokens, Origin, Outcome, Progress, Run, Solution, Status,
+    TaskDetails, TrainReport,
 };
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};

@@ -272,7 +272,7 @@ pub const GENERALISED: f32 = 0.95;
 /// [`GENERALISED`] of held-out ones right. Grokking shows as a long gap between the last two.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Milestones {
-    pub induction: Option<crate::inspect::heads::Onset>,
+    pub induction: Option<crate::inspect::scores::Onset>,
     pub memorised: Option<usize>,
     pub generalised: Option<usize>,
 }
@@ -283,8 +283,8 @@ pub struct Milestones {
 pub struct History {
     pub losses: Vec<f32>,
     pub evals: Vec<Evaluation>,
-    /// Every attention head's scores at each evaluation (see [`crate::inspect::heads`]).
-    pub heads: Vec<crate::inspect::heads::HeadScores>,
+    /// Every attention head's scores at each evaluation (see [`crate::inspect::scores`]).
+    pub heads: Vec<crate::inspect::scores::HeadScores>,
     /// Each step's training time since the first step, in seconds: the steps' own time, evaluations
     /// left out, so runs compare by what their training cost. Kept while it covers every step (a
     /// run saved before it was recorded has none).

@@ -10,20 +10,17 @@
 //! - `report.rs`: tokens/s and the time left;
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
-//! - `inside.rs`: the views inside the model, and what evaluations record for them;
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong.
 
 mod adjust;
 mod evaluation;
 mod generation;
-mod inside;
 mod problems;
 mod report;
 mod sharing;
 mod state;
 mod training;
 
-pub use crate::inspect::views::{Embeddings, Inside, Mlp, Positions, ProbeToken, Residual, Temperatures, Timelapse};
 pub use generation::{AttentionMaps, NextToken, NextTokens};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use report::TrainReport;
@@ -72,7 +69,7 @@ pub struct Run {
     /// Gradient buffers, shared by the threads.
     grad_pool: Workspace,
     /// Attention snapshots from each evaluation in this session (not saved: they are large).
-    timelapse: Timelapse,
+    timelapse: crate::inspect::snapshots::Timelapse,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -162,7 +159,7 @@ impl Run {
             workers: 1,
             workspaces: vec![Workspace::default()],
             grad_pool: Workspace::default(),
-            timelapse: Timelapse::default(),
+            timelapse: Default::default(),
         }
     }
 

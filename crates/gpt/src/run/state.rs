@@ -135,6 +135,31 @@ impl Run {
         &self.history
     }
 
+    pub(crate) fn history_mut(&mut self) -> &mut History {
+        &mut self.history
+    }
+
+    /// The attention snapshots recorded at each evaluation in this session.
+    pub fn timelapse(&self) -> &crate::inspect::snapshots::Timelapse {
+        &self.timelapse
+    }
+
+    pub(crate) fn timelapse_mut(&mut self) -> &mut crate::inspect::snapshots::Timelapse {
+        &mut self.timelapse
+    }
+
+    /// What the run trains on, if it has text or a task.
+    pub(crate) fn dataset(&self) -> Option<&crate::data::Dataset> {
+        self.data.as_ref()
+    }
+
+    /// The first block of held-out text, or a held-out problem: what the views read by default
+    /// (none without text).
+    pub(crate) fn held_out(&self) -> Vec<usize> {
+        let probe = self.data.as_ref().map_or(vec![], |d| d.probe(self.model.config().block_size));
+        probe.into_iter().map(|t| t as usize).collect()
+    }
+
     /// The last generation's prompt and settings, if the model was sampled from.
     pub fn last_sample(&self) -> Option<&SampleConfig> {
         self.last_sample.as_ref()

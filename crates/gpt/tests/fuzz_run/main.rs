@@ -37,6 +37,14 @@ fn a_small_run(task: bool) -> Vec<u8> {
     run.save().unwrap()
 }
 
+/// Some of the views inside the model, by name, or a name no view has.
+fn views() -> impl Strategy<Value = Vec<String>> {
+    let mut names: Vec<String> = gpt::inspect::VIEWS.iter().map(|v| v.name.to_string()).collect();
+    names.push("colours".into());
+    let count = names.len();
+    proptest::sample::subsequence(names, 0..=count)
+}
+
 /// One call the page can make on a run.
 #[derive(Debug, Clone)]
 enum Call {
@@ -44,7 +52,8 @@ enum Call {
     /// A prompt, a temperature and a count, with the edge value in one of them half the time.
     NextTokens(String, f32, usize, Edge),
     Attention(String),
-    Inside(String, String),
+    /// Some of the views (an unknown one among them, now and then), a probe and a prompt.
+    Inside(Vec<String>, String, String),
     UseText(String),
     /// New settings; with `true`, on the run's own architecture, tokenizer and seed, as the
     /// page's paused form sends them.
@@ -66,7 +75,7 @@ fn call() -> BoxedStrategy<Call> {
         (sample_config(), chunk).prop_map(|(c, n)| Call::Sample(c, n)),
         (texts(), 0.0f32..2.0, 0usize..10, edge()).prop_map(|(p, t, k, e)| Call::NextTokens(p, t, k, e)),
         texts().prop_map(Call::Attention),
-        (texts(), texts()).prop_map(|(probe, prompt)| Call::Inside(probe, prompt)),
+        (views(), texts(), texts()).prop_map(|(views, probe, prompt)| Call::Inside(views, probe, prompt)),
         texts().prop_map(Call::UseText),
         (settings(), any::<bool>()).prop_map(|(s, same_model)| Call::UpdateSettings(Box::new(s), same_model)),
         prop_oneof![0usize..2_000, edge().prop_map(|e| e.count)].prop_map(Call::SetMaxIters),
@@ -97,7 +106,7 @@ fn make(run: &mut Run, call: &Call) {
             run.next_tokens(prompt, temperature, k).map(drop)
         }
         Call::Attention(text) => run.attention(text).map(drop),
-        Call::Inside(probe, prompt) => run.inside(probe, prompt).map(drop),
+        Call::Inside(views, probe, prompt) => run.inside(views, probe, prompt).map(drop),
         Call::UseText(text) => run.use_text(text),
         Call::UpdateSettings(settings, same_model) => {
             let mut new = settings.clone();

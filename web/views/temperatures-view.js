@@ -1,0 +1,34 @@
+// Softmax under temperature, on the real model: the next-token distribution after the prompt.
+import { tokenLabel } from '../format.js';
+import { AXIS, CanvasView, PALETTE, legend, viewCanvas } from './plot.js';
+
+const percent = (p) => `${(p * 100).toFixed(1)}%`;
+
+export class TemperatureView extends CanvasView {
+  static key = 'temperatures';
+  static title = 'Softmax at three temperatures';
+  static hint = 'The next-token distribution after the prompt (section 4) at temperature 0.5, 1 and 2: lower sharpens it, higher flattens it.';
+
+  constructor(figure) {
+    super(viewCanvas(figure, 'temperature-view', 'Temperatures'));
+  }
+
+  draw(ctx, { width, height }, { temperatures, tokens, probs }) {
+    const [left, top, bottom] = [10, 24, height - 20];
+    const group = (width - 2 * left) / tokens.length;
+    const bar = (group - 6) / temperatures.length;
+    const highest = Math.max(...probs.flat(), 1e-9);
+    probs.forEach((row, k) => row.forEach((p, i) => {
+      ctx.fillStyle = PALETTE[k];
+      const h = (bottom - top) * (p / highest);
+      ctx.fillRect(left + i * group + k * bar, bottom - h, bar - 1, h);
+    }));
+    ctx.fillStyle = AXIS;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    tokens.forEach((token, i) => ctx.fillText(tokenLabel(token).slice(0, 6), left + (i + 0.5) * group, bottom + 4));
+    legend(ctx, temperatures.map((t, k) => [`T = ${t}`, PALETTE[k]]), left + 4, 10);
+    const first = (k) => `${percent(probs[k][0])} at T = ${temperatures[k]}`;
+    this.canvas.setAttribute('aria-label', `Next-token probabilities at temperatures ${temperatures.join(', ')}: the likeliest token “${tokenLabel(tokens[0] ?? '')}” has ${temperatures.map((_, k) => first(k)).join(', ')}`);
+  }
+}
