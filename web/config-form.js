@@ -1,12 +1,12 @@
 // The model and training form: filled from a preset or a run's settings, read back as the engine's Settings.
-import { tasks } from './wasm.js';
+import { catalog } from './wasm.js';
 import { settingNames } from './setting-fields.js';
 
 /** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
 const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
 const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights', 'rope', 'qk_norm']);
 /** A task's settings, as the engine describes them (the data panel's fields, in this form by their form attribute). */
-const TASK_FIELDS = settingNames(tasks());
+const TASK_FIELDS = settingNames(catalog().tasks);
 
 /** Which part of the settings a field belongs to. */
 function groupOf(settings, name) {

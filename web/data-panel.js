@@ -1,8 +1,7 @@
 // The data panel: a bundled corpus, pasted or uploaded text, or a task (task-panel.js shows its
 // settings); the text's summary, and a BPE model's merges.
-import { tasks } from './wasm.js';
+import { catalog } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
-import { textEdited } from './text-fit.js';
 import { countText } from './text-count.js';
 
 const $ = (id) => document.getElementById(id);
@@ -21,6 +20,7 @@ const SHOWN = 100_000;
 
 let stats = { chars: 0, vocab_size: 0 };
 let changed = () => {};
+let counted = () => {}; // told each text once it is counted
 let textTimer = 0; // the text is counted once typing pauses
 let corpusLoads = 0; // counts corpus choices: a slower earlier fetch never overwrites a later one
 let held = null; // a text too long for the box, which shows its start
@@ -111,7 +111,7 @@ export async function initData(onChange, corpus, onChosen) {
   texts.append(new Option('Your own text', OWN_TEXT));
   const taskGroup = document.createElement('optgroup');
   taskGroup.label = 'Tasks';
-  taskGroup.append(...tasks().map((t) => new Option(`Task: ${t.title}`, `${TASK}${t.name}`)));
+  taskGroup.append(...catalog().tasks.map((t) => new Option(`Task: ${t.title}`, `${TASK}${t.name}`)));
   ui.corpus.append(texts, taskGroup);
   if (corpus && [...ui.corpus.options].some((o) => o.value === corpus)) ui.corpus.value = corpus;
   ui.corpus.addEventListener('change', () => {
@@ -185,21 +185,26 @@ function textChanged() {
   textTimer = setTimeout(async () => {
     const text = trainingText();
     if (held !== null) uncounted('Counting…');
-    const counted = await countText(text, (done) => {
+    const result = await countText(text, (done) => {
       if (held !== null) ui.summary.textContent = `Counting… ${Math.floor(done * 100)}%`;
     }).catch((e) => ({ error: e.message }));
-    if (counted === null) return; // a later count replaced this one
-    if (counted.error) {
-      uncounted(`The text could not be counted: ${counted.error}. Try a smaller text.`);
+    if (result === null) return; // a later count replaced this one
+    if (result.error) {
+      uncounted(`The text could not be counted: ${result.error}. Try a smaller text.`);
       return;
     }
-    stats = counted;
+    stats = result;
     const shown = held === null ? '' : ` · the box shows its first ${count(SHOWN)} characters (too long to edit here); the whole text trains`;
     ui.summary.textContent = stats.chars === 0 ? 'No text yet.'
       : `${count(stats.chars)} characters · vocabulary of ${stats.vocab_size} distinct characters${shown}`;
     changed();
-    textEdited(text);
+    counted(text);
   }, 150);
+}
+
+/** Calls `onCounted(text)` with each new text once it is counted. */
+export function onTextCounted(onCounted) {
+  counted = onCounted;
 }
 
 /** Lists the BPE merges a model learned, as `left + right → joined`. */

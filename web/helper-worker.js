@@ -16,7 +16,7 @@ self.onmessage = async ({ data }) => {
       replica?.free();
       replica = new Replica(data.config);
     } else if (data.type === 'order') {
-      const reply = replica.answer(data);
+      const reply = replica.answer(data.header, data.data);
       self.postMessage({ type: 'reply', id: data.id, ...reply, memory: memoryBytes() }, reply.data ? [reply.data.buffer] : []);
     }
   } catch (e) {

@@ -120,7 +120,7 @@ export class Helpers {
         this.list[order.to - 1].send(this.nextId++, order).then((reply) => {
           if (!open) return; // the work was given up, or the model replaced
           try {
-            send(run.accept(reply));
+            send(run.accept(reply.header, reply.data));
             woken();
           } catch (e) {
             woken(e);

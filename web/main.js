@@ -1,6 +1,6 @@
 // The page's start: wires each panel once the engine has loaded (here only for cheap calls:
 // presets, validation, text summaries; the model itself lives in the training worker).
-import { loadError, simd, version } from './wasm.js';
+import { catalog, loadError, simd } from './wasm.js';
 import { initAttention } from './attention-panel.js';
 import { initCheckpoints } from './checkpoints.js';
 import { initData } from './data-panel.js';
@@ -17,7 +17,7 @@ import { send, start } from './engine.js';
 
 try {
   if (loadError) throw new Error(loadError);
-  document.getElementById('version').textContent = `gpt-playground ${version()}`;
+  document.getElementById('version').textContent = `gpt-playground ${catalog().version}`;
   document.getElementById('engine').textContent = `wasm ${simd}`;
   initTraining();
   initCheckpoints();

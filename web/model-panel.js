@@ -1,6 +1,6 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
-import { describeModel, optimizers, presets } from './wasm.js';
+import { catalog, describeModel } from './wasm.js';
 import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
 import { applyValues, writeSetup } from './share-link.js';
@@ -21,8 +21,9 @@ const MAX_WORKERS = 16;
 
 /** The Optimizer menu and each optimiser's own settings, from the engine's description of them. */
 const optimizerMenu = ui.form.elements.optimizer;
-optimizerMenu.append(...optimizers().map((o) => new Option(o.title, o.name)));
-const showOptimizerFields = ownedFields(document.getElementById('optimizer-fields'), optimizers(), ui.form.id);
+const { optimizers, presets } = catalog();
+optimizerMenu.append(...optimizers.map((o) => new Option(o.title, o.name)));
+const showOptimizerFields = ownedFields(document.getElementById('optimizer-fields'), optimizers, ui.form.id);
 
 /** The preset chosen, for naming runs. */
 export const presetName = () => ui.preset.value;
@@ -33,7 +34,7 @@ export function initModel(setup) {
   for (let n = 1; n <= MAX_WORKERS; n++) workers.append(new Option(String(n), String(n)));
   workers.addEventListener('change', sendWorkers);
   sendWorkers();
-  for (const preset of presets()) {
+  for (const preset of presets) {
     const option = new Option(preset.name, preset.name);
     option.dataset.preset = JSON.stringify(preset);
     ui.preset.append(option);
@@ -104,15 +105,15 @@ export function validate() {
   const { config } = read;
   if (task) config.task = { ...config.task, name: task };
   let { errors } = read;
-  let size = null;
+  let [size, summary] = [null, null];
   if (errors.length === 0) {
     try {
-      ({ errors, size } = describeModel(config, textStats(), BUDGET));
+      ({ errors, size, task: summary } = describeModel(config, textStats(), BUDGET));
     } catch (e) {
       errors.push({ field: 'settings', message: e.message });
     }
   }
-  if (task) describeTaskSettings(config.task);
+  if (task) describeTaskSettings(config.task, summary);
   ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
   const general = showErrors(ui.form, errors);
   ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');

@@ -5,16 +5,16 @@
 export function settingControl(field, formId) {
   const label = document.createElement('label');
   let control;
-  if (field.kind === 'choice') {
+  if (field.accepts.type === 'choice') {
     control = document.createElement('select');
-    control.append(...field.options.map(([value, text]) => new Option(text, value)));
+    control.append(...field.accepts.options.map(([value, text]) => new Option(text, value)));
   } else {
     control = document.createElement('input');
     control.type = 'number';
-    control.step = field.kind === 'count' ? '1' : 'any';
+    control.step = field.accepts.type === 'count' ? '1' : 'any';
   }
   control.name = field.name;
-  control.value = String(field.default);
+  control.value = String(field.accepts.default);
   control.setAttribute('form', formId);
   label.append(`${field.label} `, control);
   describeControl(control, field);
@@ -24,12 +24,13 @@ export function settingControl(field, formId) {
 /** Sets `control`'s limits and tooltip to `field`'s (a setting two owners describe differently). */
 export function describeControl(control, field) {
   control.title = field.help;
-  if (field.kind === 'count') {
-    control.min = String(field.min);
-    control.max = String(field.max);
-  } else if (field.kind === 'number') {
-    control.min = String(field.above);
-    control.max = String(field.below);
+  const { accepts } = field;
+  if (accepts.type === 'count') {
+    control.min = String(accepts.min);
+    control.max = String(accepts.max);
+  } else if (accepts.type === 'number') {
+    control.min = String(accepts.above);
+    control.max = String(accepts.below);
   }
 }
 

@@ -1,13 +1,13 @@
 // The task panel: the settings a task reads (the others hidden and left out of the run's
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
-import { describeTask, tasks } from './wasm.js';
+import { catalog } from './wasm.js';
 import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { watch: $('task-watch'), summary: $('task-summary'), fields: document.querySelector('.task-fields') };
 /** Shows the settings of the task named (null: none), from the engine's description of each. */
-const showFieldsOf = ownedFields(ui.fields, tasks(), 'config');
+const showFieldsOf = ownedFields(ui.fields, catalog().tasks, 'config');
 
 let summary = null; // the engine's summary of the current task settings, while they are valid
 
@@ -27,13 +27,12 @@ export function enableTaskFields(task) {
   showFieldsOf(task);
 }
 
-/** Describes the task settings `task` ({name, length, …}); invalid ones are shown beside their fields instead. */
-export function describeTaskSettings(task) {
-  try {
-    summary = describeTask(task);
-  } catch {
-    summary = null;
-  }
+/**
+ * Shows what the task settings `task` ({name, length, …}) make: the engine's `described` summary
+ * (null while they are invalid, their errors shown beside their fields instead).
+ */
+export function describeTaskSettings(task, described) {
+  summary = described;
   ui.watch.textContent = summary?.watch_for ?? '';
   if (!summary) {
     ui.summary.textContent = '';

@@ -5,7 +5,7 @@
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
 import { hasModel, render, state } from './phase.js';
-import { replaceText, trainingText } from './data-panel.js';
+import { onTextCounted, replaceText, trainingText } from './data-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { notice: $('text-problem'), message: $('text-problem-message'), drop: $('drop-missing') };
@@ -26,11 +26,12 @@ export function showTextProblem(problem) {
 }
 
 /** The text changed: a paused or loaded model trains on it from now on, if it can. */
-export function textEdited(text) {
+function textEdited(text) {
   if (hasModel() && state.phase !== 'training') send({ type: 'use-text', text });
 }
 
 export function initTextFit() {
+  onTextCounted(textEdited);
   ui.drop.addEventListener('click', () => send({ type: 'fit-text', text: trainingText() }));
   on('text-ok', () => showTextProblem(null));
   on('text-problem', (problem) => showTextProblem(problem));

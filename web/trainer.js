@@ -113,7 +113,7 @@ export class Trainer {
     // due on Resume.
     const evaluation = await this.perform(id, 'evaluation', () => this.running);
     if (!evaluation) return evaluation === null;
-    this.hooks.post({ type: 'eval', evaluation, milestones: this.run.milestones });
+    this.hooks.post({ type: 'eval', evaluation, milestones: this.run.status.milestones });
     this.hooks.views.insideViews(this.run);
     this.hooks.save();
     return true;

@@ -42,10 +42,9 @@ function report(context, error) {
 async function sample(options) {
   const request = ++sampleRequest;
   const { run } = trainer;
-  run.startSample(options);
-  for (;;) {
+  for (let first = true; ; first = false) {
     if (request !== sampleRequest || run !== trainer.run) return;
-    const chunk = run.sampleNext(4);
+    const chunk = run.sample(4, first ? options : undefined);
     if (chunk === undefined) break;
     post({ type: 'sample-chunk', text: chunk });
     await yieldToMessages();
@@ -64,18 +63,18 @@ function adopt(next, { attentionText, text }) {
 /** What the page needs to show a run from its start. */
 function describe() {
   const { run } = trainer;
-  const { uniform_loss: uniformLoss, vocab_size: vocabSize, max_iters: total, step } = run.status;
-  const { settings, history, merges, last_sample: lastSample, task, milestones } = run.details;
+  const { uniform_loss: uniformLoss, vocab_size: vocabSize, max_iters: total, step, milestones } = run.status;
+  const { settings, history, merges, last_sample: lastSample, task } = run.details;
   return { uniformLoss, vocabSize, total, step, settings, history, merges, lastSample, task, milestones };
 }
 
 /** Attaches `text` if the run's vocabulary covers it; returns what is wrong with it otherwise. */
 function attach(opened, text) {
   try {
-    opened.useText(text);
-    return null;
+    const { missing } = opened.useText(text);
+    return missing.length === 0 ? null : { message: 'the vocabulary lacks some of its characters', missing };
   } catch (e) {
-    return { message: e.message, missing: opened.missingChars(text) };
+    return { message: e.message, missing: [] };
   }
 }
 
@@ -139,7 +138,7 @@ const handlers = {
     if (!run) return;
     const name = autosave.current?.name ?? 'gpt_playground';
     const bytes = run.export(name);
-    post({ type: 'exported', bytes: bytes.buffer, name, leftOut: run.exportLeftOut() }, [bytes.buffer]);
+    post({ type: 'exported', bytes: bytes.buffer, name, leftOut: run.details.left_out }, [bytes.buffer]);
   },
   async download({ id }) {
     const { record, bytes } = await loadRun(id);
@@ -180,7 +179,7 @@ const handlers = {
     post({ type: 'text-ok' });
   },
   'fit-text'({ text }) {
-    if (trainer.run) post({ type: 'text-fitted', text: trainer.run.keepKnown(text) });
+    if (trainer.run) post({ type: 'text-fitted', text: trainer.run.useText(text).kept });
   },
   sample({ options }) {
     if (trainer.run) return sample(options);

@@ -4,8 +4,9 @@
 #[path = "../../crates/gpt/tests/pytorch/mod.rs"]
 mod pytorch;
 
-use gpt_playground::{describe_model, describe_task, import_run, presets, tasks, version, Replica, Run};
+use gpt_playground::{catalog, describe_model, import_run, Replica, Run};
 use js_sys::{Float32Array, Reflect, JSON};
+use tsify::Ts;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -19,12 +20,32 @@ fn json(s: &str) -> JsValue {
     JSON::parse(s).expect("test JSON")
 }
 
-fn budget() -> JsValue {
-    json(BUDGET)
+/// A value as the page passes it, typed as `T`.
+fn typed<T: tsify::Tsify>(s: &str) -> Ts<T> {
+    Ts::new_unchecked(json(s))
+}
+
+fn budget() -> Ts<gpt::Budget> {
+    typed(BUDGET)
 }
 
 fn new_run(settings: &str, text: &str) -> Result<Run, JsValue> {
-    Run::new(json(settings), text, budget())
+    Run::new(typed(settings), text, budget())
+}
+
+/// Does a step or an evaluation with no helpers, as the page's worker does with none: its outcome.
+fn perform(run: &mut Run, kind: &str) -> JsValue {
+    let mut progress: JsValue = run.begin(typed(&format!("{kind:?}")), 0).unwrap().into();
+    while get(&progress, "next").as_string().unwrap() != "done" {
+        progress = run.advance().unwrap().into();
+    }
+    get(&progress, "outcome")
+}
+
+/// `n` steps, and the report on them.
+fn train(run: &mut Run, n: usize) -> JsValue {
+    (0..n).for_each(|_| drop(perform(run, "step")));
+    run.take_report().unwrap().into()
 }
 
 fn text() -> String {
@@ -53,13 +74,16 @@ fn message(thrown: impl Into<JsValue>) -> String {
 }
 
 #[wasm_bindgen_test]
-fn reports_its_version() {
-    assert_eq!(version(), env!("CARGO_PKG_VERSION"));
-}
-
-#[wasm_bindgen_test]
-fn lists_the_presets() {
-    let list: js_sys::Array = presets().unwrap().dyn_into().unwrap();
+fn its_catalog_lists_presets_tasks_and_optimizers_and_its_version() {
+    let catalog: JsValue = catalog().unwrap().into();
+    assert_eq!(get(&catalog, "version").as_string().unwrap(), env!("CARGO_PKG_VERSION"));
+    let names = |key: &str| -> Vec<String> {
+        let list: js_sys::Array = get(&catalog, key).dyn_into().unwrap();
+        list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect()
+    };
+    assert_eq!(names("tasks"), ["repeat", "reverse", "sort", "addition", "modular"]);
+    assert_eq!(names("optimizers"), ["adamw", "muon"]);
+    let list: js_sys::Array = get(&catalog, "presets").dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
     assert_eq!(
         names,
@@ -72,10 +96,14 @@ fn lists_the_presets() {
 #[wasm_bindgen_test]
 fn describes_a_model_or_says_what_is_wrong() {
     let names = json(r#"{"chars": 5000, "vocab_size": 65}"#);
-    let size = get(&describe_model(json(TINY), names.clone(), budget()).unwrap(), "size");
+    let size =
+        get(&JsValue::from(describe_model(typed(TINY), Ts::new_unchecked(names.clone()), budget()).unwrap()), "size");
     // 65×16 + 8×16 embeddings, 2 blocks of 3,136 weights and 32 norm weights, the final norm.
     assert_eq!(num(&size, "params"), (65 * 16 + 8 * 16 + 2 * (16 * 48 + 16 * 16 + 16 * 64 * 2 + 32) + 16) as f64);
-    let described = describe_model(json(r#"{"model": {"n_head": 5, "n_embd": 16}}"#), names, budget()).unwrap();
+    let described: JsValue =
+        describe_model(typed(r#"{"model": {"n_head": 5, "n_embd": 16}}"#), Ts::new_unchecked(names), budget())
+            .unwrap()
+            .into();
     let errors: js_sys::Array = get(&described, "errors").dyn_into().unwrap();
     assert_eq!(get(&errors.get(0), "field").as_string().unwrap(), "model.n_head");
     assert!(get(&errors.get(0), "message").as_string().unwrap().contains("divisible by n_head"));
@@ -109,47 +137,47 @@ fn bad_inputs_are_errors_not_panics() {
 #[wasm_bindgen_test]
 fn training_lowers_the_loss() {
     let mut trainer = new_run(TINY, &text()).unwrap();
-    assert_eq!(num(&trainer.status().unwrap(), "vocab_size"), 14.0);
-    let first = trainer.train(10).unwrap();
+    assert_eq!(num(&trainer.status().unwrap().into(), "vocab_size"), 14.0);
+    let first = train(&mut trainer, 10);
     assert_eq!(num(&first, "step"), 10.0);
     assert!(num(&first, "tokens_per_s") > 0.0 && num(&first, "lr") > 0.0);
     let losses: js_sys::Array = get(&first, "losses").dyn_into().unwrap();
     assert_eq!(losses.length(), 10);
     let start = losses.get(0).as_f64().unwrap();
-    let last = trainer.train(50).unwrap();
+    let last = train(&mut trainer, 50);
     assert!(last_loss(&last) < start * 0.7, "loss went from {start} to {}", last_loss(&last));
-    let eval = trainer.evaluate().unwrap();
+    let eval = perform(&mut trainer, "evaluation");
     assert!(num(&eval, "val_loss").is_finite() && num(&eval, "train_loss") < start);
 }
 
 #[wasm_bindgen_test]
 fn samples_stream_until_the_length_is_reached() {
     let mut trainer = new_run(TINY, &text()).unwrap();
-    trainer.start_sample(json(r#"{"prompt": "the ", "max_new_tokens": 25, "temperature": 1.0, "top_k": 5}"#)).unwrap();
-    let mut out = String::new();
-    while let Some(chunk) = trainer.sample_next(4).unwrap() {
+    let options = typed(r#"{"prompt": "the ", "max_new_tokens": 25, "temperature": 1.0, "top_k": 5}"#);
+    let mut out = trainer.sample(4, Some(options)).unwrap().unwrap();
+    while let Some(chunk) = trainer.sample(4, None).unwrap() {
         out.push_str(&chunk);
     }
     assert_eq!(out.chars().count(), 25);
-    let err = trainer.start_sample(json(r#"{"prompt": "THE"}"#)).unwrap_err();
+    let err = trainer.sample(4, Some(typed(r#"{"prompt": "THE"}"#))).unwrap_err();
     assert!(message(err).contains("'T'"));
-    let err = trainer.sample_next(1).unwrap_err();
+    let err = trainer.sample(1, None).unwrap_err();
     assert!(message(err).contains("start a sample"));
-    let next: js_sys::Array = get(&trainer.next_tokens("the ", 1.0, 5).unwrap(), "tokens").dyn_into().unwrap();
+    let next: js_sys::Array = get(&trainer.next_tokens("the ", 1.0, 5).unwrap().into(), "tokens").dyn_into().unwrap();
     assert_eq!(next.length(), 5);
     let probs: Vec<f64> = next.iter().map(|n| num(&n, "prob")).collect();
     assert!(probs.windows(2).all(|w| w[0] >= w[1]) && probs[0] > 0.0, "most likely first: {probs:?}");
-    let greedy = trainer.next_tokens("the ", 0.0, 5).unwrap();
+    let greedy: JsValue = trainer.next_tokens("the ", 0.0, 5).unwrap().into();
     assert_eq!((num(&greedy, "temperature"), get(&greedy, "greedy").as_bool()), (1.0, Some(true)));
     assert!(message(trainer.next_tokens("the ", -1.0, 5).unwrap_err()).contains("temperature"));
-    let err = trainer.start_sample(json(r#"{"topk": 3}"#)).unwrap_err();
+    let err = trainer.sample(1, Some(typed(r#"{"topk": 3}"#))).unwrap_err();
     assert!(message(err).contains("topk"), "a misspelt option is named");
 }
 
 #[wasm_bindgen_test]
 fn attention_maps_are_causal_distributions() {
     let trainer = new_run(TINY, &text()).unwrap();
-    let maps = trainer.attention("the cat sat on").unwrap();
+    let maps: JsValue = trainer.attention("the cat sat on").unwrap().into();
     let t = num(&maps, "t") as usize;
     assert_eq!(t, 8, "cropped to the block size");
     let weights: Float32Array = get(&maps, "weights").dyn_into().unwrap();
@@ -168,50 +196,51 @@ fn attention_maps_are_causal_distributions() {
 #[wasm_bindgen_test]
 fn save_and_load_continue_the_same_run() {
     let mut trainer = new_run(TINY, &text()).unwrap();
-    trainer.train(3).unwrap();
-    assert!(get(&trainer.details().unwrap(), "last_sample").is_undefined());
-    trainer.start_sample(json(r#"{"prompt": "the ", "temperature": 0.5, "seed": 7}"#)).unwrap();
+    train(&mut trainer, 3);
+    assert!(get(&trainer.details().unwrap().into(), "last_sample").is_undefined());
+    trainer.sample(1, Some(typed(r#"{"prompt": "the ", "temperature": 0.5, "seed": 7}"#))).unwrap();
     let bytes = trainer.save().unwrap();
     let mut restored = Run::open(&bytes).unwrap();
-    assert_eq!(get(&restored.status().unwrap(), "has_text").as_bool(), Some(false));
+    assert_eq!(get(&restored.status().unwrap().into(), "has_text").as_bool(), Some(false));
     restored.use_text(&text()).unwrap();
-    assert_eq!(num(&restored.status().unwrap(), "step"), 3.0);
-    let sampling = get(&restored.details().unwrap(), "last_sample");
+    assert_eq!(num(&restored.status().unwrap().into(), "step"), 3.0);
+    let sampling = get(&restored.details().unwrap().into(), "last_sample");
     assert_eq!(get(&sampling, "prompt").as_string().unwrap(), "the ");
     assert_eq!((num(&sampling, "temperature"), num(&sampling, "seed")), (0.5, 7.0), "the last generation's settings");
-    let settings = get(&restored.details().unwrap(), "settings");
-    let train = get(&settings, "train");
-    Reflect::set(&train, &"max_iters".into(), &2.into()).unwrap();
-    assert!(message(restored.update_settings(settings.clone(), budget()).unwrap_err()).contains("3 steps already done"));
-    Reflect::set(&train, &"max_iters".into(), &40.into()).unwrap();
-    restored.update_settings(settings, budget()).unwrap();
-    assert_eq!(num(&get(&get(&restored.details().unwrap(), "settings"), "train"), "max_iters"), 40.0);
-    let losses: js_sys::Array = get(&get(&restored.details().unwrap(), "history"), "losses").dyn_into().unwrap();
+    let settings = get(&restored.details().unwrap().into(), "settings");
+    let recipe = get(&settings, "train");
+    Reflect::set(&recipe, &"max_iters".into(), &2.into()).unwrap();
+    let err = restored.update_settings(Ts::new_unchecked(settings.clone()), budget()).unwrap_err();
+    assert!(message(err).contains("3 steps already done"));
+    Reflect::set(&recipe, &"max_iters".into(), &40.into()).unwrap();
+    restored.update_settings(Ts::new_unchecked(settings), budget()).unwrap();
+    assert_eq!(num(&get(&get(&restored.details().unwrap().into(), "settings"), "train"), "max_iters"), 40.0);
+    let losses: js_sys::Array = get(&get(&restored.details().unwrap().into(), "history"), "losses").dyn_into().unwrap();
     assert_eq!(losses.length(), 3);
-    let settings = get(&restored.details().unwrap(), "settings");
+    let settings = get(&restored.details().unwrap().into(), "settings");
     assert_eq!(num(&get(&settings, "model"), "n_embd"), 16.0);
-    let a = last_loss(&trainer.train(1).unwrap());
-    let b = last_loss(&restored.train(1).unwrap());
+    let a = last_loss(&train(&mut trainer, 1));
+    let b = last_loss(&train(&mut restored, 1));
     assert_eq!(a.to_bits(), b.to_bits(), "the restored run continues exactly");
 
     let err = Run::open(&bytes[..bytes.len() / 3]).err().unwrap();
     assert!(message(err).contains("not a readable checkpoint"));
-    let err = restored.use_text("the cat sat on the mat. ZEBRA").unwrap_err();
-    assert!(message(err).contains("'Z'"));
-    assert_eq!(restored.missing_chars("the ZEBRA!"), ["!", "A", "B", "E", "R", "Z"]);
-    assert_eq!(restored.keep_known("the ZEBRA!"), "the ");
+    let fit: JsValue = restored.use_text("the ZEBRA!").unwrap().into();
+    assert_eq!(JSON::stringify(&get(&fit, "missing")).unwrap(), r#"["!","A","B","E","R","Z"]"#);
+    assert_eq!(get(&fit, "kept").as_string().unwrap(), "the ");
 }
 
 #[wasm_bindgen_test]
 fn an_export_comes_back_with_its_text() {
     let mut trainer = new_run(TINY, &text()).unwrap();
-    trainer.train(2).unwrap();
-    assert!(trainer.export_left_out().is_empty(), "nanoGPT and Transformers both hold this model");
+    train(&mut trainer, 2);
+    let left_out: js_sys::Array = get(&trainer.details().unwrap().into(), "left_out").dyn_into().unwrap();
+    assert_eq!(left_out.length(), 0, "nanoGPT and Transformers both hold this model");
     let zip = trainer.export("names").unwrap();
     let imported = import_run(vec!["names-export.zip".into()], vec![js_sys::Uint8Array::from(&zip[..])]).unwrap();
     assert_eq!((imported.from.as_str(), imported.text.as_deref()), ("nanoGPT", Some(text().as_str())));
     let back = Run::open(&imported.checkpoint).unwrap();
-    assert_eq!(num(&back.status().unwrap(), "step"), 2.0);
+    assert_eq!(num(&back.status().unwrap().into(), "step"), 2.0);
     let err = import_run(vec!["notes.txt".into()], vec![js_sys::Uint8Array::from(&b"hello"[..])]).err().unwrap();
     assert!(message(err).contains("none of these files is a model"));
 }
@@ -220,35 +249,42 @@ fn an_export_comes_back_with_its_text() {
 fn byte_pair_models_train_sample_and_list_their_merges() {
     let config = TINY.replacen('{', r#"{"tokenizer": "bpe", "bpe_vocab_size": 280,"#, 1);
     let mut trainer = new_run(&config, &text()).unwrap();
-    let vocab = num(&trainer.status().unwrap(), "vocab_size") as usize;
+    let vocab = num(&trainer.status().unwrap().into(), "vocab_size") as usize;
     assert!(vocab > 256);
-    let merges: js_sys::Array = get(&trainer.details().unwrap(), "merges").dyn_into().unwrap();
+    let merges: js_sys::Array = get(&trainer.details().unwrap().into(), "merges").dyn_into().unwrap();
     assert_eq!(merges.length() as usize, vocab - 256);
-    trainer.train(2).unwrap();
-    trainer.start_sample(json(r#"{"prompt": "the ünïcode 👋 prompt", "max_new_tokens": 10}"#)).unwrap();
-    while trainer.sample_next(3).unwrap().is_some() {}
+    train(&mut trainer, 2);
+    trainer.sample(3, Some(typed(r#"{"prompt": "the ünïcode 👋 prompt", "max_new_tokens": 10}"#))).unwrap();
+    while trainer.sample(3, None).unwrap().is_some() {}
     let stats = json(r#"{"chars": 5000, "vocab_size": 20}"#);
-    let described = describe_model(json(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), stats, budget()).unwrap();
+    let described: JsValue =
+        describe_model(typed(r#"{"tokenizer": "bpe", "bpe_vocab_size": 100}"#), Ts::new_unchecked(stats), budget())
+            .unwrap()
+            .into();
     let problem = js_sys::Array::from(&get(&described, "errors")).get(0);
     assert!(get(&problem, "message").as_string().unwrap().contains("256 to"));
 }
 
 #[wasm_bindgen_test]
 fn a_task_trains_reports_accuracy_and_answers_problems() {
-    let list: js_sys::Array = tasks().unwrap().dyn_into().unwrap();
-    assert_eq!(list.length(), 5);
-    let summary = describe_task(json(r#"{"name": "modular", "p": 7, "train_fraction": 0.5}"#)).unwrap();
+    let describe = |task: &str| -> JsValue {
+        let settings = typed(&format!(r#"{{"model": {{"block_size": 5}}, "task": {task}}}"#));
+        describe_model(settings, typed(r#"{"chars": 0, "vocab_size": 0}"#), budget()).unwrap().into()
+    };
+    let summary = get(&describe(r#"{"name": "modular", "p": 7, "train_fraction": 0.5}"#), "task");
     assert_eq!((num(&summary, "problems"), num(&summary, "train_problems")), (49.0, 25.0));
-    let err = describe_task(json(r#"{"name": "modular", "p": 1}"#)).unwrap_err();
-    assert!(message(err).contains("p must be a whole number from 2"));
+    let invalid = describe(r#"{"name": "modular", "p": 1}"#);
+    assert!(get(&invalid, "task").is_undefined(), "invalid task settings make nothing");
+    let error = js_sys::Array::from(&get(&invalid, "errors")).get(0);
+    assert!(get(&error, "message").as_string().unwrap().contains("p must be a whole number from 2"));
     let settings = r#"{"model": {"n_layer": 2, "n_head": 2, "n_embd": 32, "block_size": 7, "bias": false},
         "train": {"batch_size": 16, "learning_rate": 0.003, "min_lr": 0.0003, "warmup_iters": 10, "max_iters": 300, "eval_iters": 4},
         "task": {"name": "reverse", "length": 3, "symbols": 4, "train_fraction": 0.5}}"#;
     let mut run = new_run(settings, "").unwrap();
-    run.train(300).unwrap();
-    let evaluation = run.evaluate().unwrap();
+    train(&mut run, 300);
+    let evaluation = perform(&mut run, "evaluation");
     assert!(num(&evaluation, "val_accuracy") > 0.3, "{:?}", JSON::stringify(&evaluation));
-    let solved = run.solve("dab").unwrap();
+    let solved: JsValue = run.solve("dab").unwrap().into();
     assert_eq!(get(&solved, "expected").as_string().unwrap(), "bad");
     assert!(message(run.solve("cxb").unwrap_err()).contains("'x' is not one of this task's symbols"));
     let shown: js_sys::Array = run.held_out_solutions(4).unwrap().dyn_into().unwrap();
@@ -256,11 +292,18 @@ fn a_task_trains_reports_accuracy_and_answers_problems() {
     assert!(message(run.use_text("text").unwrap_err()).contains("takes no text"));
 }
 
+/// A message's header and floats.
+fn message_parts(message: &JsValue) -> (String, Option<Float32Array>) {
+    (get(message, "header").as_string().unwrap(), get(message, "data").dyn_into().ok())
+}
+
 /// Answers `orders` (and the orders each reply frees) with `replica`, as a helper Web Worker would.
 fn answer_all(run: &mut Run, replica: &mut Replica, orders: js_sys::Array) {
     for order in orders.iter() {
-        let reply = replica.answer(order).unwrap();
-        let more = run.accept(reply).unwrap();
+        let (header, data) = message_parts(&order);
+        let reply: JsValue = replica.answer(&header, data).unwrap().into();
+        let (header, data) = message_parts(&reply);
+        let more = run.accept(&header, data).unwrap().dyn_into().unwrap();
         answer_all(run, replica, more);
     }
 }
@@ -272,12 +315,12 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
     let settings = r#"{"model": {"n_layer": 1, "n_head": 2, "n_embd": 16, "block_size": 8, "bias": false},
         "train": {"batch_size": 48, "max_iters": 10, "warmup_iters": 2, "eval_iters": 2, "optimizer": "muon"}}"#;
     let (mut alone, mut shared) = (new_run(settings, &text()).unwrap(), new_run(settings, &text()).unwrap());
-    alone.train(3).unwrap();
-    let config = get(&get(&shared.details().unwrap(), "settings"), "model");
-    let mut replica = Replica::new(config).unwrap();
+    train(&mut alone, 3);
+    let config = get(&get(&shared.details().unwrap().into(), "settings"), "model");
+    let mut replica = Replica::new(Ts::new_unchecked(config)).unwrap();
     let mut sent = 0;
     for kind in ["step", "step", "step", "evaluation"] {
-        let mut progress = shared.begin(kind, 1).unwrap();
+        let mut progress: JsValue = shared.begin(typed(&format!("{kind:?}")), 1).unwrap().into();
         loop {
             let orders: js_sys::Array = get(&progress, "orders").dyn_into().unwrap();
             sent += orders.length();
@@ -285,20 +328,20 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
             if get(&progress, "next").as_string().unwrap() == "done" {
                 break;
             }
-            progress = shared.advance().unwrap();
+            progress = shared.advance().unwrap().into();
         }
         if kind == "evaluation" {
             let outcome = get(&progress, "outcome");
-            let evaluation = alone.evaluate().unwrap();
+            let evaluation = perform(&mut alone, "evaluation");
             assert_eq!(num(&outcome, "val_loss").to_bits(), num(&evaluation, "val_loss").to_bits());
         }
     }
     assert!(sent >= 7, "each step's shards and its pieces went to the helper, and the evaluation's batches");
-    let losses = |run: &Run| JSON::stringify(&get(&get(&run.details().unwrap(), "history"), "losses")).unwrap();
+    let losses = |run: &Run| JSON::stringify(&get(&get(&run.details().unwrap().into(), "history"), "losses")).unwrap();
     assert_eq!(losses(&shared), losses(&alone));
-    assert_eq!(last_loss(&shared.train(1).unwrap()).to_bits(), last_loss(&alone.train(1).unwrap()).to_bits());
-    assert!(message(replica.answer(json(r#"{"header": "{}"}"#)).unwrap_err()).contains("an order from another worker"));
-    assert!(message(shared.begin("nap", 1).unwrap_err()).contains("a step or an evaluation"));
+    assert_eq!(last_loss(&train(&mut shared, 1)).to_bits(), last_loss(&train(&mut alone, 1)).to_bits());
+    assert!(message(replica.answer("{}", None).unwrap_err()).contains("an order from another worker"));
+    assert!(message(shared.begin(typed(r#""nap""#), 1).unwrap_err()).contains("unknown variant `nap`"));
 }
 
 #[wasm_bindgen_test]

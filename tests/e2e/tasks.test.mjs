@@ -69,7 +69,7 @@ const RUNS = [
   { task: 'reverse', iterations: 120, above: 0.5 },
   { task: 'sort', iterations: 600, above: 0.2 },
   { task: 'addition', iterations: 1000, above: 0.05 }, // chance is 1 in 10,000
-  { task: 'modular', iterations: 600, above: 0.05 }, // chance is 1 in 97
+  { task: 'modular', iterations: 600, above: 0.05 }, // chance is 1 in 97 (the typed problems below use it)
 ];
 
 test('each task preset learns: held-out accuracy rises above chance, and its attention is drawn', async () => {
@@ -87,11 +87,11 @@ test('each task preset learns: held-out accuracy rises above chance, and its att
     if (task === 'repeat') {
       assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /induction head L\d H\d at step \d+/);
       // The views inside read a held-out problem; a RoPE model has no position table to draw.
-      await page.locator('#inside summary').click();
+      await page.locator('#inside > summary').click();
       await page.locator('#inside-status').getByText(`At step ${iterations}`, { exact: false }).waitFor();
       assert.match(await page.locator('#positions-view').getAttribute('aria-label'), /no position-embedding table/);
       assert.match(await page.locator('#heads-view').getAttribute('aria-label'), /induction/i);
-      await page.locator('#inside summary').click();
+      await page.locator('#inside > summary').click();
     }
     await page.locator('#attention-title').scrollIntoViewIfNeeded();
     await page.locator('section', { has: page.locator('#attention-title') }).screenshot({ path: `${SHOTS}21-attention-${task}.png` });

@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let preset = super::preset(&a.preset)?;
+    let preset = crate::shared::preset(&a.preset)?;
     let mut settings = preset.settings;
     settings.train.max_iters = WARMUP_STEPS + a.iters as usize;
     settings.train.warmup_iters = settings.train.warmup_iters.min(settings.train.max_iters);
@@ -30,9 +30,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut rng = gpt::rng::Rng::new(0);
     let alphabet: Vec<char> = (0..65u8).map(|i| char::from(b'!' + i)).collect();
     let text: String = (0..200_000).map(|_| alphabet[rng.below(alphabet.len())]).collect();
-    let mut run = Run::create(&settings, &text, &super::budget()).map_err(|e| e.to_string())?;
-    run.set_threads(a.threads.unwrap_or_else(super::all_cores));
-    let mut step = || match run.train(1, &super::now_ms) {
+    let mut run = Run::create(&settings, &text, &crate::shared::budget()).map_err(|e| e.to_string())?;
+    run.set_threads(a.threads.unwrap_or_else(crate::shared::all_cores));
+    let mut step = || match run.train(1, &crate::shared::now_ms) {
         Ok(report) => match report.stopped {
             Some(why) => Err(why),
             None => Ok(report),

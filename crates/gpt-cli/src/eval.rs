@@ -40,14 +40,14 @@ fn task(mut run: gpt::Run, json: bool) -> Result<(), String> {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let run = super::open_run(&a.checkpoint)?;
+    let run = crate::shared::open_run(&a.checkpoint)?;
     let path = match (&a.text, run.task()) {
         (None, Some(_)) => return task(run, a.json),
         (Some(_), Some(_)) => return Err("--text: this model trains on a task, which makes its own problems".into()),
         (Some(path), None) => path,
         (None, None) => return Err("--text: give the text to score".into()),
     };
-    let text = super::read_text(path)?;
+    let text = crate::shared::read_text(path)?;
     let tokens = run.tokenizer().encode(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let (loss, windows) = run.text_loss(&tokens).map_err(|e| e.to_string())?;
     let block = run.model().config().block_size;

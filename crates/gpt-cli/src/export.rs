@@ -24,13 +24,13 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let mut run = super::open_run(&a.checkpoint)?;
+    let mut run = crate::shared::open_run(&a.checkpoint)?;
     if let Some(dir) = &a.hf {
         write(dir, gpt::interop::hf::export(&run).map_err(|e| e.to_string())?)?;
     }
     let Some(dir) = &a.nanogpt else { return Ok(()) };
     let text_path = a.text.as_ref().ok_or("--nanogpt needs --text, the text the run trained on")?;
-    let text = super::read_text(text_path)?;
+    let text = crate::shared::read_text(text_path)?;
     run.use_text(&text).map_err(|e| format!("{}: {e}", text_path.display()))?;
     write(dir, gpt::interop::nanogpt::export(&run, &a.name).map_err(|e| e.to_string())?)?;
     let kind = run.optimizer().kind();

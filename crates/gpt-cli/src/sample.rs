@@ -60,7 +60,7 @@ fn solve(run: &gpt::Run, a: &Args, out: &mut impl Write) -> Result<(), String> {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let mut run = super::open_run(&a.checkpoint)?;
+    let mut run = crate::shared::open_run(&a.checkpoint)?;
     if run.task().is_some() {
         return solve(&run, &a, &mut std::io::stdout().lock());
     }

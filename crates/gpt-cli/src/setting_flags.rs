@@ -54,7 +54,7 @@ impl Args for SettingFlags {
                 Owner::Task => owners.join(", "),
                 Owner::Optimizer => format!("--optimizer {}", owners.join(", ")),
             };
-            let (value, range) = match field.kind {
+            let (value, range) = match field.accepts {
                 Kind::Count { min, max, .. } => ("N", format!("{min} to {max}")),
                 Kind::Number { above, below, .. } => ("X", format!("{above} to {below}")),
                 Kind::Choice { options, .. } => {
@@ -99,7 +99,7 @@ impl SettingFlags {
     pub fn value(&self, field: &Field) -> Result<Option<serde_json::Value>, String> {
         let Some(text) = self.given.get(field.name) else { return Ok(None) };
         let bad = |what: &str| format!("{}: expected {what}, not {text:?}", flag(field.name));
-        let value = match field.kind {
+        let value = match field.accepts {
             Kind::Count { .. } => text.parse::<u64>().map_err(|_| bad("a whole number"))?.into(),
             Kind::Number { .. } => text.parse::<f64>().map_err(|_| bad("a number"))?.into(),
             Kind::Choice { .. } => text.clone().into(),

@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::Optimizer;
 use crate::rng::Rng;
-use crate::run::Run;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::{History, TrainConfig};
@@ -30,7 +29,7 @@ pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
 /// A loaded checkpoint: a model and, when the file has them, the optimiser state and training
 /// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
-/// [`Run::open`] is the usual way in.
+/// [`Run::open`](crate::Run::open) is the usual way in.
 pub struct Checkpoint {
     pub model: GPT,
     pub tokenizer: Tokenizer,
@@ -69,9 +68,22 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
 
-/// The file for `run`'s whole state.
-pub fn save(run: &Run) -> Result<Vec<u8>> {
-    let model = run.model();
+/// A run's whole state, as a checkpoint writes it ([`Run::snapshot`](crate::Run::snapshot)).
+pub struct Snapshot<'a> {
+    pub model: &'a GPT,
+    pub tokenizer: &'a Tokenizer,
+    pub train: &'a TrainConfig,
+    pub optimizer: &'a dyn Optimizer,
+    pub step: usize,
+    pub rng: &'a Rng,
+    pub history: &'a History,
+    pub sampling: Option<&'a SampleConfig>,
+    pub task: Option<&'a TaskConfig>,
+}
+
+/// The file for a run's whole state.
+pub fn save(run: &Snapshot) -> Result<Vec<u8>> {
+    let model = run.model;
     let params = model.params();
     let mut tensors: Vec<Tensor> = Vec::new();
     for (name, value) in params.names.iter().zip(&params.values) {
@@ -82,30 +94,29 @@ pub fn save(run: &Run) -> Result<Vec<u8>> {
         let wte = params.get("transformer.wte.weight").expect("every model has wte");
         tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
     }
-    for (name, value) in run.optimizer().state() {
+    for (name, value) in run.optimizer.state() {
         tensors.push((format!("{OPTIMIZER}{name}"), value.shape().to_vec(), le_bytes(value)));
     }
     serialize(&tensors, metadata(run))
 }
 
-/// The header's metadata for `run`: everything but the tensors (a nanoGPT export carries it too).
-pub fn metadata(run: &Run) -> HashMap<String, String> {
-    let model = run.model();
+/// The header's metadata for a run: everything but the tensors (a nanoGPT export carries it too).
+pub fn metadata(run: &Snapshot) -> HashMap<String, String> {
     let mut metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
-        ("config".into(), to_json(model.config())),
-        ("vocab".into(), run.tokenizer().to_json()),
-        ("train_config".into(), to_json(run.train_config())),
-        ("step".into(), run.step_count().to_string()),
-        ("optimizer_step".into(), run.optimizer().steps().to_string()),
-        ("rng".into(), to_json(run.rng())),
-        ("history".into(), to_json(run.history())),
+        ("config".into(), to_json(run.model.config())),
+        ("vocab".into(), run.tokenizer.to_json()),
+        ("train_config".into(), to_json(run.train)),
+        ("step".into(), run.step.to_string()),
+        ("optimizer_step".into(), run.optimizer.steps().to_string()),
+        ("rng".into(), to_json(run.rng)),
+        ("history".into(), to_json(run.history)),
     ]);
-    if let Some(sampling) = run.last_sample() {
+    if let Some(sampling) = run.sampling {
         metadata.insert("sampling".into(), to_json(sampling));
     }
-    if let Some(task) = run.task() {
-        metadata.insert("task".into(), to_json(task.config()));
+    if let Some(task) = run.task {
+        metadata.insert("task".into(), to_json(task));
     }
     metadata
 }

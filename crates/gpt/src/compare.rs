@@ -6,6 +6,7 @@ use serde::Serialize;
 /// One setting that differs among runs being compared: its path (`train.learning_rate`) and each
 /// run's value, as text (`—` where a run has none, as a text's run has no task).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Difference {
     pub field: String,
     pub values: Vec<String>,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// How large a model the caller lets a user build: a browser tab has 4 GiB of wasm memory at most,
 /// a native process has the machine's. The page and the CLI each pass their own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(deny_unknown_fields)]
 pub struct Budget {
     pub max_params: u64,
@@ -53,6 +54,7 @@ const MAX_COUNTABLE_PARAMS: u64 = 1 << 42;
 /// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
 /// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(default, deny_unknown_fields)]
 pub struct GPTConfig {
     pub vocab_size: usize,

@@ -20,6 +20,7 @@ pub enum Error {
 
 /// One invalid setting: where it is and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct FieldError {
     /// Its path in [`Settings`](crate::Settings) (`train.max_iters`, `model.n_head`,
     /// `bpe_vocab_size`), in a [`SampleConfig`](crate::SampleConfig) (`temperature`), or `text`.

@@ -20,14 +20,14 @@ pub struct Field {
     pub label: &'static str,
     /// A sentence on what it does: the field's tooltip, and the flag's help.
     pub help: &'static str,
-    #[serde(flatten)]
-    pub kind: Kind,
+    /// What it accepts, and its default.
+    pub accepts: Kind,
 }
 
 /// What a setting accepts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "type", rename_all = "lowercase")]
 pub enum Kind {
     /// A whole number from `min` to `max`.
     Count { min: usize, max: usize, default: usize },
@@ -50,7 +50,7 @@ impl Field {
         range: (usize, usize),
         default: usize,
     ) -> Field {
-        Field { name, label, help, kind: Kind::Count { min: range.0, max: range.1, default } }
+        Field { name, label, help, accepts: Kind::Count { min: range.0, max: range.1, default } }
     }
 
     /// A number strictly inside `range` (or from its start, with `from_start`).
@@ -66,7 +66,7 @@ impl Field {
             name,
             label,
             help,
-            kind: Kind::Number { above: range.0, below: range.1, from_above: from_start, default },
+            accepts: Kind::Number { above: range.0, below: range.1, from_above: from_start, default },
         }
     }
 
@@ -78,12 +78,12 @@ impl Field {
         options: &'static [(&'static str, &'static str)],
         default: &'static str,
     ) -> Field {
-        Field { name, label, help, kind: Kind::Choice { options, default } }
+        Field { name, label, help, accepts: Kind::Choice { options, default } }
     }
 
     /// Its default, as a value.
     pub fn default_value(&self) -> serde_json::Value {
-        match self.kind {
+        match self.accepts {
             Kind::Count { default, .. } => default.into(),
             Kind::Number { default, .. } => default.into(),
             Kind::Choice { default, .. } => default.into(),
@@ -93,7 +93,7 @@ impl Field {
     /// What is wrong with `value` for this setting, as a sentence that names it.
     fn error(&self, value: &serde_json::Value) -> Option<String> {
         let label = self.label;
-        match self.kind {
+        match self.accepts {
             Kind::Count { min, max, .. } => match value.as_u64() {
                 Some(n) if (min as u64..=max as u64).contains(&n) => None,
                 _ => Some(format!("{label} must be a whole number from {min} to {max}, not {value}")),
@@ -157,7 +157,7 @@ impl Reader<'_> {
 
     /// A whole-number setting.
     pub fn count(&self, name: &str) -> usize {
-        let default = match self.field(name).map(|f| &f.kind) {
+        let default = match self.field(name).map(|f| &f.accepts) {
             Some(Kind::Count { default, .. }) => *default,
             _ => 0,
         };
@@ -166,7 +166,7 @@ impl Reader<'_> {
 
     /// A number setting.
     pub fn number(&self, name: &str) -> f64 {
-        let default = match self.field(name).map(|f| &f.kind) {
+        let default = match self.field(name).map(|f| &f.accepts) {
             Some(Kind::Number { default, .. }) => *default,
             _ => 0.0,
         };
@@ -175,7 +175,7 @@ impl Reader<'_> {
 
     /// A choice setting's value.
     pub fn choice(&self, name: &str) -> &str {
-        let default = match self.field(name).map(|f| &f.kind) {
+        let default = match self.field(name).map(|f| &f.accepts) {
             Some(Kind::Choice { default, .. }) => default,
             _ => "",
         };

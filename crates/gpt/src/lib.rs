@@ -4,6 +4,7 @@
 //! It builds natively and for `wasm32-unknown-unknown`.
 
 pub mod autograd;
+mod catalog;
 pub mod checkpoint;
 mod compare;
 pub mod config;
@@ -20,7 +21,6 @@ pub mod presets;
 pub mod rng;
 mod run;
 pub mod sample;
-pub mod schedule;
 pub mod settings;
 pub mod text_stats;
 pub mod tokenizer;
@@ -28,20 +28,21 @@ pub mod train;
 pub mod work;
 pub mod workspace;
 
+pub use catalog::{catalog, Catalog};
 pub use compare::{differences, Difference};
 pub use config::{Budget, GPTConfig};
 pub use data::{task_named, Task, TaskConfig, TASKS};
 pub use error::{Error, FieldError, Result};
 pub use inspect::snapshots::Timelapse;
+pub use inspect::AttentionMaps;
 pub use inspect::Inside;
 pub use model::{Batch, Trace, GPT};
 pub use optim::OptimizerKind;
-pub use run::{
-    AttentionMaps, Details, JobKind, Next, NextToken, NextTokens, Origin, Outcome, Progress, Run, Solution, Status,
-    TaskDetails, TrainReport,
-};
+pub use run::{Details, Origin, Run, Solution, Status, TaskDetails, TextFit};
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
+pub use sample::{NextToken, NextTokens};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};
 pub use text_stats::{TextCounter, TextStats};
 pub use tokenizer::{CharTokenizer, SymbolTokenizer, Tokenizer, TokenizerKind};
-pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig};
+pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig, TrainReport};
+pub use work::{JobKind, Next, Outcome, Progress};

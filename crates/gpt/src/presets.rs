@@ -9,6 +9,7 @@ use crate::train::TrainConfig;
 /// A whole recipe: model shape, training and a character tokenizer (`vocab_size` is filled in
 /// from the text), or a task.
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Preset {
     pub name: &'static str,
     pub description: &'static str,

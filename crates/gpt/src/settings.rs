@@ -15,6 +15,7 @@ pub const DEFAULT_BPE_VOCAB: usize = 512;
 
 /// A run's settings. `model.vocab_size` is not a choice: the tokenizer fitted to the text sets it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub model: GPTConfig,
@@ -42,6 +43,7 @@ impl Default for Settings {
 
 /// What a model of some settings costs, before it is built.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct ModelSize {
     pub params: usize,
     pub training_bytes: u64,
@@ -52,10 +54,13 @@ pub struct ModelSize {
 
 /// Settings as the page's form checks them on every edit: every error, or the model's size.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Description {
     pub errors: Vec<FieldError>,
     /// Present once no error is left.
     pub size: Option<ModelSize>,
+    /// What the task's settings make, when they are valid (none for a text).
+    pub task: Option<crate::data::TaskSummary>,
 }
 
 impl Settings {
@@ -108,7 +113,7 @@ impl Settings {
     pub fn describe(&self, text: &TextStats, budget: &Budget) -> Description {
         if text.chars == 0 && self.task.is_none() {
             let empty = FieldError::new("text", "the text is empty: paste or load some text to train on");
-            return Description { errors: vec![empty], size: None };
+            return Description { errors: vec![empty], size: None, task: None };
         }
         let vocab_size = self.vocab_size(text.vocab_size);
         let mut errors = self.errors(vocab_size, budget);
@@ -128,7 +133,7 @@ impl Settings {
                 uniform_loss: uniform_loss(vocab_size),
             }
         });
-        Description { errors, size }
+        Description { errors, size, task: self.task.as_ref().and_then(|t| t.summary().ok()) }
     }
 }
 

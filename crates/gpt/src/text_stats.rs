@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The size of a text and of its character vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TextStats {
     pub chars: usize,
     pub vocab_size: usize,

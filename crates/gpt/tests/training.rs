@@ -72,7 +72,7 @@ fn perform(run: &mut Run, kind: JobKind, replicas: &mut [Replica]) -> Outcome {
             let data: Vec<f32> = run.order_data(&order.data).concat();
             queue.push_back((order.to, order.header, data));
         }
-        if let Next::Done(outcome) = progress.next {
+        if let Some(outcome) = progress.outcome {
             assert!(queue.is_empty(), "no order is left unanswered");
             return outcome;
         }
@@ -82,7 +82,7 @@ fn perform(run: &mut Run, kind: JobKind, replicas: &mut [Replica]) -> Outcome {
             let answer = answer.unwrap();
             let flat = answer.data.concat();
             let more = run.accept(&answer.header, flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
-            progress = Progress { orders: more.unwrap(), next: Next::Work };
+            progress = Progress { orders: more.unwrap(), next: Next::Work, outcome: None };
             replicas[to - 1].recycle(answer);
             continue;
         }

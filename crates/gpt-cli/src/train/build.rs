@@ -1,7 +1,7 @@
 //! The run `gpt train` trains: a new one from the preset and the flags that override it, or the
 //! one a checkpoint holds.
 
-use super::Args;
+use super::args::Args;
 use crate::setting_flags::Owner;
 use gpt::{Run, Settings, TokenizerKind};
 use std::time::Instant;
@@ -13,7 +13,7 @@ fn preset(a: &Args) -> Result<gpt::presets::Preset, String> {
         (None, Some(task)) => gpt::task_named(task).map_or("", |t| t.preset().name),
         (None, None) => "nano-cpu",
     };
-    super::super::preset(name)
+    crate::shared::preset(name)
 }
 
 /// A new run from the preset and flags, or the one a checkpoint holds, training on `text` (none
@@ -23,14 +23,14 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         if let Some(flag) = a.overrides().first() {
             return Err(format!("{flag} cannot change a resumed run; it keeps the checkpoint's settings"));
         }
-        let mut run = super::super::open_run(path)?;
+        let mut run = crate::shared::open_run(path)?;
         match (text, &a.data) {
             (Some(text), Some(data)) => run.use_text(text).map_err(|e| format!("{}: {e}", data.display()))?,
             _ if run.task().is_some() => {}
             _ => return Err(format!("{} trains on text: give it with --data", path.display())),
         }
         if let Some(iters) = a.iters {
-            run.set_max_iters(iters).map_err(super::super::explain)?;
+            run.set_max_iters(iters).map_err(crate::shared::explain)?;
         }
         run.set_evaluation(a.eval_interval, a.eval_iters);
         return Ok(run);
@@ -94,7 +94,7 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
     s.model.qk_norm |= a.qk_norm;
     s.train.eval_interval = a.eval_interval.or(s.train.eval_interval);
     let building = Instant::now();
-    let run = Run::create(&s, text, &super::super::budget()).map_err(super::super::explain)?;
+    let run = Run::create(&s, text, &crate::shared::budget()).map_err(crate::shared::explain)?;
     if a.tokenizer == TokenizerKind::Bpe && !a.json {
         let secs = building.elapsed().as_secs_f64();
         println!("byte-pair tokenizer: {} tokens, learned with the model built in {secs:.2} s", run.vocab_size());

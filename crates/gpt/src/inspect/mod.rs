@@ -1,11 +1,12 @@
 //! Looking inside a model while it learns: the numbers behind the page's "Inside the model"
-//! views, each view one file with one function, listed once in [`VIEWS`]; and what each
-//! evaluation records for them (`record.rs`).
+//! views, each view one file with one function, listed once in [`VIEWS`]; what each evaluation
+//! records for them (`record.rs`); and every head's attention over a text (`attention.rs`).
 //!
 //! To add a view: write `its_name.rs` with `pub fn view(look: &Look) -> Result<serde_json::Value>`
 //! (a [`Look`] holds the run, the probe, the prompt and the probe's trace), add it to [`VIEWS`],
 //! and give the page a module that draws it (`web/views/`, listed in `web/views/index.js`).
 
+mod attention;
 mod embeddings;
 mod heads;
 mod lens;
@@ -21,6 +22,7 @@ mod surprise;
 mod temperatures;
 mod timelapse;
 
+pub use attention::AttentionMaps;
 pub use embeddings::Embeddings;
 pub use heads::Heads;
 pub use look::Look;

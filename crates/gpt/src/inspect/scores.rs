@@ -13,6 +13,7 @@ pub const INDUCTION_THRESHOLD: f32 = 0.4;
 
 /// Every head's scores at one step, each (L × nh) values, layer after layer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct HeadScores {
     pub step: usize,
     /// Mean entropy of a query's attention (nats): ln(positions) when even, 0 when on one token.
@@ -25,6 +26,7 @@ pub struct HeadScores {
 
 /// When an induction head first formed.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Onset {
     pub step: usize,
     pub layer: usize,
@@ -51,10 +53,16 @@ pub fn previous_token(maps: &[f32], t: usize) -> Vec<f32> {
     per_head(maps, t, |a| mean((1..t).map(|q| a[q * t + q - 1])))
 }
 
-/// Each head's induction score on a sequence repeating its first `period` tokens: the mean
-/// weight from query q (in the repeat) on key q − period + 1.
-pub fn induction(maps: &[f32], t: usize, period: usize) -> Vec<f32> {
-    per_head(maps, t, |a| mean((period..t).map(|q| a[q * t + q + 1 - period])))
+/// Each head's induction score: its mean weight from each query on the key an induction head
+/// would read there (`links`: the token after the query's earlier occurrence).
+pub fn induction(maps: &[f32], t: usize, links: &[(usize, usize)]) -> Vec<f32> {
+    per_head(maps, t, |a| mean(links.iter().map(|&(q, k)| a[q * t + k])))
+}
+
+/// The links of a sequence repeating its first `period` tokens: each query in the repeat to the
+/// token after its first occurrence (query q to key q − period + 1).
+pub fn repeat_links(period: usize, t: usize) -> Vec<(usize, usize)> {
+    (period..t).map(|q| (q, q + 1 - period)).collect()
 }
 
 fn per_head(maps: &[f32], t: usize, score: impl Fn(&[f32]) -> f32) -> Vec<f32> {
@@ -118,7 +126,7 @@ mod tests {
         let (t, period) = (16, 8);
         let previous = pattern(t, |q| q.saturating_sub(1));
         assert_eq!(previous_token(&previous, t), [1.0]);
-        assert!(induction(&previous, t, period)[0] < 0.01);
+        assert!(induction(&previous, t, &repeat_links(period, t))[0] < 0.01);
         assert_eq!(entropy(&previous, t), [0.0]);
     }
 
@@ -127,11 +135,11 @@ mod tests {
         let (t, period) = (16, 8);
         // In the repeat, attend to the token after the first occurrence; before it, to itself.
         let head = pattern(t, |q| if q >= period { q + 1 - period } else { q });
-        assert!(induction(&head, t, period)[0] > 0.99);
+        assert!(induction(&head, t, &repeat_links(period, t))[0] > 0.99);
         assert!(previous_token(&head, t)[0] < 0.01);
         // Two heads side by side are scored separately.
         let both = [pattern(t, |q| q.saturating_sub(1)), head].concat();
-        let scores = induction(&both, t, period);
+        let scores = induction(&both, t, &repeat_links(period, t));
         assert!(scores[0] < 0.01 && scores[1] > 0.99);
         let history = [
             HeadScores { step: 100, entropy: vec![0.0; 2], previous_token: vec![0.0; 2], induction: vec![0.1, 0.2] },

@@ -119,7 +119,7 @@ fn weights(run: &Run) -> Result<Vec<u8>> {
         };
         tensors.push((name, shape, bytes));
     }
-    let mut metadata = crate::checkpoint::metadata(run);
+    let mut metadata = crate::checkpoint::metadata(&run.snapshot());
     let ours = metadata.insert("format".into(), "pt".into()).expect("a checkpoint names its format");
     metadata.insert(OURS.into(), ours);
     crate::checkpoint::serialize(&tensors, metadata)

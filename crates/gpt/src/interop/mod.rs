@@ -21,7 +21,7 @@ use crate::run::Run;
 /// `NAME-transformers/` (a folder `from_pretrained` loads), with a README. A format that cannot
 /// hold the run is left out, the README saying why; only a run neither holds is refused.
 pub fn bundle(run: &Run, name: &str) -> Result<Vec<u8>> {
-    let name = folder_name(name);
+    let name = nanogpt::folder_name(name);
     let exports = [
         ("nanoGPT", format!("{name}-nanogpt"), nanogpt::export(run, &name)),
         ("Transformers", format!("{name}-transformers"), hf::export(run)),
@@ -54,14 +54,4 @@ pub fn bundle(run: &Run, name: &str) -> Result<Vec<u8>> {
 pub fn left_out(run: &Run) -> Vec<String> {
     let refusal = |tool: &str, check: Result<()>| check.err().map(|e| format!("not for {tool}: {e}"));
     [refusal("nanoGPT", nanogpt::check(run)), refusal("Transformers", hf::check(run))].into_iter().flatten().collect()
-}
-
-/// `name` as a folder name nanoGPT's `--dataset` and `--out_dir` take: letters, digits, `-` and `_`.
-fn folder_name(name: &str) -> String {
-    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    if cleaned.trim_matches('_').is_empty() {
-        "gpt_playground".into()
-    } else {
-        cleaned
-    }
 }

@@ -20,7 +20,7 @@ pub const OURS: &str = "gpt_playground";
 
 /// The files of the export, each with its path under the folder given.
 pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
-    let name = &super::folder_name(name);
+    let name = &folder_name(name);
     check(run)?;
     let Tokenizer::Char(chars) = run.tokenizer() else { unreachable!("check refuses other tokenizers") };
     let text = run
@@ -158,7 +158,7 @@ fn checkpoint(run: &Run, dataset: &str) -> Vec<u8> {
         ])
     };
     let groups = Py::List(vec![group(train.weight_decay, 0..decay.len()), group(0.0, decay.len()..order.len())]);
-    let mut ours: Vec<_> = crate::checkpoint::metadata(run).into_iter().collect();
+    let mut ours: Vec<_> = crate::checkpoint::metadata(&run.snapshot()).into_iter().collect();
     ours.sort(); // a HashMap's order is random; the file should not be
     let mut config = recipe(run, dataset);
     config.push((OURS, Py::Dict(ours.into_iter().map(|(k, v)| (Py::Str(k), Py::Str(v))).collect())));
@@ -240,4 +240,14 @@ fn readme(name: &str, step: usize) -> String {
          torchrun --standalone --nproc_per_node=8 train.py config/train_{name}.py --device=cuda --compile=True\n\
          ```\n"
     )
+}
+
+/// `name` as a folder name nanoGPT's `--dataset` and `--out_dir` take: letters, digits, `-` and `_`.
+pub(super) fn folder_name(name: &str) -> String {
+    let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    if cleaned.trim_matches('_').is_empty() {
+        "gpt_playground".into()
+    } else {
+        cleaned
+    }
 }

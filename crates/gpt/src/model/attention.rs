@@ -11,9 +11,9 @@
 //! (`ops/qk_norm.rs`); with rotary embeddings they then turn them by their positions (`ops/rope.rs`).
 //! `kv_cache.rs`'s test holds the two equal.
 
+use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
-use super::layers::{dropout, Dropout, Linear};
-use super::trace::Trace;
+use super::layers::{dropout, Linear};
 use crate::autograd::{Graph, Var};
 use crate::ops::attention::attend_cached;
 use crate::ops::qk_norm::normalize_head;
@@ -28,13 +28,6 @@ pub(crate) struct CausalSelfAttention {
     n_head: usize,
     rope: bool,
     qk_norm: bool,
-}
-
-/// What a forward pass does besides computing: training-mode randomness, and a trace of what it
-/// computed when the caller wants to look inside.
-pub(crate) struct Extras<'a> {
-    pub(crate) dropout: Option<Dropout<'a>>,
-    pub(crate) trace: Option<&'a mut Trace>,
 }
 
 impl CausalSelfAttention {

@@ -1,10 +1,10 @@
 //! nanoGPT's `Block`: pre-norm attention and MLP, each added back into the residual stream.
 
-use super::attention::{CausalSelfAttention, Extras};
+use super::attention::CausalSelfAttention;
+use super::extras::{Extras, Trace};
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::Norm;
 use super::mlp::Mlp;
-use super::trace::Trace;
 use crate::autograd::{Graph, Var};
 use crate::params::{Init, Params};
 use crate::rng::Rng;

@@ -1,38 +1,10 @@
-//! What a forward pass over one sequence leaves behind for looking inside the model: the
-//! residual stream between blocks, what attention and each MLP add to it, the MLPs'
-//! pre-activations, and every head's attention; and the logit lens, which reads a prediction
-//! off the residual stream after any layer.
+//! A forward pass over one sequence kept for looking inside the model ([`Trace`]), and the logit
+//! lens, which reads a prediction off the residual stream after any layer.
 
-use super::attention::Extras;
-use super::GPT;
-use crate::autograd::{Graph, Var};
+use super::extras::{Extras, Trace};
+use super::gpt::GPT;
+use crate::autograd::Graph;
 use crate::error::Result;
-
-/// One sequence's pass, layer by layer. Rows are positions, heads side by side in channels.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Trace {
-    /// Positions traced.
-    pub t: usize,
-    /// The residual stream entering each block, then leaving the last: (L + 1) × (T, C).
-    pub residual: Vec<Vec<f32>>,
-    /// What each block's attention adds to the stream: L × (T, C).
-    pub attn: Vec<Vec<f32>>,
-    /// What each block's MLP adds: L × (T, C).
-    pub mlp: Vec<Vec<f32>>,
-    /// Each MLP's inputs to its nonlinearity: L × (T, 4C).
-    pub pre_activations: Vec<Vec<f32>>,
-    /// Every layer's attention probabilities, (L, nh, T, T).
-    pub attention: Vec<f32>,
-    /// The logits (T, V).
-    pub logits: Vec<f32>,
-}
-
-impl Trace {
-    /// Keeps the value of `v`, flat.
-    pub(crate) fn keep(g: &Graph, v: Var) -> Vec<f32> {
-        g.value(v).as_slice().expect("recorded values are in standard layout").to_vec()
-    }
-}
 
 impl GPT {
     /// Runs `idx` (one sequence, at most `block_size` ids) in evaluation mode and keeps

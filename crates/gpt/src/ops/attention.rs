@@ -8,8 +8,9 @@
 //!   (scaling, masking, positional terms) belongs in both; the layer that calls them is
 //!   `model/attention.rs`.
 
+use super::causal::Causal;
 use super::dropout::dropout_mask;
-use super::gemm::{gemm_causal, Causal};
+use super::gemm::gemm_causal;
 use crate::autograd::{Backward, Grads, Graph, Var};
 use crate::rng::Rng;
 use crate::workspace::Workspace;

@@ -1,10 +1,10 @@
 //! Exact GELU and its slope four lanes at a time, as wasm computes them: the formulas of
-//! `activation.rs` and `ops::exp`, written over [`Lanes`] so that every polynomial step is one
+//! `gelu.rs` and `ops::exp`, written over [`Lanes`] so that every polynomial step is one
 //! fused multiply-add where relaxed SIMD has it (about a third fewer vector operations than the
 //! scalar form, which LLVM vectorises but never fuses), and so that natively a test holds it to
 //! the scalar form.
 
-use super::activation::{gelu as gelu_scalar, in_sixteens, ERF_HORNER, ERF_T, FRAC_1_SQRT_2, NORMAL_PDF_0};
+use super::gelu::{gelu as gelu_scalar, in_sixteens, ERF_HORNER, ERF_T, FRAC_1_SQRT_2, NORMAL_PDF_0};
 use super::lanes::Lanes;
 use super::{EXP_HORNER, EXP_RANGE, LN2_HI, LN2_LO, ROUND};
 

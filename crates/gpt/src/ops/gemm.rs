@@ -4,6 +4,7 @@
 //! time; it was 6% faster than `matrixmultiply` on this model's shapes. In wasm it runs our own
 //! kernel (`gemm_kernel.rs`), which beats the crate's simd128 kernels in the browser.
 
+use super::causal::Causal;
 #[cfg(not(target_arch = "wasm32"))]
 use ndarray::s;
 use ndarray::{ArrayView2, ArrayViewMut2};
@@ -31,7 +32,8 @@ pub(crate) fn packed_len(k: usize, n: usize) -> usize {
 pub(crate) fn pack_weight(b: &ArrayView2<f32>, out: &mut [f32]) {
     #[cfg(target_arch = "wasm32")]
     {
-        use super::gemm_kernel::{Strided, NV};
+        use super::gemm_kernel::NV;
+        use super::packing::Strided;
         let (k, n) = b.dim();
         let bv = Strided::new(b.as_ptr(), strides(b.strides()));
         // SAFETY: a live view of exactly this shape.
@@ -78,7 +80,8 @@ fn product(
     let (cs, as_, bs) = (strides(c.strides()), strides(a.strides()), strides(b.strides()));
     #[cfg(target_arch = "wasm32")]
     {
-        use super::gemm_kernel::{gemm, Operand, Strided, MR, NV};
+        use super::gemm_kernel::{gemm, Operand, MR, NV};
+        use super::packing::Strided;
         let (av, cv) = (Strided::new(a.as_ptr(), as_), Strided::new(c.as_mut_ptr(), cs));
         let bv = match packed {
             Some(all) => {
@@ -117,18 +120,6 @@ fn product(
             gemm::Parallelism::None,
         );
     }
-}
-
-/// The known zeros a product of attention's causal T×T matrices may skip.
-#[derive(Clone, Copy)]
-pub(crate) enum Causal {
-    /// Only the lower triangle of `c` (column ≤ row) is wanted; entries above it may be left
-    /// as they were.
-    LowerC,
-    /// `a` is zero above its diagonal: row i of the product sums over k ≤ i only.
-    LowerA,
-    /// `a` is zero below its diagonal: row i sums over k ≥ i only.
-    UpperA,
 }
 
 /// Rows per block of a causal product natively: few enough to skip most of the zero triangle,

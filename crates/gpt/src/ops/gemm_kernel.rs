@@ -10,9 +10,9 @@
 //! sets. The kernel is written over [`Lanes`], so natively it runs on plain arrays and a test
 //! holds it equal to the textbook triple loop.
 
-use super::gemm::Causal;
+use super::causal::Causal;
 use super::lanes::Lanes;
-use super::packing::{pack_a, pack_b, panel_width, tile_rows};
+use super::packing::{pack_a, pack_b, panel_width, tile_rows, Strided, KC};
 use std::cell::RefCell;
 
 /// Rows and 4-lane column vectors of the register tile.
@@ -25,28 +25,10 @@ pub(crate) const MR: usize = 2;
 #[cfg(not(target_feature = "relaxed-simd"))]
 pub(crate) const NV: usize = 4;
 
-/// Depth of one pass: a panel of `b` this deep (16 KiB at 16 columns) stays in the L1 cache
-/// while every row of `a` goes by.
-pub(super) const KC: usize = 256;
-
 /// Rows of `a` per block: the panels of `b` all go by one block before the next, so the block
 /// (192 KiB at full depth) stays in the L2 cache. A training shard's 192 rows are one block; an
 /// evaluation batch of 768 rows streamed from memory for every panel without it.
 const MC: usize = 192;
-
-/// A matrix in memory: its first element and the distance, in elements, between rows and columns.
-#[derive(Clone, Copy)]
-pub(crate) struct Strided<T> {
-    pub(crate) ptr: T,
-    pub(crate) rows: isize,
-    pub(crate) cols: isize,
-}
-
-impl<T> Strided<T> {
-    pub(crate) fn new(ptr: T, [rows, cols]: [isize; 2]) -> Self {
-        Strided { ptr, rows, cols }
-    }
-}
 
 thread_local! {
     /// The packed panels of `b` and tiles of `a`, kept from call to call.

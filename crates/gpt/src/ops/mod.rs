@@ -3,10 +3,12 @@
 
 pub mod activation;
 pub mod attention;
+mod causal;
 pub mod cross_entropy;
 pub mod dropout;
 pub mod elementwise;
 pub mod embedding;
+mod gelu;
 #[cfg(any(target_arch = "wasm32", test))]
 mod gelu_lanes;
 pub(crate) mod gemm;

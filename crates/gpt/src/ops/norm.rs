@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which normalisation a block uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum NormKind {
     /// Subtract the mean, divide by the standard deviation (nanoGPT, GPT-2).

@@ -2,8 +2,25 @@
 //! that the microkernel reads a row at a time, a transposed `a` into tiles of MR rows, both
 //! into buffers kept from call to call.
 
-use super::gemm_kernel::{Strided, KC};
 use super::lanes::Lanes;
+
+/// Depth of one pass: a panel of `b` this deep (16 KiB at 16 columns) stays in the L1 cache
+/// while every row of `a` goes by.
+pub(super) const KC: usize = 256;
+
+/// A matrix in memory: its first element and the distance, in elements, between rows and columns.
+#[derive(Clone, Copy)]
+pub(crate) struct Strided<T> {
+    pub(crate) ptr: T,
+    pub(crate) rows: isize,
+    pub(crate) cols: isize,
+}
+
+impl<T> Strided<T> {
+    pub(crate) fn new(ptr: T, [rows, cols]: [isize; 2]) -> Self {
+        Strided { ptr, rows, cols }
+    }
+}
 
 /// Where rows `i0..i0 + MR` of `a` start at column `pc`; rows past the end repeat the last one
 /// (their results are never stored).

@@ -79,6 +79,26 @@ impl Run {
         let missing = self.missing_chars(text);
         text.chars().filter(|c| missing.binary_search(c).is_err()).collect()
     }
+
+    /// Trains on `text` from now on if its vocabulary holds every character of it (see
+    /// [`Run::use_text`]); either way, the characters it lacks and `text` without them.
+    pub fn attach_text(&mut self, text: &str) -> Result<TextFit> {
+        let missing: Vec<String> = self.missing_chars(text).into_iter().map(String::from).collect();
+        if missing.is_empty() {
+            self.use_text(text)?;
+        }
+        Ok(TextFit { kept: if missing.is_empty() { text.into() } else { self.keep_known(text) }, missing })
+    }
+}
+
+/// How a text fits a run's vocabulary: it trains on it when nothing is missing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct TextFit {
+    /// The characters the vocabulary lacks, each once, in order.
+    pub missing: Vec<String>,
+    /// The text without them.
+    pub kept: String,
 }
 
 #[cfg(test)]

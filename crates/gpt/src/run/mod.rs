@@ -1,30 +1,20 @@
 //! A run: one model with its tokenizer, optimiser state, settings, history and the text it trains
 //! on. The page (through the bindings) and the CLI both drive a [`Run`]; neither rebuilds any of
-//! its flows.
+//! its flows. Each concern's flows live with the concern, as `impl Run` blocks: training and
+//! evaluating in `train/`, sharing work with helpers in `work/`, generating in `sample/`, looking
+//! inside in `inspect/`. Here:
 //!
-//! - here: creating a run from text and settings, opening a checkpoint, attaching text, saving;
+//! - `mod.rs`: creating a run from text and settings, opening a checkpoint, attaching text, saving;
 //! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
-//! - `sharing.rs`: a step or an evaluation under way, shared with helpers, phase by phase;
-//! - `training.rs`: steps (planned, summed and checked, applied);
-//! - `evaluation.rs`: evaluations, and the loss over a whole text;
-//! - `report.rs`: tokens/s and the time left;
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
-//! - `generation.rs`: streamed samples, the next-token distribution and attention maps;
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong.
 
 mod adjust;
-mod evaluation;
-mod generation;
 mod problems;
-mod report;
-mod sharing;
 mod state;
-mod training;
 
-pub use generation::{AttentionMaps, NextToken, NextTokens};
+pub use adjust::TextFit;
 pub use problems::{Origin, Solution, TaskDetails};
-pub use report::TrainReport;
-pub use sharing::{JobKind, Next, Outcome, Progress};
 pub use state::{Details, Status};
 
 use crate::checkpoint::{self, Checkpoint};
@@ -45,39 +35,39 @@ const TRAIN_STREAM: u64 = 0x7472_6169_6e00_0001;
 
 /// A model being trained or explored. Every method that fails leaves the run as it was.
 pub struct Run {
-    tokenizer: Tokenizer,
-    model: GPT,
-    optimizer: Box<dyn Optimizer>,
-    train: TrainConfig,
-    step: usize,
-    rng: Rng,
-    history: History,
+    pub(crate) tokenizer: Tokenizer,
+    pub(crate) model: GPT,
+    pub(crate) optimizer: Box<dyn Optimizer>,
+    pub(crate) train: TrainConfig,
+    pub(crate) step: usize,
+    pub(crate) rng: Rng,
+    pub(crate) history: History,
     /// The last generation asked of this model; checkpoints keep it.
-    last_sample: Option<SampleConfig>,
+    pub(crate) last_sample: Option<SampleConfig>,
     /// The encoded text the run trains on (a checkpoint opens without one), or its task.
-    data: Option<Dataset>,
-    generation: Option<Generation>,
-    timing: report::Timing,
+    pub(crate) data: Option<Dataset>,
+    pub(crate) generation: Option<Generation>,
+    pub(crate) timing: crate::train::timing::Timing,
     /// The step or evaluation under way, if any (see `sharing.rs`).
-    job: Option<crate::work::job::Job>,
+    pub(crate) job: Option<crate::work::job::Job>,
     /// Jobs begun so far, which number them.
-    jobs: u64,
+    pub(crate) jobs: u64,
     /// How many compute each step: the run's threads and its helpers.
-    workers: usize,
+    pub(crate) workers: usize,
     /// One op-buffer pool per thread.
-    workspaces: Vec<Workspace>,
+    pub(crate) workspaces: Vec<Workspace>,
     /// Gradient buffers, shared by the threads.
-    grad_pool: Workspace,
+    pub(crate) grad_pool: Workspace,
     /// Attention snapshots from each evaluation in this session (not saved: they are large).
-    timelapse: crate::inspect::snapshots::Timelapse,
+    pub(crate) timelapse: crate::inspect::snapshots::Timelapse,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
 /// and for byte pairs the tokens it may draw (those of bytes its text has), when it has a text.
-struct Generation {
-    sampler: Sampler,
-    pending: Vec<u8>,
-    of_seen_bytes: Option<Vec<bool>>,
+pub(crate) struct Generation {
+    pub(crate) sampler: Sampler,
+    pub(crate) pending: Vec<u8>,
+    pub(crate) of_seen_bytes: Option<Vec<bool>>,
 }
 
 impl Run {
@@ -192,7 +182,7 @@ impl Run {
 
     /// The whole state as a checkpoint file (see [`checkpoint`]).
     pub fn save(&self) -> Result<Vec<u8>> {
-        checkpoint::save(self)
+        checkpoint::save(&self.snapshot())
     }
 
     /// Changes how often and over how many batches the run evaluates; `None` keeps a setting.

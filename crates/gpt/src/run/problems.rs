@@ -15,6 +15,7 @@ pub const MAX_SHOWN: usize = 100;
 
 /// A problem with the model's answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Solution {
     /// The prompt, as the task writes it (`bdca>`, `12+34=`).
     pub prompt: String,
@@ -28,6 +29,7 @@ pub struct Solution {
 
 /// Where a problem comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     Training,
@@ -39,6 +41,7 @@ pub enum Origin {
 /// What a run adds to its task's settings (see [`TaskConfig::summary`] for the rest): a
 /// held-out problem and the sizes of the two sets.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TaskDetails {
     pub config: TaskConfig,
     /// A held-out problem, whole: the attention view's text.
@@ -92,11 +95,15 @@ impl Run {
 
     /// The answer greedy decoding writes: at each position the most likely token (the first of
     /// equals), read by a full forward pass as evaluation reads it, so a problem it marks right
-    /// is one evaluation counts right.
+    /// is one evaluation counts right; a given token as it is.
     fn greedy_answer(&self, problem: &Problem) -> Result<Vec<u32>> {
         let v = self.vocab_size();
         let mut context: Vec<usize> = problem.prompt().iter().map(|&t| t as usize).collect();
-        for _ in 0..problem.answer().len() {
+        for (i, &given) in problem.answer().iter().enumerate() {
+            if problem.is_given(i) {
+                context.push(given as usize);
+                continue;
+            }
             let logits = self.model.logits(&context, 1, context.len())?;
             let last = &logits.as_slice().expect("fresh logits")[(context.len() - 1) * v..];
             context.push(crate::ops::argmax(last));

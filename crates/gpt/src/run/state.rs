@@ -12,6 +12,7 @@ use serde::Serialize;
 
 /// Where a run stands, as a page shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Status {
     pub step: usize,
     pub max_iters: usize,
@@ -29,10 +30,14 @@ pub struct Status {
     pub best_val_loss: Option<f32>,
     /// The task it trains on, if it trains on one (it takes no text then).
     pub task: Option<String>,
+    /// The moments the loss chart marks: an induction head's onset; a task's accuracy reaching
+    /// 100% on training problems and 95% on held-out ones.
+    pub milestones: crate::train::Milestones,
 }
 
 /// What a page needs to show a run it has just created or opened.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Details<'a> {
     pub settings: Settings,
     pub history: &'a History,
@@ -41,8 +46,8 @@ pub struct Details<'a> {
     pub last_sample: Option<&'a SampleConfig>,
     /// The task the run trains on, if it trains on one.
     pub task: Option<TaskDetails>,
-    /// When a task's accuracy passed the chart's marks.
-    pub milestones: crate::train::Milestones,
+    /// Why a tool's export leaves this run out, one sentence each (none: every tool holds it).
+    pub left_out: Vec<String>,
 }
 
 impl Run {
@@ -54,7 +59,22 @@ impl Run {
             merges: self.merges(),
             last_sample: self.last_sample.as_ref(),
             task: self.task_details(),
-            milestones: self.milestones(),
+            left_out: crate::interop::left_out(self),
+        }
+    }
+
+    /// Its whole state, as a checkpoint writes it.
+    pub fn snapshot(&self) -> crate::checkpoint::Snapshot<'_> {
+        crate::checkpoint::Snapshot {
+            model: &self.model,
+            tokenizer: &self.tokenizer,
+            train: &self.train,
+            optimizer: self.optimizer.as_ref(),
+            step: self.step,
+            rng: &self.rng,
+            history: &self.history,
+            sampling: self.last_sample.as_ref(),
+            task: self.task().map(|t| t.config()),
         }
     }
 
@@ -73,6 +93,7 @@ impl Run {
             params: self.model.params().count(),
             best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
             task: self.task().map(|t| t.config().name.clone()),
+            milestones: self.milestones(),
         }
     }
 

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which tokenizer to fit to a text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum TokenizerKind {
     #[default]

@@ -1,6 +1,6 @@
 //! A step or an evaluation under way, shared between the run (worker 0) and its helpers: which
 //! units each computes, which orders go out when, and what has come back. The run drives it
-//! (`run/sharing.rs`); this file keeps the books.
+//! (`sharing.rs`); this file keeps the books.
 
 use super::order::{write, Assignment, Data, Order, Outgoing};
 use super::partial::{worker_units, Partial};

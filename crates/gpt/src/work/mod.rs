@@ -9,8 +9,8 @@
 //! - `job.rs`: the books of work under way (who computes what, what is out);
 //! - `replica.rs`: a helper's copy of the model, which answers orders.
 //!
-//! The run moves a job from phase to phase (`run/sharing.rs`); the page's workers only carry the
-//! messages.
+//! - `sharing.rs`: how a run moves a job from phase to phase; the page's workers only carry
+//!   the messages.
 
 mod eval_plan;
 pub(crate) mod job;
@@ -18,6 +18,7 @@ pub mod order;
 mod partial;
 mod plan;
 mod replica;
+pub(crate) mod sharing;
 mod step_plan;
 
 pub use eval_plan::{EvalPlan, SplitScore};
@@ -25,4 +26,5 @@ pub use order::{Data, Outgoing};
 pub use partial::{combine, worker_units, Partial};
 pub use plan::Work;
 pub use replica::{Answer, Replica};
+pub use sharing::{JobKind, Next, Outcome, Progress};
 pub use step_plan::{shard_count, shard_rows, StepPlan, MAX_SHARDS, MIN_SHARD_TOKENS};

@@ -126,7 +126,7 @@ fn task() -> impl Strategy<Value = Option<TaskConfig>> {
             let mut config = TaskConfig { train_fraction, ..TaskConfig::new(task, Value::Null, 0.9) };
             // Each of its own settings small, or one of its choices.
             for (field, pick) in task.fields().iter().zip(picks) {
-                config = match field.kind {
+                config = match field.accepts {
                     Kind::Count { min, .. } => config.with(field.name, min + pick),
                     Kind::Number { above, below, .. } => {
                         config.with(field.name, above + (below - above) * pick as f64 / 8.0)

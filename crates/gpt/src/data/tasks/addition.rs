@@ -85,7 +85,7 @@ impl Sums {
         tokens.push(Self::EQUALS);
         let prompt_len = tokens.len();
         tokens.extend(Self::digits_of(a + b, d + 1).rev());
-        Problem { tokens, prompt_len }
+        Problem::new(tokens, prompt_len)
     }
 }
 

@@ -69,7 +69,7 @@ impl Letters {
             tokens.push(self.separator());
         }
         tokens.extend(answer);
-        Problem { tokens, prompt_len: n + 1 }
+        Problem::new(tokens, n + 1)
     }
 
     /// Sequences of `n` letters: distinct ones for a repeat (n of s in order), any for the others (s^n).

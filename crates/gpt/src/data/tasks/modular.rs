@@ -70,7 +70,7 @@ impl Modular {
     fn problem(&self, a: u64, b: u64) -> Problem {
         let p = self.p as u32;
         let (a, b) = (a as u32, b as u32);
-        Problem { tokens: vec![a, p, b, p + 1, (a + b) % p], prompt_len: 4 }
+        Problem::new(vec![a, p, b, p + 1, (a + b) % p], 4)
     }
 }
 

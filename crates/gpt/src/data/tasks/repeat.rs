@@ -2,7 +2,7 @@
 //! the copy, the model writes the rest. The induction-head task of Olsson et al. 2022.
 
 use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
-use super::task::{ProblemSet, Task, TaskPreset};
+use super::task::{Problem, ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
@@ -66,7 +66,9 @@ impl Task for Repeat {
         }
     }
 
-    fn copies(&self) -> bool {
-        true
+    /// Each letter of the copy, to the letter after its first occurrence.
+    fn induction_links(&self, problem: &Problem) -> Vec<(usize, usize)> {
+        // The copy starts one letter before the answer.
+        crate::inspect::scores::repeat_links(problem.prompt_len - 1, problem.tokens.len())
     }
 }

@@ -109,14 +109,17 @@ impl TaskData {
     }
 
     /// Appends `problem` as one row of `x` (its tokens, padded) and `y` (the next tokens where
-    /// they are the answer's, [`IGNORE`] elsewhere). `all_targets` keeps the prompt's as well.
+    /// they are the answer's and asked for, [`IGNORE`] elsewhere). `all_targets` keeps every next
+    /// token, the prompt's too.
     pub fn push_row(&self, problem: &Problem, x: &mut Vec<u32>, y: &mut Vec<u32>, all_targets: bool) {
         let t = self.seq_len();
         let tokens = &problem.tokens;
         let first = if all_targets { 0 } else { problem.prompt_len - 1 };
+        // Answer token i + 1 - prompt_len is asked for unless it is given.
+        let asked = |i: usize| all_targets || !problem.is_given(i + 1 - problem.prompt_len);
         x.extend((0..t).map(|i| tokens.get(i).copied().unwrap_or(0)));
         y.extend((0..t).map(|i| match tokens.get(i + 1) {
-            Some(&next) if i >= first => next,
+            Some(&next) if i >= first && asked(i) => next,
             _ => IGNORE,
         }));
     }

@@ -12,9 +12,22 @@ use crate::train::TrainConfig;
 pub struct Problem {
     pub tokens: Vec<u32>,
     pub prompt_len: usize,
+    /// Answer tokens that are given, not asked for (by their place in the answer, ascending):
+    /// the loss skips them, and greedy decoding writes them as they are. Most tasks give none.
+    pub given: Vec<usize>,
 }
 
 impl Problem {
+    /// A problem whose whole answer is asked for.
+    pub fn new(tokens: Vec<u32>, prompt_len: usize) -> Problem {
+        Problem { tokens, prompt_len, given: vec![] }
+    }
+
+    /// Whether answer token `i` is given rather than asked for.
+    pub fn is_given(&self, i: usize) -> bool {
+        self.given.binary_search(&i).is_ok()
+    }
+
     pub fn prompt(&self) -> &[u32] {
         &self.tokens[..self.prompt_len]
     }
@@ -44,10 +57,12 @@ pub trait Task: Sync {
     fn watch_for(&self, settings: &Reader) -> String;
     /// Its preset: a model and recipe whose phenomenon shows within minutes on a laptop's CPU.
     fn preset(&self) -> TaskPreset;
-    /// Whether each problem is a sequence and then its copy, so that induction scores are read on
-    /// the task's own problems.
-    fn copies(&self) -> bool {
-        false
+    /// Where an induction head would look in `problem`: each (query, key) position pair, the key
+    /// being the token after the query's earlier occurrence. Empty (the default) for a task whose
+    /// problems no induction head solves; otherwise induction scores are read on the task's own
+    /// problems, and the chart marks when a head first passes the mark.
+    fn induction_links(&self, _problem: &Problem) -> Vec<(usize, usize)> {
+        vec![]
     }
 }
 

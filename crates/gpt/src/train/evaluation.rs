@@ -1,16 +1,16 @@
 //! Evaluating a run: the mean loss over `eval_iters` random batches of each split, a job
-//! (`sharing.rs`) planned once ([`Run::plan_evaluation`]), its batches computed by the run (on
+//! (`work/sharing.rs`) planned once ([`Run::plan_evaluation`]), its batches computed by the run (on
 //! threads natively) and any helpers, then added up in batch order ([`Run::finish_evaluation`]),
 //! so the numbers never depend on how many workers computed them; and the loss over every window
 //! of a text ([`Run::text_loss`]).
 
-use super::sharing::{JobKind, Outcome};
-use super::Run;
+use super::history::Evaluation;
 use crate::data::Split;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::rng::Rng;
-use crate::train::Evaluation;
+use crate::run::Run;
+use crate::work::sharing::{no_job, JobKind, Outcome};
 use crate::work::{EvalPlan, Work};
 
 const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
@@ -32,7 +32,7 @@ impl Run {
 
     /// Draws this step's evaluation batches (`eval_iters` of each split, the training split's
     /// first). They depend only on the seed and the step, never on earlier evaluations.
-    pub(super) fn plan_evaluation(&self) -> Result<Work> {
+    pub(crate) fn plan_evaluation(&self) -> Result<Work> {
         let (b, block, t) = (self.train.batch_size, self.model.config().block_size, self.seq_len());
         let data = self.data()?;
         let mut rng = Rng::new(self.train.seed ^ EVAL_STREAM ^ (self.step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -52,8 +52,8 @@ impl Run {
     /// The evaluation in progress from every batch's loss (and, for a task, its problems
     /// answered exactly right): recorded in the history (with the attention snapshot the
     /// time-lapse shows) and returned.
-    pub(super) fn finish_evaluation(&mut self) -> Result<Evaluation> {
-        let job = self.job.take().ok_or_else(super::sharing::no_job)?;
+    pub(crate) fn finish_evaluation(&mut self) -> Result<Evaluation> {
+        let job = self.job.take().ok_or_else(no_job)?;
         let Work::Evaluation(plan) = &job.work else {
             return Err(Error::Config("a step is in progress, not an evaluation".into()));
         };

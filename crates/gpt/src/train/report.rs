@@ -1,23 +1,14 @@
 //! What training reports: tokens per second (in all and per worker) and the time left, timed
 //! from the steps themselves, so the page and the CLI show the same numbers.
 
-use super::Run;
-use crate::train::StepStats;
+use super::history::StepStats;
+use crate::run::Run;
 use crate::work::shard_count;
 use serde::Serialize;
 
-/// Training time since the run was created or opened in this process, and since the last report.
-#[derive(Default)]
-pub(super) struct Timing {
-    pub(super) ms: f64,
-    pub(super) steps: usize,
-    pub(super) report_ms: f64,
-    pub(super) report_losses: Vec<f32>,
-    pub(super) last: Option<StepStats>,
-}
-
 /// What the steps since the last report did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TrainReport {
     /// Steps completed in all.
     pub step: usize,

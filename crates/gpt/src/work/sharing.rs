@@ -1,63 +1,69 @@
-//! Sharing a step or an evaluation with helpers. The run plans the work (`training.rs`,
-//! `evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
+//! Sharing a step or an evaluation with helpers. The run plans the work (`train/step.rs`,
+//! `train/evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
 //! moves the job from phase to phase (units, then a step's update and its optimiser's pieces)
 //! until it is done. The page's workers only carry the messages; natively the run has no helpers
 //! and computes everything on its threads.
 
-use super::Run;
+use super::job::Job;
+use super::order::{read, Data, Outgoing, Reply, Results};
+use super::partial::Partial;
+use super::plan::Work;
 use crate::error::{Error, Result};
+use crate::run::Run;
 use crate::train::{Evaluation, StepStats};
-use crate::work::job::Job;
-use crate::work::order::{read, Reply, Results};
-use crate::work::{Data, Outgoing, Partial, Work};
 use serde::Serialize;
 
 /// What to do: a training step or an evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
 pub enum JobKind {
     Step,
     Evaluation,
 }
 
-impl std::str::FromStr for JobKind {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<JobKind> {
-        match s {
-            "step" => Ok(JobKind::Step),
-            "evaluation" => Ok(JobKind::Evaluation),
-            _ => Err(Error::Config(format!("no such work as {s:?}: a step or an evaluation"))),
-        }
-    }
-}
-
-/// How a job goes on: orders to send to helpers, and what the run does next.
+/// How a job goes on: orders to send to helpers, what the run does next, and once done what the
+/// job did.
 #[derive(Debug)]
 pub struct Progress {
     pub orders: Vec<Outgoing>,
     pub next: Next,
+    pub outcome: Option<Outcome>,
 }
 
 /// What comes next for the run.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
 pub enum Next {
     /// It has work of its own: advance again (after a look at its messages).
     Work,
     /// It waits for a helper's reply before it can advance.
     Wait,
-    /// The job is done.
-    Done(Outcome),
+    /// The job is done: see the outcome.
+    Done,
+}
+
+impl Progress {
+    fn next(next: Next) -> Result<Progress> {
+        Ok(Progress { orders: vec![], next, outcome: None })
+    }
+
+    fn done(outcome: Outcome) -> Result<Progress> {
+        Ok(Progress { orders: vec![], next: Next::Done, outcome: Some(outcome) })
+    }
 }
 
 /// What a finished job did.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     Step(StepStats),
     Evaluation(Evaluation),
 }
 
-pub(super) fn no_job() -> Error {
+pub(crate) fn no_job() -> Error {
     Error::Config("no step or evaluation is in progress: begin one first".into())
 }
 
@@ -74,7 +80,7 @@ impl Run {
         self.jobs += 1;
         let (job, orders) = Job::new(self.jobs, work, helpers, rng_after, now_ms);
         self.job = Some(job);
-        Ok(Progress { orders, next: Next::Work })
+        Ok(Progress { orders, next: Next::Work, outcome: None })
     }
 
     /// Takes the job a step further: a share of the run's own work, or the next phase once
@@ -87,29 +93,28 @@ impl Run {
 
     fn advance_job(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
-        let next = |next| Ok(Progress { orders: vec![], next });
         if let Some(units) = job.take_mine() {
             let (started, count) = (now_ms(), units.len());
             self.compute_units(units)?;
             self.job.as_mut().ok_or_else(no_job)?.timed(count, now_ms() - started);
-            return next(Next::Work);
+            return Progress::next(Next::Work);
         }
         if job.update.as_ref().is_some_and(|u| !u.mine.is_empty()) {
             self.compute_pieces()?;
-            return next(Next::Work);
+            return Progress::next(Next::Work);
         }
         if !job.units_done() {
-            return next(Next::Wait);
+            return Progress::next(Next::Wait);
         }
         match (&job.work, &job.update) {
             (Work::Step(_), None) => {
                 let update = self.begin_update()?;
                 let optimizer = self.optimizer.kind().name;
                 let orders = self.job.as_mut().ok_or_else(no_job)?.share_pieces(update, optimizer);
-                Ok(Progress { orders, next: Next::Work })
+                Ok(Progress { orders, next: Next::Work, outcome: None })
             }
-            (Work::Step(_), Some(_)) => next(Next::Done(Outcome::Step(self.finish_step(now_ms)?))),
-            (Work::Evaluation(_), _) => next(Next::Done(Outcome::Evaluation(self.finish_evaluation()?))),
+            (Work::Step(_), Some(_)) => Progress::done(Outcome::Step(self.finish_step(now_ms)?)),
+            (Work::Evaluation(_), _) => Progress::done(Outcome::Evaluation(self.finish_evaluation()?)),
         }
     }
 

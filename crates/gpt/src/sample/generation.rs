@@ -1,13 +1,14 @@
-//! Reading a run's model: streamed samples, the most likely next tokens, and attention maps.
+//! A run's generation: samples streamed token by token, and the most likely next tokens.
 
-use super::{Generation, Run};
+use super::sampler::{most_likely, next_token_probs, SampleConfig, Sampler};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::sample::{most_likely, next_token_probs, SampleConfig, Sampler};
+use crate::run::{Generation, Run};
 use serde::Serialize;
 
 /// A candidate next token: its text and the model's probability for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct NextToken {
     pub token: String,
     pub prob: f32,
@@ -15,24 +16,13 @@ pub struct NextToken {
 
 /// The most likely next tokens, with the temperature their probabilities are at.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct NextTokens {
     /// The temperature asked for, or 1 when that was 0: greedy decoding has no spread to show,
     /// and it takes the first token of this list.
     pub temperature: f32,
     pub greedy: bool,
     pub tokens: Vec<NextToken>,
-}
-
-/// Every layer's and head's attention over a text.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AttentionMaps {
-    pub tokens: Vec<String>,
-    pub n_layer: usize,
-    pub n_head: usize,
-    /// Positions: the text's last `block_size` tokens at most.
-    pub t: usize,
-    /// `weights[((layer * n_head + head) * t + query) * t + key]`.
-    pub weights: Vec<f32>,
 }
 
 impl Run {
@@ -96,23 +86,5 @@ impl Run {
             .map(|(id, prob)| NextToken { token: self.tokenizer.token_text(id), prob })
             .collect();
         Ok(NextTokens { temperature, greedy, tokens })
-    }
-
-    /// Every layer's and head's attention over `text`, or its last `block_size` tokens.
-    pub fn attention(&self, text: &str) -> Result<AttentionMaps> {
-        let ids = self.tokenizer.encode(text)?;
-        if ids.is_empty() {
-            return Err(Error::Data("type some text to see its attention".into()));
-        }
-        let cfg = self.model.config();
-        let ids: Vec<usize> = ids[ids.len().saturating_sub(cfg.block_size)..].iter().map(|&i| i as usize).collect();
-        let weights = self.model.attention(&ids)?;
-        Ok(AttentionMaps {
-            tokens: ids.iter().map(|&i| self.tokenizer.token_text(i as u32)).collect(),
-            n_layer: cfg.n_layer,
-            n_head: cfg.n_head,
-            t: ids.len(),
-            weights,
-        })
     }
 }

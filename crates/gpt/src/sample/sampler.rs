@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A generation as the user asked for it: the prompt and how to pick each next token.
 /// Checkpoints keep the last one, so a resumed session samples as it did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(default, deny_unknown_fields)]
 pub struct SampleConfig {
     /// The text to continue, as typed; [`Sampler::new`] takes its tokens beside it.

@@ -1,24 +1,24 @@
-//! Training a run: steps on random batches, timed so tokens/s and the time left come from one
-//! place. A step is a job (`sharing.rs`): planned here ([`Run::plan_step`]), its shards computed
+//! A run's training steps on random batches, timed so tokens/s and the time left come from one
+//! place. A step is a job (`work/sharing.rs`): planned here ([`Run::plan_step`]), its shards computed
 //! by the run and any helpers, then summed, checked and clipped ([`Run::begin_update`]), the
 //! optimiser's pieces computed, and applied ([`Run::finish_step`]). See `work/partial.rs` for why
 //! any number of workers gives the same result.
 
+use super::history::StepStats;
 use super::report::TrainReport;
-use super::sharing::{JobKind, Next, Outcome};
-use super::Run;
 use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
 use crate::optim::{clip_grad_norm, complete, global_norm, Rates};
 use crate::rng::Rng;
-use crate::train::StepStats;
+use crate::run::Run;
 use crate::work::job::Update;
+use crate::work::sharing::{no_job, JobKind, Outcome};
 use crate::work::{combine, shard_count, worker_units, Partial, StepPlan, Work};
 use crate::workspace::Workspace;
 use std::ops::Range;
 
 impl Run {
-    pub(super) fn data(&self) -> Result<&Dataset> {
+    pub(crate) fn data(&self) -> Result<&Dataset> {
         self.data.as_ref().ok_or_else(|| Error::Data("there is no text to train on: attach a text first".into()))
     }
 
@@ -37,7 +37,7 @@ impl Run {
 
     /// Draws the next step's batch (and dropout seed): its plan, and the training stream after
     /// it, which the run keeps only when the step lands.
-    pub(super) fn plan_step(&self) -> Result<(Work, Rng)> {
+    pub(crate) fn plan_step(&self) -> Result<(Work, Rng)> {
         let (b, block, t) = (self.train.batch_size, self.model.config().block_size, self.seq_len());
         let (mut inputs, mut targets) = (Vec::new(), Vec::new());
         let mut rng = self.rng.clone();
@@ -49,8 +49,8 @@ impl Run {
     }
 
     /// Computes units `range` of the job under way here, on the run's threads.
-    pub(super) fn compute_units(&mut self, range: Range<usize>) -> Result<()> {
-        let job = self.job.as_mut().ok_or_else(super::sharing::no_job)?;
+    pub(crate) fn compute_units(&mut self, range: Range<usize>) -> Result<()> {
+        let job = self.job.as_mut().ok_or_else(no_job)?;
         let (model, work, grads) = (&self.model, &job.work, &self.grad_pool);
         let threads = self.workspaces.len().min(range.len()).max(1);
         let parts: Vec<Result<Vec<Partial>>> = if threads == 1 {
@@ -82,8 +82,8 @@ impl Run {
     /// its pieces, to compute before [`Run::finish_step`]. A loss that is not finite or has
     /// exploded far past a uniform guess, or a non-finite gradient, is [`Error::Diverged`], and
     /// the model keeps its last good weights; so does a step whose shards are missing.
-    pub(super) fn begin_update(&mut self) -> Result<Update> {
-        let job = self.job.as_mut().ok_or_else(super::sharing::no_job)?;
+    pub(crate) fn begin_update(&mut self) -> Result<Update> {
+        let job = self.job.as_mut().ok_or_else(no_job)?;
         let Work::Step(StepPlan { shards, .. }) = job.work else {
             return Err(Error::Config("an evaluation is in progress, not a step".into()));
         };
@@ -96,8 +96,8 @@ impl Run {
     }
 
     /// Computes the run's own share of the update's pieces, on its threads.
-    pub(super) fn compute_pieces(&mut self) -> Result<()> {
-        let job = self.job.as_mut().ok_or_else(super::sharing::no_job)?;
+    pub(crate) fn compute_pieces(&mut self) -> Result<()> {
+        let job = self.job.as_mut().ok_or_else(no_job)?;
         let update = job.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
         let mine = std::mem::take(&mut update.mine);
         let pieces = update.pieces.iter_mut().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, p)| p);
@@ -107,8 +107,8 @@ impl Run {
 
     /// Applies the update, every piece computed. The step's time, from its plan to `now_ms()`
     /// once the update is applied, counts the update too.
-    pub(super) fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        let job = self.job.take().ok_or_else(super::sharing::no_job)?;
+    pub(crate) fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
+        let job = self.job.take().ok_or_else(no_job)?;
         let Some(Update { grads, loss, lr, grad_norm, pieces, .. }) = job.update else {
             return Err(Error::Config("the step's update has not begun".into()));
         };
@@ -167,10 +167,10 @@ impl Run {
     }
 
     /// A whole job on this run's threads, with no helpers.
-    pub(super) fn run_alone(&mut self, kind: JobKind, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
+    pub(crate) fn run_alone(&mut self, kind: JobKind, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
         self.begin(kind, 0, now_ms())?;
         loop {
-            if let Next::Done(outcome) = self.advance(now_ms)?.next {
+            if let Some(outcome) = self.advance(now_ms)?.outcome {
                 return Ok(outcome);
             }
         }

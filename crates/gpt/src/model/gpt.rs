@@ -1,0 +1,222 @@
+//! The GPT, as nanoGPT's `model.py`: token and position embeddings, a stack of pre-norm
+//! [`Block`]s, a final norm and the output projection; its forward pass, and the losses,
+//! logits and gradients computed from it.
+
+use super::block::Block;
+use super::extras::{Extras, Trace};
+use super::layers::{dropout, Dropout, Linear, Norm, ParamId};
+use crate::autograd::{Graph, Var};
+use crate::config::GPTConfig;
+use crate::error::{Error, Result};
+use crate::ops::IGNORE;
+use crate::params::{Init, Params};
+use crate::rng::Rng;
+use crate::workspace::Workspace;
+use ndarray::ArrayD;
+
+/// `b` sequences of `t` token ids, and the ids that follow each (the targets, [`IGNORE`] where
+/// the loss skips a position), row after row.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    pub idx: &'a [usize],
+    pub targets: &'a [usize],
+    pub b: usize,
+    pub t: usize,
+}
+
+/// A decoder-only transformer with its parameters.
+pub struct GPT {
+    config: GPTConfig,
+    params: Params,
+    pub(super) wte: ParamId,
+    /// The learned position table; none with rotary embeddings, which turn queries and keys instead.
+    pub(super) wpe: Option<ParamId>,
+    pub(super) blocks: Vec<Block>,
+    pub(super) ln_f: Norm,
+    /// The output projection; its weight is the token embedding itself when weights are tied.
+    pub(super) lm_head: Linear,
+    /// Buffers shared by successive forward and backward passes.
+    pub(crate) workspace: Workspace,
+    /// Bumped by every mutable access to the parameters, so a cache built from older weights
+    /// (a sampler's keys and values) can tell it is stale.
+    version: u64,
+}
+
+impl GPT {
+    /// A model initialised as nanoGPT does: N(0, 0.02) weights, N(0, 0.02/√(2·n_layer)) for the
+    /// residual projections, zero biases, unit norm weights.
+    pub fn new(config: GPTConfig, seed: u64) -> Result<GPT> {
+        config.validate()?;
+        let mut rng = Rng::new(seed);
+        let mut p = Params::default();
+        let c = config.n_embd;
+        let std = Init::Normal(0.02);
+        let wte = ParamId(p.add("transformer.wte.weight".into(), &[config.vocab_size, c], std, &mut rng));
+        let wpe = (!config.rope)
+            .then(|| ParamId(p.add("transformer.wpe.weight".into(), &[config.block_size, c], std, &mut rng)));
+        let blocks = (0..config.n_layer).map(|i| Block::new(&mut p, i, &config, &mut rng)).collect();
+        let ln_f = Norm::new(&mut p, "transformer.ln_f", config.norm, c, config.bias, &mut rng);
+        let lm_head = if config.tie_weights {
+            Linear { weight: wte, bias: None }
+        } else {
+            Linear::new(&mut p, "lm_head", c, config.vocab_size, std, false, &mut rng)
+        };
+        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default(), version: 0 })
+    }
+
+    pub fn config(&self) -> &GPTConfig {
+        &self.config
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Sets the dropout probability: the one setting of the architecture that changes no
+    /// parameter, so a run can change it between steps.
+    pub fn set_dropout(&mut self, p: f32) -> Result<()> {
+        let config = GPTConfig { dropout: p, ..self.config.clone() };
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    pub fn params_mut(&mut self) -> &mut Params {
+        self.version += 1;
+        &mut self.params
+    }
+
+    /// Changes whenever the parameters may have changed.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Checks that `idx` holds `b` rows of `t` ids the model can read.
+    pub(crate) fn check_input(&self, idx: &[usize], b: usize, t: usize) -> Result<()> {
+        if t == 0 || t > self.config.block_size {
+            return Err(Error::Data(format!(
+                "a sequence of {t} tokens does not fit: the model reads 1 to {} (its block size)",
+                self.config.block_size
+            )));
+        }
+        if Some(idx.len()) != b.checked_mul(t) {
+            return Err(Error::Data(format!("expected {b}×{t} token ids, got {}", idx.len())));
+        }
+        if let Some(&bad) = idx.iter().find(|&&i| i >= self.config.vocab_size) {
+            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", self.config.vocab_size)));
+        }
+        Ok(())
+    }
+
+    /// Checks that `targets` holds `b` rows of `t` ids below the vocabulary, or [`IGNORE`].
+    fn check_targets(&self, targets: &[usize], b: usize, t: usize) -> Result<()> {
+        if Some(targets.len()) != b.checked_mul(t) {
+            return Err(Error::Data(format!("expected {b}×{t} targets, got {}", targets.len())));
+        }
+        match targets.iter().find(|&&i| i >= self.config.vocab_size && i != IGNORE) {
+            Some(bad) => {
+                Err(Error::Data(format!("target {bad} is outside the vocabulary of {}", self.config.vocab_size)))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Records the forward pass of `idx` (B×T ids) into `g` and returns the logits (B, T, V).
+    pub(crate) fn forward(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
+        let mut x = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
+        if let Some(wpe) = self.wpe {
+            let positions: Vec<usize> = (0..t).collect();
+            let pos = g.embedding(wpe.var(g), &positions, &[t]); // (T, C)
+            x = g.add(x, pos);
+        }
+        x = dropout(g, x, extras.dropout.as_mut());
+        for block in &self.blocks {
+            x = block.forward(g, x, extras); // (B, T, C)
+        }
+        if let Some(trace) = extras.trace.as_deref_mut() {
+            trace.residual.push(Trace::keep(g, x));
+        }
+        let x = self.ln_f.forward(g, x);
+        self.lm_head.forward(g, x) // (B, T, V)
+    }
+
+    /// The logits (B, T, V) for `idx` (B×T ids), in evaluation mode (no dropout).
+    pub fn logits(&self, idx: &[usize], b: usize, t: usize) -> Result<ArrayD<f32>> {
+        self.check_input(idx, b, t)?;
+        let mut g = Graph::new(&self.params.values, &self.workspace);
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        Ok(g.value(logits).clone())
+    }
+
+    /// The mean cross-entropy of `targets` given `idx`, in evaluation mode.
+    pub fn loss(&self, idx: &[usize], targets: &[usize], b: usize, t: usize) -> Result<f32> {
+        Ok(self.score_in(&self.workspace, idx, targets, b, t)?.0)
+    }
+
+    /// The mean cross-entropy of `targets` (those not [`IGNORE`]) given `idx`, in evaluation
+    /// mode, with buffers from `ws` so that threads can share the model; and how many of the `b`
+    /// rows the model gets exactly right: every counted target its most likely token (the first
+    /// on a tie). Greedy decoding writes a row's answer right exactly then, since it sees the
+    /// same context up to its first miss.
+    pub fn score_in(
+        &self,
+        ws: &Workspace,
+        idx: &[usize],
+        targets: &[usize],
+        b: usize,
+        t: usize,
+    ) -> Result<(f32, usize)> {
+        self.check_input(idx, b, t)?;
+        self.check_targets(targets, b, t)?;
+        let mut g = Graph::new(&self.params.values, ws);
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        let v = self.config.vocab_size;
+        let values = g.value(logits).as_slice().expect("standard layout");
+        let right = |(row, &target): (&[f32], &usize)| target == IGNORE || crate::ops::argmax(row) == target;
+        let rows_right = (0..b)
+            .filter(|&r| {
+                values[r * t * v..(r + 1) * t * v].chunks_exact(v).zip(&targets[r * t..(r + 1) * t]).all(right)
+            })
+            .count();
+        let loss = g.cross_entropy(logits, targets);
+        Ok((scalar(g.value(loss)), rows_right))
+    }
+
+    /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).
+    pub fn attention(&self, idx: &[usize]) -> Result<Vec<f32>> {
+        Ok(self.trace(idx)?.attention)
+    }
+
+    /// Runs forward and backward in training mode with buffers from `ws`, writing `weight` times
+    /// the gradient of the loss into `grads` (every parameter, flat; see [`Params`]), and returns
+    /// the loss. `grads` is left alone when the loss is not finite. Takes `&self`, so threads can
+    /// share one model, each with its own workspace and buffer.
+    pub fn loss_and_grad(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        dropout: Option<&mut Rng>,
+        weight: f32,
+        grads: &mut [f32],
+    ) -> Result<f32> {
+        let Batch { idx, targets, b, t } = batch;
+        self.check_input(idx, b, t)?;
+        self.check_targets(targets, b, t)?;
+        if grads.len() != self.params.count() {
+            return Err(Error::Data(format!("expected {} gradients, got {}", self.params.count(), grads.len())));
+        }
+        let mut g = Graph::new(&self.params.values, ws);
+        let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, trace: None });
+        let loss = g.cross_entropy(logits, targets);
+        let value = scalar(g.value(loss));
+        if value.is_finite() {
+            g.backward(loss, weight, &mut self.params.views_mut(grads));
+        }
+        Ok(value)
+    }
+}
+
+fn scalar(x: &ArrayD<f32>) -> f32 {
+    x.first().copied().unwrap_or(f32::NAN)
+}
