@@ -81,13 +81,26 @@ fn its_catalog_lists_presets_tasks_and_optimizers_and_its_version() {
         let list: js_sys::Array = get(&catalog, key).dyn_into().unwrap();
         list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect()
     };
-    assert_eq!(names("tasks"), ["repeat", "reverse", "sort", "addition", "modular"]);
+    assert_eq!(names("tasks"), ["repeat", "reverse", "sort", "addition", "modular", "brackets", "parity", "recall"]);
     assert_eq!(names("optimizers"), ["adamw", "muon"]);
     let list: js_sys::Array = get(&catalog, "presets").dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
     assert_eq!(
         names,
-        ["tiny", "names", "nano-cpu", "nano-muon", "induction", "reverse", "sort", "addition", "grokking"]
+        [
+            "tiny",
+            "names",
+            "nano-cpu",
+            "nano-muon",
+            "induction",
+            "reverse",
+            "sort",
+            "addition",
+            "grokking",
+            "brackets",
+            "parity",
+            "recall"
+        ]
     );
     let model = get(&get(&list.get(2), "settings"), "model");
     assert_eq!(num(&model, "n_embd"), 128.0);

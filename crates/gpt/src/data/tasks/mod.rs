@@ -1,7 +1,7 @@
 //! Small tasks whose attention a person can read, each in its own file and listed once in
 //! [`TASKS`]: `repeat` (the induction-head task of Olsson et al. 2022), `reverse`, `sort`,
-//! multi-digit `addition`, and addition modulo p (`modular`, the grokking task of Power et al.
-//! 2022 and Nanda et al. 2023).
+//! multi-digit `addition`, addition modulo p (`modular`, the grokking task of Power et al. 2022
+//! and Nanda et al. 2023), closing `brackets`, `parity`, and associative `recall`.
 //!
 //! A task ([`Task`], in `task.rs`) has its own symbols, a text format a person reads
 //! (`bdca>abcd`, `12+34=46`), settings that describe themselves, and problems generated from a
@@ -11,8 +11,11 @@
 //! To add a task: write `its_name.rs` implementing [`Task`], and add it to [`TASKS`].
 
 mod addition;
+mod brackets;
 mod letters;
 mod modular;
+mod parity;
+mod recall;
 mod repeat;
 mod reverse;
 mod sort;
@@ -29,8 +32,16 @@ use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 /// Every task, in the order the Corpus menu lists them.
-pub static TASKS: &[&dyn Task] =
-    &[&repeat::Repeat, &reverse::Reverse, &sort::Sort, &addition::Addition, &modular::ModularAddition];
+pub static TASKS: &[&dyn Task] = &[
+    &repeat::Repeat,
+    &reverse::Reverse,
+    &sort::Sort,
+    &addition::Addition,
+    &modular::ModularAddition,
+    &brackets::Brackets,
+    &parity::Parity,
+    &recall::Recall,
+];
 
 /// Tasks with at most this many problems are listed whole, so the split is exact.
 pub const ENUMERATE_LIMIT: u64 = 1 << 20;

@@ -164,3 +164,81 @@ fn settings_that_cannot_make_a_held_out_set_are_named() {
     assert!(reverse.block_error(16).unwrap().message.contains("17 tokens"));
     assert!(reverse.block_error(17).is_none());
 }
+
+#[test]
+fn the_new_tasks_write_their_problems_as_a_person_reads_them() {
+    let solve = |config: TaskConfig, typed: &str| {
+        let data = TaskData::new(&config, 1).unwrap();
+        text(&data, &data.parse(typed, 64).unwrap())
+    };
+    assert_eq!(solve(task("brackets"), "([()["), "([()[>]])");
+    assert_eq!(solve(task("brackets"), "[[]>"), "[[]>]");
+    assert_eq!(solve(task("parity").with("length", 4), "0110"), "0110=0100", "the parity of each prefix");
+    assert_eq!(solve(task("parity").with("length", 4).with("answer", "final"), "0111="), "0111=1");
+    assert_eq!(solve(task("recall"), "a3c7e1?ea"), "a3c7e1?e1a3");
+    assert_eq!(solve(task("recall"), "a3c7e1?c"), "a3c7e1?c7");
+    let err =
+        |config: TaskConfig, typed: &str| TaskData::new(&config, 1).unwrap().parse(typed, 64).unwrap_err().to_string();
+    assert!(err(task("brackets"), "(]").contains("closes no bracket of its kind"));
+    assert!(err(task("brackets"), "()[]").contains("leave some brackets open"));
+    assert!(err(task("brackets"), "(x").contains("'x' is not a bracket"));
+    assert!(err(task("parity").with("length", 4), "01101").contains("type 1 to 4 bits"));
+    assert!(err(task("parity"), "012").contains("'2' is not a bit"));
+    assert!(err(task("recall"), "a3a7?a").contains("'a' is a key twice"));
+    assert!(err(task("recall"), "a3c7?e").contains("'e' is none of the pairs' keys"));
+    assert!(err(task("recall"), "a3c7?cc").contains("'c' is asked for twice"));
+    assert!(err(task("recall").with("values", 5), "a3c7?c").contains("'7' is not a value"));
+    assert!(err(task("recall"), "a3c7").contains("then ? and keys to ask for"));
+}
+
+#[test]
+fn brackets_count_and_list_every_valid_prefix_once() {
+    let config = task("brackets").with("length", 6);
+    let problems = config.problem_set();
+    // Brute force: every string of up to 6 brackets that a parser accepts with something open.
+    let valid = |s: &[u32]| {
+        let mut open = vec![];
+        for &b in s {
+            match b {
+                0 | 2 => open.push(b),
+                _ if open.pop() != Some(b - 1) => return false,
+                _ => {}
+            }
+        }
+        !open.is_empty()
+    };
+    let brute: u64 = (1..=6u32)
+        .map(|n| {
+            (0..4u64.pow(n)).filter(|&i| valid(&(0..n).map(|k| (i >> (2 * k) & 3) as u32).collect::<Vec<_>>())).count()
+                as u64
+        })
+        .sum();
+    assert_eq!(problems.count(), brute);
+    let listed: HashSet<Vec<u32>> = (0..problems.count()).map(|i| problems.nth(i).tokens).collect();
+    assert_eq!(listed.len() as u64, brute, "every index a different problem");
+    for tokens in &listed {
+        let prompt = tokens.iter().position(|&t| t == 4).unwrap();
+        assert!(valid(&tokens[..prompt]), "{tokens:?}");
+        // The prompt and its answer together close everything.
+        assert!(!valid(tokens.iter().filter(|&&t| t != 4).copied().collect::<Vec<_>>().as_slice()));
+    }
+}
+
+#[test]
+fn recall_links_the_query_to_the_value_of_its_key() {
+    let config = task("recall").with("pairs", 3).with("queries", 2);
+    let data = TaskData::new(&config, 2).unwrap();
+    let problem = data.parse("a3c7e1?ca", 64).unwrap();
+    // a3c7e1?c7a3: the prompt runs to c (7), whose 7 is asked for; a (9) is given, its 3 asked for.
+    assert_eq!((problem.prompt_len, problem.given.as_slice()), (8, &[1][..]));
+    assert_eq!(config.task().induction_links(&problem), [(7, 3), (9, 1)], "each key asked for reads its digit");
+    let (mut x, mut y) = (vec![], vec![]);
+    data.push_row(&problem, &mut x, &mut y, false);
+    let (a, three, seven) = (0, 26 + 3, 26 + 7);
+    assert_eq!(y[6..], [IGNORE, seven, IGNORE, three], "the values are asked for, the given key a is not");
+    assert_eq!(x[9], a);
+    assert!(task("reverse").task().induction_links(&problem).is_empty(), "reverse has no induction head to mark");
+    assert_eq!(config.errors().len(), 0);
+    assert_eq!(task("recall").with("pairs", 8).with("keys", 5).errors()[0].field, "task.pairs");
+    assert_eq!(task("recall").with("pairs", 2).errors()[0].field, "task.queries", "4 queries of 2 pairs");
+}

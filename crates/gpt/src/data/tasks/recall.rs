@@ -1,0 +1,234 @@
+//! `recall`: associative recall, the harder induction. Key–value pairs (a letter, then a digit),
+//! then `?` and some of the keys, each followed by its value: `a3c7e1?c7a3`. The keys after `?`
+//! are given; each value is asked for, so the model must find its key's earlier occurrence among
+//! all the pairs and copy the digit after it, as an induction head does. Several queries a
+//! problem (Arora et al. 2023's multi-query recall) give the circuit signal enough to form within
+//! minutes; one is the classic task. Every problem has the same number of pairs: with fewer, a
+//! model that guesses among the values it has seen is right too often to ever leave that guess.
+
+use super::task::{Problem, ProblemSet, Task, TaskPreset};
+use crate::config::GPTConfig;
+use crate::error::FieldError;
+use crate::fields::{Field, Reader};
+use crate::rng::Rng;
+use crate::train::TrainConfig;
+
+pub struct Recall;
+
+const FIELDS: &[Field] = &[
+    Field::count("pairs", "Pairs", "Key–value pairs before the queries", (1, 16), 4),
+    Field::count("queries", "Queries", "Keys asked for after the pairs, each once", (1, 16), 4),
+    Field::count("keys", "Keys", "How many letters the keys are drawn from (distinct within a problem)", (1, 26), 26),
+    Field::count("values", "Values", "How many digits the values are drawn from", (2, 10), 10),
+];
+
+impl Task for Recall {
+    fn name(&self) -> &'static str {
+        "recall"
+    }
+
+    fn title(&self) -> &'static str {
+        "associative recall (induction)"
+    }
+
+    fn fields(&self) -> &'static [Field] {
+        FIELDS
+    }
+
+    fn errors(&self, settings: &Reader) -> Vec<FieldError> {
+        let (pairs, queries, keys) = (settings.count("pairs"), settings.count("queries"), settings.count("keys"));
+        let mut errors = vec![];
+        if pairs > keys {
+            let message =
+                format!("each pair has its own key, so the pairs ({pairs}) must not exceed the keys ({keys})");
+            errors.push(FieldError::new("task.pairs", message));
+        }
+        if queries > pairs {
+            let message =
+                format!("each key is asked for once, so the queries ({queries}) must not exceed the pairs ({pairs})");
+            errors.push(FieldError::new("task.queries", message));
+        }
+        errors
+    }
+
+    fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {
+        let (pairs, keys, values) = (settings.count("pairs"), settings.count("keys"), settings.count("values"));
+        Box::new(Pairs { pairs, queries: settings.count("queries"), keys, values })
+    }
+
+    fn watch_for(&self, _: &Reader) -> String {
+        "Key–value pairs, then ? and the keys, each followed by its value. The keys after ? are given; for each \
+         value the model must find that key's earlier occurrence among the pairs and copy the digit after it. For \
+         a few thousand steps it only guesses among the values it has seen (held-out accuracy near chance). Watch \
+         the heads view: a previous-token head forms in the first layer (each digit takes in its key), then a head \
+         in the second attends from each key asked for to the digit after its earlier occurrence, and held-out \
+         accuracy jumps as it clicks into place. The chart marks the step."
+            .into()
+    }
+
+    fn preset(&self) -> TaskPreset {
+        TaskPreset {
+            name: "recall",
+            description: "associative recall, 4 pairs: 2 layers with rotary positions (RoPE); after a long plateau a \
+                previous-token head and an induction head form, and held-out accuracy jumps from chance",
+            model: GPTConfig { rope: true, ..GPTConfig::small(2, 4, 64, 17) },
+            // A constant rate: the circuit forms late, after thousands of steps on a plateau.
+            train: TrainConfig { min_lr: 1e-3, ..TrainConfig::quick(64, 6000, 1e-3, 100) },
+            settings: serde_json::json!({"pairs": 4, "queries": 4, "keys": 26, "values": 10}),
+            train_fraction: 0.9,
+        }
+    }
+
+    /// Each key asked for, to the digit after its earlier occurrence.
+    fn induction_links(&self, problem: &Problem) -> Vec<(usize, usize)> {
+        let pairs = problem.prompt_len / 2 - 1;
+        let tokens = &problem.tokens;
+        (2 * pairs + 1..tokens.len())
+            .step_by(2)
+            .filter_map(|query| {
+                let key = (0..pairs).find(|&k| tokens[2 * k] == tokens[query])?;
+                Some((query, 2 * key + 1))
+            })
+            .collect()
+    }
+}
+
+/// The problems of `pairs` pairs (keys among the first `keys` letters, values among the first
+/// `values` digits) and `queries` of their keys. Tokens: the letters, the digits and `?`.
+struct Pairs {
+    pairs: usize,
+    queries: usize,
+    keys: usize,
+    values: usize,
+}
+
+/// Ordered choices of `k` of `n` things: n!/(n − k)!.
+fn arrangements(n: usize, k: usize) -> u64 {
+    (0..k as u64).map(|i| n as u64 - i).fold(1, u64::saturating_mul)
+}
+
+/// Picks `k` of `n` things in order from `i`, each pick its remainder: the arrangement numbered
+/// `i` (below [`arrangements`]`(n, k)`); returns them and what is left of `i`.
+fn arrangement(n: usize, k: usize, mut i: u64) -> (Vec<u32>, u64) {
+    let mut unused: Vec<u32> = (0..n as u32).collect();
+    let picks = (0..k)
+        .map(|_| {
+            let pick = (i % unused.len() as u64) as usize;
+            i /= unused.len() as u64;
+            unused.remove(pick)
+        })
+        .collect();
+    (picks, i)
+}
+
+impl Pairs {
+    /// The problem on `keys` (distinct letters) and `values` (digits), asking for pairs `asked`:
+    /// the prompt runs to the first key asked for; the later keys are given.
+    fn problem(&self, keys: &[u32], values: &[u32], asked: &[u32]) -> Problem {
+        let digit = |v: u32| self.keys as u32 + v;
+        let pair = |k: usize| [keys[k], digit(values[k])];
+        let mut tokens: Vec<u32> = (0..keys.len()).flat_map(pair).collect();
+        tokens.push(self.question());
+        tokens.extend(asked.iter().flat_map(|&q| pair(q as usize)));
+        let prompt_len = 2 * keys.len() + 2;
+        let given = (1..asked.len()).map(|j| 2 * j - 1).collect();
+        Problem { tokens, prompt_len, given }
+    }
+
+    /// The token between the pairs and the queries.
+    fn question(&self) -> u32 {
+        (self.keys + self.values) as u32
+    }
+}
+
+impl ProblemSet for Pairs {
+    fn vocab(&self) -> Vec<String> {
+        let letters = (b'a'..).take(self.keys).map(|c| (c as char).to_string());
+        let digits = (0..self.values).map(|d| d.to_string());
+        letters.chain(digits).chain(["?".to_string()]).collect()
+    }
+
+    fn max_len(&self) -> usize {
+        2 * self.pairs + 1 + 2 * self.queries
+    }
+
+    /// The keys in order, their values, and the keys asked for in order.
+    fn count(&self) -> u64 {
+        let values = (0..self.pairs).fold(1u64, |count, _| count.saturating_mul(self.values as u64));
+        let asked = arrangements(self.pairs, self.queries);
+        arrangements(self.keys, self.pairs).saturating_mul(values).saturating_mul(asked)
+    }
+
+    fn nth(&self, i: u64) -> Problem {
+        let (asked, mut i) = arrangement(self.pairs, self.queries, i);
+        let values: Vec<u32> = (0..self.pairs)
+            .map(|_| {
+                let v = (i % self.values as u64) as u32;
+                i /= self.values as u64;
+                v
+            })
+            .collect();
+        let (keys, _) = arrangement(self.keys, self.pairs, i);
+        self.problem(&keys, &values, &asked)
+    }
+
+    fn random(&self, rng: &mut Rng, _longest: bool) -> Problem {
+        let shuffled = |n: usize, k: usize, rng: &mut Rng| {
+            let mut all: Vec<u32> = (0..n as u32).collect();
+            for i in 0..k {
+                let pick = i + rng.below(n - i);
+                all.swap(i, pick);
+            }
+            all.truncate(k);
+            all
+        };
+        let keys = shuffled(self.keys, self.pairs, rng);
+        let values: Vec<u32> = (0..self.pairs).map(|_| rng.below(self.values) as u32).collect();
+        self.problem(&keys, &values, &shuffled(self.pairs, self.queries, rng))
+    }
+
+    fn parse(&self, text: &str) -> Result<Problem, String> {
+        let typed: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let example = "a3c7e1?ea";
+        let (last_key, last_digit) = ((b'a' + self.keys as u8 - 1) as char, self.values - 1);
+        let key = |c: char| {
+            let k = (c as u32).wrapping_sub('a' as u32);
+            (k < self.keys as u32)
+                .then_some(k)
+                .ok_or_else(|| format!("{c:?} is not a key: keys are the letters a to {last_key}"))
+        };
+        let value = |c: char| {
+            let v = c.to_digit(10).filter(|&d| (d as usize) < self.values);
+            v.ok_or_else(|| format!("{c:?} is not a value: values are the digits 0 to {last_digit}"))
+        };
+        let mark = typed.iter().position(|&c| c == '?');
+        let (body, asked) = match mark {
+            Some(m) if m > 0 && m % 2 == 0 && m + 1 < typed.len() => (&typed[..m], &typed[m + 1..]),
+            _ => return Err(format!("type pairs of a key and a value, then ? and keys to ask for, such as {example}")),
+        };
+        let (mut keys, mut values) = (vec![], vec![]);
+        for pair in body.chunks(2) {
+            let k = key(pair[0])?;
+            if keys.contains(&k) {
+                return Err(format!("{:?} is a key twice: each pair has its own", pair[0]));
+            }
+            keys.push(k);
+            values.push(value(pair[1])?);
+        }
+        let mut positions = vec![];
+        for &c in asked {
+            let k = key(c)?;
+            let q =
+                keys.iter().position(|&known| known == k).ok_or_else(|| format!("{c:?} is none of the pairs' keys"))?;
+            if positions.contains(&(q as u32)) {
+                return Err(format!("{c:?} is asked for twice: ask for each key once"));
+            }
+            positions.push(q as u32);
+        }
+        Ok(self.problem(&keys, &values, &positions))
+    }
+
+    fn makes(&self, problem: &Problem) -> bool {
+        problem.prompt_len == 2 * self.pairs + 2 && problem.tokens.len() == self.max_len()
+    }
+}
