@@ -55,10 +55,12 @@ impl Task for Parity {
     fn preset(&self) -> TaskPreset {
         TaskPreset {
             name: "parity",
-            description: "parity task, 12 bits, the parity of each prefix: 2 layers, 64 channels; two diagonals form \
-                in the attention as held-out accuracy climbs",
-            model: GPTConfig::small(2, 4, 64, 25),
-            train: TrainConfig::quick(32, 2000, 3e-3, 25),
+            description: "parity task, 12 bits, the parity of each prefix: 2 layers with rotary positions (RoPE); \
+                two diagonals form in the attention as held-out accuracy climbs",
+            // With a learned position table one seed in three stalled near 30% for 2,000 steps; with
+            // RoPE (attention by distance) every seed is past 99% within about 100 steps.
+            model: GPTConfig { rope: true, ..GPTConfig::small(2, 4, 64, 25) },
+            train: TrainConfig::quick(32, 600, 3e-3, 25),
             settings: serde_json::json!({"length": 12, "answer": "running"}),
             train_fraction: 0.5,
         }

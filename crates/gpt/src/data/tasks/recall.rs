@@ -73,7 +73,7 @@ impl Task for Recall {
                 previous-token head and an induction head form, and held-out accuracy jumps from chance",
             model: GPTConfig { rope: true, ..GPTConfig::small(2, 4, 64, 17) },
             // A constant rate: the circuit forms late, after thousands of steps on a plateau.
-            train: TrainConfig { min_lr: 1e-3, ..TrainConfig::quick(64, 6000, 1e-3, 100) },
+            train: TrainConfig { min_lr: 1e-3, ..TrainConfig::quick(64, 10000, 1e-3, 100) },
             settings: serde_json::json!({"pairs": 4, "queries": 4, "keys": 26, "values": 10}),
             train_fraction: 0.9,
         }
