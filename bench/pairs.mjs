@@ -15,15 +15,11 @@ try {
   const page = await browser.newPage();
   await page.goto(new URL('/web/favicon.svg', url).href);
   const { ta, tb } = await page.evaluate(async ({ a, b, pairs, what }) => {
-    const text = await (await fetch('/assets/shakespeare.txt')).text();
+    const { openRun } = await import('/bench/engine-driver.js');
     const open = async (dir) => {
-      const engine = await import(`/${dir}/gpt_playground.js`);
-      await engine.default();
-      const { settings } = engine.presets().find((p) => p.name === 'nano-cpu');
-      settings.train.eval_iters = 4; // an evaluation: 8 batches
-      const run = new engine.Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
-      run.train(3);
-      return what === 'train' ? () => run.train(2) : () => run.evaluate();
+      const { train, evaluate } = await openRun(dir, 'nano-cpu', 4); // an evaluation: 8 batches
+      train(3);
+      return what === 'train' ? () => train(2) : evaluate;
     };
     const [fa, fb] = [await open(a), await open(b)];
     const time = (f) => { const start = performance.now(); f(); return performance.now() - start; };

@@ -17,14 +17,10 @@ try {
   await page.goto(new URL('/web/favicon.svg', url).href);
   const client = await page.context().newCDPSession(page);
   await page.evaluate(async ({ preset, pkg, what }) => {
-    const { default: init, Run, presets } = await import(`/${pkg}/gpt_playground.js`);
-    await init();
-    const { settings } = presets().find((p) => p.name === preset);
-    settings.train.eval_iters = 20;
-    const text = await (await fetch('/assets/shakespeare.txt')).text();
-    globalThis.run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
-    globalThis.run.train(3);
-    globalThis.work = what === 'train' ? () => globalThis.run.train(1) : () => globalThis.run.evaluate();
+    const { openRun } = await import('/bench/engine-driver.js');
+    const { train, evaluate } = await openRun(pkg, preset, 20);
+    train(3);
+    globalThis.work = what === 'train' ? () => train(1) : evaluate;
     globalThis.work();
   }, { preset, pkg, what });
   await client.send('Profiler.enable');

@@ -17,14 +17,11 @@ try {
       const page = await browser.newPage();
       await page.goto(new URL('/web/favicon.svg', url).href);
       ms[dir].push(await page.evaluate(async ({ dir, preset }) => {
-        const { default: init, Run, presets } = await import(`/${dir}/gpt_playground.js`);
-        await init();
-        const { settings } = presets().find((p) => p.name === preset);
-        const text = await (await fetch('/assets/shakespeare.txt')).text();
-        const run = new Run(settings, text, { max_params: 5e7, max_training_bytes: 2 ** 31 });
-        run.train(5); // warm-up: the engine's optimising compiler takes over
+        const { openRun } = await import('/bench/engine-driver.js');
+        const { train } = await openRun(dir, preset);
+        train(5); // warm-up: the engine's optimising compiler takes over
         const start = performance.now();
-        run.train(20);
+        train(20);
         return (performance.now() - start) / 20;
       }, { dir, preset }));
       await page.close();

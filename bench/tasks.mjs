@@ -1,14 +1,20 @@
 #!/usr/bin/env node
 // How long each task preset takes, in the page in Chromium with its default workers, to show its
-// phenomenon: an induction head (repeat), 99% of held-out problems right (reverse, sort), 95%
-// (addition), and grokking's two moments (modular: 100% of training problems right, then 95% of
-// held-out ones). Times run from the Train click; a run stops once its phenomenon is in.
-// Usage: node bench/tasks.mjs [--tasks repeat,reverse,sort,addition,modular] [--seeds 1337,1,2]
-//        (after scripts/build.sh). One JSON line per run, then the medians.
+// phenomenon: an induction head (repeat), 99% of held-out problems right (reverse, sort, brackets,
+// parity), 95% (addition), 90% (recall, once its induction circuit forms), and grokking's two
+// moments (modular: 100% of training problems right, then 95% of held-out ones). Times run from
+// the Train click; a run stops once its phenomenon is in.
+// Usage: node bench/tasks.mjs [--tasks repeat,reverse,sort,addition,modular,brackets,parity,recall]
+//        [--seeds 1337,1,2]
+//        (after scripts/build.sh). One JSON line per run, then the medians; each run's attention
+//        grid goes to target/screenshots/attention-<task>-<seed>.png.
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
+
+/** Where each run's attention grid is saved, as it stands when the phenomenon is in. */
+const SHOTS = new URL('../target/screenshots/', import.meta.url).pathname;
 
 /** What each task is waiting for: the chart's marks it needs, or the held-out accuracy to reach. */
 const GOALS = {
@@ -17,6 +23,9 @@ const GOALS = {
   sort: { accuracy: 0.99 },
   addition: { accuracy: 0.95 },
   modular: { marks: ['memorised', 'generalised'] },
+  brackets: { accuracy: 0.99 },
+  parity: { accuracy: 0.99 },
+  recall: { accuracy: 0.9 },
 };
 const MARKS = { induction: /induction head L\d+ H\d+ at step (\d+)/, memorised: /train accuracy 100% at step (\d+)/, generalised: /held-out accuracy 95% at step (\d+)/ };
 
@@ -58,6 +67,12 @@ async function run(url, task, seed, limitS) {
     }
     await page.getByRole('button', { name: 'Pause' }).click().catch(() => {});
     await page.getByRole('status').getByText(/^(Paused|Finished)/).waitFor({ timeout: 60000 });
+    // The heads on a held-out problem once the phenomenon is in (the attention refreshes on pause).
+    await page.getByRole('button', { name: 'Held-out problem' }).click();
+    const attention = page.locator('section', { has: page.locator('#attention-title') });
+    await attention.scrollIntoViewIfNeeded();
+    await sleep(1500);
+    await attention.screenshot({ path: `${SHOTS}attention-${task}-${seed}.png` });
     const result = { task, seed, workers, ...seen };
     if (task === 'repeat' && seen.induction) result.loss = await lossAround(page, seen.induction.step);
     return result;
@@ -80,6 +95,7 @@ const { values } = parseArgs({ options: {
   tasks: { type: 'string', default: Object.keys(GOALS).join(',') }, seeds: { type: 'string', default: '1337,1,2' },
   limit: { type: 'string', default: '900' },
 } });
+mkdirSync(SHOTS, { recursive: true });
 const { server, url } = await serve(0);
 try {
   for (const task of values.tasks.split(',')) {
@@ -89,7 +105,7 @@ try {
       console.log(JSON.stringify(result));
       results.push(result);
     }
-    const keys = Object.keys(results[0]).filter((k) => results[0][k]?.seconds !== undefined);
+    const keys = [...new Set(results.flatMap((r) => Object.keys(r).filter((k) => r[k]?.seconds !== undefined)))];
     const summary = Object.fromEntries(keys.map((k) => {
       const all = results.map((r) => r[k]);
       return [k, all.every(Boolean) ? { median_seconds: median(all.map((x) => x.seconds)), median_step: median(all.map((x) => x.step)) } : 'not reached in every run'];
