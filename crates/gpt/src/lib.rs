@@ -1,6 +1,6 @@
 //! A GPT you can train from scratch, in pure Rust: nanoGPT's decoder-only transformer on a
-//! small reverse-mode autograd engine over `ndarray`, with AdamW, a training loop and sampling,
-//! all driven through a [`Run`].
+//! small reverse-mode autograd engine over `ndarray`, with AdamW or Muon, a training loop and
+//! sampling, all driven through a [`Run`].
 //! It builds natively and for `wasm32-unknown-unknown`.
 
 pub mod autograd;
