@@ -141,12 +141,6 @@ async function keepStorage() {
     : ' The browser did not promise to keep them: it may clear them when it runs short of space (or, in Safari, after 7 days without a visit), so download the ones that matter.';
 }
 
-/** Marks the run being trained now, which the list highlights. */
-export function setCurrentRun(id) {
-  currentId = id;
-  refreshRuns();
-}
-
 /** Lists the runs; `drawOverlays(runs)` draws the compared ones on the loss chart. */
 export function initLibrary(drawOverlays) {
   overlay = drawOverlays;

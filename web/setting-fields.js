@@ -2,7 +2,7 @@
 // `Field` in crates/gpt/src/fields.rs), so that a new task or optimiser brings its fields with it.
 
 /** A `<label>` holding a control for `field`, tied to the form `formId`. */
-export function settingControl(field, formId) {
+function settingControl(field, formId) {
   const label = document.createElement('label');
   let control;
   if (field.accepts.type === 'choice') {
@@ -22,7 +22,7 @@ export function settingControl(field, formId) {
 }
 
 /** Sets `control`'s limits and tooltip to `field`'s (a setting two owners describe differently). */
-export function describeControl(control, field) {
+function describeControl(control, field) {
   control.title = field.help;
   const { accepts } = field;
   if (accepts.type === 'count') {

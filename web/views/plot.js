@@ -106,12 +106,6 @@ function stroke(ctx, color, width, dash, trace) {
   ctx.setLineDash([]);
 }
 
-/** White at 0 to deep blue at 1; square-rooted so weak but real values stay visible. */
-export function blues(t) {
-  const s = Math.sqrt(Math.min(Math.max(t, 0), 1));
-  return [Math.round(255 - s * 225), Math.round(255 - s * 190), Math.round(255 - s * 80)];
-}
-
 /** Blue for −1, white for 0, orange for +1. */
 export function diverging(t) {
   const s = Math.min(Math.abs(t), 1);
