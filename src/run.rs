@@ -2,8 +2,8 @@
 
 use crate::convert::{js_error, read, to_js, ts, JsResult};
 use crate::types::{floats, AttentionMaps, Message, Progress};
+use gpt::{inspect::Questions, TextFit, TrainReport};
 use gpt::{Budget, Details, Inside, JobKind, NextTokens, SampleConfig, Settings, Solution, Status};
-use gpt::{TextFit, TrainReport};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -103,9 +103,17 @@ impl Run {
         ts(&AttentionMaps::from(self.inner.attention(text).map_err(js_error)?))
     }
 
-    /// The views called `views` for `probe` (empty: held-out text) and the sampling `prompt`.
-    pub fn inside(&self, views: Vec<String>, probe: &str, prompt: &str) -> JsResult<Ts<Inside>> {
-        ts(&self.inner.inside(&views, probe, prompt).map_err(js_error)?)
+    /// The views called `views` for `probe` (empty: held-out text), the sampling `prompt` and
+    /// the testing views' `questions`.
+    pub fn inside(
+        &self,
+        views: Vec<String>,
+        probe: &str,
+        prompt: &str,
+        questions: Ts<Questions>,
+    ) -> JsResult<Ts<Inside>> {
+        let questions = read(questions, "the views' questions")?;
+        ts(&self.inner.inside(&views, probe, prompt, &questions).map_err(js_error)?)
     }
 
     /// The attention snapshots of each evaluation.

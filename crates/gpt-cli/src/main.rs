@@ -5,6 +5,7 @@ mod bench;
 mod eval;
 mod export;
 mod import;
+mod inspect;
 mod sample;
 mod setting_flags;
 mod shared;
@@ -34,6 +35,8 @@ enum Command {
     Export(export::Args),
     /// A run back from nanoGPT, from Transformers, or from an export's zip, as a checkpoint.
     Import(import::Args),
+    /// Test what a checkpoint's heads do: ablation, patching, logit attribution, composition, Fourier.
+    Inspect(inspect::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
         Command::Import(args) => import::run(args),
+        Command::Inspect(args) => inspect::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

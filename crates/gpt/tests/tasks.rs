@@ -138,5 +138,5 @@ fn a_saved_task_run_resumes_exactly_without_text() {
     assert_eq!(resumed.history().losses, unbroken.history().losses);
     assert_eq!(resumed.evaluate().unwrap(), unbroken.evaluate().unwrap());
     assert_eq!(resumed.task_details().unwrap().sizes, Some((32, 32)), "half of 4³ problems train");
-    assert!(resumed.inside(&["positions".into()], "", "").unwrap().views["positions"].is_null());
+    assert!(resumed.inside(&["positions".into()], "", "", &Default::default()).unwrap().views["positions"].is_null());
 }

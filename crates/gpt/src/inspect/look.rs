@@ -1,18 +1,43 @@
-//! What the views look at: a run, a probe's tokens and the sampling prompt, and the probe's
-//! trace, computed once for the views that read it.
+//! What the views look at: a run, a probe's tokens, the sampling prompt and the questions the
+//! testing views are asked, and the probe's trace, computed once for the views that read it.
 
 use crate::error::{Error, Result};
 use crate::model::Trace;
 use crate::run::Run;
 use crate::sample::most_likely;
 use crate::NextToken;
+use serde::Deserialize;
 use std::cell::OnceCell;
 
 /// Guesses listed per token and per layer of the lens.
 const GUESSES: usize = 5;
 
+/// What the views that test the model are asked: which part to knock out and how, and a clean
+/// and a corrupted input to patch between.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(default)]
+pub struct Questions {
+    /// The part the ablation view knocks out; none: the head whose loss costs the most.
+    pub ablate: Option<crate::model::Site>,
+    pub fill: super::ablation::Fill,
+    /// Held-out problems the page lists, among which the ablation view finds flips.
+    pub shown: usize,
+    /// The clean and corrupted inputs of patching and attribution (a task's prompts, or texts);
+    /// both empty: ones proposed from the run.
+    pub clean: String,
+    pub corrupted: String,
+}
+
+impl Default for Questions {
+    fn default() -> Questions {
+        Questions { ablate: None, fill: Default::default(), shown: 8, clean: String::new(), corrupted: String::new() }
+    }
+}
+
 pub struct Look<'a> {
     pub run: &'a Run,
+    pub questions: Questions,
     /// The probe's ids: the text typed, or the first block of held-out text.
     pub probe: Vec<usize>,
     /// The sampling prompt.
@@ -21,13 +46,13 @@ pub struct Look<'a> {
 }
 
 impl<'a> Look<'a> {
-    /// A look at `run` through `probe` (empty: the held-out text) and `prompt`.
-    pub fn new(run: &'a Run, probe: &str, prompt: &'a str) -> Result<Look<'a>> {
+    /// A look at `run` through `probe` (empty: the held-out text) and `prompt`, asking `questions`.
+    pub fn new(run: &'a Run, probe: &str, prompt: &'a str, questions: Questions) -> Result<Look<'a>> {
         let probe = if probe.is_empty() { run.held_out() } else { window(run, probe)? };
         if probe.is_empty() {
             return Err(Error::Data("type a probe text: with no training text there is no held-out one".into()));
         }
-        Ok(Look { run, probe, prompt, trace: OnceCell::new() })
+        Ok(Look { run, questions, probe, prompt, trace: OnceCell::new() })
     }
 
     /// Everything a forward pass over the probe leaves behind.
@@ -58,6 +83,11 @@ pub fn window(run: &Run, text: &str) -> Result<Vec<usize>> {
     let ids = run.tokenizer().encode(text)?;
     let block = run.model().config().block_size;
     Ok(ids[ids.len().saturating_sub(block)..].iter().map(|&i| i as usize).collect())
+}
+
+/// Each of `ids` as its token's text.
+pub fn token_texts(run: &Run, ids: &[usize]) -> Vec<String> {
+    ids.iter().map(|&i| run.tokenizer().token_text(i as u32)).collect()
 }
 
 /// The L2 norm of each row of `c` values.

@@ -6,14 +6,20 @@
 //! (a [`Look`] holds the run, the probe, the prompt and the probe's trace), add it to [`VIEWS`],
 //! and give the page a module that draws it (`web/views/`, listed in `web/views/index.js`).
 
+mod ablation;
 mod attention;
+mod attribution;
+mod composition;
 mod embeddings;
+mod fourier;
 mod heads;
 mod lens;
 mod look;
 mod mlp;
+mod patching;
 mod pca;
 mod positions;
+mod question;
 mod record;
 mod residual;
 pub mod scores;
@@ -22,13 +28,19 @@ mod surprise;
 mod temperatures;
 mod timelapse;
 
+pub use ablation::{Ablation, AblationGrid, Fill, Flip, Score};
 pub use attention::AttentionMaps;
+pub use attribution::{Attribution, Part};
+pub use composition::{Circuit, Composition};
 pub use embeddings::Embeddings;
+pub use fourier::{key_frequencies, FourierPoint, KEY_SHARE};
 pub use heads::Heads;
-pub use look::Look;
+pub use look::{Look, Questions};
 pub use mlp::Mlp;
+pub use patching::Patching;
 pub use pca::pca;
 pub use positions::Positions;
+pub use question::{Pair, MAX_PATCH_TOKENS};
 pub use residual::Residual;
 pub use surprise::{ProbeToken, Surprise};
 pub use temperatures::Temperatures;
@@ -56,6 +68,11 @@ pub static VIEWS: &[View] = &[
     View { name: "mlp", compute: mlp::view },
     View { name: "temperatures", compute: temperatures::view },
     View { name: "lens", compute: lens::view },
+    View { name: "ablation", compute: ablation::view },
+    View { name: "patching", compute: patching::view },
+    View { name: "attribution", compute: attribution::view },
+    View { name: "composition", compute: composition::view },
+    View { name: "fourier", compute: fourier::view },
 ];
 
 /// The views asked for, at the run's current step.
@@ -71,10 +88,10 @@ pub struct Inside {
 }
 
 impl Run {
-    /// The views called `names` for `probe` (empty: the held-out text) and the sampling
-    /// `prompt`; only those are computed.
-    pub fn inside(&self, names: &[String], probe: &str, prompt: &str) -> Result<Inside> {
-        let look = Look::new(self, probe, prompt)?;
+    /// The views called `names` for `probe` (empty: the held-out text), the sampling `prompt`
+    /// and the testing views' `questions`; only those are computed.
+    pub fn inside(&self, names: &[String], probe: &str, prompt: &str, questions: &Questions) -> Result<Inside> {
+        let look = Look::new(self, probe, prompt, questions.clone())?;
         let mut views = BTreeMap::new();
         for name in names {
             let view = VIEWS
@@ -100,7 +117,7 @@ mod tests {
         let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
         run.evaluate().unwrap();
         let all: Vec<String> = super::VIEWS.iter().map(|v| v.name.to_string()).collect();
-        let inside = run.inside(&all, "", "the qu").unwrap();
+        let inside = run.inside(&all, "", "the qu", &Default::default()).unwrap();
         let view = |name: &str| inside.views[name].clone();
         let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
         let surprise = view("surprise");
@@ -127,7 +144,7 @@ mod tests {
             assert_eq!(guess["token"].as_str().unwrap(), model.token);
             assert!((guess["prob"].as_f64().unwrap() as f32 - model.prob).abs() < 1e-6);
         }
-        assert!(run.inside(&all, "QQQ", "").is_err(), "a probe must encode");
+        assert!(run.inside(&all, "QQQ", "", &Default::default()).is_err(), "a probe must encode");
     }
 
     #[test]
@@ -135,11 +152,11 @@ mod tests {
         let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 2, n_embd: 8, rope: true, ..Default::default() };
         let settings = Settings { model, ..Default::default() };
         let run = Run::create(&settings, &"abcdefgh ".repeat(20), &Budget::UNLIMITED).unwrap();
-        let inside = run.inside(&["positions".into()], "abc", "").unwrap();
+        let inside = run.inside(&["positions".into()], "abc", "", &Default::default()).unwrap();
         assert_eq!(inside.views.len(), 1);
         assert!(inside.views["positions"].is_null(), "a RoPE model has no position table");
         assert!(run
-            .inside(&["colours".into()], "abc", "")
+            .inside(&["colours".into()], "abc", "", &Default::default())
             .unwrap_err()
             .to_string()
             .contains("no view called \"colours\""));

@@ -11,7 +11,8 @@
 //! (`ops/qk_norm.rs`); with rotary embeddings they then turn them by their positions (`ops/rope.rs`).
 //! `kv_cache.rs`'s test holds the two equal.
 
-use super::extras::Extras;
+use super::edits::{apply, Site};
+use super::extras::{Extras, Trace};
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::{dropout, Linear};
 use crate::autograd::{Graph, Var};
@@ -23,18 +24,21 @@ use crate::rng::Rng;
 use ndarray::ArrayD;
 
 pub(crate) struct CausalSelfAttention {
-    c_attn: Linear,
-    c_proj: Linear,
+    layer: usize,
+    pub(crate) c_attn: Linear,
+    pub(crate) c_proj: Linear,
     n_head: usize,
     rope: bool,
     qk_norm: bool,
 }
 
 impl CausalSelfAttention {
-    /// Registers `{name}.c_attn` and `{name}.c_proj` of a block with `c` channels.
-    pub(crate) fn new(p: &mut Params, name: &str, config: &crate::GPTConfig, proj: Init, rng: &mut Rng) -> Self {
+    /// Registers `transformer.h.{layer}.attn.c_attn` and `….c_proj` of a block with `c` channels.
+    pub(crate) fn new(p: &mut Params, layer: usize, config: &crate::GPTConfig, proj: Init, rng: &mut Rng) -> Self {
         let (c, bias) = (config.n_embd, config.bias);
+        let name = format!("transformer.h.{layer}.attn");
         CausalSelfAttention {
+            layer,
             c_attn: Linear::new(p, &format!("{name}.c_attn"), c, 3 * c, Init::Normal(0.02), bias, rng),
             c_proj: Linear::new(p, &format!("{name}.c_proj"), c, c, proj, bias, rng),
             n_head: config.n_head,
@@ -55,6 +59,11 @@ impl CausalSelfAttention {
         let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
         let capture = extras.trace.as_deref_mut().map(|t| &mut t.attention);
         let y = g.causal_attention(qkv, self.n_head, attn_dropout, capture); // (B, T, C)
+        let (layer, head_size) = (self.layer, g.shape(y)[2] / self.n_head);
+        let y = apply(g, y, extras.edits, head_size, |s| matches!(s, Site::Head { layer: l, .. } if *l == layer));
+        if let Some(trace) = extras.trace.as_deref_mut() {
+            trace.heads.push(Trace::keep(g, y));
+        }
         let y = self.c_proj.forward(g, y);
         dropout(g, y, extras.dropout.as_mut())
     }

@@ -1,6 +1,7 @@
 //! nanoGPT's `Block`: pre-norm attention and MLP, each added back into the residual stream.
 
 use super::attention::CausalSelfAttention;
+use super::edits::{apply, Site};
 use super::extras::{Extras, Trace};
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::Norm;
@@ -11,6 +12,7 @@ use crate::rng::Rng;
 use ndarray::ArrayD;
 
 pub(crate) struct Block {
+    layer: usize,
     ln_1: Norm,
     attn: CausalSelfAttention,
     ln_2: Norm,
@@ -25,20 +27,25 @@ impl Block {
         // Residual projections add up over 2·n_layer paths; scaling them keeps the stream's variance.
         let proj = Init::Normal(0.02 / (2.0 * config.n_layer as f32).sqrt());
         Block {
+            layer: i,
             ln_1: Norm::new(p, &format!("{h}.ln_1"), norm, c, bias, rng),
-            attn: CausalSelfAttention::new(p, &format!("{h}.attn"), config, proj, rng),
+            attn: CausalSelfAttention::new(p, i, config, proj, rng),
             ln_2: Norm::new(p, &format!("{h}.ln_2"), norm, c, bias, rng),
             mlp: Mlp::new(p, &format!("{h}.mlp"), config, proj, rng),
         }
     }
 
-    /// `x + attn(ln_1(x))`, then `+ mlp(ln_2(·))`. Shapes: (B, T, C) → (B, T, C).
+    /// `x + attn(ln_1(x))`, then `+ mlp(ln_2(·))`, with the edits at this layer. Shapes:
+    /// (B, T, C) → (B, T, C).
     pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
+        let layer = self.layer;
+        let x = apply(g, x, extras.edits, 0, |s| matches!(s, Site::Residual { layer: l, .. } if *l == layer));
         let h = self.ln_1.forward(g, x);
         let a = self.attn.forward(g, h, extras);
         let x1 = g.add(x, a);
         let h = self.ln_2.forward(g, x1);
         let (m, pre_activation) = self.mlp.forward(g, h, extras.dropout.as_mut());
+        let m = apply(g, m, extras.edits, 0, |s| *s == Site::Mlp { layer });
         if let Some(trace) = extras.trace.as_deref_mut() {
             trace.residual.push(Trace::keep(g, x));
             trace.attn.push(Trace::keep(g, a));

@@ -1,13 +1,16 @@
-//! What a forward pass does besides computing: training-mode randomness (dropout), and, when the
-//! caller wants to look inside, a [`Trace`] of what it computed.
+//! What a forward pass does besides computing: training-mode randomness (dropout), edits that test
+//! what a part of the model does (`edits.rs`), and, when the caller wants to look inside, a
+//! [`Trace`] of what it computed.
 
+use super::edits::Edit;
 use super::layers::Dropout;
 use crate::autograd::{Graph, Var};
 
-/// What a forward pass does besides computing: training-mode randomness, and a trace of what it
-/// computed when the caller wants to look inside.
+/// What a forward pass does besides computing: training-mode randomness, edits, and a trace of
+/// what it computed when the caller wants to look inside.
 pub(crate) struct Extras<'a> {
     pub(crate) dropout: Option<Dropout<'a>>,
+    pub(crate) edits: &'a [Edit],
     pub(crate) trace: Option<&'a mut Trace>,
 }
 
@@ -16,8 +19,12 @@ pub(crate) struct Extras<'a> {
 pub struct Trace {
     /// Positions traced.
     pub t: usize,
+    /// Rows traced (a batch's sequences).
+    pub b: usize,
     /// The residual stream entering each block, then leaving the last: (L + 1) × (T, C).
     pub residual: Vec<Vec<f32>>,
+    /// Each layer's heads' outputs before the output projection, side by side: L × (T, C).
+    pub heads: Vec<Vec<f32>>,
     /// What each block's attention adds to the stream: L × (T, C).
     pub attn: Vec<Vec<f32>>,
     /// What each block's MLP adds: L × (T, C).

@@ -3,6 +3,7 @@
 //! logits and gradients computed from it.
 
 use super::block::Block;
+use super::edits::{apply, Edit, Site};
 use super::extras::{Extras, Trace};
 use super::layers::{dropout, Dropout, Linear, Norm, ParamId};
 use crate::autograd::{Graph, Var};
@@ -133,6 +134,8 @@ impl GPT {
         for block in &self.blocks {
             x = block.forward(g, x, extras); // (B, T, C)
         }
+        let last = self.blocks.len();
+        x = apply(g, x, extras.edits, 0, |s| matches!(s, Site::Residual { layer, .. } if *layer == last));
         if let Some(trace) = extras.trace.as_deref_mut() {
             trace.residual.push(Trace::keep(g, x));
         }
@@ -142,9 +145,15 @@ impl GPT {
 
     /// The logits (B, T, V) for `idx` (B×T ids), in evaluation mode (no dropout).
     pub fn logits(&self, idx: &[usize], b: usize, t: usize) -> Result<ArrayD<f32>> {
+        self.logits_edited(idx, b, t, &[])
+    }
+
+    /// The same with `edits` made to the pass.
+    pub fn logits_edited(&self, idx: &[usize], b: usize, t: usize, edits: &[Edit]) -> Result<ArrayD<f32>> {
         self.check_input(idx, b, t)?;
+        super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, &self.workspace);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: None });
         Ok(g.value(logits).clone())
     }
 
@@ -166,18 +175,24 @@ impl GPT {
         b: usize,
         t: usize,
     ) -> Result<(f32, usize)> {
+        let (loss, right) = self.score_edited(ws, Batch { idx, targets, b, t }, &[])?;
+        Ok((loss, right.iter().filter(|&&r| r).count()))
+    }
+
+    /// As [`GPT::score_in`] with `edits` made to the pass, and whether each row is exactly right.
+    pub fn score_edited(&self, ws: &Workspace, batch: Batch, edits: &[Edit]) -> Result<(f32, Vec<bool>)> {
+        let Batch { idx, targets, b, t } = batch;
         self.check_input(idx, b, t)?;
         self.check_targets(targets, b, t)?;
+        super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, ws);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: None });
         let v = self.config.vocab_size;
         let values = g.value(logits).as_slice().expect("standard layout");
         let right = |(row, &target): (&[f32], &usize)| target == IGNORE || crate::ops::argmax(row) == target;
         let rows_right = (0..b)
-            .filter(|&r| {
-                values[r * t * v..(r + 1) * t * v].chunks_exact(v).zip(&targets[r * t..(r + 1) * t]).all(right)
-            })
-            .count();
+            .map(|r| values[r * t * v..(r + 1) * t * v].chunks_exact(v).zip(&targets[r * t..(r + 1) * t]).all(right))
+            .collect();
         let loss = g.cross_entropy(logits, targets);
         Ok((scalar(g.value(loss)), rows_right))
     }
@@ -207,7 +222,7 @@ impl GPT {
         }
         let mut g = Graph::new(&self.params.values, ws);
         let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], trace: None });
         let loss = g.cross_entropy(logits, targets);
         let value = scalar(g.value(loss));
         if value.is_finite() {

@@ -1,12 +1,13 @@
 //! The GPT, as nanoGPT's `model.py`, by layer: `gpt.rs` (the model and its forward pass),
 //! `block.rs` (a pre-norm block), `attention.rs`, `mlp.rs` and `layers.rs` (linear, norm,
-//! dropout); `extras.rs` (what a pass does besides computing: dropout, a trace) and `trace.rs`
+//! dropout); `extras.rs` (what a pass does besides computing: dropout, edits (`edits.rs`), a trace) and `trace.rs`
 //! (a pass kept for looking inside, and the logit lens); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
 mod attention;
 mod block;
 mod decode;
+mod edits;
 mod extras;
 mod gpt;
 mod kv_cache;
@@ -14,6 +15,7 @@ mod layers;
 mod mlp;
 mod trace;
 
+pub use edits::{Edit, Site};
 pub use extras::Trace;
 pub use gpt::{Batch, GPT};
 pub use kv_cache::KvCache;

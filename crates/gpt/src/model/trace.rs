@@ -1,6 +1,7 @@
 //! A forward pass over one sequence kept for looking inside the model ([`Trace`]), and the logit
 //! lens, which reads a prediction off the residual stream after any layer.
 
+use super::edits::{self, Edit};
 use super::extras::{Extras, Trace};
 use super::gpt::GPT;
 use crate::autograd::Graph;
@@ -10,10 +11,16 @@ impl GPT {
     /// Runs `idx` (one sequence, at most `block_size` ids) in evaluation mode and keeps
     /// everything on the way.
     pub fn trace(&self, idx: &[usize]) -> Result<Trace> {
-        self.check_input(idx, 1, idx.len())?;
+        self.trace_edited(idx, 1, idx.len(), &[])
+    }
+
+    /// Runs `b` rows of `t` ids with `edits` in evaluation mode and keeps everything on the way.
+    pub fn trace_edited(&self, idx: &[usize], b: usize, t: usize, edits: &[Edit]) -> Result<Trace> {
+        self.check_input(idx, b, t)?;
+        edits::check(edits, self.config(), t)?;
         let mut g = Graph::new(&self.params().values, &self.workspace);
-        let mut trace = Trace { t: idx.len(), ..Trace::default() };
-        let logits = self.forward(&mut g, idx, 1, idx.len(), &mut Extras { dropout: None, trace: Some(&mut trace) });
+        let mut trace = Trace { t, b, ..Trace::default() };
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: Some(&mut trace) });
         trace.logits = Trace::keep(&g, logits);
         Ok(trace)
     }

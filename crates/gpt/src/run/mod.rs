@@ -14,6 +14,7 @@ mod problems;
 mod state;
 
 pub use adjust::TextFit;
+pub(crate) use problems::{shown_example, shown_problems};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use state::{Details, Status};
 

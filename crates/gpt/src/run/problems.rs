@@ -5,6 +5,7 @@
 use super::Run;
 use crate::data::{Problem, Split, TaskConfig, TaskData};
 use crate::error::{Error, Result};
+use crate::model::Edit;
 use crate::rng::Rng;
 use serde::Serialize;
 
@@ -51,7 +52,7 @@ pub struct TaskDetails {
 }
 
 impl Run {
-    fn trained_task(&self) -> Result<&TaskData> {
+    pub(crate) fn trained_task(&self) -> Result<&TaskData> {
         self.task().ok_or_else(|| Error::Config("this run trains on text, not on a task's problems".into()))
     }
 
@@ -60,7 +61,7 @@ impl Run {
         let task = self.task()?;
         Some(TaskDetails {
             config: task.config().clone(),
-            held_out_example: task.text(&task.example(Split::Val, SHOWN_SEED).tokens),
+            held_out_example: task.text(&shown_example(task).tokens),
             sizes: task.sizes(),
         })
     }
@@ -68,8 +69,7 @@ impl Run {
     /// The model's answers to `n` held-out problems (at most [`MAX_SHOWN`]), the same ones each time.
     pub fn held_out_solutions(&self, n: usize) -> Result<Vec<Solution>> {
         let task = self.trained_task()?;
-        let mut rng = Rng::new(SHOWN_SEED);
-        (0..n.min(MAX_SHOWN)).map(|_| self.solution(task, &task.draw(Split::Val, &mut rng))).collect()
+        shown_problems(task, n).iter().map(|problem| self.solution(task, problem)).collect()
     }
 
     /// The model's answer to the problem whose prompt a person typed (`bdca`, `12+34`).
@@ -79,7 +79,7 @@ impl Run {
     }
 
     fn solution(&self, task: &TaskData, problem: &Problem) -> Result<Solution> {
-        let answer = self.greedy_answer(problem)?;
+        let answer = self.greedy_answer(problem, &[])?;
         Ok(Solution {
             prompt: task.text(problem.prompt()),
             answer: task.text(&answer),
@@ -93,10 +93,10 @@ impl Run {
         })
     }
 
-    /// The answer greedy decoding writes: at each position the most likely token (the first of
-    /// equals), read by a full forward pass as evaluation reads it, so a problem it marks right
-    /// is one evaluation counts right; a given token as it is.
-    fn greedy_answer(&self, problem: &Problem) -> Result<Vec<u32>> {
+    /// The answer greedy decoding writes with `edits` made to the model: at each position the
+    /// most likely token (the first of equals), read by a full forward pass as evaluation reads
+    /// it, so a problem it marks right is one evaluation counts right; a given token as it is.
+    pub(crate) fn greedy_answer(&self, problem: &Problem, edits: &[Edit]) -> Result<Vec<u32>> {
         let v = self.vocab_size();
         let mut context: Vec<usize> = problem.prompt().iter().map(|&t| t as usize).collect();
         for (i, &given) in problem.answer().iter().enumerate() {
@@ -104,10 +104,21 @@ impl Run {
                 context.push(given as usize);
                 continue;
             }
-            let logits = self.model.logits(&context, 1, context.len())?;
+            let logits = self.model.logits_edited(&context, 1, context.len(), edits)?;
             let last = &logits.as_slice().expect("fresh logits")[(context.len() - 1) * v..];
             context.push(crate::ops::argmax(last));
         }
         Ok(context[problem.prompt_len..].iter().map(|&t| t as u32).collect())
     }
+}
+
+/// The `n` held-out problems the page shows (at most [`MAX_SHOWN`]), the same ones each time.
+pub(crate) fn shown_problems(task: &TaskData, n: usize) -> Vec<Problem> {
+    let mut rng = Rng::new(SHOWN_SEED);
+    (0..n.min(MAX_SHOWN)).map(|_| task.draw(Split::Val, &mut rng)).collect()
+}
+
+/// The held-out problem the page shows whole (the attention view's text), always the same.
+pub(crate) fn shown_example(task: &TaskData) -> Problem {
+    task.example(Split::Val, SHOWN_SEED)
 }

@@ -68,6 +68,9 @@ impl Run {
         };
         self.history.evals.push(evaluation);
         self.record_heads()?;
+        self.record_ablations()?;
+        self.record_composition()?;
+        self.record_fourier()?;
         Ok(evaluation)
     }
 

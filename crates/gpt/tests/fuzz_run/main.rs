@@ -45,6 +45,21 @@ fn views() -> impl Strategy<Value = Vec<String>> {
     proptest::sample::subsequence(names, 0..=count)
 }
 
+/// What the ablation, patching and attribution views may be asked.
+fn questions() -> impl Strategy<Value = gpt::inspect::Questions> {
+    use gpt::model::Site;
+    let part = 0usize..6;
+    let site = prop_oneof![
+        (part.clone(), part.clone()).prop_map(|(layer, head)| Site::Head { layer, head }),
+        part.clone().prop_map(|layer| Site::Mlp { layer }),
+        (part.clone(), 0usize..40).prop_map(|(layer, position)| Site::Residual { layer, position }),
+    ];
+    let fill = prop_oneof![Just(gpt::inspect::Fill::Zero), Just(gpt::inspect::Fill::Mean)];
+    (proptest::option::of(site), fill, 0usize..200, texts(), texts()).prop_map(
+        |(ablate, fill, shown, clean, corrupted)| gpt::inspect::Questions { ablate, fill, shown, clean, corrupted },
+    )
+}
+
 /// One call the page can make on a run.
 #[derive(Debug, Clone)]
 enum Call {
@@ -52,8 +67,9 @@ enum Call {
     /// A prompt, a temperature and a count, with the edge value in one of them half the time.
     NextTokens(String, f32, usize, Edge),
     Attention(String),
-    /// Some of the views (an unknown one among them, now and then), a probe and a prompt.
-    Inside(Vec<String>, String, String),
+    /// Some of the views (an unknown one among them, now and then), a probe, a prompt and the
+    /// testing views' questions (a part that may not exist, inputs of any text).
+    Inside(Vec<String>, String, String, Box<gpt::inspect::Questions>),
     UseText(String),
     /// New settings; with `true`, on the run's own architecture, tokenizer and seed, as the
     /// page's paused form sends them.
@@ -75,7 +91,12 @@ fn call() -> BoxedStrategy<Call> {
         (sample_config(), chunk).prop_map(|(c, n)| Call::Sample(c, n)),
         (texts(), 0.0f32..2.0, 0usize..10, edge()).prop_map(|(p, t, k, e)| Call::NextTokens(p, t, k, e)),
         texts().prop_map(Call::Attention),
-        (views(), texts(), texts()).prop_map(|(views, probe, prompt)| Call::Inside(views, probe, prompt)),
+        (views(), texts(), texts(), questions()).prop_map(|(views, probe, prompt, q)| Call::Inside(
+            views,
+            probe,
+            prompt,
+            Box::new(q)
+        )),
         texts().prop_map(Call::UseText),
         (settings(), any::<bool>()).prop_map(|(s, same_model)| Call::UpdateSettings(Box::new(s), same_model)),
         prop_oneof![0usize..2_000, edge().prop_map(|e| e.count)].prop_map(Call::SetMaxIters),
@@ -106,7 +127,7 @@ fn make(run: &mut Run, call: &Call) {
             run.next_tokens(prompt, temperature, k).map(drop)
         }
         Call::Attention(text) => run.attention(text).map(drop),
-        Call::Inside(views, probe, prompt) => run.inside(views, probe, prompt).map(drop),
+        Call::Inside(views, probe, prompt, questions) => run.inside(views, probe, prompt, questions).map(drop),
         Call::UseText(text) => run.use_text(text),
         Call::UpdateSettings(settings, same_model) => {
             let mut new = settings.clone();

@@ -1,0 +1,176 @@
+//! `gpt inspect`: test what a checkpoint's heads do, as the page's views do: knock a head or an
+//! MLP out, patch a clean input into a corrupted one, split the answer's logit among the parts,
+//! score how heads compose, and grokking's Fourier measures. `--json` prints the view's data
+//! whole (with its history over training); otherwise a table.
+
+use gpt::inspect::{Fill, Questions};
+use gpt::model::Site;
+use serde_json::Value;
+use std::path::PathBuf;
+
+#[derive(clap::ValueEnum, Clone, Copy)]
+enum Measure {
+    Ablation,
+    Patching,
+    Attribution,
+    Composition,
+    Fourier,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// What to measure.
+    #[arg(value_enum)]
+    measure: Measure,
+    /// The part to knock out, counting from 1: `L1H2` (layer 1, head 2) or `MLP1`; by default the
+    /// head whose loss costs the most.
+    #[arg(long)]
+    ablate: Option<String>,
+    /// Replace the knocked-out output by zeros, or by its mean over held-out rows.
+    #[arg(long, default_value = "mean", value_parser = ["mean", "zero"])]
+    fill: String,
+    /// The clean input: a task's prompt (`bdca`, `12+34`) or a text; with --corrupted. Both left
+    /// out: proposed from the run.
+    #[arg(long, default_value = "")]
+    clean: String,
+    #[arg(long, default_value = "")]
+    corrupted: String,
+    /// Print the view's data as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let run = crate::shared::open_run(&a.checkpoint)?;
+    let ablate = match &a.ablate {
+        None => None,
+        Some(label) => {
+            Some(Site::parse(label).ok_or(format!("--ablate: {label:?} is not a head (L1H2) or an MLP (MLP1)"))?)
+        }
+    };
+    let fill = if a.fill == "zero" { Fill::Zero } else { Fill::Mean };
+    let questions = Questions { ablate, fill, clean: a.clean, corrupted: a.corrupted, ..Default::default() };
+    let name = match a.measure {
+        Measure::Ablation => "ablation",
+        Measure::Patching => "patching",
+        Measure::Attribution => "attribution",
+        Measure::Composition => "composition",
+        Measure::Fourier => "fourier",
+    };
+    let inside = run.inside(&[name.to_string()], "", "", &questions).map_err(|e| e.to_string())?;
+    let data = &inside.views[name];
+    if a.json {
+        println!("{data}");
+        return Ok(());
+    }
+    let n_head = inside.n_head;
+    match a.measure {
+        Measure::Ablation => print_ablation(data, n_head),
+        Measure::Patching => print_patching(data, n_head),
+        Measure::Attribution => {
+            println!(
+                "{:?} over {:?}: logit {:.4}, difference {:.4}",
+                data["answer"],
+                data["wrong"],
+                f(&data["logit"]),
+                f(&data["difference"])
+            );
+            for part in data["parts"].as_array().into_iter().flatten() {
+                println!(
+                    "{:>22} {:>9.4} {:>9.4}",
+                    part["name"].as_str().unwrap_or(""),
+                    f(&part["logit"]),
+                    f(&part["difference"])
+                );
+            }
+        }
+        Measure::Composition if data.is_null() => println!("composition needs two layers or more"),
+        Measure::Composition => {
+            for kind in ["q", "k", "v"] {
+                println!(
+                    "{}-composition (rows: a head of layer l, columns: a head of layer l + 1)",
+                    kind.to_uppercase()
+                );
+                print_grid(&data["now"][kind], n_head, |r| format!("L{}H{}", r / n_head + 1, r % n_head + 1));
+            }
+        }
+        Measure::Fourier if data.is_null() => println!("the Fourier measures are for the modular task"),
+        Measure::Fourier => {
+            let now = &data["now"];
+            println!("key frequencies {} (embedding norm by frequency: {})", now["key"], now["norms"]);
+            println!("{:>7} {:>10} {:>10} {:>10} {:>10}", "step", "train", "test", "restricted", "excluded");
+            for p in data["history"].as_array().into_iter().flatten() {
+                let step = p["step"].as_u64().unwrap_or(0);
+                println!(
+                    "{step:>7} {:>10.4} {:>10.4} {:>10.4} {:>10.4}",
+                    f(&p["train_loss"]),
+                    f(&p["test_loss"]),
+                    f(&p["restricted_loss"]),
+                    f(&p["excluded_loss"])
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// `values` as rows of `width`, row r named by `name(r)`.
+fn print_grid(values: &Value, width: usize, name: impl Fn(usize) -> String) {
+    let values: Vec<f64> = values.as_array().into_iter().flatten().map(f).collect();
+    for (r, row) in values.chunks(width.max(1)).enumerate() {
+        let cells: Vec<String> = row.iter().map(|v| format!("{v:>8.3}")).collect();
+        println!("{:>10} {}", name(r), cells.join(" "));
+    }
+}
+
+fn print_ablation(data: &Value, n_head: usize) {
+    let grid = &data["grid"];
+    let accuracy = grid["head_accuracy"].as_array().is_some_and(|a| !a.is_empty());
+    let (heads, mlps) = if accuracy { ("head_accuracy", "mlp_accuracy") } else { ("head_loss", "mlp_loss") };
+    let what = if accuracy { "held-out accuracy lost" } else { "held-out loss added" };
+    println!(
+        "{what} by each head knocked out ({} fill, {} held-out rows; rows: layers, columns: heads)",
+        grid["fill"], grid["rows"]
+    );
+    print_grid(&grid[heads], n_head, |r| format!("L{}", r + 1));
+    println!("{what} by each MLP: {}", grid[mlps]);
+    let a = &data["ablation"];
+    let site = &a["site"];
+    let label = match site["kind"].as_str() {
+        Some("mlp") => format!("MLP{}", site["layer"].as_u64().unwrap_or(0) + 1),
+        _ => format!("L{}H{}", site["layer"].as_u64().unwrap_or(0) + 1, site["head"].as_u64().unwrap_or(0) + 1),
+    };
+    println!("{label} knocked out: loss {:.4} → {:.4}", f(&a["whole"]["loss"]), f(&a["ablated"]["loss"]));
+    if accuracy {
+        println!("accuracy {:.1}% → {:.1}%", 100.0 * f(&a["whole"]["accuracy"]), 100.0 * f(&a["ablated"]["accuracy"]));
+        for flip in a["flips"].as_array().into_iter().flatten() {
+            println!(
+                "  {} expected {}: {} → {}",
+                flip["prompt"], flip["expected"], flip["answer"], flip["ablated_answer"]
+            );
+        }
+    }
+}
+
+fn print_patching(data: &Value, n_head: usize) {
+    println!(
+        "clean {} → {}, corrupted {} → {}",
+        data["clean_text"], data["answer"], data["corrupted_text"], data["wrong"]
+    );
+    println!(
+        "logit difference: clean {:.4}, corrupted {:.4}",
+        f(&data["clean_difference"]),
+        f(&data["corrupted_difference"])
+    );
+    println!("share restored by each head's clean output (rows: layers, columns: heads)");
+    print_grid(&data["heads"], n_head, |r| format!("L{}", r + 1));
+    let t = data["clean"].as_array().map_or(1, Vec::len);
+    println!("share restored by the clean stream entering each layer (columns: positions)");
+    print_grid(&data["residual"], t, |r| format!("L{}", r + 1));
+}
