@@ -10,6 +10,15 @@ const tooltip = $('inside-tooltip');
 const dialog = { dialog: $('attention-dialog'), dialogTitle: $('attention-dialog-title'), large: $('attention-large'), readout: $('attention-large-readout'), tooltip };
 
 let uniformLoss = () => 1;
+/** What the testing views ask (crates/gpt/src/inspect/look.rs, `Questions`): the part to knock out and how, and the patching pair. */
+const questions = { ablate: null, fill: 'mean', clean: '', corrupted: '' };
+
+/** A view changes its question: the worker computes the views again with it. */
+function ask(change) {
+  Object.assign(questions, change);
+  request();
+}
+
 /** Each view: its module's instance and the `<details>` that shows it. */
 const views = VIEWS.map((View) => {
   const details = document.createElement('details');
@@ -22,17 +31,20 @@ const views = VIEWS.map((View) => {
   const hint = document.createElement('p');
   hint.className = 'hint';
   hint.textContent = View.hint;
-  const view = new View(figure, { tooltip, dialog, uniformLoss: () => uniformLoss() });
-  figure.append(hint);
+  const error = document.createElement('p');
+  error.className = 'error';
+  error.setAttribute('role', 'status');
+  const view = new View(figure, { tooltip, dialog, uniformLoss: () => uniformLoss(), ask });
+  figure.append(error, hint);
   details.append(summary, figure);
   ui.views.append(details);
-  return { key: View.key, view, details };
+  return { key: View.key, view, details, error };
 });
 
 /** Tells the worker which views to send (none while the section is closed), and for which probe text. */
 function request() {
   const open = ui.details.open ? views.filter((v) => v.details.open).map((v) => v.key) : [];
-  send({ type: 'inside', views: open, probe: ui.probe.value });
+  send({ type: 'inside', views: open, probe: ui.probe.value, questions });
 }
 
 let probeTimer = 0;
@@ -49,8 +61,11 @@ export function initInside(uniform) {
   on('inside', ({ inside, timelapse: lapse }) => {
     ui.error.textContent = '';
     ui.status.textContent = `At step ${inside.step}; the views refresh at each evaluation.`;
-    for (const { key, view } of views) {
-      if (key in inside.views) view.update(inside.views[key], { inside, lapse });
+    for (const { key, view, error } of views) {
+      if (!(key in inside.views)) continue;
+      const data = inside.views[key];
+      error.textContent = data?.error ?? ''; // a view that could not answer says why; the others still show
+      if (!data?.error) view.update(data, { inside, lapse });
     }
   });
   on('error:inside', ({ message }) => { ui.error.textContent = message; });
@@ -62,8 +77,9 @@ export function setProbe(text) {
   request();
 }
 
-/** Forgets the views of a model that is gone. */
+/** Forgets the views of a model that is gone, and what was asked of them. */
 export function clearInside() {
+  Object.assign(questions, { ablate: null, clean: '', corrupted: '' });
   views.forEach(({ view }) => view.clear?.());
   ui.status.textContent = 'Train or load a model to look inside it.';
 }

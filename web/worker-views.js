@@ -12,7 +12,7 @@ export class Views {
     Object.assign(this, { post, report });
     this.attentionText = '';
     this.nextQuery = null; // the prompt and temperature whose next-token list the page shows
-    this.inside = { views: [], probe: '' }; // the views the page shows (open), and on what probe
+    this.inside = { views: [], probe: '', questions: {} }; // the views the page shows (open), on what probe, asked what
     this.lapseSent = -1; // evaluations in the time-lapse the page has
   }
 
@@ -45,7 +45,7 @@ export class Views {
   insideViews(run) {
     if (!run || this.inside.views.length === 0) return;
     try {
-      const inside = run.inside(this.inside.views, this.inside.probe, this.nextQuery?.prompt ?? '');
+      const inside = run.inside(this.inside.views, this.inside.probe, this.nextQuery?.prompt ?? '', { ...this.inside.questions, shown: SOLUTIONS });
       const steps = inside.views.timelapse?.steps.length;
       const lapse = steps !== undefined && steps !== this.lapseSent ? run.timelapse : undefined;
       if (lapse) this.lapseSent = steps;

@@ -5,7 +5,7 @@
 //               load {files: [{name, bytes}], text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
 //               workers {count (a number, or 'auto'), most}, pause, reset, save, export, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
-//               next {prompt, temperature}, inside {views, probe}.
+//               next {prompt, temperature}, inside {views, probe, questions}.
 // Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
 //               inside {inside, timelapse?}, sample-chunk {text}, sample-done, solutions {solutions},
@@ -195,8 +195,8 @@ const handlers = {
     views.nextQuery = { prompt, temperature };
     views.nextTokens(trainer.run);
   },
-  inside({ views: shown, probe }) {
-    views.inside = { views: shown, probe };
+  inside({ views: shown, probe, questions }) {
+    views.inside = { views: shown, probe, questions };
     views.lapseSent = -1; // a time-lapse opened again needs its snapshots
     if (!trainer.running) views.insideViews(trainer.run); // while training, evaluations bring the views
   },

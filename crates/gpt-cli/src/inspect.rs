@@ -24,6 +24,10 @@ pub struct Args {
     /// What to measure.
     #[arg(value_enum)]
     measure: Measure,
+    /// The text a text run trained on (its held-out part is what ablation scores); a task's run
+    /// makes its own problems.
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// The part to knock out, counting from 1: `L1H2` (layer 1, head 2) or `MLP1`; by default the
     /// head whose loss costs the most.
     #[arg(long)]
@@ -40,10 +44,32 @@ pub struct Args {
     /// Print the view's data as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Also write what the measure reads here, to check against another implementation: for
+    /// ablation the held-out rows (JSON: ids, targets with -1 where the loss skips, rows,
+    /// positions); for Fourier, which problems a + b (row a·p + b) are training ones.
+    #[arg(long)]
+    rows_out: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let run = crate::shared::open_run(&a.checkpoint)?;
+    let mut run = crate::shared::open_run(&a.checkpoint)?;
+    if let Some(path) = &a.data {
+        run.use_text(&crate::shared::read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &a.rows_out {
+        let rows = match a.measure {
+            Measure::Fourier => {
+                serde_json::json!({ "train": run.modular_training_problems().map_err(|e| e.to_string())? })
+            }
+            _ => {
+                let (ids, targets, rows, positions) = run.ablation_rows().map_err(|e| e.to_string())?;
+                let targets: Vec<i64> =
+                    targets.iter().map(|&t| if t == gpt::ops::IGNORE { -1 } else { t as i64 }).collect();
+                serde_json::json!({ "ids": ids, "targets": targets, "rows": rows, "positions": positions })
+            }
+        };
+        std::fs::write(path, rows.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let ablate = match &a.ablate {
         None => None,
         Some(label) => {

@@ -186,6 +186,8 @@ fn the_views_answer_their_questions_and_refuse_bad_ones_with_a_message() {
     assert!(inside.views["fourier"].is_null());
     assert_eq!(inside.views["patching"]["heads"].as_array().unwrap().len(), 4);
     let typed = Questions { clean: "abcd".into(), corrupted: "abcdd".into(), ..Default::default() };
-    let error = run.inside(&views[1..2], "", "", &typed).unwrap_err().to_string();
+    let inside = run.inside(&views, "", "", &typed).unwrap();
+    let error = inside.views["patching"]["error"].as_str().unwrap();
     assert!(error.contains("same length"), "{error}");
+    assert!(inside.views["ablation"]["error"].is_null(), "the other views still answer");
 }

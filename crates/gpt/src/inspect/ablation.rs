@@ -158,6 +158,13 @@ impl Run {
         Ok(())
     }
 
+    /// The held-out rows ablation reads, `(ids, targets, rows, positions)`, targets
+    /// [`crate::ops::IGNORE`] where the loss skips: for another implementation to check against.
+    pub fn ablation_rows(&self) -> Result<(Vec<usize>, Vec<usize>, usize, usize)> {
+        let Sample { idx, targets, b, t } = self.ablation_sample()?;
+        Ok((idx, targets, b, t))
+    }
+
     fn ablation_sample(&self) -> Result<Sample> {
         let data = self.data()?;
         let cfg = self.model().config();

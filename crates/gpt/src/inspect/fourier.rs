@@ -90,18 +90,29 @@ impl Run {
         Ok(())
     }
 
+    /// Whether each problem a + b (row a·p + b) of a modular run is a training problem, for
+    /// another implementation to check the excluded loss against.
+    pub fn modular_training_problems(&self) -> Result<Vec<bool>> {
+        let task = self.trained_task()?;
+        let p = task.config().reader().count("p");
+        let block = self.model().config().block_size;
+        (0..p * p)
+            .map(|i| Ok(task.split_of(&task.parse(&format!("{}+{}", i / p, i % p), block)?) == Split::Train))
+            .collect()
+    }
+
     /// The logits (p², V) for the answer of every problem a + b (row a·p + b), each problem's
     /// answer, and whether it is a training problem.
     fn all_answers(&self, task: &TaskData, p: usize) -> Result<(Vec<f64>, Vec<usize>, Vec<bool>)> {
         let (t, block, v) = (task.seq_len(), self.model().config().block_size, self.vocab_size());
-        let (mut logits, mut targets, mut train) = (Vec::with_capacity(p * p * v), vec![], vec![]);
+        let (mut logits, mut targets) = (Vec::with_capacity(p * p * v), vec![]);
+        let train = self.modular_training_problems()?;
         for first in (0..p * p).step_by(ROWS_PER_PASS) {
             let rows = ROWS_PER_PASS.min(p * p - first);
             let (mut x, mut y, mut at) = (vec![], vec![], 0);
             for i in first..first + rows {
                 let problem = task.parse(&format!("{}+{}", i / p, i % p), block)?;
                 at = problem.prompt_len - 1; // the answer is read after `a + b =`
-                train.push(task.split_of(&problem) == Split::Train);
                 targets.push(problem.answer()[0] as usize);
                 task.push_row(&problem, &mut x, &mut y, false);
             }

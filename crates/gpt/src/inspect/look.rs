@@ -49,9 +49,6 @@ impl<'a> Look<'a> {
     /// A look at `run` through `probe` (empty: the held-out text) and `prompt`, asking `questions`.
     pub fn new(run: &'a Run, probe: &str, prompt: &'a str, questions: Questions) -> Result<Look<'a>> {
         let probe = if probe.is_empty() { run.held_out() } else { window(run, probe)? };
-        if probe.is_empty() {
-            return Err(Error::Data("type a probe text: with no training text there is no held-out one".into()));
-        }
         Ok(Look { run, questions, probe, prompt, trace: OnceCell::new() })
     }
 
@@ -59,6 +56,9 @@ impl<'a> Look<'a> {
     pub fn trace(&self) -> Result<&Trace> {
         if let Some(trace) = self.trace.get() {
             return Ok(trace);
+        }
+        if self.probe.is_empty() {
+            return Err(Error::Data("type a probe text: with no training text there is no held-out one".into()));
         }
         let trace = self.run.model().trace(&self.probe)?;
         Ok(self.trace.get_or_init(|| trace))

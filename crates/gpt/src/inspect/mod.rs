@@ -37,7 +37,7 @@ pub use fourier::{key_frequencies, FourierPoint, KEY_SHARE};
 pub use heads::Heads;
 pub use look::{Look, Questions};
 pub use mlp::Mlp;
-pub use patching::Patching;
+pub use patching::{PairIds, Patching};
 pub use pca::pca;
 pub use positions::Positions;
 pub use question::{Pair, MAX_PATCH_TOKENS};
@@ -82,7 +82,7 @@ pub struct Inside {
     pub step: usize,
     pub n_layer: usize,
     pub n_head: usize,
-    /// Each view's data, by its name.
+    /// Each view's data, by its name; `{"error": message}` for one that could not be computed.
     #[cfg_attr(feature = "ts", tsify(type = "Record<string, any>"))]
     pub views: BTreeMap<&'static str, serde_json::Value>,
 }
@@ -98,7 +98,10 @@ impl Run {
                 .iter()
                 .find(|v| v.name == name)
                 .ok_or_else(|| Error::Config(format!("there is no view called {name:?}")))?;
-            views.insert(view.name, (view.compute)(&look)?);
+            // A view that cannot answer (a patching pair that does not fit) says why in its place,
+            // and the others still show.
+            let data = (view.compute)(&look).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));
+            views.insert(view.name, data);
         }
         let config = self.model().config();
         Ok(Inside { step: self.step_count(), n_layer: config.n_layer, n_head: config.n_head, views })

@@ -20,6 +20,8 @@ pub struct Patching {
     pub corrupted_text: String,
     pub answer: String,
     pub wrong: String,
+    /// The same as token ids, for another implementation to check against.
+    pub ids: PairIds,
     /// logit(answer) − logit(wrong) at the last position, on each input.
     pub clean_difference: f32,
     pub corrupted_difference: f32,
@@ -28,6 +30,16 @@ pub struct Patching {
     /// The share the clean residual stream restores, entering each layer, at each position
     /// (layer after layer, T each).
     pub residual: Vec<f32>,
+}
+
+/// A pair's token ids.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct PairIds {
+    pub clean: Vec<usize>,
+    pub corrupted: Vec<usize>,
+    pub answer: usize,
+    pub wrong: usize,
 }
 
 impl Run {
@@ -65,6 +77,12 @@ impl Run {
             corrupted_text: pair.corrupted_text.clone(),
             answer: self.tokenizer().token_text(pair.answer as u32),
             wrong: self.tokenizer().token_text(pair.wrong as u32),
+            ids: PairIds {
+                clean: pair.clean.clone(),
+                corrupted: pair.corrupted.clone(),
+                answer: pair.answer,
+                wrong: pair.wrong,
+            },
             clean_difference,
             corrupted_difference,
             heads,

@@ -1,0 +1,126 @@
+// The views that test what a head does, in Chromium: on the reverse task, knock a head out by
+// mouse and by keyboard and see the scores with and without it; patch a typed pair; read which
+// part writes the answer and how heads compose; the grokking view says which task it is for; each
+// view refreshes at evaluations while training without stalling the page; desktop, tablet and
+// phone sizes, the phone by tap.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPlayground, SHOTS, untilStatus } from './session.mjs';
+
+const TESTING = ['ablation', 'patching', 'attribution', 'composition', 'fourier'];
+let session, page, errors, shot;
+
+/** Trains the reverse task's preset for `steps` steps and opens the testing views (only those). */
+async function trainReverse(p, steps, press = 'click') {
+  await p.getByLabel('Corpus').selectOption('task:reverse');
+  await p.getByLabel('Iterations', { exact: true }).fill(String(steps));
+  await p.getByRole('button', { name: 'Train', exact: true })[press]();
+  await untilStatus(p, new RegExp(`^Finished ${steps} steps`), 120000);
+  await p.getByText('6. Inside the model')[press]();
+  await p.locator('#inside-status').getByText(new RegExp(`^At step ${steps}`)).waitFor();
+  // Only the testing views stay open, so each refresh computes just them.
+  for (const details of await p.locator('#views > details').all()) {
+    if (!TESTING.includes(await details.getAttribute('data-view'))) await details.evaluate((d) => { d.open = false; });
+  }
+}
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors, shot } = session);
+  await trainReverse(page, 300);
+});
+after(() => session?.close());
+
+test('knocking a head out by mouse and by keyboard shows the scores with and without it', async () => {
+  const grid = page.locator('#ablation-grid');
+  await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).click();
+  const detail = page.locator('#ablation-detail');
+  await detail.getByText(/^L1H1 \(layer 1 head 1\) knocked out: held-out accuracy [\d.]+% → [\d.]+%, held-out loss [\d.]+ → [\d.]+\. \d+ of the 8 shown problems flip/).waitFor();
+  assert.equal(await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).getAttribute('aria-pressed'), 'true');
+  // The keyboard: tab to another cell and press it.
+  const mlp = grid.getByRole('button', { name: /^Knock out layer 2's MLP:/ });
+  await mlp.focus();
+  await page.keyboard.press('Enter');
+  await detail.getByText(/^Layer 2's MLP knocked out/).waitFor();
+  await page.getByLabel('Replace the output by').selectOption('zero');
+  await page.waitForFunction(() => /zeros/.test(document.getElementById('ablation-fill').selectedOptions[0].text) && document.getElementById('ablation-detail').textContent.startsWith("Layer 2's MLP"));
+  assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(accuracy\) at \d+ evaluations, up to step 300/);
+  await page.getByLabel('Cost shown').selectOption('loss');
+  assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(loss\)/);
+  assert.match(await page.locator('#ablation-grid caption').textContent(), /^held-out loss added/);
+  await page.locator('[data-view="ablation"]').screenshot({ path: `${SHOTS}40-ablation-view.png` });
+  await shot('40-testing-views');
+});
+
+test('patching a typed pair and reading which part writes the answer', async () => {
+  const summary = page.locator('#patching-summary');
+  await summary.getByText(/^Clean ".+>" → ".+"; corrupted ".+>" → ".+"\. Logit difference/).waitFor();
+  assert.match(await page.getByLabel('Clean').getAttribute('placeholder'), />$/, 'the proposed pair shows until one is typed');
+  await page.getByLabel('Clean').fill('abcd');
+  await page.getByLabel('Corrupted').fill('abce');
+  await summary.getByText(/^Clean "abcd>" → "d"; corrupted "abce>" → "e"\./).waitFor();
+  const stream = page.locator('#patching-stream table');
+  assert.equal(await stream.locator('tr').count(), 1 + 2, 'a header and a row per layer');
+  assert.match(await stream.locator('th').nth(4).textContent(), /^d\/e$/, 'the changed position is marked');
+  // The clean stream entering layer 1 where the inputs differ restores everything.
+  assert.equal(await stream.locator('tr').nth(1).locator('td').nth(3).textContent(), '1.00');
+  await page.getByLabel('Corrupted').fill('abcdd');
+  await page.locator('[data-view="patching"] .error').getByText(/need prompts of the same length/).waitFor();
+  assert.match(await page.locator('#attribution-summary').textContent(), /^Answer|^$/, 'the other views still answer');
+  await page.getByLabel('Corrupted').fill('');
+  await page.getByLabel('Clean').fill('');
+  await page.locator('[data-view="patching"] .error').getByText(/^$/).waitFor({ state: 'attached' });
+  await page.locator('#attribution-summary').getByText(/^Answer ".+" after ".+>": logit -?[\d.]+, -?[\d.]+ above ".+"\./).waitFor();
+  assert.ok(await page.locator('#attribution-view tr').count() >= 1 + 11, 'embeddings, 8 heads, 2 attention biases, 2 MLPs, the norm bias');
+  await page.locator('#composition-view table').first().waitFor();
+  assert.equal(await page.locator('#composition-view table').count(), 3, 'Q, K and V between layers 1 and 2');
+  assert.match(await page.locator('#fourier-summary').textContent(), /for the modular addition task/);
+  assert.deepEqual(errors, []);
+});
+
+test('while training, the testing views refresh at each evaluation and the page never stalls', async () => {
+  await page.getByLabel('Iterations', { exact: true }).fill('900');
+  const longest = await page.evaluate(() => {
+    window.stalls = [];
+    let last = performance.now();
+    const tick = () => {
+      const now = performance.now();
+      window.stalls.push(now - last);
+      last = now;
+      if (!window.stopTicking) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    return 0;
+  });
+  assert.equal(longest, 0);
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await page.locator('#inside-status').getByText(/^At step [4-9]\d\d/).waitFor({ timeout: 120000 });
+  const stalls = await page.evaluate(() => { window.stopTicking = true; return window.stalls; });
+  const worst = Math.max(...stalls.slice(1));
+  assert.ok(worst < 100, `a frame took ${worst.toFixed(0)} ms while the views refreshed`);
+  await untilStatus(page, /^Finished 900 steps/, 120000);
+});
+
+for (const [name, viewport, device] of [
+  ['tablet', { width: 820, height: 1180 }, {}],
+  ['phone', { width: 390, height: 844 }, { hasTouch: true, isMobile: true }],
+]) {
+  test(`on a ${name}, the testing views fit and a head is knocked out by ${device.hasTouch ? 'tap' : 'click'}`, async () => {
+    const small = await openPlayground(viewport, [], device);
+    try {
+      const press = device.hasTouch ? 'tap' : 'click';
+      await trainReverse(small.page, 100, press);
+      await small.page.locator('#ablation-grid').getByRole('button', { name: /^Knock out layer 2 head 2:/ })[press]();
+      await small.page.locator('#ablation-detail').getByText(/^L2H2 \(layer 2 head 2\) knocked out/).waitFor();
+      const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 1, `the page scrolls sideways by ${overflow}px`);
+      await small.page.locator('[data-view="ablation"]').scrollIntoViewIfNeeded();
+      await small.shot(`41-testing-${name}-ablation`);
+      await small.page.locator('[data-view="patching"]').scrollIntoViewIfNeeded();
+      await small.shot(`42-testing-${name}-patching`);
+      assert.deepEqual(small.errors, []);
+    } finally {
+      await small.close();
+    }
+  });
+}

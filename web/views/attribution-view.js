@@ -1,0 +1,41 @@
+// Direct logit attribution: each part's direct share of the answer's logit (and of the logit
+// difference to the corrupted answer), through the final norm; the parts add up to the logit.
+import { paragraph } from './grid.js';
+
+export class AttributionView {
+  static key = 'attribution';
+  static title = 'Which part writes the answer';
+  static hint = 'The last residual stream is a sum of what each part wrote. Read through the final norm and the output layer, each part\'s share of the answer\'s logit (bars: its share of the difference to the corrupted answer, from the patching pair). The shares add up to the logit.';
+
+  constructor(figure) {
+    this.summary = paragraph('readout');
+    this.summary.id = 'attribution-summary';
+    this.table = document.createElement('table');
+    this.table.id = 'attribution-view';
+    this.table.className = 'bars';
+    figure.append(this.summary, this.table);
+  }
+
+  update(a) {
+    this.summary.textContent = `Answer ${JSON.stringify(a.answer)} after ${JSON.stringify(a.tokens.join(''))}: logit ${a.logit.toFixed(2)}, `
+      + `${a.difference.toFixed(2)} above ${JSON.stringify(a.wrong)}.`;
+    const top = a.parts.reduce((m, p) => Math.max(m, Math.abs(p.difference)), 1e-6);
+    const caption = document.createElement('caption');
+    caption.textContent = 'Each part\'s direct share: of the logit difference (bar) and of the logit';
+    const head = document.createElement('tr');
+    head.append(...['part', 'difference', 'logit'].map((t) => Object.assign(document.createElement('th'), { scope: 'col', textContent: t })));
+    const rows = a.parts.map((p) => {
+      const tr = document.createElement('tr');
+      const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: p.name });
+      const bar = document.createElement('td');
+      const fill = document.createElement('span');
+      fill.className = p.difference < 0 ? 'bar negative' : 'bar';
+      fill.style.width = `${(Math.abs(p.difference) / top) * 100}%`;
+      bar.append(fill, ` ${p.difference.toFixed(2)}`);
+      const logit = Object.assign(document.createElement('td'), { textContent: p.logit.toFixed(2) });
+      tr.append(name, bar, logit);
+      return tr;
+    });
+    this.table.replaceChildren(caption, head, ...rows);
+  }
+}

@@ -1,0 +1,71 @@
+// Composition scores: how much each head reads, through its queries, keys or values, what a head
+// of the layer before wrote. The induction circuit (a previous-token head, then an induction head
+// reading it through its keys) is named and its K-composition drawn over training.
+import { CanvasView, PALETTE, frame, line, viewCanvas } from './plot.js';
+import { extent, gridTable, headName, paragraph } from './grid.js';
+
+class CircuitChart extends CanvasView {
+  draw(ctx, size, { history, at }) {
+    const top = Math.max(0.05, ...history.map((c) => c.k[at])) * 1.1;
+    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], { xLabel: 'step', yLabel: 'K-composition' });
+    line(ctx, history.map((c) => [c.step, c.k[at]]), box, PALETTE[1], 2);
+    this.canvas.setAttribute('aria-label', `The circuit's K-composition at ${history.length} evaluations: ${history.at(-1).k[at].toFixed(2)} at step ${history.at(-1).step}`);
+  }
+}
+
+export class CompositionView {
+  static key = 'composition';
+  static title = 'How heads compose';
+  static hint = 'Q-, K- and V-composition (Elhage et al. 2021): how strongly a head of one layer reads what a head of the layer before writes, through its queries, keys or values (0: not at all, larger: more than random matrices). An induction head reads a previous-token head through its keys.';
+  static wide = true;
+
+  constructor(figure) {
+    this.circuit = paragraph('readout');
+    this.circuit.id = 'composition-circuit';
+    this.tables = document.createElement('div');
+    this.tables.id = 'composition-view';
+    this.tables.className = 'tables';
+    figure.append(this.circuit, this.tables);
+    this.chart = new CircuitChart(viewCanvas(figure, 'composition-chart', 'The induction circuit\'s K-composition over training'));
+  }
+
+  update(data, { inside }) {
+    if (!data) {
+      this.circuit.textContent = 'Composition needs two layers or more.';
+      this.tables.replaceChildren();
+      this.chart.update(null);
+      return;
+    }
+    const { now, history, circuit } = data;
+    const [layers, nh] = [inside.n_layer, inside.n_head];
+    const scale = extent([...now.q, ...now.k, ...now.v]);
+    const tables = [];
+    for (let l = 0; l + 1 < layers; l++) {
+      for (const [kind, scores] of [['Q', now.q], ['K', now.k], ['V', now.v]]) {
+        const at = (h1, h2) => (l * nh + h1) * nh + h2;
+        const table = gridTable({
+          caption: `${kind}-composition, layer ${l + 1} → ${l + 2}`,
+          rows: nh,
+          cols: nh,
+          rowLabel: (h) => headName(l, h),
+          colLabel: (h) => headName(l + 1, h),
+          value: (h1, h2) => scores[at(h1, h2)],
+          text: (v) => v.toFixed(2),
+          scale,
+        });
+        if (kind === 'K' && circuit?.layer === l) table.rows[circuit.previous + 1].cells[circuit.induction + 1].classList.add('circuit');
+        tables.push(table);
+      }
+    }
+    this.tables.replaceChildren(...tables);
+    if (!circuit) {
+      this.circuit.textContent = 'No evaluation yet names a previous-token head and an induction head.';
+      this.chart.update(null);
+      return;
+    }
+    const [prev, ind] = [headName(circuit.layer, circuit.previous), headName(circuit.layer + 1, circuit.induction)];
+    this.circuit.textContent = `${circuit.formed ? 'Induction circuit formed' : 'Candidate induction circuit (not formed yet)'}: previous-token head ${prev} → induction head ${ind}, K-composition ${circuit.k.toFixed(2)} (outlined).`;
+    const at = (circuit.layer * nh + circuit.previous) * nh + circuit.induction;
+    this.chart.update(history.length > 0 ? { history, at } : null);
+  }
+}

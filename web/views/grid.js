@@ -1,0 +1,68 @@
+// Tables the testing views share: a grid of numbers, each cell coloured by its value and, where
+// a cell can be picked (a head to knock out), a button a mouse, a tap or the keyboard presses.
+import { diverging } from './plot.js';
+
+/** `[r, g, b]` as a CSS colour. */
+const css = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
+
+/**
+ * A table of `rows` × `cols` cells: `value(r, c)` coloured on ±`scale` (orange positive, blue
+ * negative), written as `text(v)`, headed by `rowLabel(r)` and `colLabel(c)`. With `pick`, each
+ * cell is a button named `name(r, c, v)` that calls `pick(r, c)`; `selected(r, c)` marks one.
+ */
+export function gridTable({ caption, rows, cols, rowLabel, colLabel, value, text, scale = 1, pick, name, selected }) {
+  const table = document.createElement('table');
+  table.className = 'grid-table';
+  const cap = document.createElement('caption');
+  cap.textContent = caption;
+  const head = document.createElement('tr');
+  head.append(document.createElement('th'), ...Array.from({ length: cols }, (_, c) => header(colLabel(c), 'col')));
+  table.append(cap, head);
+  for (let r = 0; r < rows; r++) {
+    const tr = document.createElement('tr');
+    tr.append(header(rowLabel(r), 'row'));
+    for (let c = 0; c < cols; c++) {
+      const v = value(r, c);
+      const td = document.createElement('td');
+      const finite = Number.isFinite(v);
+      td.style.background = finite ? css(diverging(v / (scale || 1))) : '';
+      const content = finite ? text(v) : '—';
+      if (pick) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = content;
+        button.setAttribute('aria-label', name(r, c, v));
+        button.setAttribute('aria-pressed', String(Boolean(selected?.(r, c))));
+        button.addEventListener('click', () => pick(r, c));
+        td.append(button);
+      } else {
+        td.textContent = content;
+      }
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  return table;
+}
+
+function header(text, scope) {
+  const th = document.createElement('th');
+  th.scope = scope;
+  th.textContent = text;
+  return th;
+}
+
+/** The largest magnitude among `values` (at least `floor`), for a colour scale. */
+export function extent(values, floor = 1e-6) {
+  return values.reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), floor);
+}
+
+/** A paragraph for a view's figure. */
+export function paragraph(className = '') {
+  const p = document.createElement('p');
+  p.className = className;
+  return p;
+}
+
+/** Layer `l`, head `h` as the page names them, counting from 1. */
+export const headName = (l, h) => `L${l + 1}H${h + 1}`;
