@@ -103,17 +103,9 @@ impl Run {
         ts(&AttentionMaps::from(self.inner.attention(text).map_err(js_error)?))
     }
 
-    /// The views called `views` for `probe` (empty: held-out text), the sampling `prompt` and
-    /// the testing views' `questions`.
-    pub fn inside(
-        &self,
-        views: Vec<String>,
-        probe: &str,
-        prompt: &str,
-        questions: Ts<Questions>,
-    ) -> JsResult<Ts<Inside>> {
-        let questions = read(questions, "the views' questions")?;
-        ts(&self.inner.inside(&views, probe, prompt, &questions).map_err(js_error)?)
+    /// The views called `views` for `probe` (empty: held-out text), the sampling `prompt`, and what the views are `asked`.
+    pub fn inside(&self, views: Vec<String>, probe: &str, prompt: &str, asked: Ts<Questions>) -> JsResult<Ts<Inside>> {
+        ts(&self.inner.inside(&views, probe, prompt, &read(asked, "the views' questions")?).map_err(js_error)?)
     }
 
     /// The attention snapshots of each evaluation.

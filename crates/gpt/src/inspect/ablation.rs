@@ -8,52 +8,19 @@
 //! position, as TransformerLens's mean ablation over a batch; for text, over rows and positions.
 
 use super::look::{value, Look};
+pub use super::records::{AblationGrid, Fill, Score};
 use crate::data::Split;
 use crate::error::Result;
 use crate::model::{Batch, Edit, Site, Trace};
 use crate::rng::Rng;
 use crate::run::Run;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Tokens the grid's forward passes read in all, which bounds its cost at each evaluation.
 const GRID_TOKENS: usize = 32_768;
 /// Rows the held-out sample holds at most.
 const MAX_ROWS: usize = 256;
 const SAMPLE_SEED: u64 = 0x6162_6c61_7465_0006;
-
-/// What replaces the knocked-out output.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-#[serde(rename_all = "snake_case")]
-pub enum Fill {
-    Zero,
-    #[default]
-    Mean,
-}
-
-/// Held-out loss and, for a task, accuracy (share of rows exactly right), with the model whole.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct Score {
-    pub loss: f32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accuracy: Option<f32>,
-}
-
-/// Every head's and every MLP's ablation cost at one step: the held-out loss each adds, and the
-/// held-out accuracy each takes away (empty for text). Heads layer after layer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct AblationGrid {
-    pub step: usize,
-    pub fill: Fill,
-    pub rows: usize,
-    pub whole: Score,
-    pub head_loss: Vec<f32>,
-    pub head_accuracy: Vec<f32>,
-    pub mlp_loss: Vec<f32>,
-    pub mlp_accuracy: Vec<f32>,
-}
 
 /// One part knocked out: the held-out scores with and without it, and the shown problems whose
 /// greedy answer turns right or wrong.

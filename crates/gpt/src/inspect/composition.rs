@@ -8,21 +8,12 @@
 //! An induction head shows as strong K-composition with a previous-token head before it.
 
 use super::look::{value, Look};
+pub use super::records::Composition;
 use super::scores::{HeadScores, INDUCTION_THRESHOLD};
 use crate::error::{Error, Result};
 use crate::ops::NormKind;
 use crate::run::Run;
-use serde::{Deserialize, Serialize};
-
-/// Every pair's scores at one step, each [layer l][head in l][head in l + 1], flat.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct Composition {
-    pub step: usize,
-    pub q: Vec<f32>,
-    pub k: Vec<f32>,
-    pub v: Vec<f32>,
-}
+use serde::Serialize;
 
 /// A previous-token head and the induction head after it, and their K-composition.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

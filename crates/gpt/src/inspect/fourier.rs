@@ -14,34 +14,16 @@
 //! Each evaluation of a modular run records them, with the key frequencies of that step.
 
 use super::look::{value, Look};
+pub use super::records::FourierPoint;
 use crate::data::{Split, TaskData};
 use crate::error::Result;
 use crate::run::Run;
-use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
 
 /// A key frequency holds at least this many times the norm² an even spread gives each.
 pub const KEY_SHARE: f32 = 2.0;
 /// Problems per forward pass.
 const ROWS_PER_PASS: usize = 1024;
-
-/// The measures at one step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct FourierPoint {
-    pub step: usize,
-    /// The embedding's norm at frequency 0 (constant), 1, …, (p − 1) / 2.
-    pub norms: Vec<f32>,
-    /// The key frequencies, strongest first.
-    pub key: Vec<usize>,
-    /// Loss on every problem with only the key frequencies (and the constant) kept in the logits.
-    pub restricted_loss: f32,
-    /// Loss on the training problems with the key frequencies removed from the logits.
-    pub excluded_loss: f32,
-    /// The plain losses on the same logits: training problems, held-out problems.
-    pub train_loss: f32,
-    pub test_loss: f32,
-}
 
 impl Run {
     /// The progress measures now, for a run on modular addition.

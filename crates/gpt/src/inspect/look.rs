@@ -20,7 +20,7 @@ const GUESSES: usize = 5;
 pub struct Questions {
     /// The part the ablation view knocks out; none: the head whose loss costs the most.
     pub ablate: Option<crate::model::Site>,
-    pub fill: super::ablation::Fill,
+    pub fill: super::records::Fill,
     /// Held-out problems the page lists, among which the ablation view finds flips.
     pub shown: usize,
     /// The clean and corrupted inputs of patching and attribution (a task's prompts, or texts);

@@ -21,6 +21,7 @@ mod pca;
 mod positions;
 mod question;
 mod record;
+pub mod records;
 mod residual;
 pub mod scores;
 pub mod snapshots;

@@ -54,12 +54,12 @@ pub struct History {
     pub evals: Vec<Evaluation>,
     /// Every attention head's scores at each evaluation (see [`crate::inspect::scores`]).
     pub heads: Vec<crate::inspect::scores::HeadScores>,
-    /// Every head's and MLP's mean-ablation cost at each evaluation (see [`crate::inspect::AblationGrid`]).
-    pub ablations: Vec<crate::inspect::AblationGrid>,
+    /// Every head's and MLP's mean-ablation cost at each evaluation (see [`crate::inspect::records::AblationGrid`]).
+    pub ablations: Vec<crate::inspect::records::AblationGrid>,
     /// Q-, K- and V-composition between heads of consecutive layers at each evaluation.
-    pub composition: Vec<crate::inspect::Composition>,
+    pub composition: Vec<crate::inspect::records::Composition>,
     /// Grokking's progress measures at each evaluation of a modular-addition run.
-    pub fourier: Vec<crate::inspect::FourierPoint>,
+    pub fourier: Vec<crate::inspect::records::FourierPoint>,
     /// Each step's training time since the first step, in seconds: the steps' own time, evaluations
     /// left out, so runs compare by what their training cost. Kept while it covers every step (a
     /// run saved before it was recorded has none).
