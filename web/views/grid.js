@@ -5,6 +5,12 @@ import { diverging } from './plot.js';
 /** `[r, g, b]` as a CSS colour. */
 const css = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
 
+/** Black or white, whichever reads better on `[r, g, b]` (WCAG's relative luminance). */
+function ink(rgb) {
+  const [r, g, b] = rgb.map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.18 ? '#111827' : '#ffffff';
+}
+
 /**
  * A table of `rows` × `cols` cells: `value(r, c)` coloured on ±`scale` (orange positive, blue
  * negative), written as `text(v)`, headed by `rowLabel(r)` and `colLabel(c)`. With `pick`, each
@@ -16,7 +22,8 @@ export function gridTable({ caption, rows, cols, rowLabel, colLabel, value, text
   const cap = document.createElement('caption');
   cap.textContent = caption;
   const head = document.createElement('tr');
-  head.append(document.createElement('th'), ...Array.from({ length: cols }, (_, c) => header(colLabel(c), 'col')));
+  // The corner cell heads nothing, so it is a plain cell.
+  head.append(document.createElement('td'), ...Array.from({ length: cols }, (_, c) => header(colLabel(c), 'col')));
   table.append(cap, head);
   for (let r = 0; r < rows; r++) {
     const tr = document.createElement('tr');
@@ -25,7 +32,9 @@ export function gridTable({ caption, rows, cols, rowLabel, colLabel, value, text
       const v = value(r, c);
       const td = document.createElement('td');
       const finite = Number.isFinite(v);
-      td.style.background = finite ? css(diverging(v / (scale || 1))) : '';
+      const colour = diverging(finite ? v / (scale || 1) : 0);
+      td.style.background = css(colour);
+      td.style.color = ink(colour);
       const content = finite ? text(v) : '—';
       if (pick) {
         const button = document.createElement('button');
