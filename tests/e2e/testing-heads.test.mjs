@@ -61,7 +61,7 @@ test('patching a typed pair and reading which part writes the answer', async () 
   await summary.getByText(/^Clean "abcd>" → "d"; corrupted "abce>" → "e"\./).waitFor();
   const stream = page.locator('#patching-stream table');
   assert.equal(await stream.locator('tr').count(), 1 + 2, 'a header and a row per layer');
-  assert.match(await stream.locator('th').nth(4).textContent(), /^d\/e$/, 'the changed position is marked');
+  assert.match(await stream.locator('th').nth(3).textContent(), /^d\/e$/, 'the changed position is marked');
   // The clean stream entering layer 1 where the inputs differ restores everything.
   assert.equal(await stream.locator('tr').nth(1).locator('td').nth(3).textContent(), '1.00');
   await page.getByLabel('Corrupted').fill('abcdd');

@@ -41,6 +41,10 @@ export class PatchingView {
     this.stream = document.createElement('div');
     this.stream.id = 'patching-stream';
     this.stream.className = 'scroll';
+    // It scrolls sideways on a narrow screen: the keyboard must be able to reach it.
+    this.stream.tabIndex = 0;
+    this.stream.setAttribute('role', 'region');
+    this.stream.setAttribute('aria-label', 'Share restored at each layer and position');
     figure.append(cleanLabel, corruptedLabel, this.summary, this.heads, this.stream);
   }
 
