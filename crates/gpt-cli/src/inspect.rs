@@ -167,11 +167,7 @@ fn print_ablation(data: &Value, n_head: usize) {
     print_grid(&grid[heads], n_head, |r| format!("L{}", r + 1));
     println!("{what} by each MLP: {}", grid[mlps]);
     let a = &data["ablation"];
-    let site = &a["site"];
-    let label = match site["kind"].as_str() {
-        Some("mlp") => format!("MLP{}", site["layer"].as_u64().unwrap_or(0) + 1),
-        _ => format!("L{}H{}", site["layer"].as_u64().unwrap_or(0) + 1, site["head"].as_u64().unwrap_or(0) + 1),
-    };
+    let label = serde_json::from_value::<Site>(a["site"].clone()).map_or_else(|_| "?".into(), |site| site.label());
     println!("{label} knocked out: loss {:.4} → {:.4}", f(&a["whole"]["loss"]), f(&a["ablated"]["loss"]));
     if accuracy {
         println!("accuracy {:.1}% → {:.1}%", 100.0 * f(&a["whole"]["accuracy"]), 100.0 * f(&a["ablated"]["accuracy"]));

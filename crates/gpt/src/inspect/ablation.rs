@@ -11,7 +11,7 @@ use super::look::{value, Look};
 pub use super::records::{AblationGrid, Fill, Score};
 use crate::data::Split;
 use crate::error::Result;
-use crate::model::{Batch, Edit, Site, Trace};
+use crate::model::{head_columns, Batch, Edit, Site, Trace};
 use crate::rng::Rng;
 use crate::run::Run;
 use serde::Serialize;
@@ -70,19 +70,18 @@ impl Run {
         let cfg = self.model().config();
         let heads = (0..cfg.n_layer * cfg.n_head).map(|i| Site::Head { layer: i / cfg.n_head, head: i % cfg.n_head });
         let mlps = (0..cfg.n_layer).map(|layer| Site::Mlp { layer });
-        let costs = |sites: &mut dyn Iterator<Item = Site>| -> Result<(Vec<f32>, Vec<f32>)> {
-            let mut costs = (vec![], vec![]);
-            for site in sites {
-                let ablated = self.scored(&sample, &[fills.edit(site)])?;
-                costs.0.push(ablated.loss - whole.loss);
-                if let (Some(a), Some(b)) = (whole.accuracy, ablated.accuracy) {
-                    costs.1.push(a - b);
-                }
+        let (mut head_loss, mut head_accuracy, mut mlp_loss, mut mlp_accuracy) = (vec![], vec![], vec![], vec![]);
+        for site in heads.chain(mlps) {
+            let ablated = self.scored(&sample, &[fills.edit(site)])?;
+            let (loss, accuracy) = match site {
+                Site::Head { .. } => (&mut head_loss, &mut head_accuracy),
+                _ => (&mut mlp_loss, &mut mlp_accuracy),
+            };
+            loss.push(ablated.loss - whole.loss);
+            if let (Some(a), Some(b)) = (whole.accuracy, ablated.accuracy) {
+                accuracy.push(a - b);
             }
-            Ok(costs)
-        };
-        let (head_loss, head_accuracy) = costs(&mut heads.into_iter())?;
-        let (mlp_loss, mlp_accuracy) = costs(&mut mlps.into_iter())?;
+        }
         let step = self.step_count();
         Ok(AblationGrid { step, fill, rows: sample.b, whole, head_loss, head_accuracy, mlp_loss, mlp_accuracy })
     }
@@ -190,10 +189,7 @@ struct Fills {
 impl Fills {
     fn edit(&self, site: Site) -> Edit {
         let with = match site {
-            Site::Head { layer, head } => {
-                let at = head * self.head_size..(head + 1) * self.head_size;
-                self.heads[layer].chunks_exact(self.c).flat_map(|row| row[at.clone()].to_vec()).collect()
-            }
+            Site::Head { layer, head } => head_columns(&self.heads[layer], self.c, head, self.head_size),
             Site::Mlp { layer } => self.mlps[layer].clone(),
             Site::Residual { .. } => unreachable!("ablate() refuses the residual stream"),
         };

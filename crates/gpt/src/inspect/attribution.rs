@@ -69,7 +69,8 @@ impl Run {
         let read = |v: &[f32]| {
             let m = if centred { v.iter().sum::<f32>() / c as f32 } else { 0.0 };
             let dot = |d: &[f32]| v.iter().zip(d).map(|(x, d)| (x - m) * scale * d).sum::<f32>();
-            (dot(&to_answer), dot(&to_answer) - dot(&to_wrong))
+            let logit = dot(&to_answer);
+            (logit, logit - dot(&to_wrong))
         };
         let mut parts = vec![];
         let mut push = |name: String, (logit, difference): (f32, f32)| parts.push(Part { name, logit, difference });
@@ -92,7 +93,8 @@ impl Run {
         if let Ok(bias) = weight("transformer.ln_f.bias") {
             let on =
                 |token: usize| bias.iter().zip(&unembed[token * c..(token + 1) * c]).map(|(b, u)| b * u).sum::<f32>();
-            push("final norm bias".into(), (on(pair.answer), on(pair.answer) - on(pair.wrong)));
+            let logit = on(pair.answer);
+            push("final norm bias".into(), (logit, logit - on(pair.wrong)));
         }
         let v = cfg.vocab_size;
         let last = &trace.logits[(t - 1) * v..t * v];

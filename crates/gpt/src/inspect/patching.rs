@@ -6,7 +6,7 @@
 use super::look::{token_texts, value, Look};
 use super::question::Pair;
 use crate::error::Result;
-use crate::model::{Edit, Site};
+use crate::model::{head_columns, Edit, Site};
 use crate::run::Run;
 use serde::Serialize;
 
@@ -59,7 +59,7 @@ impl Run {
         let mut heads = Vec::with_capacity(cfg.n_layer * cfg.n_head);
         for (layer, z) in clean.heads.iter().enumerate() {
             for head in 0..cfg.n_head {
-                let with = z.chunks_exact(c).flat_map(|row| row[head * hs..(head + 1) * hs].to_vec()).collect();
+                let with = head_columns(z, c, head, hs);
                 heads.push(share(difference(&[Edit { site: Site::Head { layer, head }, with }])?));
             }
         }

@@ -60,6 +60,13 @@ impl Site {
     }
 }
 
+/// Head `head`'s channels (`head_size` wide) of each row of `values` (heads side by side in rows
+/// of `c`), one after another: the value a head edit takes.
+pub fn head_columns(values: &[f32], c: usize, head: usize, head_size: usize) -> Vec<f32> {
+    let at = head * head_size..(head + 1) * head_size;
+    values.chunks_exact(c).flat_map(|row| row[at.clone()].iter().copied()).collect()
+}
+
 /// An edited value passes no gradient: edits are for looking, never for training.
 struct Edited;
 

@@ -15,7 +15,7 @@ mod layers;
 mod mlp;
 mod trace;
 
-pub use edits::{Edit, Site};
+pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
 pub use gpt::{Batch, GPT};
 pub use kv_cache::KvCache;
