@@ -45,7 +45,7 @@ test('knocking a head out by mouse and by keyboard shows the scores with and wit
   await page.getByLabel('Replace the output by').selectOption('zero');
   await page.waitForFunction(() => /zeros/.test(document.getElementById('ablation-fill').selectedOptions[0].text) && document.getElementById('ablation-detail').textContent.startsWith("Layer 2's MLP"));
   assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(accuracy\) at \d+ evaluations, up to step 300/);
-  await page.getByLabel('Cost shown').selectOption('loss');
+  await page.getByLabel('Cost as').selectOption('loss');
   assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(loss\)/);
   assert.match(await page.locator('#ablation-grid caption').textContent(), /^held-out loss added/);
   await page.locator('[data-view="ablation"]').screenshot({ path: `${SHOTS}40-ablation-view.png` });
@@ -60,10 +60,10 @@ test('patching a typed pair and reading which part writes the answer', async () 
   await page.getByLabel('Corrupted').fill('abce');
   await summary.getByText(/^Clean "abcd>" → "d"; corrupted "abce>" → "e"\./).waitFor();
   const stream = page.locator('#patching-stream table');
-  assert.equal(await stream.locator('tr').count(), 1 + 2, 'a header and a row per layer');
-  assert.match(await stream.locator('th').nth(3).textContent(), /^d\/e$/, 'the changed position is marked');
+  assert.equal(await stream.locator('tr').count(), 1 + 5, 'a header and a row per position of abcd>');
+  assert.match(await stream.locator('th').nth(2 + 3).textContent(), /^d\/e$/, 'the changed position is marked');
   // The clean stream entering layer 1 where the inputs differ restores everything.
-  assert.equal(await stream.locator('tr').nth(1).locator('td').nth(3).textContent(), '1.00');
+  assert.equal(await stream.locator('tr').nth(1 + 3).locator('td').first().textContent(), '1.00');
   await page.getByLabel('Corrupted').fill('abcdd');
   await page.locator('[data-view="patching"] .error').getByText(/need prompts of the same length/).waitFor();
   assert.match(await page.locator('#attribution-summary').textContent(), /^Answer|^$/, 'the other views still answer');

@@ -38,7 +38,7 @@ export class AblationView {
     this.cost = document.createElement('select');
     this.cost.id = 'ablation-cost';
     this.cost.append(new Option('held-out accuracy lost', 'accuracy'), new Option('held-out loss added', 'loss'));
-    this.costLabel.append('Cost shown ', this.cost);
+    this.costLabel.append('Cost as ', this.cost);
     this.cost.addEventListener('change', () => this.last && this.update(...this.last));
     this.grid = document.createElement('div');
     this.grid.id = 'ablation-grid';

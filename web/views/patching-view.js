@@ -68,13 +68,14 @@ export class PatchingView {
     }));
     const t = p.clean.length;
     const token = (i) => (p.clean[i] === p.corrupted[i] ? tokenLabel(p.clean[i]) : `${tokenLabel(p.clean[i])}/${tokenLabel(p.corrupted[i])}`);
+    // Positions down, layers across: a long input stays as narrow as the screen.
     this.stream.replaceChildren(gridTable({
       caption: 'Share restored by the clean residual stream entering each layer, at each position (clean/corrupted where they differ)',
-      rows: inside.n_layer,
-      cols: t,
-      rowLabel: (l) => `into layer ${l + 1}`,
-      colLabel: token,
-      value: (l, i) => p.residual[l * t + i],
+      rows: t,
+      cols: inside.n_layer,
+      rowLabel: token,
+      colLabel: (l) => `into layer ${l + 1}`,
+      value: (i, l) => p.residual[l * t + i],
       text: share,
     }));
     this.heads.querySelector('caption').title = `Heads are named ${headName(0, 0)} and so on in the other views.`;
