@@ -176,6 +176,23 @@ fn a_modular_run_records_its_progress_measures() {
 }
 
 #[test]
+fn the_progress_measures_are_recorded_as_often_as_they_cost_a_tenth_of_training() {
+    let model = GPTConfig { block_size: 5, n_layer: 1, n_head: 2, n_embd: 16, ..Default::default() };
+    let mut run = task_run("modular", serde_json::json!({"p": 11}), model, 10);
+    run.set_max_iters(100).unwrap();
+    for _ in 0..9 {
+        (0..10).for_each(|_| run.step(&|| 0.0).map(drop).unwrap());
+        run.evaluate().unwrap();
+    }
+    // 121 problems cost a tenth of 3 × 16 × 26 steps' rows, so every third evaluation, and
+    // those that end the run (step 10 ended it before it was lengthened).
+    let steps: Vec<usize> = run.history().fourier.iter().map(|point| point.step).collect();
+    assert_eq!(steps, [0, 10, 40, 70, 100]);
+    let inside = run.inside(&["fourier".to_string()], "", "", &Default::default()).unwrap();
+    assert_eq!(inside.views["fourier"]["now"]["step"], 100, "the view shows the last record");
+}
+
+#[test]
 fn the_views_answer_their_questions_and_refuse_bad_ones_with_a_message() {
     let run = reverse_run();
     let views: Vec<String> =

@@ -11,7 +11,8 @@
 //!   loss removes the key frequencies' directions (on the training problems). As the circuit forms,
 //!   the restricted loss falls and the excluded loss rises, long before held-out accuracy jumps.
 //!
-//! Each evaluation of a modular run records them, with the key frequencies of that step.
+//! Evaluations of a modular run record them, with the key frequencies of that step, as often as
+//! their p² forward passes stay within [`RECORD_SHARE`] of the training computed in between.
 
 use super::look::{value, Look};
 pub use super::records::FourierPoint;
@@ -24,12 +25,14 @@ use std::f64::consts::TAU;
 pub const KEY_SHARE: f32 = 2.0;
 /// Problems per forward pass.
 const ROWS_PER_PASS: usize = 1024;
+/// The most the recorded measures may cost, as a share of the training between two records: a
+/// step's forward and backward passes count as three forward passes of its batch.
+const RECORD_SHARE: usize = 10;
 
 impl Run {
     /// The progress measures now, for a run on modular addition.
     pub fn fourier(&self) -> Result<Option<FourierPoint>> {
-        let Some(task) = self.task().filter(|t| t.config().task().name() == "modular") else { return Ok(None) };
-        let p = task.config().reader().count("p");
+        let (Some(task), Some(p)) = (self.task(), self.modulus()) else { return Ok(None) };
         let norms = embedding_norms(self, p);
         let key = key_frequencies(&norms);
         let (logits, targets, train) = self.all_answers(task, p)?;
@@ -64,12 +67,35 @@ impl Run {
         }))
     }
 
-    /// At an evaluation of a modular run: the progress measures, into the history.
+    /// At an evaluation of a modular run: the progress measures, into the history, if enough
+    /// training came since the last record for them to cost at most 1/[`RECORD_SHARE`] of it
+    /// (and always at the end). On the grokking preset that is every other evaluation.
     pub(crate) fn record_fourier(&mut self) -> Result<()> {
-        if let Some(point) = self.fourier()? {
-            self.history_mut().fourier.push(point);
+        let Some(p) = self.modulus() else { return Ok(()) };
+        let since = self.step - self.history.fourier.last().map_or(0, |point| point.step.min(self.step));
+        let due = self.history.fourier.is_empty()
+            || self.step == self.train.max_iters
+            || 3 * since * self.train.batch_size >= RECORD_SHARE * p * p;
+        if due {
+            self.history.fourier.extend(self.fourier()?);
         }
         Ok(())
+    }
+
+    /// The modulus p of a run on modular addition.
+    fn modulus(&self) -> Option<usize> {
+        let task = self.task().filter(|t| t.config().task().name() == "modular")?;
+        Some(task.config().reader().count("p"))
+    }
+
+    /// The latest measures: the history's last record (at most an evaluation or two old, and
+    /// of the last step once a run ends), so that an open view costs training nothing; computed
+    /// for a run without records.
+    fn latest_fourier(&self) -> Result<Option<FourierPoint>> {
+        match self.history.fourier.last() {
+            Some(point) => Ok(Some(point.clone())),
+            None => self.fourier(),
+        }
     }
 
     /// Whether each problem a + b (row a·p + b) of a modular run is a training problem, for
@@ -161,7 +187,7 @@ fn mean_loss(logits: &[f64], targets: &[usize], v: usize, keep: &[bool]) -> f32 
 
 pub fn view(look: &Look) -> Result<serde_json::Value> {
     let run = look.run;
-    match run.fourier()? {
+    match run.latest_fourier()? {
         None => Ok(serde_json::Value::Null),
         Some(now) => value(serde_json::json!({ "now": now, "history": run.history().fourier })),
     }
