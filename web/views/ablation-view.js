@@ -8,9 +8,10 @@ const percent = (x) => `${(x * 100).toFixed(1)}%`;
 /** Each head's cost (accuracy lost, or loss added for text) at each evaluation, drawn over steps. */
 class CostChart extends CanvasView {
   draw(ctx, size, { history, nh, accuracy }) {
-    const cost = (g) => (accuracy ? g.head_accuracy : g.head_loss);
-    const top = Math.max(1e-3, ...history.map((g) => extent(cost(g)))) * 1.1;
-    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [Math.min(0, -top * 0.05), top], { top: 24, xLabel: 'step', yLabel: accuracy ? 'held-out accuracy lost' : 'held-out loss added' });
+    // Accuracy in percentage points, as the grid shows it.
+    const cost = (g) => (accuracy ? g.head_accuracy.map((x) => x * 100) : g.head_loss);
+    const top = Math.max(accuracy ? 0.1 : 1e-3, ...history.map((g) => extent(cost(g)))) * 1.1;
+    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [Math.min(0, -top * 0.05), top], { top: 24, xLabel: 'step', yLabel: accuracy ? 'held-out accuracy lost (%)' : 'held-out loss added' });
     const count = cost(history[0]).length;
     for (let i = 0; i < count; i++) line(ctx, history.map((g) => [g.step, cost(g)[i]]), box, PALETTE[i % PALETTE.length], 1.6);
     legend(ctx, Array.from({ length: Math.min(count, 8) }, (_, i) => [headName(Math.floor(i / nh), i % nh), PALETTE[i % PALETTE.length]]), box.left + 4, 10);
