@@ -1,6 +1,7 @@
 // A whole first visit in firefox-esr, through geckodriver: the names corpus and the tiny preset
 // trained, a sample, every attention head drawn, a checkpoint saved (a real download), a reset,
-// the checkpoint loaded and trained on, and a corrupt file refused. Screenshots go beside
+// the checkpoint loaded and trained on, a corrupt file refused, and the views that test what a
+// head does (testing-views.mjs). Screenshots go beside
 // Chromium's in target/screenshots/, prefixed "firefox-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,15 +12,16 @@ import { serveSite } from './site.mjs';
 import { launchFirefox } from './browsers.mjs';
 import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
+import { checkTestingViews } from './testing-views.mjs';
 
-let server, url, ff, downloads, run, until, statusMatches, shot;
+let server, url, ff, downloads, page, run, until, statusMatches, shot;
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   ({ server, url } = await serveSite());
   downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
   ff = await launchFirefox({ downloadDir: downloads });
-  const page = drivenPage(ff, 'firefox');
+  page = drivenPage(ff, 'firefox');
   ({ run, until, statusMatches, shot } = page);
   await page.open(url);
 });
@@ -77,3 +79,5 @@ test('firefox: a checkpoint downloads, survives a reset, loads and trains on; a 
   await shot('3-trained-on');
   assert.deepEqual(await run('return window.errors;'), []);
 });
+
+test('firefox: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));

@@ -1,8 +1,8 @@
 // The views that test what a head does, in Chromium: on the reverse task, knock a head out by
 // mouse and by keyboard and see the scores with and without it; patch a typed pair; read which
-// part writes the answer and how heads compose; the grokking view says which task it is for; each
-// view refreshes at evaluations while training without stalling the page; desktop, tablet and
-// phone sizes, the phone by tap.
+// part writes the answer and how heads compose; the grokking view says which task it is for, and
+// on modular addition draws its measures; each view refreshes at evaluations while training
+// without stalling the page; desktop, tablet and phone sizes, the phone by tap.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPlayground, SHOTS, untilStatus } from './session.mjs';
@@ -99,6 +99,21 @@ test('while training, the testing views refresh at each evaluation and the page 
   const worst = Math.max(...stalls.slice(1));
   assert.ok(worst < 100, `a frame took ${worst.toFixed(0)} ms while the views refreshed`);
   await untilStatus(page, /^Finished 900 steps/, 120000);
+});
+
+test('on modular addition, the Fourier view shows the spectrum, the key frequencies and the losses over training', async () => {
+  await page.getByLabel('Corpus').selectOption('task:modular');
+  await page.waitForFunction(() => document.getElementById('preset').value === 'grokking');
+  await page.getByLabel('p', { exact: true }).fill('23');
+  await page.getByLabel('Iterations', { exact: true }).fill('300');
+  page.once('dialog', (d) => d.accept()); // a new run replaces the reverse one
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await untilStatus(page, /^Finished 300 steps/, 120000);
+  await page.locator('#fourier-summary').getByText(/^Step 300: key frequencies .+; restricted loss [\d.]+, excluded loss [\d.]+, held-out loss [\d.]+\.$/).waitFor();
+  assert.match(await page.locator('#fourier-spectrum').getAttribute('aria-label'), /^Embedding norm at each of 11 frequencies; key frequencies /);
+  assert.match(await page.locator('#fourier-losses').getAttribute('aria-label'), /^Losses at \d+ evaluations; at step 300: train [\d.]+, held out [\d.]+, restricted [\d.]+, excluded [\d.]+$/);
+  await page.locator('[data-view="fourier"]').screenshot({ path: `${SHOTS}43-fourier-view.png` });
+  assert.deepEqual(errors, []);
 });
 
 for (const [name, viewport, device] of [

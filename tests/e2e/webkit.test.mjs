@@ -1,7 +1,8 @@
 // Safari's engine: WebKitGTK's MiniBrowser through WebKitWebDriver, under Xvfb. A first visit,
 // training with a pause, a sample, 1 and 2 workers bit for bit, a checkpoint saved and loaded, a
-// reload that restores the run, and the page with WebKit's relaxed SIMD switched on (it refuses
-// the relaxed build, and the page falls back and trains). Screenshots are prefixed "webkit-".
+// reload that restores the run, the views that test what a head does (testing-views.mjs), and the
+// page with WebKit's relaxed SIMD switched on (it refuses the relaxed build, and the page falls
+// back and trains). Screenshots are prefixed "webkit-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { serveSite } from './site.mjs';
 import { launchWebKit } from './browsers.mjs';
 import { drivenPage } from './driven-page.mjs';
 import { checkpointMetadata, SHOTS } from './session.mjs';
+import { checkTestingViews } from './testing-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
 const KEEP_DOWNLOADS = `window.downloads = [];
@@ -112,6 +114,8 @@ test('webkit: a reload restores the run, and it trains on', async () => {
   await page.statusMatches(/^Paused at step/);
   assert.deepEqual(await page.run('return window.errors;'), []);
 });
+
+test('webkit: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));
 
 test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and trains', async () => {
   const relaxed = await launchWebKit({ env: { JSC_useWasmRelaxedSIMD: '1' } });
