@@ -125,7 +125,10 @@ pub fn run(a: Args) -> Result<(), String> {
         Measure::Fourier if data.is_null() => println!("the Fourier measures are for the modular task"),
         Measure::Fourier => {
             let now = &data["now"];
-            println!("key frequencies {} (embedding norm by frequency: {})", now["key"], now["norms"]);
+            let norms: Vec<String> =
+                now["norms"].as_array().into_iter().flatten().map(|n| format!("{:.2}", f(n))).collect();
+            println!("step {}: key frequencies {}", now["step"], now["key"]);
+            println!("embedding norm by frequency, from the constant: {}", norms.join(" "));
             println!("{:>7} {:>10} {:>10} {:>10} {:>10}", "step", "train", "test", "restricted", "excluded");
             for p in data["history"].as_array().into_iter().flatten() {
                 let step = p["step"].as_u64().unwrap_or(0);
@@ -158,14 +161,27 @@ fn print_grid(values: &Value, width: usize, name: impl Fn(usize) -> String) {
 fn print_ablation(data: &Value, n_head: usize) {
     let grid = &data["grid"];
     let accuracy = grid["head_accuracy"].as_array().is_some_and(|a| !a.is_empty());
-    let (heads, mlps) = if accuracy { ("head_accuracy", "mlp_accuracy") } else { ("head_loss", "mlp_loss") };
-    let what = if accuracy { "held-out accuracy lost" } else { "held-out loss added" };
+    let heads: Vec<String> = (1..=n_head).map(|h| format!("head {h}")).collect();
     println!(
-        "{what} by each head knocked out ({} fill, {} held-out rows; rows: layers, columns: heads)",
-        grid["fill"], grid["rows"]
+        "each part knocked out alone ({} fill, {} held-out rows); columns: {}, MLP",
+        grid["fill"],
+        grid["rows"],
+        heads.join(", ")
     );
-    print_grid(&grid[heads], n_head, |r| format!("L{}", r + 1));
-    println!("{what} by each MLP: {}", grid[mlps]);
+    let measures = [
+        ("held-out accuracy lost (%)", "head_accuracy", "mlp_accuracy", 100.0),
+        ("held-out loss added", "head_loss", "mlp_loss", 1.0),
+    ];
+    for (what, head, mlp, scale) in measures.into_iter().skip(usize::from(!accuracy)) {
+        println!("{what}");
+        let cost = |v: &Value, i: usize| scale * f(&v[i]);
+        let layers = grid[mlp].as_array().map_or(0, Vec::len);
+        let rows: Vec<f64> = (0..layers)
+            .flat_map(|l| (0..n_head).map(move |h| (l, Some(h))).chain([(l, None)]))
+            .map(|(l, h)| h.map_or_else(|| cost(&grid[mlp], l), |h| cost(&grid[head], l * n_head + h)))
+            .collect();
+        print_grid(&serde_json::json!(rows), n_head + 1, |r| format!("L{}", r + 1));
+    }
     let a = &data["ablation"];
     let label = serde_json::from_value::<Site>(a["site"].clone()).map_or_else(|_| "?".into(), |site| site.label());
     println!("{label} knocked out: loss {:.4} → {:.4}", f(&a["whole"]["loss"]), f(&a["ablated"]["loss"]));
