@@ -16,7 +16,9 @@ residual stream at one position (hook_resid_pre):
 4. Q-, K- and V-composition (TransformerLens's all_composition_scores, with fold_ln and
    center_writing_weights);
 5. for modular addition, the embedding's Fourier norms and the restricted and excluded losses.
-Every number agrees within 1e-4.
+For the text run, which Transformers' GPT-2 holds, TransformerLens 4 itself (when installed:
+pip install transformer-lens) checks the ablation too: its TransformerBridge over `gpt export --hf`,
+each head's hook_z replaced. Every number agrees within 1e-4.
 """
 
 import argparse
@@ -149,6 +151,43 @@ def check_ablation(ckpt, model, cfg, work, task, data):
             close(f"{fill} ablation: MLPs' accuracy", grid["mlp_accuracy"], mlp_acc)
         print(f"  {fill} ablation of {L * nh} heads and {L} MLPs on {rows['rows']} rows: agrees")
     assert hs > 0
+
+
+def check_with_transformer_lens(ckpt, cfg, work, data):
+    """Zero and mean ablation of every head through TransformerLens's TransformerBridge over our
+    Transformers export, against `gpt inspect ablation`."""
+    try:
+        from transformer_lens.model_bridge import TransformerBridge
+    except ImportError:
+        print("  TransformerLens is not installed: its check is skipped (pip install transformer-lens)")
+        return
+    folder, rows_path = os.path.join(work, "hf"), os.path.join(work, "rows.json")
+    gpt("export", "--checkpoint", ckpt, "--hf", folder)
+    bridge = TransformerBridge.boot_transformers(folder, device="cpu")
+    L, nh = cfg["n_layer"], cfg["n_head"]
+    for fill in ["mean", "zero"]:
+        ours = json.loads(gpt("inspect", "--checkpoint", ckpt, "ablation", "--fill", fill, "--json", "--rows-out", rows_path, *data))
+        rows = json.load(open(rows_path))
+        idx = torch.tensor(rows["ids"]).view(rows["rows"], rows["positions"])
+        targets = torch.tensor(rows["targets"]).view(rows["rows"], rows["positions"])
+        with torch.no_grad():
+            logits, cache = bridge.run_with_cache(idx)
+        loss = lambda logits: F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1).item()  # noqa: E731
+        whole, costs = loss(logits), []
+        for l in range(L):
+            z = cache[f"blocks.{l}.attn.hook_z"]  # (B, T, nh, hs)
+            for h in range(nh):
+                value = torch.zeros_like(z[0, 0, h]) if fill == "zero" else z[:, :, h].mean((0, 1))
+
+                def knock_out(z, hook, h=h, value=value):
+                    z[:, :, h] = value
+                    return z
+
+                with torch.no_grad():
+                    costs.append(loss(bridge.run_with_hooks(idx, fwd_hooks=[(f"blocks.{l}.attn.hook_z", knock_out)])) - whole)
+        close(f"TransformerLens {fill} ablation: whole loss", ours["grid"]["whole"]["loss"], whole)
+        close(f"TransformerLens {fill} ablation: heads' loss", ours["grid"]["head_loss"], costs)
+        print(f"  TransformerLens's TransformerBridge: {fill} ablation of {L * nh} heads agrees")
 
 
 def check_patching_and_attribution(ckpt, model, cfg, clean="", corrupted=""):
@@ -297,6 +336,8 @@ def main():
             check_ablation(ckpt, model, cfg, work, task, [] if task else ["--data", args.data])
             check_patching_and_attribution(ckpt, model, cfg)
             check_composition(ckpt, model, cfg)
+            if not task:
+                check_with_transformer_lens(ckpt, cfg, work, ["--data", args.data])
             if "modular" in name:
                 check_fourier(ckpt, model, cfg, 23, work)
             if name.startswith("reverse"):
