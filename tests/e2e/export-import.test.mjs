@@ -2,7 +2,8 @@
 // checkout's files (ckpt.pt holding the page's model, read back with the standard library,
 // python/checkpoint_formats.py; train.bin and val.bin the page's text) beside a Transformers
 // folder. Loading that zip brings the run back with its text; loading a Transformers folder's
-// files brings the model back. What a tool cannot hold is left out or refused with the setting
+// files, or the folder zipped with compression as a system's zip tool does, brings the model
+// back. What a tool cannot hold is left out or refused with the setting
 // to change, and the model stays.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,7 +67,7 @@ test('Export downloads one zip: a nanoGPT checkout of the model and its text, an
   assert.deepEqual(errors, []);
 });
 
-test('the export\'s zip loads back with its text, and a Transformers folder\'s files load back too', async () => {
+test('the export\'s zip loads back with its text, and a Transformers folder\'s files load back too, and so does the folder zipped with compression', async () => {
   const box = page.getByLabel('Training text');
   const names = await box.inputValue();
   await page.getByLabel('Corpus').selectOption('shakespeare');
@@ -86,6 +87,15 @@ test('the export\'s zip loads back with its text, and a Transformers folder\'s f
   await page.getByRole('alert').getByText(/none of these files is a model: choose a gpt-playground checkpoint/).waitFor();
   await untilStatus(page, /The checkpoint was not loaded; the current model is unchanged/);
   await session.shot('import-refused');
+  // Then the folder zipped as a person's own system zips it (deflated, with the folder's own entry).
+  const zipped = join(exported.dir, 'names-tiny-transformers.zip');
+  execFileSync('python3', ['-c', `import sys, zipfile, os
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[1], 'names-tiny-transformers/')
+    for f in sorted(os.listdir(sys.argv[1])): z.write(os.path.join(sys.argv[1], f), 'names-tiny-transformers/' + f)`, folder, zipped]);
+  await page.getByLabel('Load checkpoint').setInputFiles(zipped);
+  await untilStatus(page, /^Loaded a model from Transformers at step 40\./);
+
   assert.deepEqual(errors, []);
 });
 

@@ -3,6 +3,7 @@
 
 use super::{hf_import, nanogpt_import, torch, zip};
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 
 /// A run brought back: our checkpoint file, the text it trained on when the files hold it
 /// (nanoGPT's `train.bin` and `val.bin`), and where it came from.
@@ -15,18 +16,19 @@ pub struct Imported {
 const WHAT: &str = "choose a gpt-playground checkpoint (.safetensors), nanoGPT's ckpt.pt with its meta.pkl, \
                     a Transformers folder's config.json, model.safetensors and tokenizer.json, or an export's zip";
 
-/// The run in `files` (name, bytes). A zip that is not a `torch.save` archive is opened and its
-/// files taken in its place; when it holds both exports, nanoGPT's wins, as it keeps the
-/// optimizer's state and the text.
+/// The run in `files` (name, bytes). A zip that is not a `torch.save` archive is opened (stored
+/// or deflated) and its files taken in its place; when it holds both exports, nanoGPT's wins, as
+/// it keeps the optimizer's state and the text.
 pub fn import(files: &[(String, &[u8])]) -> Result<Imported> {
-    let mut all: Vec<(String, &[u8])> = Vec::new();
+    let mut unpacked: Vec<(String, Cow<[u8]>)> = Vec::new();
     for (name, bytes) in files {
-        let zipped = bytes.starts_with(b"PK\x03\x04").then(|| zip::read(bytes)).transpose()?;
+        let zipped = bytes.starts_with(b"PK\x03\x04").then(|| zip::unpack(bytes)).transpose()?;
         match zipped {
-            Some(inner) if !torch::is_archive(&inner) => all.extend(inner),
-            _ => all.push((name.clone(), bytes)),
+            Some(inner) if !torch::is_archive(&inner) => unpacked.extend(inner),
+            _ => unpacked.push((name.clone(), Cow::Borrowed(bytes))),
         }
     }
+    let all: Vec<(String, &[u8])> = unpacked.iter().map(|(name, bytes)| (name.clone(), &**bytes)).collect();
     let base = |name: &str| name.rsplit('/').next().unwrap_or(name).to_string();
     let named = |want: &str| -> Result<Option<&[u8]>> {
         let mut found = all.iter().filter(|(n, _)| base(n) == want);

@@ -41,7 +41,7 @@ pub struct Loaded<'a> {
 }
 
 /// Whether `files` (a zip's) are a `torch.save` archive.
-pub fn is_archive(files: &[(String, &[u8])]) -> bool {
+pub fn is_archive<B>(files: &[(String, B)]) -> bool {
     files.iter().any(|(name, _)| name.ends_with("data.pkl"))
 }
 

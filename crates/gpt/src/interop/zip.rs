@@ -1,7 +1,12 @@
-//! Zip archives of stored (uncompressed) files, as `torch.save` writes its checkpoints and a
-//! browser download of a folder needs, written and read: no compression library to build for wasm.
+//! Zip archives, written with stored (uncompressed) files, as `torch.save` writes its checkpoints
+//! and a browser download of a folder needs; read stored or deflated (as every system's own zip
+//! tool compresses), the deflated ones inflated by `miniz_oxide`.
 
 use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+/// The most a deflated file may inflate to: above any model the page trains.
+const MAX_INFLATED: usize = 1 << 31;
 
 /// The archive holding `files` (name, bytes) in order. Each file and the whole archive must stay
 /// under 4 GiB (no zip64).
@@ -48,9 +53,24 @@ pub fn stored(files: &[(String, &[u8])]) -> Vec<u8> {
     out
 }
 
-/// The files of the zip `bytes` (name, contents), each checked against its CRC. A compressed
-/// file is refused: the archives read here (torch.save's, our exports) store theirs as they are.
+/// The files of the zip `bytes` (name, contents), each checked against its CRC. Only stored files
+/// (as `torch.save` writes), borrowed from `bytes`: a compressed one is refused.
 pub fn read(bytes: &[u8]) -> Result<Vec<(String, &[u8])>> {
+    entries(bytes, false)?
+        .into_iter()
+        .map(|(name, data)| match data {
+            Cow::Borrowed(data) => Ok((name, data)),
+            Cow::Owned(_) => Err(Error::Format(format!("this zip compresses {name}, which torch.save never does"))),
+        })
+        .collect()
+}
+
+/// The files of the zip `bytes`, stored or deflated, each checked against its CRC.
+pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Cow<'_, [u8]>)>> {
+    entries(bytes, true)
+}
+
+fn entries(bytes: &[u8], inflate: bool) -> Result<Vec<(String, Cow<'_, [u8]>)>> {
     let bad = |why: &str| Error::Format(format!("this zip {why}"));
     let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize);
     let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -69,28 +89,38 @@ pub fn read(bytes: &[u8]) -> Result<Vec<(String, &[u8])>> {
             return Err(bad("has a damaged central directory"));
         }
         let method = u16_at(at + 10).ok_or_else(|| bad("has a cut central directory"))?;
-        let (crc, size, local) = (field(16)?, field(20)? as usize, field(42)? as usize);
+        let (crc, packed, size, local) = (field(16)?, field(20)? as usize, field(24)? as usize, field(42)? as usize);
         let name_len = u16_at(at + 28).ok_or_else(|| bad("has a cut central directory"))?;
         let skip = name_len + u16_at(at + 30).unwrap_or(0) + u16_at(at + 32).unwrap_or(0);
         let name = bytes.get(at + 46..at + 46 + name_len).ok_or_else(|| bad("has a cut central directory"))?;
         let name = String::from_utf8_lossy(name).into_owned();
-        if size == u32::MAX as usize || local == u32::MAX as usize {
+        at += 46 + skip;
+        if [packed, size, local].contains(&(u32::MAX as usize)) {
             return Err(bad(&format!("holds {name} over 4 GiB (zip64), which is not read here")));
-        }
-        if method != 0 {
-            return Err(bad(&format!(
-                "compresses {name}; unzip it and choose its files instead (or zip them without compression)"
-            )));
         }
         let header = u16_at(local + 26).zip(u16_at(local + 28)).filter(|_| u32_at(local) == Some(0x0403_4b50));
         let (n, e) = header.ok_or_else(|| bad(&format!("has a damaged header for {name}")))?;
         let start = local + 30 + n + e;
-        let data = bytes.get(start..start + size).ok_or_else(|| bad(&format!("is cut short inside {name}")))?;
-        if crc32(data) != crc {
+        let raw = bytes.get(start..start + packed).ok_or_else(|| bad(&format!("is cut short inside {name}")))?;
+        let data = match method {
+            0 => Cow::Borrowed(raw),
+            8 if inflate => miniz_oxide::inflate::decompress_to_vec_with_limit(raw, size.min(MAX_INFLATED))
+                .map(Cow::Owned)
+                .map_err(|e| bad(&format!("is damaged: {name} does not inflate ({:?})", e.status)))?,
+            8 => Cow::Owned(vec![]),
+            _ => {
+                return Err(bad(&format!(
+                    "compresses {name} with method {method}; zip it again with deflate, or choose its files instead"
+                )))
+            }
+        };
+        if (inflate || method == 0) && (data.len() != size || crc32(&data) != crc) {
             return Err(bad(&format!("is damaged: {name} does not match its checksum")));
         }
+        if name.ends_with('/') && size == 0 {
+            continue; // a folder's own entry, as system zip tools write
+        }
         files.push((name, data));
-        at += 46 + skip;
     }
     Ok(files)
 }
@@ -137,7 +167,32 @@ mod tests {
         assert!(message(&flipped).contains("x does not match its checksum"));
         let mut compressed = zip;
         let central = compressed.len() - 22 - 47;
-        compressed[central + 10] = 8; // deflate
-        assert!(message(&compressed).contains("compresses x"));
+        compressed[central + 10] = 12; // bzip2
+        assert!(message(&compressed).contains("compresses x with method 12"));
+    }
+
+    /// A zip as Python's zipfile writes with ZIP_DEFLATED, folder entry included.
+    fn deflated() -> Vec<u8> {
+        let hex = concat!(
+            "504b03041400000000000000210000000000000000000000000002000000612f504b030414000000080000002100",
+            "2fcaf3cb110000003b00000003000000612f78cb48cdc9c95728cf2fca4951c8208d0d00504b0102140314000000",
+            "000000002100000000000000000000000000020000000000000000000000800100000000612f504b010214031400",
+            "00000800000021002fcaf3cb110000003b000000030000000000000000000000800120000000612f78504b050600",
+            "0000000200020061000000520000000000",
+        );
+        (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_deflated_archive_unpacks_and_torch_reading_refuses_it() {
+        let zip = deflated();
+        let files = unpack(&zip).unwrap();
+        assert_eq!(files.len(), 1, "the folder's own entry is skipped");
+        assert_eq!(files[0].0, "a/x");
+        assert_eq!(&*files[0].1, "hello world ".repeat(5).trim_end().as_bytes());
+        assert!(read(&zip).unwrap_err().to_string().contains("compresses a/x"));
+        let mut broken = zip.clone();
+        broken[60] ^= 0x55; // inside the deflated stream
+        assert!(unpack(&broken).unwrap_err().to_string().contains("a/x"));
     }
 }
