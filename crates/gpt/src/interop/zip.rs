@@ -56,22 +56,66 @@ pub fn stored(files: &[(String, &[u8])]) -> Vec<u8> {
 /// The files of the zip `bytes` (name, contents), each checked against its CRC. Only stored files
 /// (as `torch.save` writes), borrowed from `bytes`: a compressed one is refused.
 pub fn read(bytes: &[u8]) -> Result<Vec<(String, &[u8])>> {
-    entries(bytes, false)?
+    entries(bytes)?
         .into_iter()
-        .map(|(name, data)| match data {
-            Cow::Borrowed(data) => Ok((name, data)),
-            Cow::Owned(_) => Err(Error::Format(format!("this zip compresses {name}, which torch.save never does"))),
+        .map(|entry| match entry.method {
+            0 => entry.checked(entry.raw).map(|data| (entry.name, data)),
+            8 => Err(bad(&format!("compresses {}, which torch.save never does", entry.name))),
+            _ => Err(entry.unknown_method()),
         })
         .collect()
 }
 
 /// The files of the zip `bytes`, stored or deflated, each checked against its CRC.
 pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Cow<'_, [u8]>)>> {
-    entries(bytes, true)
+    entries(bytes)?
+        .into_iter()
+        .map(|entry| {
+            let data = match entry.method {
+                0 => Cow::Borrowed(entry.raw),
+                8 => miniz_oxide::inflate::decompress_to_vec_with_limit(entry.raw, entry.size.min(MAX_INFLATED))
+                    .map(Cow::Owned)
+                    .map_err(|e| bad(&format!("is damaged: {} does not inflate ({:?})", entry.name, e.status)))?,
+                _ => return Err(entry.unknown_method()),
+            };
+            entry.checked(data).map(|data| (entry.name, data))
+        })
+        .collect()
 }
 
-fn entries(bytes: &[u8], inflate: bool) -> Result<Vec<(String, Cow<'_, [u8]>)>> {
-    let bad = |why: &str| Error::Format(format!("this zip {why}"));
+fn bad(why: &str) -> Error {
+    Error::Format(format!("this zip {why}"))
+}
+
+/// A file as the central directory lists it, its bytes as stored (compressed or not).
+struct Entry<'a> {
+    name: String,
+    method: usize,
+    raw: &'a [u8],
+    crc: u32,
+    size: usize,
+}
+
+impl Entry<'_> {
+    /// `data`, this file's contents, if its length and CRC are the ones listed.
+    fn checked<D: AsRef<[u8]>>(&self, data: D) -> Result<D> {
+        let bytes = data.as_ref();
+        if bytes.len() != self.size || crc32(bytes) != self.crc {
+            return Err(bad(&format!("is damaged: {} does not match its checksum", self.name)));
+        }
+        Ok(data)
+    }
+
+    fn unknown_method(&self) -> Error {
+        bad(&format!(
+            "compresses {} with method {}; zip it again with deflate, or choose its files instead",
+            self.name, self.method
+        ))
+    }
+}
+
+/// Every file of the zip `bytes`, but folders' own entries (as system zip tools write).
+fn entries(bytes: &[u8]) -> Result<Vec<Entry<'_>>> {
     let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize);
     let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     // The end record is the last thing in the file, but for a comment of up to 64 KiB.
@@ -102,25 +146,9 @@ fn entries(bytes: &[u8], inflate: bool) -> Result<Vec<(String, Cow<'_, [u8]>)>> 
         let (n, e) = header.ok_or_else(|| bad(&format!("has a damaged header for {name}")))?;
         let start = local + 30 + n + e;
         let raw = bytes.get(start..start + packed).ok_or_else(|| bad(&format!("is cut short inside {name}")))?;
-        let data = match method {
-            0 => Cow::Borrowed(raw),
-            8 if inflate => miniz_oxide::inflate::decompress_to_vec_with_limit(raw, size.min(MAX_INFLATED))
-                .map(Cow::Owned)
-                .map_err(|e| bad(&format!("is damaged: {name} does not inflate ({:?})", e.status)))?,
-            8 => Cow::Owned(vec![]),
-            _ => {
-                return Err(bad(&format!(
-                    "compresses {name} with method {method}; zip it again with deflate, or choose its files instead"
-                )))
-            }
-        };
-        if (inflate || method == 0) && (data.len() != size || crc32(&data) != crc) {
-            return Err(bad(&format!("is damaged: {name} does not match its checksum")));
+        if !(name.ends_with('/') && size == 0) {
+            files.push(Entry { name, method, raw, crc, size });
         }
-        if name.ends_with('/') && size == 0 {
-            continue; // a folder's own entry, as system zip tools write
-        }
-        files.push((name, data));
     }
     Ok(files)
 }
