@@ -37,13 +37,19 @@ def gpt(*args):
     return subprocess.run([*GPT, *map(str, args)], cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
+def workspace(prefix):
+    """A fresh folder holding the names text: (the folder, the text's path)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    text = os.path.join(folder, "names.txt")
+    with open(text, "w") as f:
+        f.write(TEXT)
+    return folder, text
+
+
 class NanoGptFormat(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="gpt-nanogpt-")
-        cls.text = os.path.join(cls.dir, "names.txt")
-        with open(cls.text, "w") as f:
-            f.write(TEXT)
+        cls.dir, cls.text = workspace("gpt-nanogpt-")
         cls.run_path = os.path.join(cls.dir, "run.safetensors")
         gpt("train", "--data", cls.text, "--preset", "tiny", "--block-size", "8", "--iters", "4", "--warmup", "2",
             "--eval-interval", "2", "--eval-iters", "1", "--dropout", "0.1", "--out", cls.run_path, "--json")

@@ -1,6 +1,7 @@
-//! `gpt::interop::hf`: a run as Transformers' GPT-2 folder. GPT-2's names and Conv1D layout, zero
-//! biases where the run has none, the run's vocabulary in tokenizer.json, and refusals that name
-//! the setting to change. (python/check_transformers.py loads it in Transformers itself.)
+//! `gpt::interop::hf`: a run as a Transformers folder. GPT-2's names and Conv1D layout, zero
+//! biases where the run has none, the run's vocabulary in tokenizer.json; what GPT-2 lacks goes
+//! with our modelling code, the weights as they are; a task's run with its symbols and held-out
+//! problems. (python/check_transformers.py loads each in Transformers and TransformerLens.)
 
 use gpt::interop::hf::export;
 use gpt::ops::{Activation, NormKind};
@@ -54,16 +55,65 @@ fn weights_take_gpt2_names_and_layout() {
 }
 
 #[test]
-fn what_gpt2_lacks_is_refused_with_the_setting_to_change() {
-    let cases = [
-        (GPTConfig { norm: NormKind::RmsNorm, ..small() }, "set Norm to LayerNorm"),
-        (GPTConfig { rope: true, ..small() }, "untick RoPE"),
-        (GPTConfig { qk_norm: true, ..small() }, "untick QK-norm"),
+fn what_gpt2_lacks_goes_with_our_modelling_code_and_the_weights_as_they_are() {
+    let settings = [
+        GPTConfig { norm: NormKind::RmsNorm, ..small() },
+        GPTConfig { rope: true, ..small() },
+        GPTConfig { qk_norm: true, tie_weights: false, bias: true, ..small() },
     ];
-    for (model, says) in cases {
-        let message = export(&trained(model, TokenizerKind::Char, 0)).unwrap_err().to_string();
-        assert!(message.contains(says), "{says}: {message}");
+    for model in settings {
+        let run = trained(model.clone(), TokenizerKind::Char, 1);
+        let files = export(&run).unwrap();
+        let config: serde_json::Value = serde_json::from_slice(file(&files, "config.json")).unwrap();
+        assert_eq!(config["model_type"], "gpt_playground");
+        assert_eq!(config["auto_map"]["AutoModelForCausalLM"], "modeling_gpt_playground.GptPlaygroundForCausalLM");
+        let settings: GPTConfig = serde_json::from_value(serde_json::json!({
+            "vocab_size": config["vocab_size"], "block_size": config["block_size"], "n_layer": config["n_layer"],
+            "n_head": config["n_head"], "n_embd": config["n_embd"], "dropout": config["dropout"], "bias": config["bias"],
+            "norm": config["norm"], "activation": config["activation"], "tie_weights": config["tie_weights"],
+            "rope": config["rope"], "qk_norm": config["qk_norm"],
+        }))
+        .unwrap();
+        assert_eq!(&settings, run.model().config());
+        assert_eq!(config["tie_word_embeddings"], model.tie_weights);
+        assert!(file(&files, "modeling_gpt_playground.py").starts_with(b"\"\"\"gpt-playground's GPT"));
+        let weights = SafeTensors::deserialize(file(&files, "model.safetensors")).unwrap();
+        let params = run.model().params();
+        assert_eq!(weights.len(), params.names.len(), "{model:?}: every weight, under its own name, nothing else");
+        for (name, value) in params.names.iter().zip(&params.values) {
+            let t = weights.tensor(name).unwrap();
+            let stored: Vec<f32> =
+                t.data().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+            assert_eq!((t.shape(), stored.as_slice()), (value.shape(), value.as_slice().unwrap()), "{name}");
+        }
     }
+}
+
+#[test]
+fn a_task_goes_with_its_symbols_and_held_out_problems() {
     let run = task_run();
-    assert!(export(&run).unwrap_err().to_string().contains("train on a text"));
+    let files = export(&run).unwrap();
+    let tokenizer: serde_json::Value = serde_json::from_slice(file(&files, "tokenizer.json")).unwrap();
+    assert_eq!(
+        (tokenizer["model"]["type"].as_str(), tokenizer["model"]["continuing_subword_prefix"].as_str()),
+        (Some("WordPiece"), Some(""))
+    );
+    let vocab = tokenizer["model"]["vocab"].as_object().unwrap();
+    assert_eq!(vocab.len(), run.vocab_size());
+    assert!(vocab.iter().all(|(token, id)| run.tokenizer().token_text(id.as_u64().unwrap() as u32) == *token));
+    let problems = std::str::from_utf8(file(&files, "held_out.jsonl")).unwrap();
+    let solutions = run.held_out_solutions(100).unwrap();
+    assert_eq!(problems.lines().count(), solutions.len());
+    for (line, solution) in problems.lines().zip(&solutions) {
+        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = |key: &str| p[key].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect::<String>();
+        assert_eq!((text("prompt"), text("answer")), (solution.prompt.clone(), solution.expected.clone()));
+        assert_eq!(
+            (&p["playground_answer"], &p["playground_correct"]),
+            (&solution.answer.clone().into(), &solution.correct.into())
+        );
+    }
+    let right = solutions.iter().filter(|s| s.correct).count();
+    let readme = String::from_utf8(file(&files, "README.md").to_vec()).unwrap();
+    assert!(readme.contains(&format!("{right} of {} right", solutions.len())), "{readme}");
 }

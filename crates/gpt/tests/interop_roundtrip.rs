@@ -3,7 +3,7 @@
 //! a damaged or mismatched import says what is wrong.
 
 use gpt::interop::{bundle, hf, import, nanogpt};
-use gpt::ops::Activation;
+use gpt::ops::{Activation, NormKind};
 use gpt::{GPTConfig, Run, TokenizerKind};
 use std::collections::HashMap;
 
@@ -42,6 +42,8 @@ fn a_transformers_export_comes_back() {
         (small(), TokenizerKind::Char),
         (GPTConfig { tie_weights: false, activation: Activation::Relu, ..small() }, TokenizerKind::Bpe),
         (GPTConfig { activation: Activation::GeluTanh, bias: true, ..small() }, TokenizerKind::Char),
+        (GPTConfig { rope: true, qk_norm: true, norm: NormKind::RmsNorm, ..small() }, TokenizerKind::Char),
+        (GPTConfig { rope: true, tie_weights: false, bias: true, ..small() }, TokenizerKind::Bpe),
     ] {
         let run = trained(model, tokenizer, 3);
         let imported = import(&borrowed(&hf::export(&run).unwrap())).unwrap();
@@ -66,9 +68,12 @@ fn the_page_zip_comes_back_through_nanogpt() {
     let imported = import(&[("bpe-export.zip".into(), &bundle(&bpe, "bpe").unwrap())]).unwrap();
     assert_eq!(imported.from, "Transformers");
     assert_same(&bpe, &Run::open(&imported.checkpoint).unwrap(), false);
-    // A run neither holds is refused with both reasons.
-    let refused = bundle(&task_run(), "reverse").unwrap_err().to_string();
-    assert!(refused.contains("not for nanoGPT: ") && refused.contains("; not for Transformers: "), "{refused}");
+    // So does a task's run, which comes back with its task.
+    let task = task_run();
+    let imported = import(&[("reverse-export.zip".into(), &bundle(&task, "reverse").unwrap())]).unwrap();
+    let back = Run::open(&imported.checkpoint).unwrap();
+    assert_same(&task, &back, false);
+    assert_eq!(back.task().map(|t| t.config()), task.task().map(|t| t.config()));
 }
 
 /// `model.safetensors` as Transformers' save_pretrained writes it: only `format: pt` in its header.
@@ -108,6 +113,18 @@ fn a_model_changed_in_transformers_comes_back_from_its_config_and_tokenizer() {
     let back = Run::open(&import(&borrowed(&files)).unwrap().checkpoint).unwrap();
     assert!(back.model().config().bias);
     assert_eq!(back.model().params().get("transformer.h.1.mlp.c_fc.bias").unwrap()[3], 0.25);
+
+    // Our own modelling code's folder, and a task's symbols, come back the same way.
+    for run in [trained(GPTConfig { rope: true, qk_norm: true, ..small() }, TokenizerKind::Bpe, 3), task_run()] {
+        let mut files = hf::export(&run).unwrap();
+        let weights = files.iter().position(|(n, _)| n == "model.safetensors").unwrap();
+        files[weights].1 = as_saved_by_transformers(&files[weights].1, |_, _| {});
+        let back = Run::open(&import(&borrowed(&files)).unwrap().checkpoint).unwrap();
+        assert_eq!(back.model().config(), run.model().config());
+        assert_eq!(back.model().params().values, run.model().params().values);
+        assert_eq!(back.tokenizer(), run.tokenizer());
+        assert_eq!(back.task().map(|t| t.config()), run.task().map(|t| t.config()), "a task's run keeps its task");
+    }
 }
 
 #[test]
@@ -145,6 +162,17 @@ fn a_damaged_or_mismatched_import_says_what_is_wrong() {
     let mut other = hf_files;
     other[config].1 = String::from_utf8(other[config].1.clone()).unwrap().replace("\"gelu\"", "\"silu\"").into_bytes();
     assert!(message(other).contains("uses the activation Some(\"silu\")"));
+
+    let mut ours = hf::export(&trained(GPTConfig { rope: true, ..small() }, TokenizerKind::Char, 1)).unwrap();
+    let weights = ours.iter().position(|(n, _)| n == "model.safetensors").unwrap();
+    ours[weights].1 = as_saved_by_transformers(&ours[weights].1, |_, _| {});
+    let config = ours.iter().position(|(n, _)| n == "config.json").unwrap();
+    ours[config].1 = String::from_utf8(ours[config].1.clone())
+        .unwrap()
+        .replace("\"rmsnorm\"", "\"batchnorm\"")
+        .replace("\"layernorm\"", "\"batchnorm\"")
+        .into_bytes();
+    assert!(message(ours).contains("config.json has a setting the playground cannot read"));
 }
 
 /// `ckpt.pt` as nanoGPT's train.py saves it after torch.compile: no metadata of ours, the

@@ -1,9 +1,11 @@
-//! A Transformers GPT-2 folder back to a run. One we exported carries our metadata in
-//! `model.safetensors` and comes back with its history; one changed or made in Transformers takes
-//! its shape from `config.json` and its tokens from `tokenizer.json`, which must be one of ours
-//! (characters, or our byte pairs). Biases come back when any is not zero.
+//! A Transformers folder (GPT-2, or our own modelling code) back to a run. One we exported carries
+//! our metadata in `model.safetensors` and comes back with its history; one changed or made in
+//! Transformers takes its shape from `config.json` and its tokens from `tokenizer.json`, which
+//! must be one of ours (characters, our byte pairs, or a task's symbols). A GPT-2's biases come
+//! back when any is not zero.
 
-use super::hf::{activation_name, gpt2_names, CONV1D, OURS};
+use super::hf::{activation_name, gpt2_names, Architecture, CONV1D, OURS, TASK};
+use super::hf_remote::{config_from_json, MODEL_TYPE};
 use super::hf_tokenizer::tokenizer_from_json;
 use crate::checkpoint::{serialize, Tensor, FORMAT};
 use crate::config::GPTConfig;
@@ -32,12 +34,25 @@ pub fn import(weights: &[u8], config: Option<&[u8]>, tokenizer: Option<&[u8]>) -
     }
     let mut model: GPTConfig =
         serde_json::from_str(meta.get("config").map_or("", String::as_str)).map_err(|e| bad(format!("{e}")))?;
-    let mut tensors: Vec<Tensor> = Vec::new();
-    for name in gpt2_names(model.n_layer, model.tie_weights) {
-        let t = file.tensor(&name).map_err(|_| bad(format!("has no {name}")))?;
+    let f32_data = |name: &str| {
+        let t = file.tensor(name).map_err(|_| bad(format!("has no {name}")))?;
         if t.dtype() != Dtype::F32 {
             return Err(bad(format!("stores {name} as {:?}; save it as float32", t.dtype())));
         }
+        Ok(t)
+    };
+    if Architecture::of(&model) == Architecture::Ours {
+        // Our names and layout: the checkpoint's loader checks each tensor against the config.
+        let tensors = file
+            .names()
+            .into_iter()
+            .map(|name| f32_data(name).map(|t| (name.to_string(), t.shape().to_vec(), t.data().to_vec())))
+            .collect::<Result<Vec<Tensor>>>()?;
+        return serialize(&tensors, meta);
+    }
+    let mut tensors: Vec<Tensor> = Vec::new();
+    for name in gpt2_names(model.n_layer, model.tie_weights) {
+        let t = f32_data(&name)?;
         let mut shape = t.shape().to_vec();
         let mut data = t.data().to_vec();
         if CONV1D.iter().any(|l| name.ends_with(&format!("{l}.weight"))) {
@@ -66,15 +81,33 @@ pub fn import(weights: &[u8], config: Option<&[u8]>, tokenizer: Option<&[u8]>) -
     serialize(&tensors, meta)
 }
 
-/// The metadata of a GPT-2 made or changed in Transformers, from its config and tokenizer.
+/// The metadata of a model made or changed in Transformers, from its config and tokenizer.
 fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<String, String>> {
     let (Some(config), Some(tokenizer)) = (config, tokenizer) else {
         return Err(bad("needs its config.json and tokenizer.json too: choose all three files, or the folder zipped"));
     };
     let c: Value = serde_json::from_slice(config).map_err(|e| bad(format!("has an unreadable config.json: {e}")))?;
-    if c["model_type"] != "gpt2" {
-        return Err(bad(format!("is a {}, not a GPT-2", c["model_type"])));
+    let tokenizer: Value =
+        serde_json::from_slice(tokenizer).map_err(|e| bad(format!("has an unreadable tokenizer.json: {e}")))?;
+    let tokenizer = tokenizer_from_json(&tokenizer)?;
+    let model = match c["model_type"].as_str() {
+        Some("gpt2") => gpt2_config(&c)?,
+        Some(MODEL_TYPE) => config_from_json(&c)?,
+        _ => return Err(bad(format!("is a {}, not a GPT-2 or the playground's own model", c["model_type"]))),
+    };
+    let mut meta = HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("config".into(), serde_json::to_string(&model).expect("plain data serialises")),
+        ("vocab".into(), tokenizer.to_json()),
+    ]);
+    if let Some(task) = c.get(TASK) {
+        meta.insert("task".into(), task.to_string());
     }
+    Ok(meta)
+}
+
+/// The shape of a GPT-2 from its `config.json`.
+fn gpt2_config(c: &Value) -> Result<GPTConfig> {
     let name = c["activation_function"].as_str().map(|n| n.replace("gelu_pytorch_tanh", "gelu_new"));
     let known = [Activation::Gelu, Activation::GeluTanh, Activation::Relu];
     let activation = known.into_iter().find(|&a| name.as_deref() == Some(activation_name(a))).ok_or_else(|| {
@@ -86,10 +119,7 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
     if !(c["n_inner"].is_null() || c["n_inner"].as_u64() == Some(4 * n_embd as u64)) {
         return Err(bad("has an MLP other than 4 × n_embd wide (n_inner)"));
     }
-    let tokenizer: Value =
-        serde_json::from_slice(tokenizer).map_err(|e| bad(format!("has an unreadable tokenizer.json: {e}")))?;
-    let tokenizer = tokenizer_from_json(&tokenizer)?;
-    let model = GPTConfig {
+    Ok(GPTConfig {
         vocab_size: int("vocab_size")?,
         block_size: int("n_positions")?,
         n_layer: int("n_layer")?,
@@ -100,10 +130,5 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
         activation,
         tie_weights: c["tie_word_embeddings"].as_bool().unwrap_or(true),
         ..Default::default()
-    };
-    Ok(HashMap::from([
-        ("format".to_string(), FORMAT.to_string()),
-        ("config".into(), serde_json::to_string(&model).expect("plain data serialises")),
-        ("vocab".into(), tokenizer.to_json()),
-    ]))
+    })
 }

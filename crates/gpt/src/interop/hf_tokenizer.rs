@@ -2,9 +2,11 @@
 //! as the run does. Characters: a BPE model with one token per character and no merges (input is
 //! split into characters) and a decoder that joins them. Byte pairs: our merges over GPT-2's
 //! byte-to-character map, after a split into the same pieces ours makes (`tokenizer/bpe.rs`).
+//! A task's symbols: WordPiece over the whole text with no continuing prefix, which takes the
+//! longest token that matches at each point, as ours does (`tokenizer/symbols.rs`).
 
 use crate::error::{Error, Result};
-use crate::tokenizer::{BpeTokenizer, CharTokenizer, Tokenizer};
+use crate::tokenizer::{BpeTokenizer, CharTokenizer, SymbolTokenizer, Tokenizer};
 use serde_json::{json, Map, Value};
 
 /// Our pre-tokenizer's pieces as a regex: a run of letters (combining marks included), of
@@ -19,6 +21,10 @@ const PIECES: &str = concat!(
     "|\\p{White_Space}+(?= \\P{White_Space})|\\p{White_Space}+",
 );
 
+/// WordPiece's name for text no token matches (not in the vocabulary: encoding such text fails,
+/// as ours does).
+const UNKNOWN: &str = "[UNK]";
+
 /// `tokenizer.json` for `tokenizer`.
 pub fn tokenizer_json(tokenizer: &Tokenizer) -> Result<Value> {
     match tokenizer {
@@ -27,7 +33,14 @@ pub fn tokenizer_json(tokenizer: &Tokenizer) -> Result<Value> {
             Ok(document(Value::Null, bpe_model(vocab.collect(), vec![]), json!({ "type": "Fuse" })))
         }
         Tokenizer::Bpe(bpe) => byte_pairs(bpe),
-        Tokenizer::Symbols(_) => Err(Error::Config("a task's tokens have no Transformers tokenizer".into())),
+        Tokenizer::Symbols(symbols) => {
+            let vocab = symbols.tokens().iter().enumerate().map(|(i, t)| (t.clone(), json!(i)));
+            let model = json!({
+                "type": "WordPiece", "unk_token": UNKNOWN, "continuing_subword_prefix": "",
+                "max_input_chars_per_word": u32::MAX, "vocab": vocab.collect::<Map<_, _>>(),
+            });
+            Ok(document(Value::Null, model, json!({ "type": "Fuse" })))
+        }
     }
 }
 
@@ -36,19 +49,26 @@ pub fn tokenizer_json(tokenizer: &Tokenizer) -> Result<Value> {
 pub fn tokenizer_from_json(json: &Value) -> Result<Tokenizer> {
     let not_ours = || {
         Error::Format(
-            "this tokenizer.json is not one the playground writes (characters, or its own byte pairs), \
+            "this tokenizer.json is not one the playground writes (characters, its own byte pairs, or a task's \
+             symbols), \
              so the model's tokens would not mean the same here"
                 .into(),
         )
     };
     let model = &json["model"];
-    let vocab = model["vocab"].as_object().filter(|_| model["type"] == "BPE").ok_or_else(not_ours)?;
+    let vocab = model["vocab"].as_object().ok_or_else(not_ours)?;
     let mut by_id: Vec<Option<&str>> = vec![None; vocab.len()];
     for (token, id) in vocab {
         let slot = id.as_u64().and_then(|id| by_id.get_mut(id as usize)).ok_or_else(not_ours)?;
         *slot = Some(token.as_str());
     }
     let tokens: Vec<&str> = by_id.into_iter().collect::<Option<_>>().ok_or_else(not_ours)?;
+    if model["type"] == "WordPiece" && model["continuing_subword_prefix"] == "" && json["pre_tokenizer"].is_null() {
+        return SymbolTokenizer::new(tokens.into_iter().map(String::from).collect()).map(Tokenizer::Symbols);
+    }
+    if model["type"] != "BPE" {
+        return Err(not_ours());
+    }
     let merges = model["merges"].as_array().ok_or_else(not_ours)?;
     if merges.is_empty() && json["decoder"]["type"] == "Fuse" && json["pre_tokenizer"].is_null() {
         let one = |t: &str| Some(t.chars().next()?).filter(|_| t.chars().count() == 1);

@@ -3,6 +3,8 @@
 
 pub mod hf;
 pub mod hf_import;
+mod hf_remote;
+mod hf_task;
 mod hf_tokenizer;
 mod import;
 pub mod nanogpt;

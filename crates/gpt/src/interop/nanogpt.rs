@@ -50,14 +50,22 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
-/// What nanoGPT cannot hold, named with the setting to change.
+/// Where a run nanoGPT cannot hold goes instead.
+const AS_IS: &str = "which holds every run as it is";
+
+/// What nanoGPT cannot hold, named with the setting to change, and where it goes instead.
 pub(super) fn check(run: &Run) -> Result<()> {
     let c = run.model().config();
-    let refuse = |why: &str| Err(Error::Config(format!("{why} and train again to export for nanoGPT")));
+    let refuse = |why: &str| {
+        Err(Error::Config(format!(
+            "{why} and train again to export for nanoGPT, or take the Transformers export, {AS_IS}"
+        )))
+    };
     match () {
-        _ if run.task().is_some() => {
-            Err(Error::Config("this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin)".into()))
-        }
+        _ if run.task().is_some() => Err(Error::Config(format!(
+            "this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin); the Transformers export \
+             holds it with its symbols and held-out problems, {AS_IS}"
+        ))),
         _ if !matches!(run.tokenizer(), Tokenizer::Char(_)) => refuse(
             "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's own byte pairs, not this run's \
              (the Transformers export keeps them): set Tokenizer to Characters",

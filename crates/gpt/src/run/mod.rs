@@ -14,7 +14,7 @@ mod problems;
 mod state;
 
 pub use adjust::TextFit;
-pub(crate) use problems::{shown_example, shown_problems};
+pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use state::{Details, Status};
 

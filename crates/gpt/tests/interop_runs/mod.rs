@@ -20,7 +20,7 @@ pub fn small() -> GPTConfig {
     GPTConfig { block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, bias: false, ..Default::default() }
 }
 
-/// A run that trains on a task (which neither export holds).
+/// A run that trains on a task (which only the Transformers export holds).
 pub fn task_run() -> Run {
     let task = gpt::TaskConfig::default();
     let train = TrainConfig { batch_size: 2, max_iters: 2, warmup_iters: 0, eval_iters: 1, ..Default::default() };

@@ -1,0 +1,96 @@
+"""TransformerLens 4 over a gpt-playground export: `bridge(folder)` gives a TransformerBridge whose
+run_with_cache has the playground's attention patterns (blocks.{l}.attn.hook_pattern, batch x
+head x query x key) and whose hooks (hook_z, hook_mlp_out, hook_resid_pre, ...) edit the run.
+
+A GPT-2 export boots with TransformerLens's own GPT-2 adapter. Any other export runs its own
+modelling code (modeling_gpt_playground.py); an adapter registered here names its parts, and
+attention stays the model's own, so rotary positions and QK-norm are as trained.
+
+Written by gpt-playground's export; checked there against the playground's own patterns.
+"""
+
+import json
+import os
+
+from transformer_lens.factories import architecture_adapter_factory
+from transformer_lens.model_bridge import TransformerBridge
+from transformer_lens.model_bridge.architecture_adapter import ArchitectureAdapter
+from transformer_lens.model_bridge.generalized_components import (
+    AttentionBridge,
+    BlockBridge,
+    EmbeddingBridge,
+    LinearBridge,
+    MLPBridge,
+    NormalizationBridge,
+    PosEmbedBridge,
+    UnembeddingBridge,
+)
+from transformer_lens.model_bridge.sources import _bridge_builder
+
+ARCHITECTURE = "GptPlaygroundForCausalLM"
+
+
+def adapter_for(config):
+    """An adapter for a model with these settings (config.json's)."""
+
+    class GptPlaygroundAdapter(ArchitectureAdapter):
+        # Norms stay as trained: folding a norm into the next layer would change our weights.
+        supports_fold_ln = False
+
+        def __init__(self, cfg):
+            super().__init__(cfg)
+            rms = config["norm"] == "rmsnorm"
+            self.cfg.normalization_type = "RMS" if rms else "LN"
+            self.cfg.positional_embedding_type = "rotary" if config["rope"] else "standard"
+            self.cfg.gated_mlp = False
+            self.cfg.attn_only = False
+            self.cfg.final_rms = rms
+            self.cfg.eps = 1e-5
+            norm = lambda name: NormalizationBridge(  # noqa: E731
+                name=name, config=self.cfg, uses_rms_norm=rms, uses_weight_offset=False
+            )
+            self.component_mapping = {
+                "embed": EmbeddingBridge(name="transformer.wte"),
+                **({} if config["rope"] else {"pos_embed": PosEmbedBridge(name="transformer.wpe")}),
+                "blocks": BlockBridge(
+                    name="transformer.h",
+                    config=self.cfg,
+                    submodules={
+                        "ln1": norm("ln_1"),
+                        "attn": AttentionBridge(
+                            name="attn",
+                            config=self.cfg,
+                            submodules={"qkv": LinearBridge(name="c_attn"), "o": LinearBridge(name="c_proj")},
+                            maintain_native_attention=True,
+                        ),
+                        "ln2": norm("ln_2"),
+                        "mlp": MLPBridge(
+                            name="mlp", submodules={"in": LinearBridge(name="c_fc"), "out": LinearBridge(name="c_proj")}
+                        ),
+                    },
+                ),
+                "ln_final": norm("transformer.ln_f"),
+                "unembed": UnembeddingBridge(name="lm_head", config=self.cfg),
+            }
+
+    return GptPlaygroundAdapter
+
+
+def bridge(folder, **kwargs):
+    """TransformerLens's TransformerBridge over the export in `folder`."""
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    if config["model_type"] != "gpt2":
+        adapter = adapter_for(config)
+        architecture_adapter_factory.ArchitectureAdapterFactory.register_adapter(ARCHITECTURE, adapter)
+        # boot_transformers looks the architecture up in this table before asking the factory.
+        architecture_adapter_factory.SUPPORTED_ARCHITECTURES[ARCHITECTURE] = adapter
+        kwargs["trust_remote_code"] = True
+    # TransformerLens asks the tokenizer whether it adds BOS or EOS by encoding "a", which a task's
+    # symbols may not hold; the playground's tokenizers add neither.
+    probe = _bridge_builder.detect_tokenizer_bos_eos
+    _bridge_builder.detect_tokenizer_bos_eos = lambda tokenizer: (False, False)
+    try:
+        return TransformerBridge.boot_transformers(folder, **kwargs)
+    finally:
+        _bridge_builder.detect_tokenizer_bos_eos = probe
