@@ -1,22 +1,33 @@
-"""Checks that Hugging Face Transformers takes a run exported with `gpt export --hf` as it is
-(needs torch and transformers: pip install torch transformers; not part of scripts/test.sh):
+"""Checks that every run the playground makes leaves it for Hugging Face Transformers and
+TransformerLens 4, and comes back (needs torch, transformers and transformer-lens:
+pip install torch transformers transformer-lens; not part of scripts/test.sh, whose standard-library
+test reads every export back tensor by tensor):
 
-    python python/check_transformers.py [--data ../shared/data/tinyshakespeare.txt]
+    python python/check_transformers.py [--data ../shared/data] [--only NAME ...]
 
-For a character run (GELU, tied, no biases), a byte-pair run (ReLU, untied, biases) and a character
-run with GELU's tanh approximation (Transformers' "gelu_new"):
-1. AutoModelForCausalLM and AutoTokenizer load the folder;
-2. the logits on a window of the text match `gpt eval --logits-out` within 1e-4 (relative to the largest);
-3. the tokenizer gives our tokens for the whole text, and for a text of odd Unicode, and decodes it back;
-4. generate(do_sample=False) gives the same greedy text as `gpt sample --temperature 0`;
-5. the way back: `gpt import` of the folder samples as the run did, and after a step of training in
-   Transformers (save_pretrained), `gpt import` gives a run whose logits match Transformers' within 1e-4.
+For every preset (tiny, names, nano-cpu, nano-muon, and the tasks' induction, reverse, sort,
+addition and grokking) and each setting alone on `tiny` (RMSNorm, ReLU, GELU's tanh form, biases,
+untied, RoPE, QK-norm, byte pairs), each trained briefly by `gpt train` and exported by
+`gpt export --hf`:
+1. AutoModelForCausalLM and AutoTokenizer load the folder (GPT-2, or our modelling code with
+   trust_remote_code=True);
+2. the logits on the window `gpt eval --logits-out` writes (a task's: its held-out example) are
+   within 1e-4 of ours, and the tokenizer gives that window's tokens and decodes them back;
+3. greedy text equals `gpt sample --temperature 0` (a task's: the README's scoring of the
+   held-out problems gives the playground's answers, one by one);
+4. TransformerLens's TransformerBridge (gpt_playground_lens.bridge) gives our attention patterns,
+   every layer and head, within 1e-4, and its logits Transformers';
+5. `gpt import` of the folder gives the run's weights back exactly; after a step of training in
+   Transformers, saved with save_pretrained, `gpt import` gives a run whose logits match
+   Transformers' within 1e-4.
 """
 
 import argparse
 import json
 import os
+import re
 import subprocess
+import sys
 import tempfile
 
 import torch
@@ -25,12 +36,25 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
-ODD = "Ça va? 😀 naïve e\u0301 — 東京 ٣٤ ½ Ⅻ12 〇3\t\ttabs  and   spaces\n\n\n  x's 'quoted' 2024-11-24!!\r\n"
-RUNS = {
-    "char": ["--activation", "gelu", "--tie-weights", "true", "--bias", "false"],
-    "bpe": ["--tokenizer", "bpe", "--vocab-size", "400", "--activation", "relu", "--tie-weights", "false", "--bias", "true"],
-    "tanh": ["--activation", "gelu_tanh", "--bias", "true"],
+TOLERANCE = 1e-4
+SHORT = ["--iters", "40", "--warmup", "5", "--eval-iters", "2"]
+TEXT_RUNS = {
+    "tiny": [],
+    "names": ["--preset", "names"],
+    "nano-cpu": ["--preset", "nano-cpu", "--batch-size", "8"],
+    "nano-muon": ["--preset", "nano-muon", "--batch-size", "8"],
+    # Each setting alone on tiny (which has no biases, so "biases" is the setting changed).
+    "rmsnorm": ["--norm", "rmsnorm"],
+    "relu": ["--activation", "relu"],
+    "gelu-tanh": ["--activation", "gelu_tanh"],
+    "biases": ["--bias", "true"],
+    "untied": ["--tie-weights", "false"],
+    "rope": ["--rope"],
+    "qk-norm": ["--qk-norm"],
+    "byte-pairs": ["--tokenizer", "bpe", "--vocab-size", "400"],
 }
+TASK_RUNS = {"induction": "repeat", "reverse": "reverse", "sort": "sort", "addition": "addition", "grokking": "modular"}
+worst = {"logits": 0.0, "patterns": 0.0}
 
 
 def gpt(*args):
@@ -39,81 +63,124 @@ def gpt(*args):
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def our_tokens(run, text, work):
-    """Our ids of `text` (the first window of `gpt eval --logits-out`, the text repeated to fill it) and our logits."""
-    path, dump = os.path.join(work, "text.txt"), os.path.join(work, "logits.safetensors")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    out = json.loads(gpt("eval", "--checkpoint", run, "--text", path, "--json", "--logits-out", dump))
-    return out, load_file(dump)
+def gap(what, ours, theirs, key):
+    difference = (torch.as_tensor(ours).double() - torch.as_tensor(theirs).double()).abs().max().item()
+    worst[key] = max(worst[key], difference)
+    print(f"  {what}: largest difference {difference:.2e}")
+    assert difference < TOLERANCE, f"{what}: differ by {difference}"
 
 
-def assert_same_logits(model, ref, what):
-    """Transformers' logits on our window `ref["idx"]` within 1e-4 of ours (relative to the largest)."""
+def ours_on(run, work, text=None):
+    """`gpt eval --logits-out` of the run: idx, logits and attention (layer, head, query, key) of
+    the text's first window (the text's start: eval scores all of what it is given)."""
+    dump, start = os.path.join(work, "dump.safetensors"), os.path.join(work, "start.txt")
+    if text:
+        with open(text, encoding="utf-8") as f, open(start, "w", encoding="utf-8") as out:
+            out.write(f.read(20000))
+    gpt("eval", "--checkpoint", run, *(["--text", start] if text else []), "--logits-out", dump)
+    return load_file(dump)
+
+
+def check_lens(folder, ref, model):
+    sys.path.insert(0, folder)
+    try:
+        import gpt_playground_lens
+        bridge = gpt_playground_lens.bridge(folder)
+    finally:
+        sys.path.remove(folder)
+        sys.modules.pop("gpt_playground_lens", None)
+    logits, cache = bridge.run_with_cache(ref["idx"])
+    patterns = torch.stack([cache[f"blocks.{l}.attn.hook_pattern"][0] for l in range(ref["attention"].shape[0])])
+    gap("TransformerLens's attention patterns against ours", patterns, ref["attention"], "patterns")
     with torch.no_grad():
-        logits = model(ref["idx"]).logits
-    worst = (logits - ref["logits"]).abs().max().item() / ref["logits"].abs().max().item()
-    print(f"{what}: logits differ by {worst:.2e} (relative to the largest)")
-    assert worst < 1e-4, f"{what}: logits differ by {worst}"
+        gap("TransformerLens's logits against Transformers'", logits, model(ref["idx"]).logits, "logits")
 
 
-def check(kind, flags, data, work):
-    run, folder = os.path.join(work, f"{kind}.safetensors"), os.path.join(work, f"{kind}-hf")
-    gpt("train", "--data", data, "--preset", "tiny", "--block-size", "64", "--iters", "150", "--out", run, "--json", *flags)
-    gpt("export", "--checkpoint", run, "--hf", folder)
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    text = open(data, encoding="utf-8").read()
+def check_task_answers(folder, model, tokenizer):
+    """The README's scoring, run as written: the same answer as the playground's for each problem."""
+    readme = open(os.path.join(folder, "README.md"), encoding="utf-8").read()
+    code = re.findall(r"```python\n(.*?)```", readme, re.S)[-1].replace("this-folder", folder)
+    code = code.replace("right += ids[len(ids) - len(answer):] == answer",
+                        "right += ids[len(ids) - len(answer):] == answer\n    answers.append(tokenizer.decode(ids[len(ids) - len(answer):]))")
+    scope = {"answers": []}
+    exec(code, scope)
+    problems = [json.loads(line) for line in open(os.path.join(folder, "held_out.jsonl"), encoding="utf-8")]
+    assert scope["answers"] == [p["playground_answer"] for p in problems], "the held-out answers differ"
+    print(f"  the README's scoring: {scope['right']} of {len(problems)} right, every answer the playground's")
 
-    ours, ref = our_tokens(run, text, work)
-    assert_same_logits(model, ref, f"{kind}: exported")
 
-    ids = tokenizer(text).input_ids
-    assert len(ids) == ours["tokens"] and ids[:64] == ref["idx"][0].tolist(), f"{kind}: the tokenizer differs from ours"
-    assert tokenizer.decode(ids) == text, f"{kind}: decoding does not give the text back"
-    print(f"{kind}: the tokenizer gives our {len(ids)} tokens for the whole text and decodes it back")
-    if kind == "bpe":
-        odd, odd_ref = our_tokens(run, ODD * 8, work)
-        odd_ids = tokenizer(ODD * 8).input_ids
-        assert len(odd_ids) == odd["tokens"] and odd_ids[:64] == odd_ref["idx"][0].tolist(), "bpe: odd Unicode differs"
-        assert tokenizer.decode(odd_ids) == ODD * 8
-        print(f"bpe: the tokenizer gives our {len(odd_ids)} tokens for odd Unicode too")
-
-    prompt, length = "ROMEO:", 40
-    theirs_ids = model.generate(tokenizer(prompt, return_tensors="pt").input_ids, do_sample=False, max_new_tokens=length)
-    theirs = tokenizer.decode(theirs_ids[0])
-    greedy = gpt("sample", "--checkpoint", run, "--prompt", prompt, "--temperature", "0", "--max-new-tokens", length)
-    print(f"{kind}: gpt sample --temperature 0:\n{greedy.rstrip()}\n{kind}: Transformers generate(do_sample=False):\n{theirs}")
-    assert theirs == greedy.rstrip("\n"), f"{kind}: greedy samples differ"
-
-    back = os.path.join(work, f"{kind}-back.safetensors")
+def check_back(run, folder, model, ref, work, text):
+    back = os.path.join(work, "back.safetensors")
     gpt("import", folder, "--out", back)
-    again = gpt("sample", "--checkpoint", back, "--prompt", prompt, "--temperature", "0", "--max-new-tokens", length)
-    assert again == greedy, f"{kind}: the imported run samples differently"
-    # A step of training in Transformers, saved its way: it comes back from config.json and tokenizer.json.
+    mine, theirs = load_file(run), load_file(back)
+    for name, t in theirs.items():
+        assert torch.equal(t, mine[name]), f"gpt import changed {name}"
+    print(f"  gpt import: the {len(theirs)} tensors exactly")
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     loss = model(ref["idx"], labels=ref["idx"]).loss
     loss.backward()
-    optimizer.step()
+    torch.optim.AdamW(model.parameters(), lr=1e-2).step()
     model.eval()
-    tuned = os.path.join(work, f"{kind}-tuned")
+    tuned = os.path.join(work, "tuned")
     model.save_pretrained(tuned)
-    tokenizer.save_pretrained(tuned)
-    tuned_back = os.path.join(work, f"{kind}-tuned.safetensors")
+    AutoTokenizer.from_pretrained(folder, trust_remote_code=True).save_pretrained(tuned)
+    tuned_back = os.path.join(work, "tuned.safetensors")
     gpt("import", tuned, "--out", tuned_back)
-    _, tuned_ref = our_tokens(tuned_back, text, work)
-    assert_same_logits(model, tuned_ref, f"{kind}: trained a step in Transformers and imported")
+    with torch.no_grad():
+        gap(f"a step of training in Transformers (loss {loss.item():.3f}), imported", ours_on(tuned_back, work, text)["logits"],
+            model(ref["idx"]).logits, "logits")
+
+
+def check(name, train_args, text, work):
+    run, folder = os.path.join(work, f"{name}.safetensors"), os.path.join(work, f"{name}-hf")
+    print(f"{name}:", flush=True)
+    gpt("train", *train_args, *SHORT, "--out", run, "--json")
+    gpt("export", "--checkpoint", run, "--hf", folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=True).eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
+    ref = ours_on(run, work, text)
+    with torch.no_grad():
+        gap(f"{type(model).__name__}'s logits against ours", model(ref["idx"]).logits, ref["logits"], "logits")
+    idx = ref["idx"][0].tolist()
+    if text:
+        content = open(text, encoding="utf-8").read()
+        ids = tokenizer(content).input_ids
+        assert ids[:len(idx)] == idx and tokenizer.decode(ids) == content, "the tokenizer differs from ours"
+        print(f"  the tokenizer gives our {len(ids)} tokens for the whole text, and decodes them back")
+        prompt = content[:6]
+        prompt_ids = tokenizer(prompt, return_tensors="pt").input_ids
+        # Within the block: GPT-2 cannot look past its position table.
+        new = min(40, model.config.max_position_embeddings - prompt_ids.shape[1])
+        theirs = tokenizer.decode(model.generate(prompt_ids, do_sample=False, max_new_tokens=new)[0])
+        greedy = gpt("sample", "--checkpoint", run, "--prompt", prompt, "--temperature", "0", "--max-new-tokens", new)
+        assert theirs + "\n" == greedy, f"greedy samples differ:\n{theirs!r}\n{greedy!r}"  # gpt sample ends the line
+        print("  generate(do_sample=False) writes gpt sample --temperature 0's text")
+    else:
+        assert tokenizer(tokenizer.decode(idx)).input_ids == idx, "the tokenizer differs from ours"
+        check_task_answers(folder, model, tokenizer)
+    check_lens(folder, ref, model)
+    check_back(run, folder, model, ref, work, text)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare.txt"))
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--only", nargs="*", help="check only these runs")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as work:
-        for kind, flags in RUNS.items():
-            check(kind, flags, os.path.abspath(args.data), work)
-    print("Transformers loads every export and matches it (logits, tokens, greedy text), and each comes back")
+    shakespeare = os.path.abspath(os.path.join(args.data, "tinyshakespeare.txt"))
+    names = os.path.abspath(os.path.join(args.data, "names.txt"))
+    runs = {}
+    for name, flags in TEXT_RUNS.items():
+        data = names if name == "names" else shakespeare
+        runs[name] = (["--data", data, *(flags if "--preset" in flags else ["--preset", "tiny", *flags])], data)
+    runs.update({name: (["--task", task], None) for name, task in TASK_RUNS.items()})
+    for name, (train_args, text) in runs.items():
+        if args.only and name not in args.only:
+            continue
+        with tempfile.TemporaryDirectory() as work:
+            check(name, train_args, text, work)
+    print(f"Every run loads in Transformers and TransformerLens and comes back: logits within {worst['logits']:.1e}, "
+          f"attention patterns within {worst['patterns']:.1e}")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 // python/checkpoint_formats.py; train.bin and val.bin the page's text) beside a Transformers
 // folder. Loading that zip brings the run back with its text; loading a Transformers folder's
 // files, or the folder zipped with compression as a system's zip tool does, brings the model
-// back. What a tool cannot hold is left out or refused with the setting
-// to change, and the model stays.
+// back. What nanoGPT cannot hold is left out, with the setting to change, and goes to
+// Transformers with its own modelling code.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -59,8 +59,8 @@ test('Export downloads one zip: a nanoGPT checkout of the model and its text, an
   const hf = 'names-tiny-transformers/';
   assert.deepEqual(back.names, ['README.md', `${nano}README.md`, `${nano}config/train_names-tiny.py`, `${nano}data/names-tiny/meta.pkl`,
     `${nano}data/names-tiny/train.bin`, `${nano}data/names-tiny/val.bin`, `${nano}out-names-tiny/ckpt.pt`,
-    `${hf}README.md`, `${hf}config.json`, `${hf}generation_config.json`, `${hf}model.safetensors`, `${hf}tokenizer.json`,
-    `${hf}tokenizer_config.json`]);
+    `${hf}README.md`, `${hf}config.json`, `${hf}generation_config.json`, `${hf}gpt_playground_lens.py`, `${hf}model.safetensors`,
+    `${hf}tokenizer.json`, `${hf}tokenizer_config.json`]);
   assert.equal(back.iter_num, 40);
   assert.ok(back.same_weights, 'ckpt.pt holds the page\'s weights');
   assert.equal(back.bins[`${nano}data/names-tiny/train.bin`] + back.bins[`${nano}data/names-tiny/val.bin`], 59167, 'every character of the text');
@@ -99,16 +99,24 @@ with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
   assert.deepEqual(errors, []);
 });
 
-test('a model neither tool can run is refused with the settings to change, and stays', async () => {
+test('a model nanoGPT cannot run goes to Transformers with its own code, says why nanoGPT\'s is missing, and loads back', async () => {
   await page.getByLabel('Corpus').selectOption('names');
   await page.getByText(/59,167 characters/).waitFor();
   await page.getByLabel('RoPE').check();
   await page.getByRole('button', { name: 'Train' }).click();
   await untilStatus(page, /^Finished 40 steps/, 60000);
-  await exportButton().click();
-  await page.getByRole('alert').getByText(/Not exported: not for nanoGPT: nanoGPT's model\.py has a learned position table, not RoPE: untick RoPE and train again.*not for Transformers: .*untick RoPE/).waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), exportButton().click()]);
+  await untilStatus(page, /^Saved names-tiny-2-export\.zip: names-tiny-2-transformers\/ loads with from_pretrained; each README\.md has the commands\. It is not for nanoGPT: nanoGPT's model\.py has a learned position table, not RoPE: untick RoPE and train again to export for nanoGPT, or take the Transformers export, which holds every run as it is\./);
+  await session.shot('export-transformers-only');
+  const dir = mkdtempSync(join(tmpdir(), 'export-rope-'));
+  const names = JSON.parse(execFileSync('python3', ['-c', `import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2]); print(json.dumps(sorted(z.namelist())))`, await download.path(), dir], { encoding: 'utf8' }));
+  assert.ok(names.includes('names-tiny-2-transformers/modeling_gpt_playground.py'), names.join(' '));
+  assert.ok(!names.some((n) => n.includes('nanogpt')), names.join(' '));
+  await page.getByLabel('Load checkpoint').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => join(dir, 'names-tiny-2-transformers', f)));
+  await untilStatus(page, /^Loaded a model from Transformers at step 40\./);
+  assert.ok(await page.getByLabel('RoPE').isChecked(), 'the run\'s settings came back');
   await page.getByRole('button', { name: 'Generate' }).click();
   await page.waitForFunction(() => document.getElementById('sample-output').textContent.length > 20);
-  await session.shot('export-refused');
   assert.deepEqual(errors, []);
 });

@@ -60,7 +60,7 @@ pub fn export(run: &Run) -> Result<Vec<(String, Vec<u8>)>> {
     let architecture = Architecture::of(c);
     let (mut config, weights) = match architecture {
         Architecture::Gpt2 => (gpt2_config(c), gpt2_weights(run)?),
-        Architecture::Ours => (hf_remote::config(c), hf_remote::weights(run)?),
+        Architecture::Ours => (hf_remote::config(c), hf_remote::weights(run, metadata(run))?),
     };
     if let Some(task) = run.task() {
         // Transformers keeps unknown config keys, so a run trained on there comes back with its task.
@@ -170,7 +170,7 @@ fn gpt2_weights(run: &Run) -> Result<Vec<u8>> {
 
 /// The run's own metadata for `model.safetensors`, under [`OURS`]: Transformers wants `format`
 /// to say "pt".
-pub(super) fn metadata(run: &Run) -> HashMap<String, String> {
+fn metadata(run: &Run) -> HashMap<String, String> {
     let mut metadata = crate::checkpoint::metadata(&run.snapshot());
     let ours = metadata.insert("format".into(), "pt".into()).expect("a checkpoint names its format");
     metadata.insert(OURS.into(), ours);

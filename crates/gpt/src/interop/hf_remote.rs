@@ -3,12 +3,12 @@
 //! with the run's weights under nanoGPT's names and layout, unchanged, and `config.json` holding
 //! the run's `GPTConfig` fields.
 
-use super::hf::metadata;
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::run::Run;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 pub const MODELING_FILE: &str = "modeling_gpt_playground.py";
 pub const MODELING: &str = include_str!("python/modeling_gpt_playground.py");
@@ -51,8 +51,8 @@ pub fn config_from_json(c: &Value) -> Result<GPTConfig> {
 }
 
 /// `model.safetensors`: the weights under our names (a tied embedding once, as `transformer.wte`),
-/// with our metadata.
-pub fn weights(run: &Run) -> Result<Vec<u8>> {
+/// with the run's `metadata`.
+pub fn weights(run: &Run, metadata: HashMap<String, String>) -> Result<Vec<u8>> {
     let params = run.model().params();
     let tensors: Vec<Tensor> = params
         .names
@@ -60,5 +60,5 @@ pub fn weights(run: &Run) -> Result<Vec<u8>> {
         .zip(&params.values)
         .map(|(name, value)| (name.clone(), value.shape().to_vec(), le_bytes(value)))
         .collect();
-    crate::checkpoint::serialize(&tensors, metadata(run))
+    crate::checkpoint::serialize(&tensors, metadata)
 }
