@@ -7,10 +7,10 @@ test reads every export back tensor by tensor):
 
 For every preset (tiny, names, nano-cpu, nano-muon, and the tasks' induction, reverse, sort,
 addition and grokking) and each setting alone on `tiny` (RMSNorm, ReLU, GELU's tanh form, biases,
-untied, RoPE, QK-norm, byte pairs), each trained briefly by `gpt train` and exported by
+untied, RoPE (alone, and with biases and untied), QK-norm, byte pairs), each trained briefly by `gpt train` and exported by
 `gpt export --hf`:
-1. AutoModelForCausalLM and AutoTokenizer load the folder (GPT-2, or our modelling code with
-   trust_remote_code=True);
+1. AutoModelForCausalLM and AutoTokenizer load the folder (GPT-2, Starcoder2, or our modelling
+   code with trust_remote_code=True);
 2. the logits on the window `gpt eval --logits-out` writes (a task's: its held-out example) are
    within 1e-4 of ours, and the tokenizer gives that window's tokens and decodes them back;
 3. greedy text equals `gpt sample --temperature 0` (a task's: the README's scoring of the
@@ -50,6 +50,7 @@ TEXT_RUNS = {
     "biases": ["--bias", "true"],
     "untied": ["--tie-weights", "false"],
     "rope": ["--rope"],
+    "rope-biases-untied": ["--rope", "--bias", "true", "--tie-weights", "false"],
     "qk-norm": ["--qk-norm"],
     "byte-pairs": ["--tokenizer", "bpe", "--vocab-size", "400"],
 }

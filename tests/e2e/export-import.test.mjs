@@ -103,6 +103,7 @@ test('a model nanoGPT cannot run goes to Transformers with its own code, says wh
   await page.getByLabel('Corpus').selectOption('names');
   await page.getByText(/59,167 characters/).waitFor();
   await page.getByLabel('RoPE').check();
+  await page.getByLabel('QK-norm').check(); // RoPE alone would be Transformers' own Starcoder2
   await page.getByRole('button', { name: 'Train' }).click();
   await untilStatus(page, /^Finished 40 steps/, 60000);
   const [download] = await Promise.all([page.waitForEvent('download'), exportButton().click()]);
@@ -115,7 +116,7 @@ z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2]); print(json.dumps(so
   assert.ok(!names.some((n) => n.includes('nanogpt')), names.join(' '));
   await page.getByLabel('Load checkpoint').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => join(dir, 'names-tiny-2-transformers', f)));
   await untilStatus(page, /^Loaded a model from Transformers at step 40\./);
-  assert.ok(await page.getByLabel('RoPE').isChecked(), 'the run\'s settings came back');
+  assert.ok(await page.getByLabel('RoPE').isChecked() && await page.getByLabel('QK-norm').isChecked(), 'the run\'s settings came back');
   await page.getByRole('button', { name: 'Generate' }).click();
   await page.waitForFunction(() => document.getElementById('sample-output').textContent.length > 20);
   assert.deepEqual(errors, []);

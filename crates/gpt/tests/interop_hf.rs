@@ -1,6 +1,6 @@
 //! `gpt::interop::hf`: a run as a Transformers folder. GPT-2's names and Conv1D layout, zero
 //! biases where the run has none, the run's vocabulary in tokenizer.json; what GPT-2 lacks goes
-//! with our modelling code, the weights as they are; a task's run with its symbols and held-out
+//! as Starcoder2 (rotary with LayerNorm) or with our modelling code, the weights as they are; a task's run with its symbols and held-out
 //! problems. (python/check_transformers.py loads each in Transformers and TransformerLens.)
 
 use gpt::interop::hf::export;
@@ -58,7 +58,7 @@ fn weights_take_gpt2_names_and_layout() {
 fn what_gpt2_lacks_goes_with_our_modelling_code_and_the_weights_as_they_are() {
     let settings = [
         GPTConfig { norm: NormKind::RmsNorm, ..small() },
-        GPTConfig { rope: true, ..small() },
+        GPTConfig { rope: true, qk_norm: true, ..small() },
         GPTConfig { qk_norm: true, tie_weights: false, bias: true, ..small() },
     ];
     for model in settings {
@@ -86,6 +86,47 @@ fn what_gpt2_lacks_goes_with_our_modelling_code_and_the_weights_as_they_are() {
                 t.data().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
             assert_eq!((t.shape(), stored.as_slice()), (value.shape(), value.as_slice().unwrap()), "{name}");
         }
+    }
+}
+
+#[test]
+fn rotary_runs_with_layernorm_go_as_starcoder2_their_qkv_rows_split() {
+    for model in
+        [GPTConfig { rope: true, ..small() }, GPTConfig { rope: true, bias: true, tie_weights: false, ..small() }]
+    {
+        let run = trained(model.clone(), TokenizerKind::Char, 1);
+        let files = export(&run).unwrap();
+        let config: serde_json::Value = serde_json::from_slice(file(&files, "config.json")).unwrap();
+        assert_eq!(
+            (config["model_type"].as_str(), config["use_bias"].as_bool()),
+            (Some("starcoder2"), Some(model.bias))
+        );
+        assert_eq!(config["rope_parameters"]["rope_theta"], 10000.0);
+        assert!(files.iter().all(|(n, _)| n != "modeling_gpt_playground.py"), "Transformers' own code runs it");
+        let weights = SafeTensors::deserialize(file(&files, "model.safetensors")).unwrap();
+        let values = |name: &str| -> Vec<f32> {
+            let t = weights.tensor(name).unwrap();
+            t.data().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
+        };
+        let params = run.model().params();
+        let c_attn = params.get("transformer.h.1.attn.c_attn.weight").unwrap().as_slice().unwrap(); // (3C, C)
+        for (k, x) in ["q", "k", "v"].into_iter().enumerate() {
+            let name = format!("model.layers.1.self_attn.{x}_proj.weight");
+            assert_eq!(weights.tensor(&name).unwrap().shape(), [8, 8]);
+            assert_eq!(values(&name), c_attn[k * 64..(k + 1) * 64], "{name}: rows {k}C..{}C of c_attn", k + 1);
+        }
+        let ln_bias = values("model.layers.0.input_layernorm.bias");
+        if model.bias {
+            let bias = params.get("transformer.h.0.attn.c_attn.bias").unwrap().as_slice().unwrap();
+            assert_eq!(values("model.layers.0.self_attn.v_proj.bias"), bias[16..]);
+            assert_eq!(ln_bias, params.get("transformer.h.0.ln_1.bias").unwrap().as_slice().unwrap());
+            assert_eq!(values("lm_head.weight"), params.get("lm_head.weight").unwrap().as_slice().unwrap());
+        } else {
+            assert_eq!(ln_bias, vec![0.0; 8], "Starcoder2's LayerNorms always have biases: zeros");
+            assert!(weights.tensor("model.layers.0.self_attn.q_proj.bias").is_err(), "use_bias=false: none");
+            assert!(weights.tensor("lm_head.weight").is_err());
+        }
+        assert_eq!(values("model.norm.weight"), params.get("transformer.ln_f.weight").unwrap().as_slice().unwrap());
     }
 }
 

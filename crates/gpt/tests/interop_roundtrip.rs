@@ -44,6 +44,7 @@ fn a_transformers_export_comes_back() {
         (GPTConfig { activation: Activation::GeluTanh, bias: true, ..small() }, TokenizerKind::Char),
         (GPTConfig { rope: true, qk_norm: true, norm: NormKind::RmsNorm, ..small() }, TokenizerKind::Char),
         (GPTConfig { rope: true, tie_weights: false, bias: true, ..small() }, TokenizerKind::Bpe),
+        (GPTConfig { rope: true, activation: Activation::GeluTanh, ..small() }, TokenizerKind::Char),
     ] {
         let run = trained(model, tokenizer, 3);
         let imported = import(&borrowed(&hf::export(&run).unwrap())).unwrap();
@@ -94,6 +95,20 @@ fn as_saved_by_transformers(weights: &[u8], change: impl Fn(&str, &mut [f32])) -
     safetensors::serialize(views, Some(HashMap::from([("format".to_string(), "pt".to_string())]))).unwrap()
 }
 
+/// `run`'s Transformers folder as Transformers saves it again (none of our metadata), its
+/// config.json edited.
+fn saved_by_transformers(run: &Run, edit_config: impl Fn(String) -> String) -> Vec<(String, Vec<u8>)> {
+    let mut files = hf::export(run).unwrap();
+    for (name, bytes) in &mut files {
+        match name.as_str() {
+            "model.safetensors" => *bytes = as_saved_by_transformers(bytes, |_, _| {}),
+            "config.json" => *bytes = edit_config(String::from_utf8(bytes.clone()).unwrap()).into_bytes(),
+            _ => {}
+        }
+    }
+    files
+}
+
 #[test]
 fn a_model_changed_in_transformers_comes_back_from_its_config_and_tokenizer() {
     let run = trained(small(), TokenizerKind::Bpe, 3);
@@ -113,6 +128,26 @@ fn a_model_changed_in_transformers_comes_back_from_its_config_and_tokenizer() {
     let back = Run::open(&import(&borrowed(&files)).unwrap().checkpoint).unwrap();
     assert!(back.model().config().bias);
     assert_eq!(back.model().params().get("transformer.h.1.mlp.c_fc.bias").unwrap()[3], 0.25);
+
+    // A Starcoder2 trained on in Transformers: its LayerNorm biases come back, its linear layers'
+    // (use_bias=false) as zeros.
+    let rotary = trained(GPTConfig { rope: true, ..small() }, TokenizerKind::Char, 3);
+    let mut files = hf::export(&rotary).unwrap();
+    let weights = files.iter().position(|(n, _)| n == "model.safetensors").unwrap();
+    files[weights].1 = as_saved_by_transformers(&files[weights].1, |name, v| {
+        if name == "model.layers.0.input_layernorm.bias" {
+            v[1] = 0.5;
+        }
+    });
+    let back = Run::open(&import(&borrowed(&files)).unwrap().checkpoint).unwrap();
+    let params = back.model().params();
+    assert!(back.model().config().bias && back.model().config().rope);
+    assert_eq!(params.get("transformer.h.0.ln_1.bias").unwrap()[1], 0.5);
+    assert!(params.get("transformer.h.1.attn.c_attn.bias").unwrap().iter().all(|&b| b == 0.0));
+    assert_eq!(
+        params.get("transformer.h.1.attn.c_attn.weight"),
+        rotary.model().params().get("transformer.h.1.attn.c_attn.weight")
+    );
 
     // Our own modelling code's folder, and a task's symbols, come back the same way.
     for run in [trained(GPTConfig { rope: true, qk_norm: true, ..small() }, TokenizerKind::Bpe, 3), task_run()] {
@@ -149,29 +184,24 @@ fn a_damaged_or_mismatched_import_says_what_is_wrong() {
     assert!(message(vec![("x.txt".into(), b"hello".to_vec()), ("y.txt".into(), vec![])])
         .contains("none of these files is a model"));
 
-    let mut hf_files = hf::export(&run).unwrap();
+    let hf_files = saved_by_transformers(&run, |c| c);
     let weights = hf_files.iter().position(|(n, _)| n == "model.safetensors").unwrap();
-    hf_files[weights].1 = as_saved_by_transformers(&hf_files[weights].1, |_, _| {});
     let alone = vec![hf_files[weights].clone()];
     assert!(message(alone).contains("needs its config.json and tokenizer.json too"));
     let tokenizer = hf_files.iter().position(|(n, _)| n == "tokenizer.json").unwrap();
-    let mut foreign = hf_files.clone();
+    let mut foreign = hf_files;
     foreign[tokenizer].1 = br#"{"model": {"type": "WordPiece", "vocab": {"a": 0}}}"#.to_vec();
     assert!(message(foreign).contains("not one the playground writes"));
-    let config = hf_files.iter().position(|(n, _)| n == "config.json").unwrap();
-    let mut other = hf_files;
-    other[config].1 = String::from_utf8(other[config].1.clone()).unwrap().replace("\"gelu\"", "\"silu\"").into_bytes();
+    let other = saved_by_transformers(&run, |c| c.replace("\"gelu\"", "\"silu\""));
     assert!(message(other).contains("uses the activation Some(\"silu\")"));
 
-    let mut ours = hf::export(&trained(GPTConfig { rope: true, ..small() }, TokenizerKind::Char, 1)).unwrap();
-    let weights = ours.iter().position(|(n, _)| n == "model.safetensors").unwrap();
-    ours[weights].1 = as_saved_by_transformers(&ours[weights].1, |_, _| {});
-    let config = ours.iter().position(|(n, _)| n == "config.json").unwrap();
-    ours[config].1 = String::from_utf8(ours[config].1.clone())
-        .unwrap()
-        .replace("\"rmsnorm\"", "\"batchnorm\"")
-        .replace("\"layernorm\"", "\"batchnorm\"")
-        .into_bytes();
+    let rotary = trained(GPTConfig { rope: true, ..small() }, TokenizerKind::Char, 1);
+    let starcoder2 =
+        saved_by_transformers(&rotary, |c| c.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 1"));
+    assert!(message(starcoder2).contains("shares keys and values between heads"));
+
+    let qk_norm = trained(GPTConfig { rope: true, qk_norm: true, ..small() }, TokenizerKind::Char, 1);
+    let ours = saved_by_transformers(&qk_norm, |c| c.replace("\"layernorm\"", "\"batchnorm\""));
     assert!(message(ours).contains("config.json has a setting the playground cannot read"));
 }
 

@@ -1,13 +1,13 @@
 //! A run as a Hugging Face Transformers folder: `config.json`, `model.safetensors`,
 //! `tokenizer.json` with the run's own vocabulary, `tokenizer_config.json` and
 //! `generation_config.json`, plus a task's held-out problems. GPT-2 holds nanoGPT's model (its
-//! names, its Conv1D layout, zero biases where the run has none); every other run goes with our
-//! modelling code (`hf_remote.rs`). `AutoModelForCausalLM` and `AutoTokenizer` load the folder as
+//! names, its Conv1D layout, zero biases where the run has none), Starcoder2 its rotary runs
+//! (`hf_starcoder2.rs`); every other run goes with our modelling code (`hf_remote.rs`). `AutoModelForCausalLM` and `AutoTokenizer` load the folder as
 //! it is; the run's own metadata rides in the safetensors header, so an import gets the run back
 //! with its history.
 
 use super::hf_tokenizer::tokenizer_json;
-use super::{hf_remote, hf_task};
+use super::{hf_remote, hf_starcoder2, hf_task};
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::Result;
@@ -28,10 +28,12 @@ const LENS_FILE: &str = "gpt_playground_lens.py";
 const LENS: &str = include_str!("python/gpt_playground_lens.py");
 
 /// Which Transformers model holds a run: GPT-2 where it can (learned positions, LayerNorm, no
-/// QK-norm), else our own modelling code (`hf_remote.rs`), loaded with `trust_remote_code=True`.
+/// QK-norm), Starcoder2 for rotary positions with LayerNorm and no QK-norm, else our own modelling
+/// code (`hf_remote.rs`), loaded with `trust_remote_code=True`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Architecture {
     Gpt2,
+    Starcoder2,
     Ours,
 }
 
@@ -39,16 +41,16 @@ impl Architecture {
     /// What `from_pretrained` needs beside the folder.
     fn trust(self) -> &'static str {
         match self {
-            Architecture::Gpt2 => "",
+            Architecture::Gpt2 | Architecture::Starcoder2 => "",
             Architecture::Ours => ", trust_remote_code=True",
         }
     }
 
     pub fn of(c: &GPTConfig) -> Architecture {
-        if c.norm == NormKind::LayerNorm && !c.rope && !c.qk_norm {
-            Architecture::Gpt2
-        } else {
-            Architecture::Ours
+        match (c.norm, c.rope, c.qk_norm) {
+            (NormKind::LayerNorm, false, false) => Architecture::Gpt2,
+            (NormKind::LayerNorm, true, false) => Architecture::Starcoder2,
+            _ => Architecture::Ours,
         }
     }
 }
@@ -60,6 +62,9 @@ pub fn export(run: &Run) -> Result<Vec<(String, Vec<u8>)>> {
     let architecture = Architecture::of(c);
     let (mut config, weights) = match architecture {
         Architecture::Gpt2 => (gpt2_config(c), gpt2_weights(run)?),
+        Architecture::Starcoder2 => {
+            (hf_starcoder2::config(c), crate::checkpoint::serialize(&hf_starcoder2::weights(run), metadata(run))?)
+        }
         Architecture::Ours => (hf_remote::config(c), hf_remote::weights(run, metadata(run))?),
     };
     if let Some(task) = run.task() {
@@ -74,7 +79,7 @@ pub fn export(run: &Run) -> Result<Vec<(String, Vec<u8>)>> {
         // GPT-2 cannot look past its position table, so text stops at the block size.
         "max_length": c.block_size,
         // Our modelling code has no cache: each token reads the last block, as our sampler does.
-        "use_cache": architecture == Architecture::Gpt2,
+        "use_cache": architecture != Architecture::Ours,
         "bos_token_id": null,
         "eos_token_id": null,
         "pad_token_id": null,
@@ -156,16 +161,18 @@ fn gpt2_weights(run: &Run) -> Result<Vec<u8>> {
                 (w.shape().iter().rev().copied().collect(), le_bytes(w.t()))
             }
             Some(w) => (w.shape().to_vec(), le_bytes(w)),
-            None => {
-                // A bias the run has none of: zeros as long as its weight's output side.
-                let weight = params.get(&name.replace(".bias", ".weight")).expect("every bias has its weight");
-                let n = weight.len_of(Axis(0));
-                (vec![n], vec![0; 4 * n])
-            }
+            None => zero_bias(params, &name),
         };
         tensors.push((name, shape, bytes));
     }
     crate::checkpoint::serialize(&tensors, metadata(run))
+}
+
+/// The shape and bytes of a bias the run has none of: zeros as long as its weight's output side.
+pub(super) fn zero_bias(params: &crate::params::Params, bias: &str) -> (Vec<usize>, Vec<u8>) {
+    let weight = params.get(&bias.replace(".bias", ".weight")).expect("every bias has its weight");
+    let n = weight.len_of(Axis(0));
+    (vec![n], vec![0; 4 * n])
 }
 
 /// The run's own metadata for `model.safetensors`, under [`OURS`]: Transformers wants `format`
@@ -195,6 +202,10 @@ pub fn gpt2_names(n_layer: usize, tied: bool) -> Vec<String> {
 fn readme(step: usize, architecture: Architecture) -> String {
     let what = match architecture {
         Architecture::Gpt2 => "A GPT-2 model",
+        Architecture::Starcoder2 => {
+            "A Starcoder2 model (Transformers' own, which holds rotary positions exactly; its `q_proj`, \
+             `k_proj` and `v_proj` are the rows of the run's `c_attn`)"
+        }
         Architecture::Ours => {
             "nanoGPT's model with the run's settings, in `modeling_gpt_playground.py` (Transformers runs it \
              with `trust_remote_code=True`; read it first, as any model's code)"

@@ -1,11 +1,12 @@
-//! A Transformers folder (GPT-2, or our own modelling code) back to a run. One we exported carries
+//! A Transformers folder (GPT-2, Starcoder2, or our own modelling code) back to a run. One we exported carries
 //! our metadata in `model.safetensors` and comes back with its history; one changed or made in
 //! Transformers takes its shape from `config.json` and its tokens from `tokenizer.json`, which
-//! must be one of ours (characters, our byte pairs, or a task's symbols). A GPT-2's biases come
-//! back when any is not zero.
+//! must be one of ours (characters, our byte pairs, or a task's symbols). A GPT-2's or Starcoder2's
+//! biases come back when any is not zero.
 
 use super::hf::{activation_name, gpt2_names, Architecture, CONV1D, OURS, TASK};
 use super::hf_remote::{config_from_json, MODEL_TYPE};
+use super::hf_starcoder2;
 use super::hf_tokenizer::tokenizer_from_json;
 use crate::checkpoint::{serialize, Tensor, FORMAT};
 use crate::config::GPTConfig;
@@ -15,7 +16,7 @@ use safetensors::{Dtype, SafeTensors};
 use serde_json::Value;
 use std::collections::HashMap;
 
-fn bad(why: impl std::fmt::Display) -> Error {
+pub(super) fn bad(why: impl std::fmt::Display) -> Error {
     Error::Format(format!("this Transformers model {why}"))
 }
 
@@ -41,15 +42,42 @@ pub fn import(weights: &[u8], config: Option<&[u8]>, tokenizer: Option<&[u8]>) -
         }
         Ok(t)
     };
-    if Architecture::of(&model) == Architecture::Ours {
+    let mut tensors = match Architecture::of(&model) {
         // Our names and layout: the checkpoint's loader checks each tensor against the config.
-        let tensors = file
-            .names()
-            .into_iter()
-            .map(|name| f32_data(name).map(|t| (name.to_string(), t.shape().to_vec(), t.data().to_vec())))
-            .collect::<Result<Vec<Tensor>>>()?;
-        return serialize(&tensors, meta);
+        Architecture::Ours => {
+            let tensors = file
+                .names()
+                .into_iter()
+                .map(|name| f32_data(name).map(|t| (name.to_string(), t.shape().to_vec(), t.data().to_vec())))
+                .collect::<Result<Vec<Tensor>>>()?;
+            return serialize(&tensors, meta);
+        }
+        Architecture::Starcoder2 => hf_starcoder2::ours(&model, |name| match file.tensor(name) {
+            Ok(_) => f32_data(name).map(|t| Some((t.shape().to_vec(), t.data().to_vec()))),
+            Err(_) => Ok(None),
+        })?,
+        Architecture::Gpt2 => gpt2_tensors(&model, f32_data)?,
+    };
+    // GPT-2's and Starcoder2's norms always have biases: a run without them exported zeros, which
+    // it drops again; a bias made in Transformers keeps them all.
+    let is_bias = |name: &str| name.ends_with(".bias");
+    if !model.bias
+        && tensors.iter().any(|(n, _, d)| is_bias(n) && d.chunks_exact(4).any(|x| x != [0; 4] && x != [0, 0, 0, 0x80]))
+    {
+        model.bias = true;
+        meta.insert("config".into(), serde_json::to_string(&model).expect("plain data serialises"));
     }
+    if !model.bias {
+        tensors.retain(|(n, _, _)| !is_bias(n));
+    }
+    serialize(&tensors, meta)
+}
+
+/// Our tensors from GPT-2's: the same names, Conv1D weights transposed back.
+fn gpt2_tensors<'a>(
+    model: &GPTConfig,
+    f32_data: impl Fn(&str) -> Result<safetensors::tensor::TensorView<'a>>,
+) -> Result<Vec<Tensor>> {
     let mut tensors: Vec<Tensor> = Vec::new();
     for name in gpt2_names(model.n_layer, model.tie_weights) {
         let t = f32_data(&name)?;
@@ -67,18 +95,7 @@ pub fn import(weights: &[u8], config: Option<&[u8]>, tokenizer: Option<&[u8]>) -
         }
         tensors.push((name, shape, data));
     }
-    // GPT-2 always has biases: a run without them exported zeros, which it drops again.
-    let is_bias = |name: &str| name.ends_with(".bias");
-    if !model.bias
-        && tensors.iter().any(|(n, _, d)| is_bias(n) && d.chunks_exact(4).any(|x| x != [0; 4] && x != [0, 0, 0, 0x80]))
-    {
-        model.bias = true;
-        meta.insert("config".into(), serde_json::to_string(&model).expect("plain data serialises"));
-    }
-    if !model.bias {
-        tensors.retain(|(n, _, _)| !is_bias(n));
-    }
-    serialize(&tensors, meta)
+    Ok(tensors)
 }
 
 /// The metadata of a model made or changed in Transformers, from its config and tokenizer.
@@ -92,8 +109,14 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
     let tokenizer = tokenizer_from_json(&tokenizer)?;
     let model = match c["model_type"].as_str() {
         Some("gpt2") => gpt2_config(&c)?,
+        Some(hf_starcoder2::MODEL_TYPE) => hf_starcoder2::config_from_json(&c)?,
         Some(MODEL_TYPE) => config_from_json(&c)?,
-        _ => return Err(bad(format!("is a {}, not a GPT-2 or the playground's own model", c["model_type"]))),
+        _ => {
+            return Err(bad(format!(
+                "is a {}, not a GPT-2, a Starcoder2 or the playground's own model",
+                c["model_type"]
+            )))
+        }
     };
     let mut meta = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
@@ -106,13 +129,18 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
     Ok(meta)
 }
 
+/// Ours of Transformers' activation names (both its spellings of GELU's tanh form).
+pub(super) fn activation(name: &Value) -> Result<Activation> {
+    let name = name.as_str().map(|n| n.replace("gelu_pytorch_tanh", "gelu_new"));
+    let known = [Activation::Gelu, Activation::GeluTanh, Activation::Relu];
+    known.into_iter().find(|&a| name.as_deref() == Some(activation_name(a))).ok_or_else(|| {
+        bad(format!("uses the activation {name:?}; the playground has \"gelu\", \"gelu_new\" (tanh) and \"relu\""))
+    })
+}
+
 /// The shape of a GPT-2 from its `config.json`.
 fn gpt2_config(c: &Value) -> Result<GPTConfig> {
-    let name = c["activation_function"].as_str().map(|n| n.replace("gelu_pytorch_tanh", "gelu_new"));
-    let known = [Activation::Gelu, Activation::GeluTanh, Activation::Relu];
-    let activation = known.into_iter().find(|&a| name.as_deref() == Some(activation_name(a))).ok_or_else(|| {
-        bad(format!("uses the activation {name:?}; the playground has \"gelu\", \"gelu_new\" (tanh) and \"relu\""))
-    })?;
+    let activation = activation(&c["activation_function"])?;
     let int =
         |key: &str| c[key].as_u64().map(|v| v as usize).ok_or_else(|| bad(format!("has no {key} in config.json")));
     let n_embd = int("n_embd")?;

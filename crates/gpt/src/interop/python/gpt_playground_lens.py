@@ -2,7 +2,7 @@
 run_with_cache has the playground's attention patterns (blocks.{l}.attn.hook_pattern, batch x
 head x query x key) and whose hooks (hook_z, hook_mlp_out, hook_resid_pre, ...) edit the run.
 
-A GPT-2 export boots with TransformerLens's own GPT-2 adapter. Any other export runs its own
+A GPT-2 or Starcoder2 export boots with TransformerLens's own adapter. Any other export runs its own
 modelling code (modeling_gpt_playground.py); an adapter registered here names its parts, and
 attention stays the model's own, so rotary positions and QK-norm are as trained.
 
@@ -80,7 +80,7 @@ def bridge(folder, **kwargs):
     """TransformerLens's TransformerBridge over the export in `folder`."""
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
-    if config["model_type"] != "gpt2":
+    if config["model_type"] == "gpt_playground":
         adapter = adapter_for(config)
         architecture_adapter_factory.ArchitectureAdapterFactory.register_adapter(ARCHITECTURE, adapter)
         # boot_transformers looks the architecture up in this table before asking the factory.
