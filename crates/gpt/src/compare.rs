@@ -69,8 +69,8 @@ mod tests {
             differences(&[adamw.clone(), muon, adamw.clone()]).into_iter().map(|d| (d.field, d.values)).collect();
         let field = |name: &str| fields.iter().find(|(f, _)| f == name).map(|(_, v)| v.clone());
         assert_eq!(field("train.optimizer").unwrap(), ["adamw", "muon", "adamw"]);
-        assert_eq!(field("train.max_iters").unwrap(), ["2000", "350", "2000"]);
-        assert_eq!(field("train.eval_interval").unwrap(), ["auto", "175", "auto"]);
+        assert_eq!(field("train.max_iters").unwrap(), ["2000", "300", "2000"]);
+        assert_eq!(field("train.eval_interval").unwrap(), ["auto", "300", "auto"]);
         assert_eq!(field("train.learning_rate").unwrap(), ["0.001", "0.003", "0.001"]);
         assert!(field("model.n_layer").is_none(), "what is the same is left out");
         let task = crate::presets::preset("grokking").unwrap().settings;
