@@ -13,7 +13,8 @@ use std::sync::OnceLock;
 
 type Files = Vec<(String, Vec<u8>)>;
 
-/// The exports to damage, made once: nanoGPT's, Transformers' (characters and byte pairs), the zip.
+/// The exports to damage, made once: nanoGPT's, Transformers' (characters and byte pairs), the zip,
+/// and a rotary run's (Starcoder2).
 fn originals() -> &'static [Files] {
     static FILES: OnceLock<Vec<Files>> = OnceLock::new();
     FILES.get_or_init(|| {
@@ -26,9 +27,17 @@ fn originals() -> &'static [Files] {
             run.train(2, &|| 0.0).unwrap();
             run
         };
-        let (chars, bpe) = (run(&chars), run(&bpe));
+        let rotary = Settings { model: GPTConfig { rope: true, ..chars.model.clone() }, ..chars.clone() };
+        let (chars, bpe, rotary) = (run(&chars), run(&bpe), run(&rotary));
         let zip = vec![("run-export.zip".to_string(), bundle(&chars, "run").unwrap())];
-        vec![nanogpt::export(&chars, "run").unwrap(), hf::export(&chars).unwrap(), hf::export(&bpe).unwrap(), zip]
+        let starcoder2 = hf::export(&rotary).unwrap();
+        vec![
+            nanogpt::export(&chars, "run").unwrap(),
+            hf::export(&chars).unwrap(),
+            hf::export(&bpe).unwrap(),
+            zip,
+            starcoder2,
+        ]
     })
 }
 
@@ -70,7 +79,7 @@ proptest! {
 
     #[test]
     fn a_damaged_export_imports_or_says_what_is_wrong(
-        which in 0usize..4,
+        which in 0usize..5,
         file in any::<usize>(),
         damages in proptest::collection::vec(damage(), 1..4),
     ) {

@@ -4,6 +4,7 @@
 //! LayerNorms always have them; `use_bias` is for its linear layers).
 
 use super::hf::activation_name;
+use super::hf_import::bad;
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
@@ -114,18 +115,24 @@ pub fn ours(c: &GPTConfig, tensor: impl Fn(&str) -> Result<Option<(Vec<usize>, V
         let mut data = Vec::new();
         for name in &theirs {
             match tensor(name)? {
-                Some((s, d)) => {
-                    shape = if shape.is_empty() { s } else { [vec![shape[0] + s[0]], s[1..].to_vec()].concat() };
+                // Row blocks of one tensor: the same shape after the rows.
+                Some((s, d)) if !s.is_empty() && (shape.is_empty() || s[1..] == shape[1..]) => {
+                    shape = match shape.first() {
+                        Some(&rows) => [&[rows.saturating_add(s[0])], &s[1..]].concat(),
+                        None => s,
+                    };
                     data.extend(d);
                 }
-                None if always => return Err(super::hf_import::bad(format!("has no {name}"))),
+                Some(_) => return Err(bad(format!("has a {name} whose shape does not fit {ours}"))),
+                None if always => return Err(bad(format!("has no {name}"))),
                 None => {}
             }
         }
-        if data.is_empty() {
-            // A linear layer's bias under use_bias=false: zeros as long as its weight's rows.
+        if shape.is_empty() {
+            // A linear layer's bias under use_bias=false: zeros as long as its weight's rows (which
+            // comes first, and has at least one dimension).
             let weight = tensors.iter().find(|(n, _, _)| *n == ours.replace(".bias", ".weight"));
-            let rows = weight.expect("a bias follows its weight").1[0];
+            let rows = weight.map_or(0, |(_, shape, _)| shape[0]);
             (shape, data) = (vec![rows], vec![0; 4 * rows]);
         }
         tensors.push((ours, shape, data));
