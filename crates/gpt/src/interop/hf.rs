@@ -6,14 +6,14 @@
 //! it is; the run's own metadata rides in the safetensors header, so an import gets the run back
 //! with its history.
 
+use super::hf_shared::{activation_name, zero_bias};
 use super::hf_tokenizer::tokenizer_json;
 use super::{hf_remote, hf_starcoder2, hf_task};
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::Result;
-use crate::ops::{Activation, NormKind};
+use crate::ops::NormKind;
 use crate::run::Run;
-use ndarray::Axis;
 use serde_json::json;
 use std::collections::HashMap;
 
@@ -135,15 +135,6 @@ fn gpt2_config(c: &GPTConfig) -> serde_json::Value {
     })
 }
 
-/// Transformers' name for `activation`: "gelu_new" is GPT-2's own tanh approximation.
-pub fn activation_name(activation: Activation) -> &'static str {
-    match activation {
-        Activation::Gelu => "gelu",
-        Activation::GeluTanh => "gelu_new",
-        Activation::Relu => "relu",
-    }
-}
-
 /// What the export cannot hold: only a byte-pair vocabulary with two tokens of the same bytes.
 pub(super) fn check(run: &Run) -> Result<()> {
     tokenizer_json(run.tokenizer()).map(|_| ())
@@ -166,13 +157,6 @@ fn gpt2_weights(run: &Run) -> Result<Vec<u8>> {
         tensors.push((name, shape, bytes));
     }
     crate::checkpoint::serialize(&tensors, metadata(run))
-}
-
-/// The shape and bytes of a bias the run has none of: zeros as long as its weight's output side.
-pub(super) fn zero_bias(params: &crate::params::Params, bias: &str) -> (Vec<usize>, Vec<u8>) {
-    let weight = params.get(&bias.replace(".bias", ".weight")).expect("every bias has its weight");
-    let n = weight.len_of(Axis(0));
-    (vec![n], vec![0; 4 * n])
 }
 
 /// The run's own metadata for `model.safetensors`, under [`OURS`]: Transformers wants `format`

@@ -4,21 +4,17 @@
 //! must be one of ours (characters, our byte pairs, or a task's symbols). A GPT-2's or Starcoder2's
 //! biases come back when any is not zero.
 
-use super::hf::{activation_name, gpt2_names, Architecture, CONV1D, OURS, TASK};
+use super::hf::{gpt2_names, Architecture, CONV1D, OURS, TASK};
 use super::hf_remote::{config_from_json, MODEL_TYPE};
+use super::hf_shared::{activation, bad};
 use super::hf_starcoder2;
 use super::hf_tokenizer::tokenizer_from_json;
 use crate::checkpoint::{serialize, Tensor, FORMAT};
 use crate::config::GPTConfig;
-use crate::error::{Error, Result};
-use crate::ops::Activation;
+use crate::error::Result;
 use safetensors::{Dtype, SafeTensors};
 use serde_json::Value;
 use std::collections::HashMap;
-
-pub(super) fn bad(why: impl std::fmt::Display) -> Error {
-    Error::Format(format!("this Transformers model {why}"))
-}
 
 /// Our checkpoint file for Transformers' `model.safetensors`, with its `config.json` and
 /// `tokenizer.json` (needed unless we wrote it).
@@ -127,15 +123,6 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
         meta.insert("task".into(), task.to_string());
     }
     Ok(meta)
-}
-
-/// Ours of Transformers' activation names (both its spellings of GELU's tanh form).
-pub(super) fn activation(name: &Value) -> Result<Activation> {
-    let name = name.as_str().map(|n| n.replace("gelu_pytorch_tanh", "gelu_new"));
-    let known = [Activation::Gelu, Activation::GeluTanh, Activation::Relu];
-    known.into_iter().find(|&a| name.as_deref() == Some(activation_name(a))).ok_or_else(|| {
-        bad(format!("uses the activation {name:?}; the playground has \"gelu\", \"gelu_new\" (tanh) and \"relu\""))
-    })
 }
 
 /// The shape of a GPT-2 from its `config.json`.

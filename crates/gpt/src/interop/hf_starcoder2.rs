@@ -3,8 +3,7 @@
 //! "rotate half" RoPE at base 10000, LayerNorm biases as zeros where the run has none (Starcoder2's
 //! LayerNorms always have them; `use_bias` is for its linear layers).
 
-use super::hf::activation_name;
-use super::hf_import::bad;
+use super::hf_shared::{activation, activation_name, bad, zero_bias};
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
@@ -96,7 +95,7 @@ pub fn weights(run: &Run) -> Vec<Tensor> {
                 }
             }
             None if always => {
-                let (shape, zeros) = super::hf::zero_bias(params, &ours);
+                let (shape, zeros) = zero_bias(params, &ours);
                 tensors.extend(theirs.into_iter().map(|name| (name, shape.clone(), zeros.clone())));
             }
             None => {}
@@ -171,7 +170,7 @@ pub fn config_from_json(c: &Value) -> Result<GPTConfig> {
         dropout: c["residual_dropout"].as_f64().unwrap_or(0.0) as f32,
         bias: c["use_bias"].as_bool().unwrap_or(true),
         norm: NormKind::LayerNorm,
-        activation: super::hf_import::activation(&c["hidden_act"])?,
+        activation: activation(&c["hidden_act"])?,
         tie_weights: c["tie_word_embeddings"].as_bool().unwrap_or(true),
         rope: true,
         qk_norm: false,

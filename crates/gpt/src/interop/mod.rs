@@ -4,6 +4,7 @@
 pub mod hf;
 pub mod hf_import;
 mod hf_remote;
+mod hf_shared;
 mod hf_starcoder2;
 mod hf_task;
 mod hf_tokenizer;
