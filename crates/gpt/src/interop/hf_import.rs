@@ -6,7 +6,7 @@
 
 use super::hf::{gpt2_names, Architecture, CONV1D, OURS, TASK};
 use super::hf_remote::{config_from_json, MODEL_TYPE};
-use super::hf_shared::{activation, bad};
+use super::hf_shared::{activation, bad, count};
 use super::hf_starcoder2;
 use super::hf_tokenizer::tokenizer_from_json;
 use crate::checkpoint::{serialize, Tensor, FORMAT};
@@ -128,8 +128,7 @@ fn foreign(config: Option<&[u8]>, tokenizer: Option<&[u8]>) -> Result<HashMap<St
 /// The shape of a GPT-2 from its `config.json`.
 fn gpt2_config(c: &Value) -> Result<GPTConfig> {
     let activation = activation(&c["activation_function"])?;
-    let int =
-        |key: &str| c[key].as_u64().map(|v| v as usize).ok_or_else(|| bad(format!("has no {key} in config.json")));
+    let int = |key: &str| count(c, key);
     let n_embd = int("n_embd")?;
     if !(c["n_inner"].is_null() || c["n_inner"].as_u64() == Some(4 * n_embd as u64)) {
         return Err(bad("has an MLP other than 4 × n_embd wide (n_inner)"));

@@ -12,6 +12,11 @@ pub(super) fn bad(why: impl std::fmt::Display) -> Error {
     Error::Format(format!("this Transformers model {why}"))
 }
 
+/// A whole number from a `config.json`.
+pub(super) fn count(config: &Value, key: &str) -> Result<usize> {
+    config[key].as_u64().map(|v| v as usize).ok_or_else(|| bad(format!("has no {key} in config.json")))
+}
+
 /// Transformers' name for `activation`: "gelu_new" is GPT-2's own tanh approximation.
 pub(super) fn activation_name(activation: Activation) -> &'static str {
     match activation {

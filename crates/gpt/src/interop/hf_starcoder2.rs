@@ -3,7 +3,7 @@
 //! "rotate half" RoPE at base 10000, LayerNorm biases as zeros where the run has none (Starcoder2's
 //! LayerNorms always have them; `use_bias` is for its linear layers).
 
-use super::hf_shared::{activation, activation_name, bad, zero_bias};
+use super::hf_shared::{activation, activation_name, bad, count, zero_bias};
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
@@ -141,25 +141,23 @@ pub fn ours(c: &GPTConfig, tensor: impl Fn(&str) -> Result<Option<(Vec<usize>, V
 
 /// The run's shape from a Starcoder2 `config.json`, refusing what our model cannot hold.
 pub fn config_from_json(c: &Value) -> Result<GPTConfig> {
-    let bad = |why: &str| Error::Format(format!("this Starcoder2 model {why}, which the playground's model has not"));
-    let int = |key: &str| {
-        c[key].as_u64().map(|v| v as usize).ok_or_else(|| Error::Format(format!("this Starcoder2 model has no {key}")))
-    };
+    let lacks = |why: &str| Error::Format(format!("this Starcoder2 model {why}, which the playground's model has not"));
+    let int = |key: &str| count(c, key);
     let (n_embd, n_head) = (int("hidden_size")?, int("num_attention_heads")?);
-    if int("intermediate_size")? != 4 * n_embd {
-        return Err(bad("has an MLP other than 4 × hidden_size wide"));
+    if Some(int("intermediate_size")?) != n_embd.checked_mul(4) {
+        return Err(lacks("has an MLP other than 4 × hidden_size wide"));
     }
     if int("num_key_value_heads")? != n_head {
-        return Err(bad("shares keys and values between heads (num_key_value_heads)"));
+        return Err(lacks("shares keys and values between heads (num_key_value_heads)"));
     }
     let rope = c.get("rope_parameters").unwrap_or(c);
     let theta = rope["rope_theta"].as_f64().unwrap_or(ROPE_THETA);
     if theta != ROPE_THETA || !matches!(rope["rope_type"].as_str(), None | Some("default")) {
-        return Err(bad(&format!("turns its rotary positions at another rate ({rope})")));
+        return Err(lacks(&format!("turns its rotary positions at another rate ({rope})")));
     }
     let block_size = int("max_position_embeddings")?;
     if c["sliding_window"].as_u64().is_some_and(|w| (w as usize) < block_size) {
-        return Err(bad("attends through a sliding window"));
+        return Err(lacks("attends through a sliding window"));
     }
     Ok(GPTConfig {
         vocab_size: int("vocab_size")?,
