@@ -22,6 +22,7 @@ let stats = { chars: 0, vocab_size: 0 };
 let changed = () => {};
 let counted = () => {}; // told each text once it is counted
 let textTimer = 0; // the text is counted once typing pauses
+let textVersion = 0; // counts text changes: a count that ends after a change is not this text's
 let corpusLoads = 0; // counts corpus choices: a slower earlier fetch never overwrites a later one
 let held = null; // a text too long for the box, which shows its start
 
@@ -182,13 +183,14 @@ async function uploadFile() {
 /** Counts the text once typing pauses (in a worker, with progress for a long one), then says so. */
 function textChanged() {
   clearTimeout(textTimer);
+  const version = ++textVersion;
   textTimer = setTimeout(async () => {
     const text = trainingText();
     if (held !== null) uncounted('Counting…');
     const result = await countText(text, (done) => {
       if (held !== null) ui.summary.textContent = `Counting… ${Math.floor(done * 100)}%`;
     }).catch((e) => ({ error: e.message }));
-    if (result === null) return; // a later count replaced this one
+    if (result === null || version !== textVersion) return; // the text changed while it was counted
     if (result.error) {
       uncounted(`The text could not be counted: ${result.error}. Try a smaller text.`);
       return;

@@ -63,3 +63,49 @@ test('a text too big for a tab is refused before it is read, and the text stays'
   assert.equal(await summary(), before);
   assert.deepEqual(errors, []);
 });
+
+test('a count that ends after the text changed is not taken for the new text', async () => {
+  const tab = await session.newPage();
+  // Holds the counting worker's orders until the test lets them go, and counts its answers.
+  await tab.addInitScript(() => {
+    const Real = window.Worker;
+    Object.assign(window, { holdCounts: false, heldCounts: [], countAnswers: 0 });
+    window.Worker = class extends Real {
+      constructor(url, options) {
+        super(url, options);
+        this.counts = String(url).includes('count-worker');
+        if (this.counts) this.addEventListener('message', ({ data }) => { if (data.stats) window.countAnswers++; });
+      }
+      postMessage(...order) {
+        if (this.counts && window.holdCounts) window.heldCounts.push(() => super.postMessage(...order));
+        else super.postMessage(...order);
+      }
+    };
+  });
+  const tabErrors = [];
+  tab.on('pageerror', (e) => tabErrors.push(e.message));
+  await tab.goto(session.url);
+  await untilStatus(tab, /^Ready/);
+  await tab.locator('#text-summary').getByText(/vocabulary of 28 distinct characters/).waitFor();
+  // The short stories arrive and their count starts, but is held.
+  await tab.evaluate(() => { window.holdCounts = true; });
+  await tab.getByLabel('Corpus').selectOption('stories');
+  await tab.waitForFunction(() => window.heldCounts.length === 1);
+  // Names is chosen while the stories are counted, and its text is held on the way.
+  let sendNames;
+  const namesSent = new Promise((resolve) => { sendNames = resolve; });
+  await tab.route('**/assets/names.txt', async (route) => { await namesSent; await route.continue(); });
+  await tab.getByLabel('Corpus').selectOption('names');
+  assert.equal(await tab.getByLabel('Training text').inputValue(), 'Loading…');
+  const answers = await tab.evaluate(() => window.countAnswers);
+  await tab.evaluate(() => { window.holdCounts = false; window.heldCounts.splice(0).forEach((send) => send()); });
+  await tab.waitForFunction((n) => window.countAnswers > n, answers);
+  // The stories' count came back while the box says Loading…: it is not the text's.
+  assert.equal(await tab.locator('#text-summary').textContent(), 'Loading First names…');
+  assert.equal(await tab.getByRole('button', { name: 'Train' }).isDisabled(), true);
+  sendNames();
+  await tab.locator('#text-summary').getByText(/vocabulary of 28 distinct characters/).waitFor();
+  assert.equal(await tab.getByRole('button', { name: 'Train' }).isDisabled(), false);
+  assert.deepEqual(tabErrors, []);
+  await tab.close();
+});
