@@ -5,7 +5,7 @@ test reads every export back tensor by tensor):
 
     python python/check_transformers.py [--data ../shared/data] [--only NAME ...]
 
-For every preset (tiny, names, nano-cpu, nano-muon, and the tasks' induction, reverse, sort,
+For every preset (tiny, names, nano-cpu, nano-muon, speedrun, and the tasks' induction, reverse, sort,
 addition and grokking) and each setting alone on `tiny` (RMSNorm, ReLU, GELU's tanh form, biases,
 untied, RoPE (alone, and with biases and untied), QK-norm, byte pairs), each trained briefly by `gpt train` and exported by
 `gpt export --hf`:
@@ -43,6 +43,7 @@ TEXT_RUNS = {
     "names": ["--preset", "names"],
     "nano-cpu": ["--preset", "nano-cpu", "--batch-size", "8"],
     "nano-muon": ["--preset", "nano-muon", "--batch-size", "8"],
+    "speedrun": ["--preset", "speedrun", "--batch-size", "8"],
     # Each setting alone on tiny (which has no biases, so "biases" is the setting changed).
     "rmsnorm": ["--norm", "rmsnorm"],
     "relu": ["--activation", "relu"],

@@ -92,6 +92,7 @@ fn its_catalog_lists_presets_tasks_and_optimizers_and_its_version() {
             "names",
             "nano-cpu",
             "nano-muon",
+            "speedrun",
             "induction",
             "reverse",
             "sort",
@@ -362,5 +363,5 @@ fn this_build_matches_pytorch_to_1e5() {
     for (_, bytes) in pytorch::FIXTURES {
         pytorch::check(bytes);
     }
-    pytorch::check_muon(pytorch::MUON_FIXTURE);
+    pytorch::MUON_FIXTURES.into_iter().for_each(pytorch::check_muon);
 }

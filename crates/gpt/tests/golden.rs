@@ -39,5 +39,5 @@ fn matches_pytorch_with_qk_norm() {
 
 #[test]
 fn muon_matches_torch_optim_muon_after_three_steps() {
-    pytorch::check_muon(pytorch::MUON_FIXTURE);
+    pytorch::MUON_FIXTURES.into_iter().for_each(pytorch::check_muon);
 }

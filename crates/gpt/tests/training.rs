@@ -93,13 +93,20 @@ fn perform(run: &mut Run, kind: JobKind, replicas: &mut [Replica]) -> Outcome {
 
 #[test]
 fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
-    for muon in [false, true] {
-        let make = || if muon { muon_run() } else { setup_with(3e-3, 1.0, 0.1, (24, 32)) };
-        let (alone, alone_eval) = {
+    // Muon's own settings travel with its pieces: three steps of Polar Express's, not the default.
+    let polar = serde_json::json!({"muon_ns_coefficients": "polar_express", "muon_ns_steps": 3});
+    for optimizer in ["adamw", "muon", "muon, Polar Express"] {
+        let make = || match optimizer {
+            "adamw" => setup_with(3e-3, 1.0, 0.1, (24, 32)),
+            "muon" => muon_run(),
+            _ => muon_run_with(polar.clone()),
+        };
+        let (alone, alone_eval, alone_grid) = {
             let mut run = make();
             let losses = (0..6).map(|_| run.step(&no_clock).unwrap().loss.to_bits()).collect::<Vec<_>>();
-            (losses, run.evaluate().unwrap())
+            (losses, run.evaluate().unwrap(), run.history().ablations.clone())
         };
+        assert_eq!(alone_grid.len(), 1, "the evaluation knocked every part out");
         for helpers in 1..=3 {
             let mut run = make();
             let mut replicas: Vec<Replica> =
@@ -110,9 +117,10 @@ fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
                     other => panic!("a step ended as {other:?}"),
                 })
                 .collect();
-            assert_eq!(losses, alone, "{helpers} helpers, Muon {muon}");
+            assert_eq!(losses, alone, "{helpers} helpers, {optimizer}");
             let evaluation = perform(&mut run, JobKind::Evaluation, &mut replicas);
-            assert_eq!(evaluation, Outcome::Evaluation(alone_eval), "{helpers} helpers, Muon {muon}");
+            assert_eq!(evaluation, Outcome::Evaluation(alone_eval), "{helpers} helpers, {optimizer}");
+            assert_eq!(run.history().ablations, alone_grid, "the grid, {helpers} helpers, {optimizer}");
             assert_eq!(run.workers(), helpers + 1);
         }
     }
@@ -181,6 +189,11 @@ fn bad_settings_are_clear_errors() {
 
 /// A run trained by Muon (the block matrices) and AdamW (the rest).
 fn muon_run() -> Run {
+    muon_run_with(serde_json::Value::Null)
+}
+
+/// The same with Muon's own `settings`.
+fn muon_run_with(settings: serde_json::Value) -> Run {
     let text = TEXT.repeat(20);
     let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 32, bias: false, ..Default::default() };
     let train = TrainConfig {
@@ -193,7 +206,7 @@ fn muon_run() -> Run {
         eval_iters: 4,
         ..Default::default()
     }
-    .with_optimizer("muon", serde_json::Value::Null);
+    .with_optimizer("muon", settings);
     Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap()
 }
 

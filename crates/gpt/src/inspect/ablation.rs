@@ -3,20 +3,21 @@
 //! lose, and which of the shown problems flip; and every part's cost at once (the grid), which
 //! each evaluation records in mean ablation so the page shows it over training.
 //!
-//! The held-out rows are fixed (a seed), sized so the whole grid reads about [`GRID_TOKENS`]
-//! tokens. For a task every row lays its problem out the same way, so a mean is taken at each
+//! The held-out rows are fixed (a seed), sized so the whole grid would read about
+//! [`GRID_TOKENS`] tokens in whole passes (`knockout.rs` resumes them part-way). For a task every row lays its problem out the same way, so a mean is taken at each
 //! position, as TransformerLens's mean ablation over a batch; for text, over rows and positions.
 
+use super::knockout::Knockouts;
 use super::look::{value, Look};
 pub use super::records::{AblationGrid, Fill, Score};
 use crate::data::Split;
 use crate::error::Result;
-use crate::model::{head_columns, Batch, Edit, Site, Trace};
+use crate::model::Site;
 use crate::rng::Rng;
 use crate::run::Run;
 use serde::Serialize;
 
-/// Tokens the grid's forward passes read in all, which bounds its cost at each evaluation.
+/// Tokens the grid's passes would read as whole passes, which bounds its cost at each evaluation.
 const GRID_TOKENS: usize = 32_768;
 /// Rows the held-out sample holds at most.
 const MAX_ROWS: usize = 256;
@@ -47,43 +48,12 @@ pub struct Flip {
     pub ablated_answer: String,
 }
 
-/// Fixed held-out rows: for a task its problems, asking for their answers; for text, windows.
-struct Sample {
-    idx: Vec<usize>,
-    targets: Vec<usize>,
-    b: usize,
-    t: usize,
-}
-
-impl Sample {
-    fn batch(&self) -> Batch<'_> {
-        Batch { idx: &self.idx, targets: &self.targets, b: self.b, t: self.t }
-    }
-}
-
 impl Run {
     /// Every head and MLP knocked out in turn on the held-out sample.
     pub fn ablation_grid(&self, fill: Fill) -> Result<AblationGrid> {
-        let sample = self.ablation_sample()?;
-        let fills = self.fills(&sample, fill)?;
-        let whole = self.scored(&sample, &[])?;
-        let cfg = self.model().config();
-        let heads = (0..cfg.n_layer * cfg.n_head).map(|i| Site::Head { layer: i / cfg.n_head, head: i % cfg.n_head });
-        let mlps = (0..cfg.n_layer).map(|layer| Site::Mlp { layer });
-        let (mut head_loss, mut head_accuracy, mut mlp_loss, mut mlp_accuracy) = (vec![], vec![], vec![], vec![]);
-        for site in heads.chain(mlps) {
-            let ablated = self.scored(&sample, &[fills.edit(site)])?;
-            let (loss, accuracy) = match site {
-                Site::Head { .. } => (&mut head_loss, &mut head_accuracy),
-                _ => (&mut mlp_loss, &mut mlp_accuracy),
-            };
-            loss.push(ablated.loss - whole.loss);
-            if let (Some(a), Some(b)) = (whole.accuracy, ablated.accuracy) {
-                accuracy.push(a - b);
-            }
-        }
-        let step = self.step_count();
-        Ok(AblationGrid { step, fill, rows: sample.b, whole, head_loss, head_accuracy, mlp_loss, mlp_accuracy })
+        let knockouts = self.knockouts(fill)?;
+        let knocked = knockouts.knock(self.model(), 0..knockouts.units(), &self.model().workspace)?;
+        knockouts.grid(self.step_count(), &knocked, self.task().is_some())
     }
 
     /// `site` knocked out: the held-out scores with and without it, and the flips among the
@@ -92,10 +62,15 @@ impl Run {
         if matches!(site, Site::Residual { .. }) {
             return Err(crate::error::Error::Config("ablation knocks out a head or an MLP".into()));
         }
-        let sample = self.ablation_sample()?;
-        site.check(self.model().config(), sample.t)?;
-        let edits = [self.fills(&sample, fill)?.edit(site)];
-        let (whole, ablated) = (self.scored(&sample, &[])?, self.scored(&sample, &edits)?);
+        let knockouts = self.knockouts(fill)?;
+        site.check(self.model().config(), knockouts.positions)?;
+        let (model, task) = (self.model(), self.task().is_some());
+        let score = |unit: usize| -> Result<Score> {
+            let knocked = knockouts.knock(model, unit..unit + 1, &model.workspace)?;
+            Ok(knockouts.score(knocked[0], task))
+        };
+        let (whole, ablated) = (score(0)?, score(knockouts.unit(site))?);
+        let edits = [knockouts.edit(model, site)?];
         let mut flips = vec![];
         let problems = self.task().map_or(vec![], |task| crate::run::shown_problems(task, shown));
         if let Some(task) = self.task() {
@@ -112,26 +87,19 @@ impl Run {
                 }
             }
         }
-        Ok(Ablation { site, fill, rows: sample.b, whole, ablated, shown: problems.len(), flips })
-    }
-
-    /// At an evaluation: the grid in mean ablation, into the history.
-    pub(crate) fn record_ablations(&mut self) -> Result<()> {
-        if self.dataset().is_some() {
-            let grid = self.ablation_grid(Fill::Mean)?;
-            self.history_mut().ablations.push(grid);
-        }
-        Ok(())
+        Ok(Ablation { site, fill, rows: knockouts.rows, whole, ablated, shown: problems.len(), flips })
     }
 
     /// The held-out rows ablation reads, `(ids, targets, rows, positions)`, targets
     /// [`crate::ops::IGNORE`] where the loss skips: for another implementation to check against.
     pub fn ablation_rows(&self) -> Result<(Vec<usize>, Vec<usize>, usize, usize)> {
-        let Sample { idx, targets, b, t } = self.ablation_sample()?;
-        Ok((idx, targets, b, t))
+        let knockouts = self.knockouts(Fill::Mean)?;
+        let (idx, targets) = knockouts.ids();
+        Ok((idx, targets, knockouts.rows, knockouts.positions))
     }
 
-    fn ablation_sample(&self) -> Result<Sample> {
+    /// The held-out rows, fixed (a seed), and how to knock each part out on them by `fill`.
+    pub(crate) fn knockouts(&self, fill: Fill) -> Result<Knockouts> {
         let data = self.data()?;
         let cfg = self.model().config();
         let t = data.seq_len(cfg.block_size);
@@ -152,67 +120,9 @@ impl Run {
         if b == 0 {
             return Err(crate::error::Error::Data(format!("the held-out text is shorter than one block ({t} tokens)")));
         }
-        Ok(Sample { idx: x.iter().map(|&i| i as usize).collect(), targets: crate::data::targets(&y), b, t })
+        let per_position = data.task().is_some();
+        Ok(Knockouts::new((x, y), (b, t), (cfg.n_layer, cfg.n_head), fill, per_position))
     }
-
-    fn scored(&self, sample: &Sample, edits: &[Edit]) -> Result<Score> {
-        let (loss, right) = self.model().score_edited(&self.model().workspace, sample.batch(), edits)?;
-        let accuracy = right.iter().filter(|&&r| r).count() as f32 / right.len() as f32;
-        Ok(Score { loss, accuracy: self.task().is_some().then_some(accuracy) })
-    }
-
-    /// What replaces each part's output on `sample`.
-    fn fills(&self, sample: &Sample, fill: Fill) -> Result<Fills> {
-        let cfg = self.model().config();
-        let zeros = || vec![vec![0.0; sample.t * cfg.n_embd]; cfg.n_layer];
-        let (heads, mlps) = match fill {
-            Fill::Zero => (zeros(), zeros()),
-            Fill::Mean => {
-                let trace = self.model().trace_edited(&sample.idx, sample.b, sample.t, &[])?;
-                let per_position = self.task().is_some();
-                let mean = |values: &Vec<Vec<f32>>| values.iter().map(|v| mean_rows(v, &trace, per_position)).collect();
-                (mean(&trace.heads), mean(&trace.mlp))
-            }
-        };
-        Ok(Fills { heads, mlps, head_size: cfg.n_embd / cfg.n_head, c: cfg.n_embd })
-    }
-}
-
-/// Each layer's replacement outputs, (T, C): heads side by side, and the MLP's.
-struct Fills {
-    heads: Vec<Vec<f32>>,
-    mlps: Vec<Vec<f32>>,
-    head_size: usize,
-    c: usize,
-}
-
-impl Fills {
-    fn edit(&self, site: Site) -> Edit {
-        let with = match site {
-            Site::Head { layer, head } => head_columns(&self.heads[layer], self.c, head, self.head_size),
-            Site::Mlp { layer } => self.mlps[layer].clone(),
-            Site::Residual { .. } => unreachable!("ablate() refuses the residual stream"),
-        };
-        Edit { site, with }
-    }
-}
-
-/// The mean over a batch's rows of `values` (B, T, C): at each position, or over all positions
-/// and repeated at each.
-fn mean_rows(values: &[f32], trace: &Trace, per_position: bool) -> Vec<f32> {
-    let (b, t) = (trace.b, trace.t);
-    let c = values.len() / (b * t);
-    let mut mean = vec![0.0f64; t * c];
-    for row in values.chunks_exact(t * c) {
-        mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
-    }
-    if !per_position {
-        let mut over_positions = vec![0.0f64; c];
-        mean.chunks_exact(c).for_each(|p| over_positions.iter_mut().zip(p).for_each(|(o, v)| *o += v));
-        mean = over_positions.repeat(t);
-        mean.iter_mut().for_each(|m| *m /= t as f64);
-    }
-    mean.iter().map(|&m| (m / b as f64) as f32).collect()
 }
 
 /// The ablation view: the grid now in the chosen fill, the grid at each evaluation (mean

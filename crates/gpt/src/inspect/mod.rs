@@ -13,6 +13,7 @@ mod composition;
 mod embeddings;
 mod fourier;
 mod heads;
+pub(crate) mod knockout;
 mod lens;
 mod look;
 mod mlp;

@@ -67,12 +67,12 @@ pub fn head_columns(values: &[f32], c: usize, head: usize, head_size: usize) -> 
     values.chunks_exact(c).flat_map(|row| row[at.clone()].iter().copied()).collect()
 }
 
-/// An edited value passes no gradient: edits are for looking, never for training.
-struct Edited;
+/// An edited (or given) value passes no gradient: edits are for looking, never for training.
+pub(super) struct Edited;
 
 impl Backward for Edited {
-    fn backward(&self, _: &[&ArrayD<f32>], _: &ArrayD<f32>, _: ArrayD<f32>, _: &Workspace) -> Grads {
-        vec![None]
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, _: ArrayD<f32>, _: &Workspace) -> Grads {
+        inputs.iter().map(|_| None).collect()
     }
 }
 

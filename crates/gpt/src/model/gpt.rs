@@ -110,7 +110,7 @@ impl GPT {
     }
 
     /// Checks that `targets` holds `b` rows of `t` ids below the vocabulary, or [`IGNORE`].
-    fn check_targets(&self, targets: &[usize], b: usize, t: usize) -> Result<()> {
+    pub(super) fn check_targets(&self, targets: &[usize], b: usize, t: usize) -> Result<()> {
         if Some(targets.len()) != b.checked_mul(t) {
             return Err(Error::Data(format!("expected {b}×{t} targets, got {}", targets.len())));
         }
@@ -131,7 +131,13 @@ impl GPT {
             x = g.add(x, pos);
         }
         x = dropout(g, x, extras.dropout.as_mut());
-        for block in &self.blocks {
+        self.forward_from(g, x, 0, extras)
+    }
+
+    /// The rest of a forward pass from `x` (B, T, C), the stream entering block `from`: the
+    /// blocks from there, the final norm and the output projection; the logits (B, T, V).
+    pub(super) fn forward_from(&self, g: &mut Graph, mut x: Var, from: usize, extras: &mut Extras) -> Var {
+        for block in &self.blocks[from..] {
             x = block.forward(g, x, extras); // (B, T, C)
         }
         let last = self.blocks.len();
@@ -187,6 +193,13 @@ impl GPT {
         super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, ws);
         let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: None });
+        Ok(self.score_logits(&mut g, logits, batch))
+    }
+
+    /// The mean cross-entropy of `batch`'s targets given `logits` (B, T, V), and whether each
+    /// row is exactly right.
+    pub(super) fn score_logits(&self, g: &mut Graph, logits: Var, batch: Batch) -> (f32, Vec<bool>) {
+        let Batch { targets, b, t, .. } = batch;
         let v = self.config.vocab_size;
         let values = g.value(logits).as_slice().expect("standard layout");
         let right = |(row, &target): (&[f32], &usize)| target == IGNORE || crate::ops::argmax(row) == target;
@@ -194,7 +207,7 @@ impl GPT {
             .map(|r| values[r * t * v..(r + 1) * t * v].chunks_exact(v).zip(&targets[r * t..(r + 1) * t]).all(right))
             .collect();
         let loss = g.cross_entropy(logits, targets);
-        Ok((scalar(g.value(loss)), rows_right))
+        (scalar(g.value(loss)), rows_right)
     }
 
     /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).

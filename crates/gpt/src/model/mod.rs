@@ -1,7 +1,8 @@
 //! The GPT, as nanoGPT's `model.py`, by layer: `gpt.rs` (the model and its forward pass),
 //! `block.rs` (a pre-norm block), `attention.rs`, `mlp.rs` and `layers.rs` (linear, norm,
 //! dropout); `extras.rs` (what a pass does besides computing: dropout, edits (`edits.rs`), a trace) and `trace.rs`
-//! (a pass kept for looking inside, and the logit lens); `kv_cache.rs` and `decode.rs`, the same
+//! (a pass kept for looking inside, and the logit lens); `resume.rs` (a pass resumed from a kept
+//! stream, for knocking parts out in turn); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
 mod attention;
@@ -13,6 +14,7 @@ mod gpt;
 mod kv_cache;
 mod layers;
 mod mlp;
+mod resume;
 mod trace;
 
 pub use edits::{head_columns, Edit, Site};

@@ -15,7 +15,7 @@ pub static KIND: OptimizerKind = OptimizerKind {
     fields: &[],
     errors: |_| vec![],
     create: |params, hyper| Box::new(AdamW::new(params, hyper.beta1, hyper.beta2, hyper.weight_decay)),
-    compute: |_| {},
+    compute: |_, _| {},
 };
 
 /// Decoupled-weight-decay Adam. Its moments are kept per parameter, in the parameters' order.

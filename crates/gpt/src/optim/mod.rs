@@ -13,8 +13,10 @@ mod optimizer;
 
 pub use adamw::{AdamW, EPS as ADAM_EPS};
 pub use muon::Muon;
-pub use newton_schulz::{orthogonalize, NS_COEFFICIENTS, NS_STEPS};
+pub use newton_schulz::{orthogonalize, Coefficients};
 pub use optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+
+use crate::fields::Reader;
 
 /// Every optimiser, in the order the form lists them; the first is the default.
 pub static OPTIMIZERS: &[&OptimizerKind] = &[&adamw::KIND, &muon::KIND];
@@ -56,13 +58,14 @@ pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
     norm
 }
 
-/// Computes each of `pieces` not done yet, with `kind`'s [`OptimizerKind::compute`], on up to
-/// `threads` threads shared as [`shares`] says: the same bits whatever the count.
-pub fn complete(kind: &OptimizerKind, pieces: Vec<&mut Piece>, threads: usize) {
+/// Computes each of `pieces` not done yet, with `kind`'s [`OptimizerKind::compute`] by its own
+/// settings `own`, on up to `threads` threads shared as [`shares`] says: the same bits whatever
+/// the count.
+pub fn complete(kind: &OptimizerKind, own: Reader, pieces: Vec<&mut Piece>, threads: usize) {
     let mut missing: Vec<&mut Piece> = pieces.into_iter().filter(|p| !p.done).collect();
     let threads = threads.clamp(1, missing.len().max(1));
     if threads == 1 {
-        missing.iter_mut().for_each(|p| (kind.compute)(p));
+        missing.iter_mut().for_each(|p| (kind.compute)(p, own));
         return;
     }
     let plan = shares(&missing.iter().map(|p| p.cost).collect::<Vec<_>>(), threads);
@@ -71,7 +74,7 @@ pub fn complete(kind: &OptimizerKind, pieces: Vec<&mut Piece>, threads: usize) {
         plan.iter().map(|share| share.iter().filter_map(|&k| slots[k].take()).collect()).collect();
     std::thread::scope(|scope| {
         for group in groups {
-            scope.spawn(move || group.into_iter().for_each(|p| (kind.compute)(p)));
+            scope.spawn(move || group.into_iter().for_each(|p| (kind.compute)(p, own)));
         }
     });
 }
@@ -120,10 +123,12 @@ mod tests {
     #[test]
     fn any_thread_count_gives_the_same_bits() {
         let kind = optimizer_named("muon").unwrap();
+        let values = crate::fields::Values::new();
+        let own = Reader { fields: kind.fields, values: &values };
         let pieces: Vec<Piece> = (0..5).map(|k| piece(6 + k, 10, k as u64)).collect();
         let done = |threads| {
             let mut p = pieces.clone();
-            complete(kind, p.iter_mut().collect(), threads);
+            complete(kind, own, p.iter_mut().collect(), threads);
             p
         };
         let one = done(1);

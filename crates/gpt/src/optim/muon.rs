@@ -1,7 +1,7 @@
 //! Muon (Keller Jordan 2024), as PyTorch's `torch.optim.Muon` computes it: for the weight
-//! matrices inside the blocks, Nesterov momentum whose update is orthogonalised by five
-//! Newton–Schulz steps (`newton_schulz.rs`), so that every direction of a matrix moves by about
-//! as much. Embeddings, the output head, biases and norm gains stay with AdamW, as Muon's authors
+//! matrices inside the blocks, Nesterov momentum whose update is orthogonalised by Newton–Schulz
+//! steps (`newton_schulz.rs`: five of Keller Jordan's by default, or Polar Express's), so that
+//! every direction of a matrix moves by about as much. Embeddings, the output head, biases and norm gains stay with AdamW, as Muon's authors
 //! prescribe.
 //!
 //! Its step's pieces are the matrices' updates: [`Muon::begin`] makes them (changing nothing),
@@ -9,7 +9,7 @@
 //! scaled updates, and keeps the momentum.
 
 use super::adamw::AdamW;
-use super::newton_schulz::{cost, orthogonalize};
+use super::newton_schulz::{cost, orthogonalize, Coefficients};
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
 use crate::error::{FieldError, Result};
 use crate::fields::Field;
@@ -30,12 +30,28 @@ pub static KIND: OptimizerKind = OptimizerKind {
             0.02,
         ),
         Field::number("muon_momentum", "Muon momentum", "Muon's Nesterov momentum", (0.0, 1.0), true, 0.95),
+        Field::choice(
+            "muon_ns_coefficients",
+            "Newton–Schulz coefficients",
+            "The quintic of each orthogonalising step: Keller Jordan's at every step (PyTorch's), or Polar \
+                Express's, one per step, which lift the small singular values faster",
+            &[("jordan", "Keller Jordan's"), ("polar_express", "Polar Express")],
+            "jordan",
+        ),
+        Field::count(
+            "muon_ns_steps",
+            "Newton–Schulz steps",
+            "Orthogonalising steps for each matrix's update, each three matrix products",
+            (1, 10),
+            5,
+        ),
     ],
     errors: decay_errors,
     create: |params, hyper| Box::new(Muon::new(params, hyper)),
-    compute: |piece| {
+    compute: |piece, own| {
         let update = ArrayView2::from_shape((piece.rows, piece.cols), &piece.values).expect("a piece's shape fits it");
-        piece.values = orthogonalize(update).into_raw_vec_and_offset().0;
+        let coefficients = Coefficients::named(own.choice("muon_ns_coefficients"));
+        piece.values = orthogonalize(update, coefficients, own.count("muon_ns_steps")).into_raw_vec_and_offset().0;
         piece.done = true;
     },
 };

@@ -83,6 +83,6 @@ pub struct OptimizerKind {
     pub errors: fn(&Hyper) -> Vec<FieldError>,
     /// Fresh state for `params`.
     pub create: fn(&Params, &Hyper) -> Box<dyn Optimizer>,
-    /// Computes a piece of a step, as any worker does.
-    pub compute: fn(&mut Piece),
+    /// Computes a piece of a step, as any worker does, by the optimiser's own settings.
+    pub compute: fn(&mut Piece, Reader),
 }

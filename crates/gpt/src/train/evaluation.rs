@@ -7,6 +7,7 @@
 use super::history::Evaluation;
 use crate::data::Split;
 use crate::error::{Error, Result};
+use crate::inspect::records::Fill;
 use crate::model::GPT;
 use crate::rng::Rng;
 use crate::run::Run;
@@ -46,7 +47,8 @@ impl Run {
                 targets.extend_from_slice(&y);
             }
         }
-        Ok(Work::Evaluation(EvalPlan { batches: 2 * iters, batch_size: b, block_size: t, inputs, targets }))
+        let grid = Some(self.knockouts(Fill::Mean)?);
+        Ok(Work::Evaluation(EvalPlan { batches: 2 * iters, batch_size: b, block_size: t, inputs, targets, grid }))
     }
 
     /// The evaluation in progress from every batch's loss (and, for a task, its problems
@@ -57,7 +59,7 @@ impl Run {
         let Work::Evaluation(plan) = &job.work else {
             return Err(Error::Config("a step is in progress, not an evaluation".into()));
         };
-        let [train, val] = plan.mean_losses(job.partials)?;
+        let ([train, val], knocked) = plan.tally(job.partials)?;
         let task = self.task().is_some();
         let evaluation = Evaluation {
             step: self.step,
@@ -67,8 +69,10 @@ impl Run {
             val_accuracy: task.then_some(val.accuracy),
         };
         self.history.evals.push(evaluation);
+        if let Some(grid) = &plan.grid {
+            self.history.ablations.push(grid.grid(self.step, &knocked, task)?);
+        }
         self.record_heads()?;
-        self.record_ablations()?;
         self.record_composition()?;
         self.record_fourier()?;
         Ok(evaluation)

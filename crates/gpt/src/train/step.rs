@@ -101,7 +101,7 @@ impl Run {
         let update = job.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
         let mine = std::mem::take(&mut update.mine);
         let pieces = update.pieces.iter_mut().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, p)| p);
-        complete(self.optimizer.kind(), pieces.collect(), self.workspaces.len());
+        complete(self.optimizer.kind(), self.train.hyper().own, pieces.collect(), self.workspaces.len());
         Ok(())
     }
 

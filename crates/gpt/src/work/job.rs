@@ -5,6 +5,7 @@
 use super::order::{write, Assignment, Data, Order, Outgoing};
 use super::partial::{worker_units, Partial};
 use super::plan::Work;
+use crate::fields::Values;
 use crate::optim::{shares, Piece};
 use crate::rng::Rng;
 use serde_json::value::RawValue;
@@ -158,7 +159,7 @@ impl Job {
 
     /// Shares out `update`'s pieces by their cost (the run keeps the first share) and keeps it:
     /// the orders for the helpers' shares, each piece of `optimizer`'s.
-    pub fn share_pieces(&mut self, mut update: Update, optimizer: &str) -> Vec<Outgoing> {
+    pub fn share_pieces(&mut self, mut update: Update, optimizer: &str, settings: &Values) -> Vec<Outgoing> {
         let costs: Vec<usize> = update.pieces.iter().map(|p| p.cost).collect();
         let mut split = shares(&costs, self.helpers + 1).into_iter();
         update.mine = split.next().unwrap_or_default();
@@ -166,7 +167,7 @@ impl Job {
             .enumerate()
             .map(|(i, share)| {
                 let pieces = share.iter().map(|&k| [k, update.pieces[k].rows, update.pieces[k].cols]).collect();
-                let assignment = Assignment::Pieces { optimizer: optimizer.into(), pieces };
+                let assignment = Assignment::Pieces { optimizer: optimizer.into(), settings: settings.clone(), pieces };
                 let header = write(&Order { job: self.id, helper: i + 1, assignment });
                 Outgoing { to: i + 1, header, data: Data::Pieces(share) }
             })
@@ -185,7 +186,14 @@ mod tests {
 
     fn evaluation(batches: usize) -> Work {
         let n = batches * 2;
-        Work::Evaluation(EvalPlan { batches, batch_size: 1, block_size: 2, inputs: vec![0; n], targets: vec![0; n] })
+        Work::Evaluation(EvalPlan {
+            batches,
+            batch_size: 1,
+            block_size: 2,
+            inputs: vec![0; n],
+            targets: vec![0; n],
+            grid: None,
+        })
     }
 
     fn units(order: &Outgoing) -> (usize, usize, bool) {

@@ -4,6 +4,7 @@
 //! the page moves between Web Workers without a copy.
 
 use crate::error::{Error, Result};
+use crate::fields::Values;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -27,8 +28,8 @@ pub enum Assignment {
     /// use those.
     Units { first: usize, end: usize, plan: Option<Box<RawValue>>, weights: bool },
     /// An optimiser's pieces, each as `[number, rows, columns]`, their values one after another in
-    /// the buffer.
-    Pieces { optimizer: String, pieces: Vec<[usize; 3]> },
+    /// the buffer, computed by its own `settings`.
+    Pieces { optimizer: String, settings: Values, pieces: Vec<[usize; 3]> },
 }
 
 /// What a helper sends back for job `job`.

@@ -6,6 +6,7 @@ use super::order::{read, write, Assignment, Order, PartialSum, Reply, Results};
 use super::partial::Partial;
 use super::plan::Work;
 use crate::error::{Error, Result};
+use crate::fields::{self, Reader, Values};
 use crate::model::GPT;
 use crate::optim::{optimizer_named, Piece};
 use crate::workspace::Workspace;
@@ -45,7 +46,9 @@ impl Replica {
                 }
                 self.units(order.job, first..end)?
             }
-            Assignment::Pieces { optimizer, pieces } => compute_pieces(&optimizer, &pieces, len, read_data)?,
+            Assignment::Pieces { optimizer, settings, pieces } => {
+                compute_pieces(&optimizer, &settings, &pieces, len, read_data)?
+            }
         };
         Ok(Answer { header: write(&Reply { job: order.job, helper: order.helper, results }), data })
     }
@@ -78,15 +81,21 @@ impl Replica {
 }
 
 /// `optimizer`'s `pieces` (`[number, rows, columns]`, `len` values in all, which `read_data`
-/// copies), computed.
+/// copies), computed by its own `settings`.
 fn compute_pieces(
     optimizer: &str,
+    settings: &Values,
     pieces: &[[usize; 3]],
     len: usize,
     mut read_data: impl FnMut(usize, &mut [f32]),
 ) -> Result<(Results, Vec<Vec<f32>>)> {
     let kind = optimizer_named(optimizer)
         .ok_or_else(|| Error::Data(format!("an order names an unknown optimizer {optimizer:?}")))?;
+    let errors = fields::errors(kind.fields, settings, "");
+    if let Some(bad) = errors.first() {
+        return Err(Error::Data(format!("an order's optimizer settings: {}", bad.message)));
+    }
+    let own = Reader { fields: kind.fields, values: settings };
     let total =
         pieces.iter().try_fold(0usize, |sum, &[_, rows, cols]| rows.checked_mul(cols).and_then(|n| sum.checked_add(n)));
     if total != Some(len) {
@@ -99,7 +108,7 @@ fn compute_pieces(
         read_data(at, &mut values);
         at += values.len();
         let mut piece = Piece { rows, cols, values, cost: 0, done: false };
-        (kind.compute)(&mut piece);
+        (kind.compute)(&mut piece, own);
         computed.push(piece.values);
     }
     Ok((Results::Pieces { pieces: pieces.iter().map(|&[k, _, _]| k).collect() }, computed))

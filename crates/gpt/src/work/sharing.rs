@@ -109,8 +109,8 @@ impl Run {
         match (&job.work, &job.update) {
             (Work::Step(_), None) => {
                 let update = self.begin_update()?;
-                let optimizer = self.optimizer.kind().name;
-                let orders = self.job.as_mut().ok_or_else(no_job)?.share_pieces(update, optimizer);
+                let (optimizer, settings) = (self.optimizer.kind().name, &self.train.optimizer_settings);
+                let orders = self.job.as_mut().ok_or_else(no_job)?.share_pieces(update, optimizer, settings);
                 Ok(Progress { orders, next: Next::Work, outcome: None })
             }
             (Work::Step(_), Some(_)) => Progress::done(Outcome::Step(self.finish_step(now_ms)?)),

@@ -11,8 +11,12 @@ use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 
-/// Three steps of `torch.optim.Muon` with AdamW, embedded for the wasm suites too.
-pub const MUON_FIXTURE: &[u8] = include_bytes!("../fixtures/golden_muon.safetensors");
+/// Three steps of `torch.optim.Muon` with AdamW, embedded for the wasm suites too: with Keller
+/// Jordan's Newton–Schulz coefficients (PyTorch's), and with three steps of Polar Express's.
+pub const MUON_FIXTURES: [&[u8]; 2] = [
+    include_bytes!("../fixtures/golden_muon.safetensors"),
+    include_bytes!("../fixtures/golden_muon_polar3.safetensors"),
+];
 
 /// Every fixture, embedded so the wasm suites have them too.
 pub const FIXTURES: [(&str, &[u8]); 6] = [
@@ -131,7 +135,8 @@ pub fn check(bytes: &[u8]) {
 
 /// Checks three clipped steps of Muon (the block matrices) and AdamW (the rest), each on this
 /// model's own gradients, against `torch.optim.Muon` and `torch.optim.AdamW`: the weights, Muon's
-/// momentum and AdamW's moments after them.
+/// momentum and AdamW's moments after them. A fixture without Newton–Schulz settings has
+/// PyTorch's defaults.
 pub fn check_muon(bytes: &[u8]) {
     let fx = Fixture::load(bytes);
     let (config, mut model, names) = fx.model();
@@ -143,7 +148,15 @@ pub fn check_muon(bytes: &[u8]) {
         weight_decay: f("weight_decay"),
         ..Default::default()
     }
-    .with_optimizer("muon", serde_json::json!({"muon_lr": f("muon_lr"), "muon_momentum": f("muon_momentum")}));
+    .with_optimizer(
+        "muon",
+        serde_json::json!({
+            "muon_lr": f("muon_lr"),
+            "muon_momentum": f("muon_momentum"),
+            "muon_ns_coefficients": train.get("muon_ns_coefficients").cloned().unwrap_or("jordan".into()),
+            "muon_ns_steps": train.get("muon_ns_steps").cloned().unwrap_or(5.into()),
+        }),
+    );
     let mut muon = Muon::new(model.params(), &settings.hyper());
     let hidden: Vec<String> = serde_json::from_value(fx.json("hidden")).unwrap();
     assert_eq!(
@@ -160,7 +173,7 @@ pub fn check_muon(bytes: &[u8]) {
         model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
         clip_grad_norm(&mut grads, f("grad_clip"));
         let mut pieces = muon.begin(&model.params().values, &grads);
-        complete(muon.kind(), pieces.iter_mut().collect(), 1);
+        complete(muon.kind(), settings.hyper().own, pieces.iter_mut().collect(), 1);
         muon.finish(&mut model.params_mut().values, &grads, Rates { lr: f("learning_rate"), scale: 1.0 }, pieces);
     }
     for (i, n) in names.iter().enumerate() {
