@@ -76,40 +76,20 @@ class Helper {
 export class Helpers {
   constructor() {
     this.list = [];
-    this.spare = []; // started, with the current model, but given no work
     this.config = null;
     this.nextId = 0;
   }
 
-  /**
-   * Keeps `count` helpers working, each with the current model, spares first. Those no longer
-   * needed wait as spares when `keepSpares` (the automatic worker count may want them back, and
-   * a new helper's engine takes a while to start), or stop.
-   */
-  resize(count, keepSpares = false) {
-    while (this.list.length > count) this.spare.push(this.list.pop());
-    while (this.list.length < count) this.list.push(this.takeSpare() ?? new Helper(this.config));
-    if (!keepSpares) this.spare.splice(0).forEach((h) => h.terminate());
+  /** Keeps `count` helpers running, each with the current model. */
+  resize(count) {
+    while (this.list.length > count) this.list.pop().terminate();
+    while (this.list.length < count) this.list.push(new Helper(this.config));
   }
 
-  /** A spare that has not failed, if any (a failed one stops). */
-  takeSpare() {
-    for (let h = this.spare.pop(); h; h = this.spare.pop()) {
-      if (!h.failure) return h;
-      h.terminate();
-    }
-    return null;
-  }
-
-  /** Starts spares up to `count` helpers in all, so that the first steps need not wait for them. */
-  prewarm(count) {
-    while (this.list.length + this.spare.length < count) this.spare.push(new Helper(this.config));
-  }
-
-  /** Gives every helper, spares too, a model shaped by `config` (a run's `settings.model`). */
+  /** Gives every helper a model shaped by `config` (a run's `settings.model`). */
   setModel(config) {
     this.config = config;
-    [...this.list, ...this.spare].forEach((h) => h.setModel(config));
+    this.list.forEach((h) => h.setModel(config));
   }
 
   /** Replaces every helper, after one failed. */
@@ -167,8 +147,8 @@ export class Helpers {
     }
   }
 
-  /** The helpers' wasm memory in bytes, all together, spares too. */
+  /** The helpers' wasm memory in bytes, all together. */
   get memory() {
-    return [...this.list, ...this.spare].reduce((sum, h) => sum + h.memory, 0);
+    return this.list.reduce((sum, h) => sum + h.memory, 0);
   }
 }

@@ -66,10 +66,8 @@ export class Trainer {
   chooseWorkers(choice) {
     this.choice = choice;
     this.search = null;
-    if (choice.count === 'auto') {
-      this.helpers.prewarm(choice.most - 1); // their engines start now, not at the first step
-      this.searchWorkers();
-    } else this.setWorkers(choice.count);
+    if (choice.count === 'auto') this.searchWorkers();
+    else this.setWorkers(choice.count);
   }
 
   /** Starts timing counts for the run (again, if a step's shards changed), or goes on with it. */
@@ -86,8 +84,7 @@ export class Trainer {
   }
 
   applyWorkers() {
-    // While the automatic count is searched, helpers set aside wait: it may take them back.
-    this.helpers.resize(this.workers - 1, Boolean(this.search && !this.search.settled));
+    this.helpers.resize(this.workers - 1);
   }
 
   /**

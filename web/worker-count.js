@@ -42,10 +42,7 @@ export class WorkerSearch {
     return this.queue.length === 0;
   }
 
-  /**
-   * Records one step's wall time at the current count; true when the workers should change:
-   * another count, or the search has ended (helpers set aside for it can stop).
-   */
+  /** Records one step's wall time at the current count; true when the count to use changed. */
   record(ms) {
     if (this.settled) return false;
     if (this.settling > 0) {
@@ -59,7 +56,7 @@ export class WorkerSearch {
     if (!this.best || timed.msPerStep < this.best.msPerStep) this.best = timed;
     else if (timed.msPerStep > this.best.msPerStep * SLOWER) this.queue = [];
     this.startCount();
-    return this.count !== timed.workers || this.settled;
+    return this.count !== timed.workers;
   }
 
   /** What the search found or is doing, for the stats line: `{ settled, timed }`. */

@@ -47,16 +47,6 @@ test('the steps just after a change are not timed, and a count needs enough step
   assert.equal(search.count, 2);
 });
 
-test('the search says when it ends, even on the count it was timing', () => {
-  // 1 worker is the fastest: the search ends on it, and says so, so helpers set aside can stop.
-  const ended = new WorkerSearch(2);
-  const answers = [];
-  for (let i = 0; i < 20 && !ended.settled; i++) answers.push(ended.record(({ 2: 200, 1: 100 })[ended.count]));
-  assert.equal(answers.filter(Boolean).length, 2, 'once for 2 → 1, once when the search ends on 1');
-  assert.equal(answers.at(-1), true);
-  assert.equal(ended.count, 1);
-});
-
 test('one core: nothing to search', () => {
   const search = new WorkerSearch(1);
   assert.ok(search.settled);
