@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Time to nanoGPT's result, side by side: nanoGPT's own CPU recipe (its train.py, unmodified,
-// PyTorch on every core), then the nano-muon preset in the page (Chromium, its default workers)
-// and natively, round after round. Each final model is scored the same way: `gpt eval` over every
+// PyTorch on every core), then a preset (speedrun by default) in the page (Chromium, its default
+// workers) and natively, round after round. Each final model is scored the same way: `gpt eval` over every
 // non-overlapping window of the held-out 10% (nanoGPT's checkpoint brought back by `gpt import`).
-// Usage: node bench/race.mjs --nanogpt PATH [--rounds 3] [--data ../shared/data/tinyshakespeare.txt]
-//        [--only nanogpt,page,native]   (after scripts/build.sh and cargo build --release -p gpt-cli;
+// Usage: node bench/race.mjs --nanogpt PATH [--rounds 3] [--preset speedrun]
+//        [--data ../shared/data/tinyshakespeare.txt] [--only nanogpt,page,native]   (after scripts/build.sh and cargo build --release -p gpt-cli;
 //        nanoGPT needs torch and numpy, and its data/shakespeare_char is prepared from --data)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
 
 const { values } = parseArgs({ options: {
-  nanogpt: { type: 'string' }, rounds: { type: 'string', default: '3' },
+  nanogpt: { type: 'string' }, rounds: { type: 'string', default: '3' }, preset: { type: 'string', default: 'speedrun' },
   data: { type: 'string', default: '../shared/data/tinyshakespeare.txt' }, only: { type: 'string', default: 'nanogpt,page,native' },
 } });
 const only = new Set(values.only.split(','));
@@ -64,7 +64,7 @@ async function page(round) {
     await tab.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 30000 });
     await tab.getByLabel('Upload .txt').setInputFiles(values.data);
     await tab.getByText(/characters · vocabulary of 65/).waitFor();
-    await tab.getByLabel('Preset').selectOption('nano-muon');
+    await tab.getByLabel('Preset').selectOption(values.preset);
     const workers = await tab.getByLabel('Workers').inputValue();
     const result = await timed(async () => {
       await tab.getByRole('button', { name: 'Train', exact: true }).click();
@@ -74,7 +74,7 @@ async function page(round) {
     const [download] = await Promise.all([tab.waitForEvent('download'), tab.getByRole('button', { name: 'Save checkpoint' }).click()]);
     const saved = join(work, `page-${round}.safetensors`);
     await download.saveAs(saved);
-    return { engine: `nano-muon in the page (Chromium, ${workers} workers)`, ...result, val_loss: score(saved) };
+    return { engine: `${values.preset} in the page (Chromium, ${workers} workers)`, ...result, val_loss: score(saved) };
   } finally {
     await browser.close();
     server.close();
@@ -83,8 +83,8 @@ async function page(round) {
 
 async function native(round) {
   const out = join(work, `native-${round}.safetensors`);
-  const result = await timed(() => { run(GPT, ['train', '--data', values.data, '--preset', 'nano-muon', '--out', out]); return {}; });
-  return { engine: 'nano-muon natively (gpt train, every core)', ...result, val_loss: score(out) };
+  const result = await timed(() => { run(GPT, ['train', '--data', values.data, '--preset', values.preset, '--out', out]); return {}; });
+  return { engine: `${values.preset} natively (gpt train, every core)`, ...result, val_loss: score(out) };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -104,7 +104,7 @@ for (const engine of [...new Set(rows.map((r) => r.engine))]) {
   console.log(`| ${engine} | ${median(walls).toFixed(1)} | ${walls.map((w) => w.toFixed(1)).join(', ')} | ${median(mine.map((r) => r.val_loss)).toFixed(4)} |`);
 }
 const byRound = (engine) => rows.filter((r) => r.engine.startsWith(engine));
-const [theirs, ours] = [byRound('nanoGPT'), byRound('nano-muon in the page')];
+const [theirs, ours] = [byRound('nanoGPT'), byRound(`${values.preset} in the page`)];
 if (theirs.length && ours.length) {
   const ratios = ours.map((o, i) => o.wall_s / theirs[i].wall_s);
   console.log(`page / nanoGPT: ${(median(ours.map((r) => r.wall_s)) / median(theirs.map((r) => r.wall_s))).toFixed(3)} (each round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`);
