@@ -157,8 +157,10 @@ test('compared runs list the settings that differ, and compare across training t
   assert.ok(rows.includes('Optimizeradamwmuon'), rows.join(' | '));
   assert.ok(rows.includes('Learning rate0.0040.003'), rows.join(' | '));
   // Muon's own settings belong to the Muon run alone: the AdamW run has none (—).
-  assert.ok(rows.includes('Muon learning rate—0.02'), rows.join(' | '));
-  assert.equal(rows.length, 4, `only what differs: ${rows.join(' | ')}`);
+  for (const row of ['Muon learning rate—0.02', 'Muon momentum—0.95', 'Newton–Schulz coefficients—jordan', 'Newton–Schulz steps—5']) {
+    assert.ok(rows.includes(row), `${row} in ${rows.join(' | ')}`);
+  }
+  assert.equal(rows.length, 6, `only what differs: ${rows.join(' | ')}`);
   await page.getByLabel('Chart across').selectOption('time');
   await page.waitForFunction(() => /across training time/.test(document.getElementById('loss-chart').getAttribute('aria-label')));
   await shot('13b-compare-settings');
