@@ -90,6 +90,15 @@ impl Run {
         Ok(Ablation { site, fill, rows: knockouts.rows, whole, ablated, shown: problems.len(), flips })
     }
 
+    /// At an evaluation: the grid in mean ablation, into the history.
+    pub(crate) fn record_ablations(&mut self) -> Result<()> {
+        if self.dataset().is_some() {
+            let grid = self.ablation_grid(Fill::Mean)?;
+            self.history_mut().ablations.push(grid);
+        }
+        Ok(())
+    }
+
     /// The held-out rows ablation reads, `(ids, targets, rows, positions)`, targets
     /// [`crate::ops::IGNORE`] where the loss skips: for another implementation to check against.
     pub fn ablation_rows(&self) -> Result<(Vec<usize>, Vec<usize>, usize, usize)> {
@@ -99,7 +108,7 @@ impl Run {
     }
 
     /// The held-out rows, fixed (a seed), and how to knock each part out on them by `fill`.
-    pub(crate) fn knockouts(&self, fill: Fill) -> Result<Knockouts> {
+    fn knockouts(&self, fill: Fill) -> Result<Knockouts> {
         let data = self.data()?;
         let cfg = self.model().config();
         let t = data.seq_len(cfg.block_size);

@@ -1,19 +1,19 @@
 //! Knocking every head and every MLP out in turn on fixed held-out rows: the ablation grid's
-//! work, as units that any worker computes from [`Knockouts`] alone (an evaluation shares them
-//! out after its batches, `work/eval_plan.rs`). A worker runs the rows once whole, keeping the
-//! stream entering each layer and each part's output (what replaces it), then resumes that pass
-//! at each knocked-out part's layer: the layers before it are the same.
+//! work, as units computed from [`Knockouts`] alone. The rows run once whole, keeping the stream
+//! entering each layer and each part's output (what replaces it), then that pass resumes at each
+//! knocked-out part's layer: the layers before it are the same. (Sharing the units among the
+//! workers was tried: each worker then holds a pass's values at its peak, and a helper's first
+//! share grew the tab's memory late in a run.)
 
 use super::records::{AblationGrid, Fill, Score};
 use crate::error::{Error, Result};
 use crate::model::{head_columns, Batch, Edit, Site, GPT};
 use crate::workspace::Workspace;
-use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 /// Held-out rows and how to knock each part out on them. Unit 0 is the model whole, then each
 /// head (layer after layer), then each MLP.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug)]
 pub struct Knockouts {
     /// `rows × positions` token ids, row after row.
     pub inputs: Vec<u32>,
@@ -28,14 +28,13 @@ pub struct Knockouts {
     /// A part's mean is taken at each position (a task's rows lay their problems out alike), or
     /// over every position (a text's).
     pub per_position: bool,
-    /// The rows' pass without edits, made once by whichever of a worker's threads needs it first.
-    #[serde(skip)]
+    /// The rows' pass without edits, made once, when first needed.
     clean: OnceLock<Clean>,
 }
 
 /// What a pass without edits leaves: the stream entering each block and after the last, and
 /// what replaces each part's output.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 struct Clean {
     residual: Vec<Vec<f32>>,
     /// Each layer's heads' outputs side by side, and its MLP's, (T, C) each.

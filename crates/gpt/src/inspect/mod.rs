@@ -13,7 +13,7 @@ mod composition;
 mod embeddings;
 mod fourier;
 mod heads;
-pub(crate) mod knockout;
+mod knockout;
 mod lens;
 mod look;
 mod mlp;

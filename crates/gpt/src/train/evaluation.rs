@@ -7,7 +7,6 @@
 use super::history::Evaluation;
 use crate::data::Split;
 use crate::error::{Error, Result};
-use crate::inspect::records::Fill;
 use crate::model::GPT;
 use crate::rng::Rng;
 use crate::run::Run;
@@ -47,8 +46,7 @@ impl Run {
                 targets.extend_from_slice(&y);
             }
         }
-        let grid = Some(self.knockouts(Fill::Mean)?);
-        Ok(Work::Evaluation(EvalPlan { batches: 2 * iters, batch_size: b, block_size: t, inputs, targets, grid }))
+        Ok(Work::Evaluation(EvalPlan { batches: 2 * iters, batch_size: b, block_size: t, inputs, targets }))
     }
 
     /// The evaluation in progress from every batch's loss (and, for a task, its problems
@@ -59,7 +57,7 @@ impl Run {
         let Work::Evaluation(plan) = &job.work else {
             return Err(Error::Config("a step is in progress, not an evaluation".into()));
         };
-        let ([train, val], knocked) = plan.tally(job.partials)?;
+        let [train, val] = plan.mean_losses(job.partials)?;
         let task = self.task().is_some();
         let evaluation = Evaluation {
             step: self.step,
@@ -69,10 +67,8 @@ impl Run {
             val_accuracy: task.then_some(val.accuracy),
         };
         self.history.evals.push(evaluation);
-        if let Some(grid) = &plan.grid {
-            self.history.ablations.push(grid.grid(self.step, &knocked, task)?);
-        }
         self.record_heads()?;
+        self.record_ablations()?;
         self.record_composition()?;
         self.record_fourier()?;
         Ok(evaluation)

@@ -1,10 +1,8 @@
 //! An evaluation's work: random batches of each split, a unit each, whose losses are added up in
-//! batch order; then, for the page's views, every head and MLP knocked out in turn (the ablation
-//! grid, `inspect/knockout.rs`), a unit each.
+//! batch order.
 
 use super::partial::Partial;
 use crate::error::{Error, Result};
-use crate::inspect::knockout::{Knocked, Knockouts};
 use crate::model::GPT;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -22,9 +20,6 @@ pub struct EvalPlan {
     pub inputs: Vec<u32>,
     /// The ids that follow them.
     pub targets: Vec<u32>,
-    /// The ablation grid's units, after the batches.
-    #[serde(default)]
-    pub grid: Option<Knockouts>,
 }
 
 impl EvalPlan {
@@ -37,40 +32,22 @@ impl EvalPlan {
         Ok(())
     }
 
-    /// How many units: the batches, then the grid's.
-    pub fn units(&self) -> usize {
-        self.batches + self.grid.as_ref().map_or(0, Knockouts::units)
-    }
-
-    /// The loss of each unit in `range` and how many rows the model gets exactly right, as
-    /// one-unit partials without gradients: a batch's, or the grid's rows with a part knocked out.
+    /// The loss of each batch in `range`, and how many of its rows the model gets exactly
+    /// right, as one-batch partials without gradients.
     pub fn partials(&self, model: &GPT, range: Range<usize>, ws: &Workspace) -> Result<Vec<Partial>> {
         self.check()?;
-        if range.end > self.units() || range.is_empty() {
-            return Err(Error::Data(format!("units {range:?} are not among the {} of this evaluation", self.units())));
+        if range.end > self.batches || range.is_empty() {
+            return Err(Error::Data(format!(
+                "batches {range:?} are not among the {} of this evaluation",
+                self.batches
+            )));
         }
-        let knocked = match &self.grid {
-            Some(grid) if range.end > self.batches => {
-                let first = range.start.max(self.batches);
-                let knocked = grid.knock(model, first - self.batches..range.end - self.batches, ws)?;
-                let partial = |(i, k): (usize, Knocked)| Partial {
-                    first: first + i,
-                    count: 1,
-                    loss: k.loss as f64,
-                    exact: k.exact,
-                    grads: Vec::new(),
-                };
-                knocked.into_iter().enumerate().map(partial).collect()
-            }
-            _ => vec![],
-        };
-        let range = range.start..range.end.min(self.batches);
         let (b, t) = (self.batch_size, self.block_size);
         let pinned = ws.pin(&model.params().values);
         fn batch(v: &[u32], i: usize, n: usize) -> &[u32] {
             &v[i * n..(i + 1) * n]
         }
-        let partials: Result<Vec<Partial>> = range
+        let partials = range
             .map(|i| {
                 let inputs: Vec<usize> = batch(&self.inputs, i, b * t).iter().map(|&id| id as usize).collect();
                 let targets = crate::data::targets(batch(&self.targets, i, b * t));
@@ -80,28 +57,26 @@ impl EvalPlan {
             .collect();
         drop(pinned);
         ws.trim();
-        Ok(partials?.into_iter().chain(knocked).collect())
+        partials
     }
 
     /// Each split's mean loss and share of rows exactly right, from every batch's partial, added
-    /// up in batch order; and the grid's units' results, in order.
-    pub fn tally(&self, mut partials: Vec<Partial>) -> Result<([SplitScore; 2], Vec<Knocked>)> {
+    /// up in batch order.
+    pub fn mean_losses(&self, mut partials: Vec<Partial>) -> Result<[SplitScore; 2]> {
         partials.sort_by_key(|p| p.first);
         let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
-        if partials.len() != self.units() || !tiles {
+        if partials.len() != self.batches || !tiles {
             return Err(Error::Data(format!(
-                "the evaluation's results do not cover its {} units once each",
-                self.units()
+                "the evaluation's losses do not cover its {} batches once each",
+                self.batches
             )));
         }
-        let knocked =
-            partials[self.batches..].iter().map(|p| Knocked { loss: p.loss as f32, exact: p.exact }).collect();
         let half = self.batches / 2;
         let score = |part: &[Partial]| SplitScore {
             loss: part.iter().fold(0.0f32, |total, p| total + p.loss as f32) / half as f32,
             accuracy: part.iter().map(|p| p.exact).sum::<usize>() as f32 / (half * self.batch_size) as f32,
         };
-        Ok(([score(&partials[..half]), score(&partials[half..self.batches])], knocked))
+        Ok([score(&partials[..half]), score(&partials[half..])])
     }
 }
 
@@ -119,20 +94,13 @@ mod tests {
 
     #[test]
     fn each_split_averages_its_batches_losses_and_counts_its_rows_right() {
-        let plan = EvalPlan {
-            batches: 4,
-            batch_size: 8,
-            block_size: 2,
-            inputs: vec![0; 64],
-            targets: vec![0; 64],
-            grid: None,
-        };
+        let plan = EvalPlan { batches: 4, batch_size: 8, block_size: 2, inputs: vec![0; 64], targets: vec![0; 64] };
         let partial = |first, loss, exact| Partial { first, count: 1, loss, exact, grads: vec![] };
         // Batches 0 and 1 are the training split's, 2 and 3 the held-out split's, in any order.
         let partials = vec![partial(3, 1.0, 8), partial(0, 2.0, 3), partial(2, 3.0, 4), partial(1, 4.0, 5)];
-        let ([train, val], _) = plan.tally(partials).unwrap();
+        let [train, val] = plan.mean_losses(partials).unwrap();
         assert_eq!((train.loss, train.accuracy), (3.0, 0.5), "(2 + 4) / 2 and (3 + 5) of 16 rows");
         assert_eq!((val.loss, val.accuracy), (2.0, 0.75), "(3 + 1) / 2 and (4 + 8) of 16 rows");
-        assert!(plan.tally(vec![partial(0, 1.0, 0)]).is_err(), "a batch missing");
+        assert!(plan.mean_losses(vec![partial(0, 1.0, 0)]).is_err(), "a batch missing");
     }
 }

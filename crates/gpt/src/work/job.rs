@@ -186,14 +186,7 @@ mod tests {
 
     fn evaluation(batches: usize) -> Work {
         let n = batches * 2;
-        Work::Evaluation(EvalPlan {
-            batches,
-            batch_size: 1,
-            block_size: 2,
-            inputs: vec![0; n],
-            targets: vec![0; n],
-            grid: None,
-        })
+        Work::Evaluation(EvalPlan { batches, batch_size: 1, block_size: 2, inputs: vec![0; n], targets: vec![0; n] })
     }
 
     fn units(order: &Outgoing) -> (usize, usize, bool) {

@@ -33,7 +33,7 @@ impl Work {
     pub fn units(&self) -> usize {
         match self {
             Work::Step(plan) => plan.shards,
-            Work::Evaluation(plan) => plan.units(),
+            Work::Evaluation(plan) => plan.batches,
         }
     }
 
