@@ -1,5 +1,5 @@
 //! Knocking every head and every MLP out in turn on fixed held-out rows: the ablation grid's
-//! work, as units computed from [`Knockouts`] alone. The rows run once whole, keeping the stream
+//! work, computed from [`Knockouts`] alone. The rows run once whole, keeping the stream
 //! entering each layer and each part's output (what replaces it), then that pass resumes at each
 //! knocked-out part's layer: the layers before it are the same. (Sharing the units among the
 //! workers was tried: each worker then holds a pass's values at its peak, and a helper's first
@@ -14,20 +14,20 @@ use std::sync::OnceLock;
 /// Held-out rows and how to knock each part out on them. Unit 0 is the model whole, then each
 /// head (layer after layer), then each MLP.
 #[derive(Debug)]
-pub struct Knockouts {
+pub(super) struct Knockouts {
     /// `rows × positions` token ids, row after row.
-    pub inputs: Vec<u32>,
+    pub(super) inputs: Vec<u32>,
     /// The ids that follow them (`data::IGNORE` where the loss skips).
-    pub targets: Vec<u32>,
-    pub rows: usize,
-    pub positions: usize,
+    pub(super) targets: Vec<u32>,
+    pub(super) rows: usize,
+    pub(super) positions: usize,
     /// The model's shape: its layers and heads.
-    pub layers: usize,
-    pub heads: usize,
-    pub fill: Fill,
+    pub(super) layers: usize,
+    pub(super) heads: usize,
+    pub(super) fill: Fill,
     /// A part's mean is taken at each position (a task's rows lay their problems out alike), or
     /// over every position (a text's).
-    pub per_position: bool,
+    pub(super) per_position: bool,
     /// The rows' pass without edits, made once, when first needed.
     clean: OnceLock<Clean>,
 }
@@ -44,13 +44,13 @@ struct Clean {
 
 /// One unit's result: the mean loss over the rows, and how many rows are exactly right.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Knocked {
-    pub loss: f32,
-    pub exact: usize,
+pub(super) struct Knocked {
+    pub(super) loss: f32,
+    pub(super) exact: usize,
 }
 
 impl Knockouts {
-    pub(crate) fn new(
+    pub(super) fn new(
         (inputs, targets): (Vec<u32>, Vec<u32>),
         (rows, positions): (usize, usize),
         (layers, heads): (usize, usize),
@@ -61,7 +61,7 @@ impl Knockouts {
     }
 
     /// How many units: the model whole, each head, each MLP.
-    pub fn units(&self) -> usize {
+    pub(super) fn units(&self) -> usize {
         1 + self.layers * (self.heads + 1)
     }
 
@@ -76,7 +76,7 @@ impl Knockouts {
     }
 
     /// The unit that knocks `site` out.
-    pub(crate) fn unit(&self, site: Site) -> usize {
+    pub(super) fn unit(&self, site: Site) -> usize {
         match site {
             Site::Head { layer, head } => 1 + layer * self.heads + head,
             _ => 1 + self.layers * self.heads + site.layer(),
@@ -84,12 +84,12 @@ impl Knockouts {
     }
 
     /// The rows as the model reads them.
-    pub(crate) fn ids(&self) -> (Vec<usize>, Vec<usize>) {
+    pub(super) fn ids(&self) -> (Vec<usize>, Vec<usize>) {
         (self.inputs.iter().map(|&i| i as usize).collect(), crate::data::targets(&self.targets))
     }
 
     /// Units `range` computed with `model`, whose shape must be the plan's; buffers from `ws`.
-    pub fn knock(&self, model: &GPT, range: std::ops::Range<usize>, ws: &Workspace) -> Result<Vec<Knocked>> {
+    pub(super) fn knock(&self, model: &GPT, range: std::ops::Range<usize>, ws: &Workspace) -> Result<Vec<Knocked>> {
         let cfg = model.config();
         let n = self.rows.checked_mul(self.positions);
         if (cfg.n_layer, cfg.n_head) != (self.layers, self.heads)
@@ -154,12 +154,12 @@ impl Knockouts {
     }
 
     /// A unit's scores: accuracy for a task (`task`).
-    pub(crate) fn score(&self, knocked: Knocked, task: bool) -> Score {
+    pub(super) fn score(&self, knocked: Knocked, task: bool) -> Score {
         Score { loss: knocked.loss, accuracy: task.then_some(knocked.exact as f32 / self.rows as f32) }
     }
 
     /// The grid at `step` from every unit's result, in unit order.
-    pub(crate) fn grid(&self, step: usize, knocked: &[Knocked], task: bool) -> Result<AblationGrid> {
+    pub(super) fn grid(&self, step: usize, knocked: &[Knocked], task: bool) -> Result<AblationGrid> {
         if knocked.len() != self.units() {
             return Err(Error::Data(format!("the ablation grid has {} of its {} parts", knocked.len(), self.units())));
         }
@@ -181,7 +181,7 @@ impl Knockouts {
     }
 
     /// The edit that knocks `site` out, by this plan's fill.
-    pub(crate) fn edit(&self, model: &GPT, site: Site) -> Result<Edit> {
+    pub(super) fn edit(&self, model: &GPT, site: Site) -> Result<Edit> {
         Ok(self.clean(model, &self.ids().0)?.edit(site, model.config().n_embd, self.heads))
     }
 }
