@@ -2,8 +2,11 @@
 // Training speed of the real page in a browser, as a user gets it: the bundled Shakespeare, a
 // preset, K workers, Train; tokens/s from the step counter over a timed window after a warm-up.
 // Usage: node bench/browser.mjs [--browser chromium|firefox|webkit] [--preset nano-cpu] [--workers 1,2]
-//        [--warmup 4] [--seconds 12] [--eval-every N] [--inside] [--optimizer adamw|muon]
+//        [--warmup 4] [--seconds 12] [--eval-every N] [--inside] [--optimizer adamw|muon] [--rounds 1]
 //        (after scripts/build.sh)
+// With --rounds N the worker counts alternate N times, each on a fresh page, and the last line
+// gives each count's median and its ratio to the first count's: the machine is shared, so a
+// speed-up is read from counts measured side by side, never from one run.
 // --eval-every evaluates as training goes (by default not inside the window); --inside opens
 // "Inside the model", whose views refresh at each evaluation.
 import { parseArgs } from 'node:util';
@@ -56,6 +59,19 @@ async function waitFor(driver, script, what, seconds = 60) {
   throw new Error(`timed out waiting for ${what}; the page says: ${state}`);
 }
 
+/**
+ * The step counter just as a progress report changes it: the counter stands still between
+ * reports (every 250-500 ms), so a window read at any other moment would be off by up to one.
+ */
+async function nextReport(driver) {
+  const before = await driver.run(READ);
+  for (;;) {
+    const now = await driver.run(READ);
+    if (now.step !== before.step || !/Training/.test(now.status)) return now;
+    await sleep(5);
+  }
+}
+
 /** Tokens per second of one training session with `workers` workers. */
 export async function measure({ browser = 'chromium', preset = 'nano-cpu', workers = 1, warmup = 4, seconds = 12, evalEvery = 100000, inside = false, optimizer = 'adamw' }, url) {
   const driver = await open(browser, url);
@@ -67,9 +83,9 @@ export async function measure({ browser = 'chromium', preset = 'nano-cpu', worke
     await waitFor(driver, PRESS, 'the Train button');
     await waitFor(driver, STARTED, 'training to start');
     await sleep(warmup * 1000);
-    const first = await driver.run(READ);
+    const first = await nextReport(driver);
     await sleep(seconds * 1000);
-    const last = await driver.run(READ);
+    const last = await nextReport(driver);
     if (!/Training/.test(last.status)) throw new Error(`training stopped: ${last.status}`);
     const tokens = (last.step - first.step) * settings.train.batch_size * settings.model.block_size;
     return { browser, preset, optimizer, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
@@ -83,13 +99,28 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     browser: { type: 'string', default: 'chromium' }, preset: { type: 'string', default: 'nano-cpu' },
     workers: { type: 'string', default: '1,2' }, warmup: { type: 'string', default: '4' }, seconds: { type: 'string', default: '12' },
     'eval-every': { type: 'string', default: '100000' }, inside: { type: 'boolean', default: false },
-    optimizer: { type: 'string', default: 'adamw' },
+    optimizer: { type: 'string', default: 'adamw' }, rounds: { type: 'string', default: '1' },
   } });
+  const counts = values.workers.split(',').map(Number);
+  const speeds = new Map(counts.map((c) => [c, []]));
   const { server, url } = await serve(0);
   try {
-    for (const workers of values.workers.split(',').map(Number)) {
-      const options = { ...values, workers, warmup: Number(values.warmup), seconds: Number(values.seconds), evalEvery: Number(values['eval-every']) };
-      console.log(JSON.stringify(await measure(options, url)));
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const workers of counts) {
+        const options = { ...values, workers, warmup: Number(values.warmup), seconds: Number(values.seconds), evalEvery: Number(values['eval-every']) };
+        const result = await measure(options, url);
+        speeds.get(workers).push(result.tokens_per_s);
+        console.log(JSON.stringify(result));
+      }
+    }
+    if (Number(values.rounds) > 1) {
+      const median = (xs) => { const s = [...xs].sort((a, b) => a - b), h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
+      const base = speeds.get(counts[0]);
+      const summary = counts.map((c) => {
+        const ratios = speeds.get(c).map((s, i) => +(s / base[i]).toFixed(3));
+        return { workers: c, median_tokens_per_s: median(speeds.get(c)), ratios, median_ratio: median(ratios) };
+      });
+      console.log(JSON.stringify({ rounds: Number(values.rounds), summary }));
     }
   } finally {
     server.close();
