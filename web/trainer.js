@@ -10,12 +10,15 @@ import { yieldToMessages } from './yield.js';
 const CHUNK_MS = 80;
 /**
  * How often progress goes to the page while training: often enough to look live. Each report
- * costs the page a frame, and with a worker on every core that time comes out of training
- * (drawing 12 reports a second took 14% of a core, all of it from the workers).
+ * costs the page a frame (about 6 ms of its main thread and 2 ms of its compositor), which a
+ * spare core absorbs; with a worker on every core it lands on one of them and holds up the
+ * step both share, so then the page is told half as often (see docs/benchmarks.md).
  */
 const REPORT_EVERY_MS = 250;
 /** How often the attention maps and next-token list are recomputed while training. */
 const VIEWS_EVERY_MS = 1000;
+/** How much less often both happen while every core trains. */
+const BUSY_SLOWER = 2;
 
 export class Trainer {
   /**
@@ -127,6 +130,7 @@ export class Trainer {
     const run = this.run;
     this.running = true;
     const unfinished = ({ step, max_iters: end }) => step < end;
+    const every = (ms) => (this.workers >= (navigator.hardwareConcurrency || 1) ? ms * BUSY_SLOWER : ms);
     const reportProgress = () => {
       const memory = this.hooks.memoryBytes() + this.helpers.memory;
       if (unreported) post({ type: 'progress', report: run.takeReport(), memory, search: this.search?.progress });
@@ -148,9 +152,9 @@ export class Trainer {
           if (this.search?.record(performance.now() - began)) this.setWorkers(this.search.count);
           unreported = true;
         } while (more());
-        if (run.status.eval_due || performance.now() - lastReport >= REPORT_EVERY_MS) reportProgress();
+        if (run.status.eval_due || performance.now() - lastReport >= every(REPORT_EVERY_MS)) reportProgress();
         if (!await this.evaluateIfDue(id)) return;
-        if (performance.now() - lastViews > VIEWS_EVERY_MS) {
+        if (performance.now() - lastViews > every(VIEWS_EVERY_MS)) {
           views.live(run);
           lastViews = performance.now();
         }
