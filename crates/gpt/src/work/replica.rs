@@ -24,6 +24,9 @@ pub struct Replica {
 pub struct Answer {
     pub header: String,
     pub data: Vec<Vec<f32>>,
+    /// Whether its buffers came from the replica's gradient pool (a step's partial sums), to go
+    /// back to it once sent. An optimiser's pieces are not: pooled, they would pile up unused.
+    pooled: bool,
 }
 
 impl Replica {
@@ -36,6 +39,7 @@ impl Replica {
     /// Answers the order `header`, whose buffer of `len` floats `read_data(at, out)` copies from.
     pub fn answer(&mut self, header: &str, len: usize, mut read_data: impl FnMut(usize, &mut [f32])) -> Result<Answer> {
         let order: Order = read(header, "an order")?;
+        let pooled = matches!(order.assignment, Assignment::Units { .. });
         let (results, data) = match order.assignment {
             Assignment::Units { first, end, plan, weights } => {
                 if let Some(plan) = plan {
@@ -50,7 +54,7 @@ impl Replica {
                 compute_pieces(&optimizer, &settings, &pieces, len, read_data)?
             }
         };
-        Ok(Answer { header: write(&Reply { job: order.job, helper: order.helper, results }), data })
+        Ok(Answer { header: write(&Reply { job: order.job, helper: order.helper, results }), data, pooled })
     }
 
     /// Units `range` of job `job`'s plan, as partial sums and their gradients.
@@ -74,9 +78,11 @@ impl Replica {
         self.len() == 0
     }
 
-    /// Takes back an answer's buffers once they have been sent.
+    /// Takes back an answer's pooled buffers once they have been sent.
     pub fn recycle(&self, answer: Answer) {
-        answer.data.into_iter().for_each(|buffer| self.grads.recycle(buffer));
+        if answer.pooled {
+            answer.data.into_iter().for_each(|buffer| self.grads.recycle(buffer));
+        }
     }
 }
 
@@ -112,4 +118,23 @@ fn compute_pieces(
         computed.push(piece.values);
     }
     Ok((Results::Pieces { pieces: pieces.iter().map(|&[k, _, _]| k).collect() }, computed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_optimizers_pieces_do_not_pile_up_in_the_gradient_pool() {
+        let mut replica = Replica::new(crate::GPTConfig::default()).unwrap();
+        let settings: Values = serde_json::from_value(serde_json::json!({})).unwrap();
+        let assignment = Assignment::Pieces { optimizer: "muon".into(), settings, pieces: vec![[0, 4, 8]] };
+        let header = write(&Order { job: 1, helper: 1, assignment });
+        for _ in 0..3 {
+            let answer = replica.answer(&header, 32, |_, out| out.fill(0.5)).unwrap();
+            assert_eq!(answer.data.iter().map(Vec::len).sum::<usize>(), 32);
+            replica.recycle(answer);
+        }
+        assert_eq!(replica.grads.free_buffers(), 0, "each step's pieces stayed in the pool");
+    }
 }
