@@ -1,21 +1,18 @@
 //! `Run`: the core's [`gpt::Run`] as the page's worker drives it. Values and errors only.
 
 use crate::convert::{js_error, read, to_js, ts, JsResult};
-use crate::types::{floats, AttentionMaps, Message, Progress};
+use crate::types::{AttentionMaps, Buffers, Message, Progress};
 use gpt::{inspect::Questions, TextFit, TrainReport};
 use gpt::{Budget, Details, Inside, JobKind, NextTokens, SampleConfig, Settings, Solution, Status};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
-/// Reply buffers kept for orders (a step's weights for each helper).
-const KEPT_BUFFERS: usize = 16;
-
 /// A model with its tokenizer, training state and text; a failed call leaves it as it was.
 #[wasm_bindgen]
 pub struct Run {
     inner: gpt::Run,
-    buffers: Vec<Float32Array>,
+    buffers: Buffers,
 }
 
 #[wasm_bindgen]
@@ -24,12 +21,12 @@ impl Run {
     #[wasm_bindgen(constructor)]
     pub fn new(settings: Ts<Settings>, text: &str, budget: Ts<Budget>) -> JsResult<Run> {
         let inner = gpt::Run::create(&read(settings, "settings")?, text, &read(budget, "budget")?);
-        Ok(Run { inner: inner.map_err(js_error)?, buffers: vec![] })
+        Ok(Run { inner: inner.map_err(js_error)?, buffers: Buffers::default() })
     }
 
     /// Opens a checkpoint; it samples and shows attention at once, and trains after `useText`.
     pub fn open(bytes: &[u8]) -> JsResult<Run> {
-        Ok(Run { inner: gpt::Run::open(bytes).map_err(js_error)?, buffers: vec![] })
+        Ok(Run { inner: gpt::Run::open(bytes).map_err(js_error)?, buffers: Buffers::default() })
     }
 
     /// Trains on `text` from now on if its vocabulary holds it; either way, how it fits.
@@ -38,9 +35,9 @@ impl Run {
         ts(&self.inner.attach_text(text).map_err(js_error)?)
     }
 
-    /// Begins a step or an evaluation, shared with `helpers` Web Workers.
-    pub fn begin(&mut self, kind: Ts<JobKind>, helpers: usize) -> JsResult<Ts<Progress>> {
-        let progress = self.inner.begin(read(kind, "the work")?, helpers, js_sys::Date::now()).map_err(js_error)?;
+    /// Begins a step or an evaluation, shared with the helper Web Workers `helpers` names (an id each).
+    pub fn begin(&mut self, kind: Ts<JobKind>, helpers: Vec<u32>) -> JsResult<Ts<Progress>> {
+        let progress = self.inner.begin(read(kind, "the work")?, &helpers, js_sys::Date::now()).map_err(js_error)?;
         self.progress(progress)
     }
 
@@ -53,11 +50,8 @@ impl Run {
     /// Takes a helper's reply (its `header` and floats) in: the orders it frees to send.
     #[wasm_bindgen(unchecked_return_type = "Message[]")]
     pub fn accept(&mut self, header: &str, data: Option<Float32Array>) -> JsResult<JsValue> {
-        let (len, copy) = floats(data.as_ref());
-        let orders = self.inner.accept(header, len, copy).map_err(js_error)?;
-        if let Some(buffer) = data.filter(|_| self.buffers.len() < KEPT_BUFFERS) {
-            self.buffers.push(buffer); // copied in: its memory serves a later order
-        }
+        let inner = &mut self.inner;
+        let orders = self.buffers.read(data, |len, copy| inner.accept(header, len, copy)).map_err(js_error)?;
         let orders = self.orders(orders);
         to_js(&orders)
     }
@@ -154,10 +148,7 @@ impl Run {
     fn orders(&mut self, orders: Vec<gpt::work::Outgoing>) -> Vec<Message> {
         let (inner, buffers) = (&self.inner, &mut self.buffers);
         let message = |order: gpt::work::Outgoing| {
-            let parts = inner.order_data(&order.data);
-            let len: usize = parts.iter().map(|p| p.len()).sum();
-            let kept = buffers.iter().position(|b| b.length() as usize == len).map(|k| buffers.swap_remove(k));
-            Message::new(Some(order.to), order.header, &parts, kept)
+            Message::new(Some(order.to), order.header, &inner.order_data(&order.data), buffers)
         };
         orders.into_iter().map(message).collect()
     }

@@ -50,26 +50,44 @@ impl From<gpt::AttentionMaps> for AttentionMaps {
 }
 
 impl Message {
-    /// `header`, and the floats of `parts` one after another in `buffer` when it fits them (its
-    /// memory reused), else in a new one.
-    pub fn new(to: Option<usize>, header: String, parts: &[&[f32]], buffer: Option<Float32Array>) -> Message {
+    /// `header`, and the floats of `parts` one after another in a buffer from `buffers` (its
+    /// memory reused) or a new one.
+    pub fn new(to: Option<usize>, header: String, parts: &[&[f32]], buffers: &mut Buffers) -> Message {
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        let buffer = buffer.filter(|b| b.length() as usize == len);
-        let buffer = buffer.unwrap_or_else(|| Float32Array::new_with_length(len as u32));
+        let buffer = (len > 0).then(|| buffers.take(len).unwrap_or_else(|| Float32Array::new_with_length(len as u32)));
         parts.iter().fold(0, |at, part| {
-            buffer.subarray(at as u32, (at + part.len()) as u32).copy_from(part);
+            buffer.iter().for_each(|b| b.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
             at + part.len()
         });
-        Message { to, header, data: if len > 0 { buffer.into() } else { JsValue::UNDEFINED } }
+        Message { to, header, data: buffer.map_or(JsValue::UNDEFINED, JsValue::from) }
     }
 }
 
-/// How many floats `data` holds, and a copier of `out.len()` of them from `at`.
-pub fn floats(data: Option<&Float32Array>) -> (usize, impl Fn(usize, &mut [f32]) + '_) {
-    let copy = move |at: usize, out: &mut [f32]| {
-        if let Some(d) = data {
-            d.subarray(at as u32, (at + out.len()) as u32).copy_to(out);
-        }
-    };
-    (data.map_or(0, |d| d.length() as usize), copy)
+/// Buffers that came with messages (at most 16), kept once read for the messages this worker
+/// sends: a buffer goes to the other worker and comes back, so a step's floats need no new memory.
+#[derive(Default)]
+pub struct Buffers(Vec<Float32Array>);
+
+impl Buffers {
+    /// `read(len, copy)` of the `len` floats `data` brings, `copy(at, out)` copying `out.len()`
+    /// of them from `at`; then keeps its buffer, if there is room.
+    pub fn read<T>(
+        &mut self,
+        data: Option<Float32Array>,
+        read: impl FnOnce(usize, &dyn Fn(usize, &mut [f32])) -> T,
+    ) -> T {
+        let copy = |at: usize, out: &mut [f32]| {
+            data.iter().for_each(|d| d.subarray(at as u32, (at + out.len()) as u32).copy_to(out));
+        };
+        let read = read(data.as_ref().map_or(0, |d| d.length() as usize), &copy);
+        self.0.extend(data.filter(|_| self.0.len() < 16).map(|d| Float32Array::new(&d.buffer())));
+        read
+    }
+
+    /// The first `len` floats of the smallest kept buffer that holds them.
+    fn take(&mut self, len: usize) -> Option<Float32Array> {
+        let fits = (0..self.0.len()).filter(|&k| self.0[k].length() as usize >= len);
+        let k = fits.min_by_key(|&k| self.0[k].length())?;
+        Some(self.0.swap_remove(k).subarray(0, len as u32))
+    }
 }

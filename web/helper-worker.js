@@ -1,8 +1,9 @@
-// A helper: a copy of the model that answers the run's orders (shares of its steps and
-// evaluations) with replies (see helpers.js). It holds no text and no optimiser.
+// A helper: a copy of the model and its optimiser that answers the run's orders (shares of its
+// steps and evaluations) with replies (see helpers.js). It holds no text.
 // Messages in:  model {config}, order {id, header, data?} (data: the order's floats, moved).
-// Messages out: reply {id, header, data?, memory} (data: the reply's floats, in the order's own
-//               buffer when they fit; memory: this helper's wasm memory in bytes), error {id, message}.
+// Messages out: reply {id, header, data?, memory} (data: the reply's floats, in a buffer an
+//               order brought when one holds them; memory: this helper's wasm memory in bytes),
+//               error {id, message}.
 
 // Loaded after onmessage is set, so no message can arrive before there is a listener.
 const engine = import('./wasm.js');

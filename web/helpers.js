@@ -1,16 +1,21 @@
-// The run's helpers: Web Workers (helper-worker.js), each with a copy of the model, that compute
-// what the run orders: shares of every training step and evaluation. The run (in the engine)
+// The run's helpers: Web Workers (helper-worker.js), each with a copy of the model and optimiser,
+// that compute what the run orders: shares of every training step and evaluation, each step's
+// update applied to their copy as the run applies it. The run (in the engine)
 // plans the work, says what to do next and takes each reply in; this module only carries the
 // messages. An order's and a reply's floats travel as transferable buffers, so this needs no
-// special headers from the server, and the run keeps the buffers replies bring for later orders.
+// special headers from the server, and each side keeps the buffers it is sent for what it sends.
 import { yieldToMessages } from './yield.js';
 
 /** A helper silent this long is taken for dead (a step takes well under a second). */
 const TIMEOUT_MS = 30000;
 
+/** Helpers' copies made so far, which number them: the run knows each copy by its number. */
+let made = 0;
+
 /** One helper Web Worker and the orders it has been sent. */
 class Helper {
   constructor(config) {
+    this.id = ++made;
     this.worker = new Worker(new URL('./helper-worker.js', import.meta.url), { type: 'module' });
     this.jobs = new Map(); // id → { resolve, reject, timer }, in the order sent: the first is under way
     this.failure = null; // why it stopped, once it has
@@ -32,6 +37,7 @@ class Helper {
   }
 
   setModel(config) {
+    this.id = ++made; // a new copy, which holds nothing of the run's yet
     this.worker.postMessage({ type: 'model', config });
   }
 
@@ -130,7 +136,7 @@ export class Helpers {
       }
     };
     try {
-      let progress = run.begin(kind, this.list.length);
+      let progress = run.begin(kind, Uint32Array.from(this.list, (h) => h.id));
       for (;;) {
         send(progress.orders);
         if (progress.next === 'done') return progress.outcome;

@@ -35,7 +35,7 @@ fn new_run(settings: &str, text: &str) -> Result<Run, JsValue> {
 
 /// Does a step or an evaluation with no helpers, as the page's worker does with none: its outcome.
 fn perform(run: &mut Run, kind: &str) -> JsValue {
-    let mut progress: JsValue = run.begin(typed(&format!("{kind:?}")), 0).unwrap().into();
+    let mut progress: JsValue = run.begin(typed(&format!("{kind:?}")), vec![]).unwrap().into();
     while get(&progress, "next").as_string().unwrap() != "done" {
         progress = run.advance().unwrap().into();
     }
@@ -334,7 +334,7 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
     let mut replica = Replica::new(Ts::new_unchecked(config)).unwrap();
     let mut sent = 0;
     for kind in ["step", "step", "step", "evaluation"] {
-        let mut progress: JsValue = shared.begin(typed(&format!("{kind:?}")), 1).unwrap().into();
+        let mut progress: JsValue = shared.begin(typed(&format!("{kind:?}")), vec![1]).unwrap().into();
         loop {
             let orders: js_sys::Array = get(&progress, "orders").dyn_into().unwrap();
             sent += orders.length();
@@ -355,7 +355,7 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
     assert_eq!(losses(&shared), losses(&alone));
     assert_eq!(last_loss(&train(&mut shared, 1)).to_bits(), last_loss(&train(&mut alone, 1)).to_bits());
     assert!(message(replica.answer("{}", None).unwrap_err()).contains("an order from another worker"));
-    assert!(message(shared.begin(typed(r#""nap""#), 1).unwrap_err()).contains("unknown variant `nap`"));
+    assert!(message(shared.begin(typed(r#""nap""#), vec![1]).unwrap_err()).contains("unknown variant `nap`"));
 }
 
 #[wasm_bindgen_test]

@@ -94,12 +94,6 @@ impl Workspace {
         }
     }
 
-    /// How many free buffers the pool holds.
-    #[cfg(test)]
-    pub(crate) fn free_buffers(&self) -> usize {
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
     /// Drops the buffers nobody took since the previous trim. Some ops' outputs (a norm's
     /// parameter gradients, the loss) are not drawn from the pool but come back to it, so
     /// without a trim after each training pass the pool would grow by them at every step.

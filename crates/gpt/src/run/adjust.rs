@@ -53,6 +53,7 @@ impl Run {
         let train = checked.train;
         self.optimizer.retune(&train.hyper());
         self.train = train;
+        self.synced.clear(); // the helpers' copies step by the old settings
         Ok(())
     }
 

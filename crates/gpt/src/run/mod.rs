@@ -59,6 +59,9 @@ pub struct Run {
     pub(crate) workspaces: Vec<Workspace>,
     /// Gradient buffers, shared by the threads.
     pub(crate) grad_pool: Workspace,
+    /// Each helper's id (the page's), and the step its copy of the model and optimiser is at,
+    /// where the run is sure of it.
+    pub(crate) synced: Vec<(u32, Option<usize>)>,
     /// Attention snapshots from each evaluation in this session (not saved: they are large).
     pub(crate) timelapse: crate::inspect::snapshots::Timelapse,
 }
@@ -150,6 +153,7 @@ impl Run {
             workers: 1,
             workspaces: vec![Workspace::default()],
             grad_pool: Workspace::default(),
+            synced: vec![],
             timelapse: Default::default(),
         }
     }

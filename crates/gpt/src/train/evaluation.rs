@@ -57,6 +57,7 @@ impl Run {
         let Work::Evaluation(plan) = &job.work else {
             return Err(Error::Config("a step is in progress, not an evaluation".into()));
         };
+        self.settle_copies(&job);
         let [train, val] = plan.mean_losses(job.partials)?;
         let task = self.task().is_some();
         let evaluation = Evaluation {

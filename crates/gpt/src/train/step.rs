@@ -1,16 +1,19 @@
 //! A run's training steps on random batches, timed so tokens/s and the time left come from one
 //! place. A step is a job (`work/sharing.rs`): planned here ([`Run::plan_step`]), its shards computed
-//! by the run and any helpers, then summed, checked and clipped ([`Run::begin_update`]), the
-//! optimiser's pieces computed, and applied ([`Run::finish_step`]). See `work/partial.rs` for why
-//! any number of workers gives the same result.
+//! by the run and any helpers, then summed ([`Run::sum_shards`]), checked and clipped ([`Run::begin_update`]), the
+//! optimiser's pieces computed, and applied ([`Run::finish_step`]), by the same code
+//! (`update.rs`) on the run and on each helper. See `work/partial.rs` for why any number of
+//! workers gives the same result.
 
 use super::history::StepStats;
 use super::report::TrainReport;
+use super::update::{Applied, Rules};
 use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
-use crate::optim::{clip_grad_norm, complete, global_norm, Rates};
+use crate::optim::complete;
 use crate::rng::Rng;
 use crate::run::Run;
+use crate::settings::uniform_loss;
 use crate::work::job::Update;
 use crate::work::sharing::{no_job, JobKind, Outcome};
 use crate::work::{combine, shard_count, worker_units, Partial, StepPlan, Work};
@@ -78,21 +81,28 @@ impl Run {
         Ok(())
     }
 
-    /// Sums the step's shards, checks and clips the gradients, and begins the optimiser's update:
-    /// its pieces, to compute before [`Run::finish_step`]. A loss that is not finite or has
-    /// exploded far past a uniform guess, or a non-finite gradient, is [`Error::Diverged`], and
-    /// the model keeps its last good weights; so does a step whose shards are missing.
-    pub(crate) fn begin_update(&mut self) -> Result<Update> {
+    /// What the run's next update reads beside the model and the optimiser.
+    pub(crate) fn rules(&self) -> Rules<'_> {
+        Rules { train: &self.train, step: self.step, uniform_loss: self.uniform_loss() }
+    }
+
+    /// Sums the step's shards into its root, which the job keeps; the model keeps its last good
+    /// weights when shards are missing.
+    pub(crate) fn sum_shards(&mut self) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let Work::Step(StepPlan { shards, .. }) = job.work else {
             return Err(Error::Config("an evaluation is in progress, not a step".into()));
         };
-        let mut root = combine(std::mem::take(&mut job.partials), shards, &self.grad_pool)?;
-        let (loss, lr) = (root.loss as f32, self.train.schedule().lr(self.step));
-        let checked = self.check_and_clip(&mut root.grads, loss, lr);
-        let grad_norm = checked.inspect_err(|_| self.grad_pool.recycle(std::mem::take(&mut root.grads)))?;
-        let pieces = self.optimizer.begin(&self.model.params().values, &root.grads);
-        Ok(Update { grads: root.grads, loss, lr, grad_norm, pieces, mine: vec![] })
+        job.root = Some(combine(std::mem::take(&mut job.partials), shards, &self.grad_pool)?);
+        Ok(())
+    }
+
+    /// Begins the update from the step's summed gradients ([`Rules::begin`]); on failure the
+    /// model keeps its last good weights.
+    pub(crate) fn begin_update(&mut self) -> Result<Update> {
+        let root = self.job.as_mut().and_then(|j| j.root.take());
+        let root = root.ok_or_else(|| Error::Config("the step's shards have not been summed".into()))?;
+        self.rules().begin(root, self.model.params(), self.optimizer.as_ref(), &self.grad_pool)
     }
 
     /// Computes the run's own share of the update's pieces, on its threads.
@@ -106,19 +116,15 @@ impl Run {
     }
 
     /// Applies the update, every piece computed. The step's time, from its plan to `now_ms()`
-    /// once the update is applied, counts the update too.
+    /// once the update is applied, counts the update too. The helpers that were sent the step's
+    /// sums have applied it too.
     pub(crate) fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        let job = self.job.take().ok_or_else(no_job)?;
-        let Some(Update { grads, loss, lr, grad_norm, pieces, .. }) = job.update else {
-            return Err(Error::Config("the step's update has not begun".into()));
-        };
-        if let Some(k) = pieces.iter().position(|p| !p.done) {
-            self.grad_pool.recycle(grads);
-            return Err(Error::Data(format!("piece {k} of the step's update was never computed")));
-        }
-        let rates = Rates { lr, scale: lr / self.train.learning_rate };
-        self.optimizer.finish(&mut self.model.params_mut().values, &grads, rates, pieces);
-        self.grad_pool.recycle(grads);
+        let mut job = self.job.take().ok_or_else(no_job)?;
+        let update = job.update.take().ok_or_else(|| Error::Config("the step's update has not begun".into()))?;
+        let rules = Rules { train: &self.train, step: self.step, uniform_loss: uniform_loss(self.vocab_size()) };
+        let params = self.model.params_mut();
+        let applied = rules.finish(update, params, self.optimizer.as_mut(), &self.grad_pool);
+        let Applied { loss, lr, grad_norm } = applied.inspect_err(|_| self.synced.clear())?;
         let ms = (now_ms() - job.started_ms).max(1e-3);
         let h = &mut self.history;
         if h.seconds.len() == h.losses.len() {
@@ -126,36 +132,13 @@ impl Run {
         }
         h.losses.push(loss);
         self.step += 1;
+        self.settle_copies(&job);
         self.rng = job.rng_after;
         let stats = StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() };
         let t = &mut self.timing;
         (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
         t.report_losses.push(stats.loss);
         Ok(stats)
-    }
-
-    /// Checks a step's loss and summed gradients, and clips them; returns their norm before clipping.
-    fn check_and_clip(&self, grads: &mut [f32], loss: f32, lr: f32) -> Result<f32> {
-        let diverged = |what: String| {
-            Error::Diverged(format!(
-                "training diverged at step {}: {what}. The model keeps its weights from before this step. \
-                 Lower the learning rate (it is {lr:.2e}){}",
-                self.step + 1,
-                if self.train.grad_clip > 0.0 { "." } else { " or turn gradient clipping on (grad_clip 1.0)." }
-            ))
-        };
-        // Far above a uniform guess, the model is no longer learning but blowing up, even while
-        // the numbers stay finite (normalisation keeps them bounded).
-        let uniform = self.uniform_loss();
-        if !loss.is_finite() || loss > 3.0 * uniform + 10.0 {
-            return Err(diverged(format!("the loss became {loss}, against {uniform:.2} for a uniform guess")));
-        }
-        let clip = self.train.grad_clip;
-        let grad_norm = if clip > 0.0 { clip_grad_norm(grads, clip) } else { global_norm(grads) };
-        if !grad_norm.is_finite() {
-            return Err(diverged("the gradient became infinite or NaN".into()));
-        }
-        Ok(grad_norm)
     }
 
     /// One whole step on this run's threads, timed with `now_ms`.
@@ -168,7 +151,7 @@ impl Run {
 
     /// A whole job on this run's threads, with no helpers.
     pub(crate) fn run_alone(&mut self, kind: JobKind, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
-        self.begin(kind, 0, now_ms())?;
+        self.begin(kind, &[], now_ms())?;
         loop {
             if let Some(outcome) = self.advance(now_ms)?.outcome {
                 return Ok(outcome);

@@ -7,7 +7,7 @@
 //! - `partial.rs`: partial sums and the canonical tree that adds them up;
 //! - `order.rs`: the messages between the run and its helpers;
 //! - `job.rs`: the books of work under way (who computes what, what is out);
-//! - `replica.rs`: a helper's copy of the model, which answers orders.
+//! - `replica.rs`: a helper's copy of the model and optimiser, which answers orders.
 //!
 //! - `sharing.rs`: how a run moves a job from phase to phase; the page's workers only carry
 //!   the messages.
@@ -22,9 +22,9 @@ pub(crate) mod sharing;
 mod step_plan;
 
 pub use eval_plan::{EvalPlan, SplitScore};
-pub use order::{Data, Outgoing};
+pub use order::{Data, Outgoing, SyncState};
 pub use partial::{combine, worker_units, Partial};
 pub use plan::Work;
-pub use replica::{Answer, Replica};
+pub use replica::Replica;
 pub use sharing::{JobKind, Next, Outcome, Progress};
 pub use step_plan::{shard_count, shard_rows, StepPlan, MAX_SHARDS, MIN_SHARD_TOKENS};

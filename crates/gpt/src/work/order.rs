@@ -1,10 +1,10 @@
 //! The messages that carry shared work between a run (the leader) and its helpers: an [`Order`]
 //! says what a helper computes and a [`Reply`] brings the results back. Each travels as a small
-//! JSON header and one flat buffer of floats (the weights, an optimiser's pieces, gradients), which
-//! the page moves between Web Workers without a copy.
+//! JSON header and one flat buffer of floats (gradients, an optimiser's pieces, the whole state
+//! once), which the page moves between Web Workers without a copy.
 
 use crate::error::{Error, Result};
-use crate::fields::Values;
+use crate::train::TrainConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -23,13 +23,30 @@ pub struct Order {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Assignment {
-    /// Units `first..end` of the job's plan (a step's shards, an evaluation's batches). A
-    /// helper's first order of a job brings the plan, and the weights in its buffer; later ones
-    /// use those.
-    Units { first: usize, end: usize, plan: Option<Box<RawValue>>, weights: bool },
-    /// An optimiser's pieces, each as `[number, rows, columns]`, their values one after another in
-    /// the buffer, computed by its own `settings`.
-    Pieces { optimizer: String, settings: Values, pieces: Vec<[usize; 3]> },
+    /// Units `first..end` of the job's plan (a step's shards, an evaluation's batches), on the
+    /// run's weights after `step` steps. A helper's first order of a job brings the plan; later
+    /// ones use it. `sync` brings the run's whole state (weights, then the optimiser's), in the
+    /// buffer, to a helper that may not hold it.
+    Units { first: usize, end: usize, plan: Option<Box<RawValue>>, step: usize, sync: Option<SyncState> },
+    /// The step's partial sums outside the helper's own units, or its root (all of them summed),
+    /// their gradients one after another in the buffer: it adds them to its own as the run does,
+    /// begins the same update, and computes its share (of `workers`) of the optimiser's pieces.
+    Sum { partials: Vec<PartialSum>, workers: usize },
+    /// The optimiser's pieces the helper did not compute, by number, their values one after
+    /// another in the buffer: with them it finishes the step.
+    Pieces { pieces: Vec<usize> },
+}
+
+/// What a helper needs, beside the weights and the optimiser's tensors, to step as the run does.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SyncState {
+    pub train: TrainConfig,
+    pub dropout: f32,
+    /// The loss of a uniform guess, past which a step counts as diverged.
+    pub uniform_loss: f32,
+    pub optimizer_steps: u64,
+    /// The optimiser's tensors in the buffer, by name and shape, after the weights.
+    pub tensors: Vec<(String, Vec<usize>)>,
 }
 
 /// What a helper sends back for job `job`.
@@ -47,8 +64,12 @@ pub enum Results {
     /// Partial sums (see `partial.rs`), their gradients one after another in the buffer (none
     /// for an evaluation's batches).
     Partials { partials: Vec<PartialSum> },
-    /// The pieces computed, by number, their values one after another in the buffer.
+    /// The helper's share of the optimiser's pieces, by number, their values one after another
+    /// in the buffer.
     Pieces { pieces: Vec<usize> },
+    /// The helper has finished the step (or refused it, as the run does a diverged one). The run
+    /// does not wait for this.
+    Stepped,
 }
 
 /// A partial sum as it travels: its units, loss and rows exactly right (its gradients apart).
@@ -64,8 +85,13 @@ pub struct PartialSum {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
     None,
-    /// Every weight, flat.
-    Weights,
+    /// Every weight, flat, then the optimiser's tensors.
+    Sync,
+    /// These partial sums of the step in progress (by their place among the job's), one after
+    /// another.
+    Partials(Vec<usize>),
+    /// The step's summed gradients, before clipping.
+    Root,
     /// These pieces of the update in progress, one after another.
     Pieces(Vec<usize>),
 }

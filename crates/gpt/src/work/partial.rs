@@ -10,6 +10,7 @@
 //! a power-of-two number of workers each hands over a single buffer. An evaluation's batches are
 //! partials too, each of one batch, with no gradients.
 
+use super::order::PartialSum;
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -34,6 +35,11 @@ pub struct Partial {
 }
 
 impl Partial {
+    /// Its figures as they travel, its gradients apart.
+    pub(crate) fn figures(&self) -> PartialSum {
+        PartialSum { first: self.first, count: self.count, loss: self.loss, exact: self.exact }
+    }
+
     /// Whether `self` and `right` are the two children of one node, `self` on the left.
     fn is_left_sibling_of(&self, right: &Partial) -> bool {
         self.count == right.count && self.first + self.count == right.first && self.first.is_multiple_of(2 * self.count)

@@ -1,123 +1,262 @@
-//! A helper's copy of the model: it answers the run's orders (units of a plan, an optimiser's
-//! pieces) and nothing else. It needs no text, tokenizer or optimiser state: an order carries the
-//! plan and the weights, and the run adds up what comes back.
+//! A helper's copy of the model and its optimiser: it answers the run's orders (units of a plan,
+//! a step's sums and pieces) and nothing else. It needs no text or tokenizer: an order carries the
+//! plan, the run's whole state comes once (and again whenever the run is unsure of the copy), and
+//! each step it adds the others' partial sums to its own and applies the same update as the run,
+//! with the same code (`train/update.rs`), so no weights travel between steps.
 
-use super::order::{read, write, Assignment, Order, PartialSum, Reply, Results};
-use super::partial::Partial;
+use super::job::Update;
+use super::order::{read, write, Assignment, Order, PartialSum, Reply, Results, SyncState};
+use super::partial::{combine, Partial};
 use super::plan::Work;
 use crate::error::{Error, Result};
-use crate::fields::{self, Reader, Values};
 use crate::model::GPT;
-use crate::optim::{optimizer_named, Piece};
+use crate::optim::{complete, shares, Optimizer};
+use crate::train::update::Rules;
+use crate::train::TrainConfig;
 use crate::workspace::Workspace;
+use ndarray::{ArrayD, IxDyn};
+use std::ops::Range;
 
-/// A copy of the model that computes what the run orders.
+/// A copy of the model and its optimiser that computes what the run orders.
 pub struct Replica {
     model: GPT,
     ws: Workspace,
     grads: Workspace,
     /// The job whose plan it holds, and the plan: an evaluation's chunks come without it.
     work: Option<(u64, Work)>,
+    /// What it steps by, once the run has sent its state.
+    learner: Option<Learner>,
+    /// Its own partial sums of the step under way, kept to add to the others'.
+    held: Vec<Partial>,
+    /// The step's update, while it waits for the pieces it did not compute.
+    update: Option<Update>,
+    /// What its last reply carries.
+    outbox: Outbox,
 }
 
-/// A reply: its header, and its floats in pieces, one after another.
-pub struct Answer {
-    pub header: String,
-    pub data: Vec<Vec<f32>>,
-    /// Whether its buffers came from the replica's gradient pool (a step's partial sums), to go
-    /// back to it once sent. An optimiser's pieces are not: pooled, they would pile up unused.
-    pooled: bool,
+/// The optimiser and the settings a copy steps by, and its steps so far.
+struct Learner {
+    optimizer: Box<dyn Optimizer>,
+    train: TrainConfig,
+    step: usize,
+    uniform_loss: f32,
+}
+
+/// The floats of a reply.
+enum Outbox {
+    Nothing,
+    /// These of its held partial sums.
+    Held(Range<usize>),
+    /// These pieces of its update.
+    Pieces(Vec<usize>),
 }
 
 impl Replica {
-    /// A replica of a model shaped by `config`; its weights come with its first order.
+    /// A replica of a model shaped by `config`; the run's state comes with its first order.
     pub fn new(config: crate::GPTConfig) -> Result<Replica> {
         let (ws, grads) = (Workspace::default(), Workspace::default());
-        Ok(Replica { model: GPT::new(config, 0)?, ws, grads, work: None })
+        let model = GPT::new(config, 0)?;
+        Ok(Replica { model, ws, grads, work: None, learner: None, held: vec![], update: None, outbox: Outbox::Nothing })
     }
 
-    /// Answers the order `header`, whose buffer of `len` floats `read_data(at, out)` copies from.
-    pub fn answer(&mut self, header: &str, len: usize, mut read_data: impl FnMut(usize, &mut [f32])) -> Result<Answer> {
+    /// Answers the order `header`, whose buffer of `len` floats `read_data(at, out)` copies from,
+    /// with a reply's header; [`Replica::reply_data`] holds the reply's floats.
+    pub fn answer(&mut self, header: &str, len: usize, read_data: impl FnMut(usize, &mut [f32])) -> Result<String> {
         let order: Order = read(header, "an order")?;
-        let pooled = matches!(order.assignment, Assignment::Units { .. });
-        let (results, data) = match order.assignment {
-            Assignment::Units { first, end, plan, weights } => {
+        self.outbox = Outbox::Nothing;
+        let results = match order.assignment {
+            Assignment::Units { first, end, plan, step, sync } => {
                 if let Some(plan) = plan {
+                    self.drop_step();
                     self.work = Some((order.job, Work::from_json(plan.get())?));
                 }
-                if weights {
-                    self.model.params_mut().read_flat(len, &mut read_data)?;
+                if let Some(state) = sync {
+                    self.sync(state, step, len, read_data)?;
                 }
+                self.check_step(step)?;
                 self.units(order.job, first..end)?
             }
-            Assignment::Pieces { optimizer, settings, pieces } => {
-                compute_pieces(&optimizer, &settings, &pieces, len, read_data)?
+            Assignment::Sum { partials, workers } => {
+                self.sum(order.job, order.helper, &partials, workers, len, read_data)?
             }
+            Assignment::Pieces { pieces } => self.complete_update(&pieces, len, read_data)?,
         };
-        Ok(Answer { header: write(&Reply { job: order.job, helper: order.helper, results }), data, pooled })
+        Ok(write(&Reply { job: order.job, helper: order.helper, results }))
     }
 
-    /// Units `range` of job `job`'s plan, as partial sums and their gradients.
-    fn units(&self, job: u64, range: std::ops::Range<usize>) -> Result<(Results, Vec<Vec<f32>>)> {
+    /// The floats of the last reply, piece by piece.
+    pub fn reply_data(&self) -> Vec<&[f32]> {
+        match &self.outbox {
+            Outbox::Nothing => vec![],
+            Outbox::Held(range) => self.held[range.clone()].iter().map(|p| &p.grads[..]).collect(),
+            Outbox::Pieces(ks) => {
+                let pieces = self.update.as_ref().map_or(&[][..], |u| &u.pieces);
+                ks.iter().filter_map(|&k| pieces.get(k)).map(|p| &p.values[..]).collect()
+            }
+        }
+    }
+
+    /// Takes the run's state from an order's buffer: every weight, then the optimiser's tensors.
+    fn sync(
+        &mut self,
+        state: SyncState,
+        step: usize,
+        len: usize,
+        mut read_data: impl FnMut(usize, &mut [f32]),
+    ) -> Result<()> {
+        let SyncState { train, dropout, uniform_loss, optimizer_steps, tensors } = state;
+        let kind = train
+            .kind()
+            .ok_or_else(|| Error::Data(format!("an order names an unknown optimizer {:?}", train.optimizer)))?;
+        let n = self.model.params().count();
+        let sizes: Vec<usize> = tensors.iter().map(|(_, shape)| shape.iter().product()).collect();
+        if n + sizes.iter().sum::<usize>() != len {
+            return Err(Error::Data(format!(
+                "the run's state came as {len} floats, which do not hold its weights and optimizer"
+            )));
+        }
+        self.model.params_mut().read_flat(n, &mut read_data)?;
+        self.model.set_dropout(dropout)?;
+        let mut at = n;
+        let mut saved = Vec::with_capacity(tensors.len());
+        for ((name, shape), size) in tensors.into_iter().zip(sizes) {
+            let mut values = vec![0.0; size];
+            read_data(at, &mut values);
+            at += size;
+            let tensor = ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| Error::Data(e.to_string()))?;
+            saved.push((name, tensor));
+        }
+        let mut optimizer = (kind.create)(self.model.params(), &train.hyper());
+        optimizer.restore(&|name: &str, shape: &[usize]| {
+            let found = saved.iter().find(|(n, _)| n == name).map(|(_, t)| t);
+            match found {
+                Some(t) if t.shape() != shape => {
+                    Err(Error::Data(format!("the run's optimizer tensor {name} has another shape")))
+                }
+                found => Ok(found.cloned()),
+            }
+        })?;
+        optimizer.set_steps(optimizer_steps);
+        self.learner = Some(Learner { optimizer, train, step, uniform_loss });
+        Ok(())
+    }
+
+    /// Refuses work on weights other than the run's.
+    fn check_step(&self, step: usize) -> Result<()> {
+        match &self.learner {
+            Some(l) if l.step == step => Ok(()),
+            Some(l) => Err(Error::Data(format!(
+                "this worker's copy of the model is at step {}, the run's at {step}: the run must send its state",
+                l.step
+            ))),
+            None => Err(Error::Data("this worker has no copy of the run's state: the run must send it".into())),
+        }
+    }
+
+    /// Units `range` of job `job`'s plan, as partial sums: a step's are held for its sums.
+    fn units(&mut self, job: u64, range: Range<usize>) -> Result<Results> {
         let work = match &self.work {
             Some((held, work)) if *held == job => work,
             _ => return Err(Error::Config("no plan for this order: a job's first order brings it".into())),
         };
         let partials = work.partials(&self.model, range, &self.ws, &self.grads)?;
-        let sums = partials.iter().map(|p| PartialSum { first: p.first, count: p.count, loss: p.loss, exact: p.exact });
-        let results = Results::Partials { partials: sums.collect() };
-        Ok((results, partials.into_iter().map(|p: Partial| p.grads).filter(|g| !g.is_empty()).collect()))
+        let results = Results::Partials { partials: partials.iter().map(Partial::figures).collect() };
+        if matches!(work, Work::Step(_)) {
+            let from = self.held.len();
+            self.held.extend(partials);
+            self.outbox = Outbox::Held(from..self.held.len());
+        }
+        Ok(results)
     }
 
-    /// Floats in a flat buffer of every weight.
-    pub fn len(&self) -> usize {
-        self.model.params().count()
+    /// Adds `partials` (the others', or the root, their gradients from `read_data`) to its own, begins the
+    /// step's update as the run does, and computes its share (as `helper` of `workers`) of the
+    /// pieces; with none, it applies the update at once.
+    fn sum(
+        &mut self,
+        job: u64,
+        helper: usize,
+        partials: &[PartialSum],
+        workers: usize,
+        len: usize,
+        mut read_data: impl FnMut(usize, &mut [f32]),
+    ) -> Result<Results> {
+        let shards = match &self.work {
+            Some((held, Work::Step(plan))) if *held == job => plan.shards,
+            _ => return Err(Error::Config("a step's sums came for no step this worker computed".into())),
+        };
+        let learner =
+            self.learner.as_ref().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
+        let n = self.model.params().count();
+        if len != n * partials.len() {
+            return Err(Error::Data(format!(
+                "the run sent {len} gradients; {} partial sums take {}",
+                partials.len(),
+                n * partials.len()
+            )));
+        }
+        let mut all = std::mem::take(&mut self.held);
+        if partials.iter().any(|p| p.count == shards) {
+            all.drain(..).for_each(|p| self.grads.recycle(p.grads)); // the root came: its own are in it
+        }
+        for (i, p) in partials.iter().enumerate() {
+            let mut grads = self.grads.scratch(n);
+            read_data(i * n, &mut grads);
+            all.push(Partial { first: p.first, count: p.count, loss: p.loss, exact: p.exact, grads });
+        }
+        let root = combine(all, shards, &self.grads)?;
+        let rules = Rules { train: &learner.train, step: learner.step, uniform_loss: learner.uniform_loss };
+        let mut update = match rules.begin(root, self.model.params(), learner.optimizer.as_ref(), &self.grads) {
+            // The run refuses the step as well, and sends its state again with the next order.
+            Err(Error::Diverged(_)) => return Ok(Results::Stepped),
+            update => update?,
+        };
+        if update.pieces.is_empty() {
+            self.apply(update)?;
+            return Ok(Results::Stepped);
+        }
+        let costs: Vec<usize> = update.pieces.iter().map(|p| p.cost).collect();
+        update.mine = shares(&costs, workers).into_iter().nth(helper).unwrap_or_default();
+        let mine: Vec<_> =
+            update.pieces.iter_mut().enumerate().filter(|(k, _)| update.mine.contains(k)).map(|(_, p)| p).collect();
+        complete(learner.optimizer.kind(), learner.train.hyper().own, mine, 1);
+        self.outbox = Outbox::Pieces(update.mine.clone());
+        self.update = Some(update);
+        Ok(Results::Pieces { pieces: self.update.as_ref().map(|u| u.mine.clone()).unwrap_or_default() })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Takes the pieces it did not compute (`pieces`, their values from `read_data`) and applies
+    /// the step's update.
+    fn complete_update(
+        &mut self,
+        pieces: &[usize],
+        len: usize,
+        read_data: impl FnMut(usize, &mut [f32]),
+    ) -> Result<Results> {
+        let mut update =
+            self.update.take().ok_or_else(|| Error::Config("pieces came for no update under way".into()))?;
+        update.fill(pieces, len, read_data)?;
+        self.apply(update)?;
+        Ok(Results::Stepped)
     }
 
-    /// Takes back an answer's pooled buffers once they have been sent.
-    pub fn recycle(&self, answer: Answer) {
-        if answer.pooled {
-            answer.data.into_iter().for_each(|buffer| self.grads.recycle(buffer));
+    /// Applies `update` to its copy, as the run does to the model.
+    fn apply(&mut self, update: Update) -> Result<()> {
+        let learner =
+            self.learner.as_mut().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
+        let rules = Rules { train: &learner.train, step: learner.step, uniform_loss: learner.uniform_loss };
+        rules.finish(update, self.model.params_mut(), learner.optimizer.as_mut(), &self.grads)?;
+        learner.step += 1;
+        Ok(())
+    }
+
+    /// Gives up what is left of a step (a new job's plan has come): its buffers go back to the pool.
+    fn drop_step(&mut self) {
+        self.held.drain(..).for_each(|p| self.grads.recycle(p.grads));
+        if let Some(update) = self.update.take() {
+            self.grads.recycle(update.grads);
         }
     }
-}
-
-/// `optimizer`'s `pieces` (`[number, rows, columns]`, `len` values in all, which `read_data`
-/// copies), computed by its own `settings`.
-fn compute_pieces(
-    optimizer: &str,
-    settings: &Values,
-    pieces: &[[usize; 3]],
-    len: usize,
-    mut read_data: impl FnMut(usize, &mut [f32]),
-) -> Result<(Results, Vec<Vec<f32>>)> {
-    let kind = optimizer_named(optimizer)
-        .ok_or_else(|| Error::Data(format!("an order names an unknown optimizer {optimizer:?}")))?;
-    let errors = fields::errors(kind.fields, settings, "");
-    if let Some(bad) = errors.first() {
-        return Err(Error::Data(format!("an order's optimizer settings: {}", bad.message)));
-    }
-    let own = Reader { fields: kind.fields, values: settings };
-    let total =
-        pieces.iter().try_fold(0usize, |sum, &[_, rows, cols]| rows.checked_mul(cols).and_then(|n| sum.checked_add(n)));
-    if total != Some(len) {
-        return Err(Error::Data(format!("an order's pieces do not hold the {len} values it brought")));
-    }
-    let mut at = 0;
-    let mut computed = Vec::with_capacity(pieces.len());
-    for &[_, rows, cols] in pieces {
-        let mut values = vec![0.0; rows * cols];
-        read_data(at, &mut values);
-        at += values.len();
-        let mut piece = Piece { rows, cols, values, cost: 0, done: false };
-        (kind.compute)(&mut piece, own);
-        computed.push(piece.values);
-    }
-    Ok((Results::Pieces { pieces: pieces.iter().map(|&[k, _, _]| k).collect() }, computed))
 }
 
 #[cfg(test)]
@@ -125,16 +264,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_optimizers_pieces_do_not_pile_up_in_the_gradient_pool() {
+    fn an_order_on_weights_it_does_not_hold_is_refused() {
         let mut replica = Replica::new(crate::GPTConfig::default()).unwrap();
-        let settings: Values = serde_json::from_value(serde_json::json!({})).unwrap();
-        let assignment = Assignment::Pieces { optimizer: "muon".into(), settings, pieces: vec![[0, 4, 8]] };
+        let assignment = Assignment::Units { first: 0, end: 1, plan: None, step: 3, sync: None };
         let header = write(&Order { job: 1, helper: 1, assignment });
-        for _ in 0..3 {
-            let answer = replica.answer(&header, 32, |_, out| out.fill(0.5)).unwrap();
-            assert_eq!(answer.data.iter().map(Vec::len).sum::<usize>(), 32);
-            replica.recycle(answer);
-        }
-        assert_eq!(replica.grads.free_buffers(), 0, "each step's pieces stayed in the pool");
+        let error = replica.answer(&header, 0, |_, _| {}).unwrap_err().to_string();
+        assert!(error.contains("no copy of the run's state"), "{error}");
     }
 }

@@ -1,11 +1,16 @@
 //! Sharing a step or an evaluation with helpers. The run plans the work (`train/step.rs`,
 //! `train/evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
-//! moves the job from phase to phase (units, then a step's update and its optimiser's pieces)
-//! until it is done. The page's workers only carry the messages; natively the run has no helpers
-//! and computes everything on its threads.
+//! moves the job from phase to phase until it is done. A step: every worker computes its shards;
+//! each helper is sent the sum it lacks, as soon as it is in when that is one partial sum (with
+//! two workers, the run's own, usually before the helper has finished), else the whole root once
+//! the run has it; and the helper updates its copy of the model and optimiser as the run does,
+//! sharing the optimiser's pieces. So the weights never travel between
+//! steps; the run's whole state goes to a helper only when its copy may lack it (a new helper,
+//! new settings, a step given up). The page's workers only carry the messages; natively the run
+//! has no helpers and computes everything on its threads.
 
-use super::job::Job;
-use super::order::{read, Data, Outgoing, Reply, Results};
+use super::job::{Copies, Job};
+use super::order::{read, Data, Outgoing, PartialSum, Reply, Results, SyncState};
 use super::partial::Partial;
 use super::plan::Work;
 use crate::error::{Error, Result};
@@ -68,19 +73,45 @@ pub(crate) fn no_job() -> Error {
 }
 
 impl Run {
-    /// Begins a step or an evaluation, shared with `helpers` (none: all here), at `now_ms`:
-    /// the orders to send them at once. Work left unfinished (a worker failed) is given up.
-    pub fn begin(&mut self, kind: JobKind, helpers: usize, now_ms: f64) -> Result<Progress> {
+    /// Begins a step or an evaluation, shared with the helpers `helpers` names (each by an id of
+    /// its own; none: all here), at `now_ms`: the orders to send them at once. Work left
+    /// unfinished (a worker failed) is given up.
+    pub fn begin(&mut self, kind: JobKind, helpers: &[u32], now_ms: f64) -> Result<Progress> {
         self.abort();
         let (work, rng_after) = match kind {
             JobKind::Step => self.plan_step()?,
             JobKind::Evaluation => (self.plan_evaluation()?, self.rng.clone()),
         };
-        self.workers = helpers + self.workspaces.len();
+        self.workers = helpers.len() + self.workspaces.len();
         self.jobs += 1;
-        let (job, orders) = Job::new(self.jobs, work, helpers, rng_after, now_ms);
+        let copies = self.copies(helpers);
+        let (job, orders) = Job::new(self.jobs, work, helpers.len(), copies, rng_after, now_ms);
         self.job = Some(job);
         Ok(Progress { orders, next: Next::Work, outcome: None })
+    }
+
+    /// Where the copies of the helpers `ids` names stand against the run's state (a helper it
+    /// has not met has none), and that state for those that may lack it.
+    fn copies(&mut self, ids: &[u32]) -> Copies {
+        let known = |k: usize, id: u32| self.synced.get(k).filter(|(held, _)| *held == id).and_then(|(_, step)| *step);
+        self.synced = ids.iter().enumerate().map(|(k, &id)| (id, known(k, id))).collect();
+        let stale = self.synced.iter().map(|(_, step)| *step != Some(self.step));
+        let stale: Vec<bool> = std::iter::once(false).chain(stale).collect();
+        let sync = stale.iter().any(|&s| s).then(|| SyncState {
+            train: self.train.clone(),
+            dropout: self.model.config().dropout,
+            uniform_loss: self.uniform_loss(),
+            optimizer_steps: self.optimizer.steps(),
+            tensors: self.optimizer.state().into_iter().map(|(name, t)| (name, t.shape().to_vec())).collect(),
+        });
+        Copies { step: self.step, stale, sync }
+    }
+
+    /// Records which helpers' copies hold the run's state once `job` is done.
+    pub(crate) fn settle_copies(&mut self, job: &Job) {
+        for (k, (_, step)) in self.synced.iter_mut().enumerate() {
+            *step = job.holds(k + 1).then_some(self.step);
+        }
     }
 
     /// Takes the job a step further: a share of the run's own work, or the next phase once
@@ -96,95 +127,141 @@ impl Run {
         if let Some(units) = job.take_mine() {
             let (started, count) = (now_ms(), units.len());
             self.compute_units(units)?;
-            self.job.as_mut().ok_or_else(no_job)?.timed(count, now_ms() - started);
-            return Progress::next(Next::Work);
+            let job = self.job.as_mut().ok_or_else(no_job)?;
+            job.timed(count, now_ms() - started);
+            return Ok(Progress { orders: job.ready(), next: Next::Work, outcome: None });
         }
         if job.update.as_ref().is_some_and(|u| !u.mine.is_empty()) {
             self.compute_pieces()?;
-            return Progress::next(Next::Work);
+            let orders = self.job.as_mut().ok_or_else(no_job)?.ready();
+            return Ok(Progress { orders, next: Next::Work, outcome: None });
         }
         if !job.units_done() {
             return Progress::next(Next::Wait);
         }
         match (&job.work, &job.update) {
-            (Work::Step(_), None) => {
-                let update = self.begin_update()?;
-                let (optimizer, settings) = (self.optimizer.kind().name, &self.train.optimizer_settings);
-                let orders = self.job.as_mut().ok_or_else(no_job)?.share_pieces(update, optimizer, settings);
-                Ok(Progress { orders, next: Next::Work, outcome: None })
-            }
+            (Work::Step(_), None) => Ok(Progress { orders: self.start_update()?, next: Next::Work, outcome: None }),
+            (Work::Step(_), Some(_)) if !job.pieces_done() => Progress::next(Next::Wait),
             (Work::Step(_), Some(_)) => Progress::done(Outcome::Step(self.finish_step(now_ms)?)),
             (Work::Evaluation(_), _) => Progress::done(Outcome::Evaluation(self.finish_evaluation()?)),
         }
     }
 
+    /// Begins the step's update once its shards are all in: first the sums any helper still
+    /// lacks go out (summing reuses their buffers), then the root goes to the helpers that lack
+    /// more than one sum (their copies clip it and update as the run does): the orders each
+    /// call frees, until the update begins.
+    fn start_update(&mut self) -> Result<Vec<Outgoing>> {
+        let job = self.job.as_mut().ok_or_else(no_job)?;
+        let sums = job.ready();
+        if !sums.is_empty() {
+            return Ok(sums);
+        }
+        if job.root.is_none() {
+            self.sum_shards()?;
+            let roots = self.job.as_mut().ok_or_else(no_job)?.root_orders();
+            if !roots.is_empty() {
+                return Ok(roots);
+            }
+        }
+        let update = self.begin_update()?;
+        let job = self.job.as_mut().ok_or_else(no_job)?;
+        job.begin_update(update);
+        Ok(job.ready())
+    }
+
     /// Takes a helper's reply in (its header, and `len` floats that `fill(at, out)` copies from
     /// its buffer): the orders it frees to send. A reply to a job given up is dropped.
-    pub fn accept(
+    pub fn accept(&mut self, header: &str, len: usize, fill: impl FnMut(usize, &mut [f32])) -> Result<Vec<Outgoing>> {
+        let reply: Reply = read(header, "a reply")?;
+        if self.job.as_ref().is_none_or(|j| j.id != reply.job) {
+            return Ok(vec![]);
+        }
+        match reply.results {
+            Results::Partials { partials } => self.take_partials(reply.helper, partials, len, fill),
+            Results::Pieces { pieces } => self.take_pieces(&pieces, len, fill),
+            Results::Stepped => Ok(vec![]), // the run never waits for it
+        }
+    }
+
+    fn take_partials(
         &mut self,
-        header: &str,
+        helper: usize,
+        partials: Vec<PartialSum>,
         len: usize,
         mut fill: impl FnMut(usize, &mut [f32]),
     ) -> Result<Vec<Outgoing>> {
-        let reply: Reply = read(header, "a reply")?;
-        let Some(job) = self.job.as_mut().filter(|j| j.id == reply.job) else { return Ok(vec![]) };
-        match reply.results {
-            Results::Partials { partials } => {
-                let n = match job.work {
-                    Work::Step(_) => self.model.params().count(),
-                    Work::Evaluation(_) => 0,
-                };
-                if len != n * partials.len() {
-                    return Err(Error::Data(format!(
-                        "a worker sent {len} gradients; its partial sums take {}",
-                        n * partials.len()
-                    )));
-                }
-                for (i, p) in partials.into_iter().enumerate() {
-                    let mut grads = self.grad_pool.scratch(n);
-                    fill(i * n, &mut grads);
-                    job.partials.push(Partial { first: p.first, count: p.count, loss: p.loss, exact: p.exact, grads });
-                }
-            }
-            Results::Pieces { pieces } => {
-                let update =
-                    job.update.as_mut().ok_or_else(|| Error::Data("a worker sent pieces no step asked for".into()))?;
-                let sizes: Option<Vec<usize>> =
-                    pieces.iter().map(|&k| update.pieces.get(k).map(|p| p.values.len())).collect();
-                if sizes.as_ref().map(|s| s.iter().sum::<usize>()) != Some(len) {
-                    return Err(Error::Data(format!(
-                        "a worker sent {len} values for pieces {pieces:?}, which do not hold them"
-                    )));
-                }
-                let mut at = 0;
-                for k in pieces {
-                    let piece = &mut update.pieces[k];
-                    fill(at, &mut piece.values);
-                    at += piece.values.len();
-                    piece.done = true;
-                }
-            }
+        let job = self.job.as_mut().ok_or_else(no_job)?;
+        let n = match job.work {
+            Work::Step(_) => self.model.params().count(),
+            Work::Evaluation(_) => 0,
+        };
+        if len != n * partials.len() {
+            return Err(Error::Data(format!(
+                "a worker sent {len} gradients; its partial sums take {}",
+                n * partials.len()
+            )));
         }
-        Ok(job.replied(reply.helper))
+        for (i, p) in partials.into_iter().enumerate() {
+            let mut grads = self.grad_pool.scratch(n);
+            fill(i * n, &mut grads);
+            job.partials.push(Partial { first: p.first, count: p.count, loss: p.loss, exact: p.exact, grads });
+        }
+        let mut orders = job.replied(helper);
+        orders.extend(job.ready());
+        Ok(orders)
+    }
+
+    /// A helper's share of the update's pieces. It may come before the run has begun the update
+    /// (the helper had its sums as soon as the run's own shards were done): then it begins now.
+    fn take_pieces(
+        &mut self,
+        pieces: &[usize],
+        len: usize,
+        fill: impl FnMut(usize, &mut [f32]),
+    ) -> Result<Vec<Outgoing>> {
+        let mut orders = vec![];
+        let job = self.job.as_mut().ok_or_else(no_job)?;
+        if job.update.is_none() && job.units_done() {
+            orders = self.start_update()?;
+        }
+        let job = self.job.as_mut().ok_or_else(no_job)?;
+        let update = job.update.as_mut().ok_or_else(|| Error::Data("a worker sent pieces no step asked for".into()))?;
+        update.fill(pieces, len, fill)?;
+        orders.extend(job.ready());
+        Ok(orders)
     }
 
     /// The floats that go with an order, piece by piece, for the caller to copy into its buffer.
     pub fn order_data(&self, data: &Data) -> Vec<&[f32]> {
+        let job = self.job.as_ref();
         match data {
             Data::None => vec![],
-            Data::Weights => self.weights().map(|(_, part)| part).collect(),
+            Data::Sync => {
+                let state = self.optimizer.state().into_iter().map(|(_, t)| t.as_slice().unwrap_or(&[]));
+                self.weights().map(|(_, part)| part).chain(state).collect()
+            }
+            Data::Partials(is) => {
+                let partials = job.map_or(&[][..], |j| &j.partials);
+                is.iter().filter_map(|&i| partials.get(i)).map(|p| &p.grads[..]).collect()
+            }
+            Data::Root => job.and_then(|j| j.root.as_ref()).map(|r| &r.grads[..]).into_iter().collect(),
             Data::Pieces(ks) => {
-                let pieces = self.job.as_ref().and_then(|j| j.update.as_ref()).map_or(&[][..], |u| &u.pieces);
+                let pieces = job.and_then(|j| j.update.as_ref()).map_or(&[][..], |u| &u.pieces);
                 ks.iter().filter_map(|&k| pieces.get(k)).map(|p| &p.values[..]).collect()
             }
         }
     }
 
     /// Gives up the job under way (a worker failed, or Pause came mid-evaluation); the run stays
-    /// at its last good step.
+    /// at its last good step. Helpers sent a step's sums may have applied it: each is sent the
+    /// state again.
     pub fn abort(&mut self) {
         if let Some(job) = self.job.take() {
-            job.partials.into_iter().for_each(|p| self.grad_pool.recycle(p.grads));
+            if matches!(job.work, Work::Step(_)) {
+                self.synced.clear();
+            }
+            job.partials.into_iter().chain(job.root).for_each(|p| self.grad_pool.recycle(p.grads));
             if let Some(update) = job.update {
                 self.grad_pool.recycle(update.grads);
             }

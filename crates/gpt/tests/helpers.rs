@@ -1,0 +1,165 @@
+//! Helpers (the page's Web Workers, here on one thread) sharing a run's steps and evaluations:
+//! they compute what the run would alone, bit for bit, and keep their copies of the model and the
+//! optimiser at the run's step, whatever changes between steps.
+
+mod common;
+
+use common::{muon_run, muon_run_with, no_clock, setup_with};
+use gpt::work::{Data, Outgoing, Replica};
+use gpt::{JobKind, Next, Outcome, Progress, Run};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Helpers as the page's Web Workers are: each answers its orders in the order they were sent,
+/// and an order may outlive the job that sent it (the run never waits for a step's last ones).
+struct Helpers {
+    replicas: Vec<Replica>,
+    /// Each helper's id, by which the run knows its copy.
+    ids: Vec<u32>,
+    /// Orders not yet answered: the helper, the header and the floats.
+    queue: VecDeque<(usize, String, Vec<f32>)>,
+    /// Orders that brought the run's whole state.
+    syncs: usize,
+}
+
+impl Helpers {
+    fn new(run: &Run, count: usize) -> Helpers {
+        static MADE: AtomicU32 = AtomicU32::new(0);
+        let replicas = (0..count).map(|_| Replica::new(run.model().config().clone()).unwrap()).collect();
+        let ids = (0..count).map(|_| MADE.fetch_add(1, Ordering::Relaxed)).collect();
+        Helpers { replicas, ids, queue: VecDeque::new(), syncs: 0 }
+    }
+
+    fn send(&mut self, run: &Run, orders: Vec<Outgoing>) {
+        for order in orders {
+            self.syncs += usize::from(order.data == Data::Sync);
+            let data: Vec<f32> = run.order_data(&order.data).concat();
+            self.queue.push_back((order.to, order.header, data));
+        }
+    }
+
+    /// Answers the oldest order, if any: the reply goes to the run, which may free more orders.
+    fn answer_one(&mut self, run: &mut Run) -> bool {
+        let Some((to, header, data)) = self.queue.pop_front() else { return false };
+        let replica = &mut self.replicas[to - 1];
+        let reply = replica.answer(&header, data.len(), |at, out| out.copy_from_slice(&data[at..at + out.len()]));
+        let flat = replica.reply_data().concat();
+        let more = run.accept(&reply.unwrap(), flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
+        self.send(run, more.unwrap());
+        true
+    }
+
+    /// Does `kind` on `run`, a helper answering the oldest order on every turn of the run's loop,
+    /// so that replies come in while the run works.
+    fn perform(&mut self, run: &mut Run, kind: JobKind) -> Outcome {
+        let mut progress = run.begin(kind, &self.ids, 0.0).unwrap();
+        loop {
+            self.send(run, std::mem::take(&mut progress.orders));
+            if let Some(outcome) = progress.outcome {
+                return outcome;
+            }
+            if self.answer_one(run) {
+                progress = Progress { orders: vec![], next: Next::Work, outcome: None };
+                continue;
+            }
+            assert!(!matches!(progress.next, Next::Wait), "the run waits only while a helper has its order");
+            progress = run.advance(&no_clock).unwrap();
+        }
+    }
+
+    /// A step's loss, in bits.
+    fn step(&mut self, run: &mut Run) -> u32 {
+        match self.perform(run, JobKind::Step) {
+            Outcome::Step(stats) => stats.loss.to_bits(),
+            other => panic!("a step ended as {other:?}"),
+        }
+    }
+}
+
+fn alone(run: &mut Run) -> u32 {
+    run.step(&no_clock).unwrap().loss.to_bits()
+}
+
+#[test]
+fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
+    // Muon's own settings reach the helpers with the run's state: three steps of Polar Express's.
+    let polar = serde_json::json!({"muon_ns_coefficients": "polar_express", "muon_ns_steps": 3});
+    for optimizer in ["adamw", "muon", "muon, Polar Express"] {
+        let make = || match optimizer {
+            "adamw" => setup_with(3e-3, 1.0, 0.1, (24, 32)),
+            "muon" => muon_run(),
+            _ => muon_run_with(polar.clone()),
+        };
+        let (losses, evaluation, grid) = {
+            let mut run = make();
+            let losses = (0..6).map(|_| alone(&mut run)).collect::<Vec<_>>();
+            (losses, run.evaluate().unwrap(), run.history().ablations.clone())
+        };
+        assert_eq!(grid.len(), 1, "the evaluation knocked every part out");
+        for count in 1..=3 {
+            let mut run = make();
+            let mut helpers = Helpers::new(&run, count);
+            let shared: Vec<u32> = (0..6).map(|_| helpers.step(&mut run)).collect();
+            assert_eq!(shared, losses, "{count} helpers, {optimizer}");
+            let shared_evaluation = helpers.perform(&mut run, JobKind::Evaluation);
+            assert_eq!(shared_evaluation, Outcome::Evaluation(evaluation), "{count} helpers, {optimizer}");
+            assert_eq!(run.history().ablations, grid, "the grid, {count} helpers, {optimizer}");
+            assert_eq!(run.workers(), count + 1);
+            // Each helper was sent the state once: no weights travel between steps.
+            assert_eq!(helpers.syncs, count, "{count} helpers, {optimizer}");
+        }
+    }
+}
+
+#[test]
+fn helpers_follow_new_settings_and_new_helpers_are_sent_the_state() {
+    for make in [|| setup_with(3e-3, 1.0, 0.0, (24, 32)), muon_run] {
+        let (mut run, mut solo) = (make(), make());
+        let mut helpers = Helpers::new(&run, 1);
+        let both = |run: &mut Run, solo: &mut Run, helpers: &mut Helpers| {
+            for _ in 0..2 {
+                assert_eq!(helpers.step(run), alone(solo));
+            }
+        };
+        both(&mut run, &mut solo, &mut helpers);
+        // Resume with a lower rate and dropout on: the helper's copy must step by them too.
+        let mut settings = run.details().settings;
+        settings.train.learning_rate = 1e-3;
+        settings.model.dropout = 0.1;
+        run.update_settings(&settings, &gpt::Budget::UNLIMITED).unwrap();
+        solo.update_settings(&settings, &gpt::Budget::UNLIMITED).unwrap();
+        both(&mut run, &mut solo, &mut helpers);
+        // The page replaced its helper (a new worker count): the new one needs the whole state.
+        helpers = Helpers::new(&run, 1);
+        both(&mut run, &mut solo, &mut helpers);
+        // A copy the run takes for another (under its id) refuses to compute on weights it lacks.
+        helpers.replicas[0] = Replica::new(run.model().config().clone()).unwrap();
+        let progress = run.begin(JobKind::Step, &helpers.ids, 0.0).unwrap();
+        let order = &progress.orders[0];
+        let error = helpers.replicas[0].answer(&order.header, 0, |_, _| {}).unwrap_err().to_string();
+        assert!(error.contains("no copy of the run's state"), "{error}");
+        run.abort();
+    }
+}
+
+#[test]
+fn a_reply_to_work_given_up_is_dropped_and_the_helpers_get_the_state_again() {
+    let (mut run, mut solo) = (muon_run(), muon_run());
+    let mut helpers = Helpers::new(&run, 1);
+    assert_eq!(helpers.step(&mut run), alone(&mut solo));
+    let progress = run.begin(JobKind::Step, &helpers.ids, 0.0).unwrap();
+    helpers.send(&run, progress.orders);
+    run.advance(&no_clock).unwrap(); // the run's own shards, and the helper's sums go out
+    run.abort(); // a helper failed, say
+    assert!(run.advance(&no_clock).unwrap_err().to_string().contains("no step or evaluation is in progress"));
+    while helpers.answer_one(&mut run) {} // the helper may have applied the step: its replies are dropped
+    assert!(run
+        .accept("{}", 0, |_, _| {})
+        .unwrap_err()
+        .to_string()
+        .contains("a reply from another worker cannot be read"));
+    assert_eq!(run.step_count(), 1);
+    for _ in 0..3 {
+        assert_eq!(helpers.step(&mut run), alone(&mut solo), "the helper was sent the state again");
+    }
+}
