@@ -26,8 +26,7 @@ impl Replica {
     /// its floats in a buffer an order brought when one holds them (so the memory goes back and
     /// forth).
     pub fn answer(&mut self, header: &str, data: Option<Float32Array>) -> JsResult<Ts<Message>> {
-        let inner = &mut self.inner;
-        let header = self.buffers.read(data, |len, copy| inner.answer(header, len, copy)).map_err(js_error)?;
-        ts(&Message::new(None, header, &self.inner.reply_data(), &mut self.buffers))
+        let header = self.buffers.read(data, |len, copy| self.inner.answer(header, len, copy)).map_err(js_error)?;
+        ts(&self.buffers.message(None, header, &self.inner.reply_data()))
     }
 }

@@ -50,8 +50,7 @@ impl Run {
     /// Takes a helper's reply (its `header` and floats) in: the orders it frees to send.
     #[wasm_bindgen(unchecked_return_type = "Message[]")]
     pub fn accept(&mut self, header: &str, data: Option<Float32Array>) -> JsResult<JsValue> {
-        let inner = &mut self.inner;
-        let orders = self.buffers.read(data, |len, copy| inner.accept(header, len, copy)).map_err(js_error)?;
+        let orders = self.buffers.read(data, |len, copy| self.inner.accept(header, len, copy)).map_err(js_error)?;
         let orders = self.orders(orders);
         to_js(&orders)
     }
@@ -146,10 +145,7 @@ impl Run {
 
     /// Orders as messages, each buffer filled from the run (one a reply brought, or new).
     fn orders(&mut self, orders: Vec<gpt::work::Outgoing>) -> Vec<Message> {
-        let (inner, buffers) = (&self.inner, &mut self.buffers);
-        let message = |order: gpt::work::Outgoing| {
-            Message::new(Some(order.to), order.header, &inner.order_data(&order.data), buffers)
-        };
-        orders.into_iter().map(message).collect()
+        let inner = &self.inner;
+        orders.into_iter().map(|o| self.buffers.message(Some(o.to), o.header, &inner.order_data(&o.data))).collect()
     }
 }

@@ -49,26 +49,24 @@ impl From<gpt::AttentionMaps> for AttentionMaps {
     }
 }
 
-impl Message {
-    /// `header`, and the floats of `parts` one after another in a buffer from `buffers` (its
-    /// memory reused) or a new one.
-    pub fn new(to: Option<usize>, header: String, parts: &[&[f32]], buffers: &mut Buffers) -> Message {
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        let buffer = (len > 0).then(|| buffers.take(len).unwrap_or_else(|| Float32Array::new_with_length(len as u32)));
-        parts.iter().fold(0, |at, part| {
-            buffer.iter().for_each(|b| b.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
-            at + part.len()
-        });
-        Message { to, header, data: buffer.map_or(JsValue::UNDEFINED, JsValue::from) }
-    }
-}
-
 /// Buffers that came with messages (at most 16), kept once read for the messages this worker
 /// sends: a buffer goes to the other worker and comes back, so a step's floats need no new memory.
 #[derive(Default)]
 pub struct Buffers(Vec<Float32Array>);
 
 impl Buffers {
+    /// `header`, and the floats of `parts` one after another in a kept buffer (its memory
+    /// reused) or a new one.
+    pub fn message(&mut self, to: Option<usize>, header: String, parts: &[&[f32]]) -> Message {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let buffer = (len > 0).then(|| self.take(len).unwrap_or_else(|| Float32Array::new_with_length(len as u32)));
+        parts.iter().fold(0, |at, part| {
+            buffer.iter().for_each(|b| b.subarray(at as u32, (at + part.len()) as u32).copy_from(part));
+            at + part.len()
+        });
+        Message { to, header, data: buffer.map_or(JsValue::UNDEFINED, JsValue::from) }
+    }
+
     /// `read(len, copy)` of the `len` floats `data` brings, `copy(at, out)` copying `out.len()`
     /// of them from `at`; then keeps its buffer, if there is room.
     pub fn read<T>(

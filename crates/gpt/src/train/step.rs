@@ -7,6 +7,7 @@
 
 use super::history::StepStats;
 use super::report::TrainReport;
+use super::update::Update;
 use super::update::{Applied, Rules};
 use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
@@ -14,7 +15,6 @@ use crate::optim::complete;
 use crate::rng::Rng;
 use crate::run::Run;
 use crate::settings::uniform_loss;
-use crate::work::job::Update;
 use crate::work::sharing::{no_job, JobKind, Outcome};
 use crate::work::{combine, shard_count, worker_units, Partial, StepPlan, Work};
 use crate::workspace::Workspace;

@@ -4,7 +4,6 @@
 //! each step it adds the others' partial sums to its own and applies the same update as the run,
 //! with the same code (`train/update.rs`), so no weights travel between steps.
 
-use super::job::Update;
 use super::order::{read, write, Assignment, Order, PartialSum, Reply, Results, SyncState};
 use super::partial::{combine, Partial};
 use super::plan::Work;
@@ -12,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::{complete, shares, Optimizer};
 use crate::train::update::Rules;
+use crate::train::update::Update;
 use crate::train::TrainConfig;
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
