@@ -220,9 +220,10 @@ impl Replica {
         let mine: Vec<_> =
             update.pieces.iter_mut().enumerate().filter(|(k, _)| update.mine.contains(k)).map(|(_, p)| p).collect();
         complete(learner.optimizer.kind(), learner.train.hyper().own, mine, 1);
-        self.outbox = Outbox::Pieces(update.mine.clone());
+        let pieces = update.mine.clone();
+        self.outbox = Outbox::Pieces(pieces.clone());
         self.update = Some(update);
-        Ok(Results::Pieces { pieces: self.update.as_ref().map(|u| u.mine.clone()).unwrap_or_default() })
+        Ok(Results::Pieces { pieces })
     }
 
     /// Takes the pieces it did not compute (`pieces`, their values from `read_data`) and applies

@@ -4,10 +4,10 @@
 //! each helper is sent the sum it lacks, as soon as it is in when that is one partial sum (with
 //! two workers, the run's own, usually before the helper has finished), else the whole root once
 //! the run has it; and the helper updates its copy of the model and optimiser as the run does,
-//! sharing the optimiser's pieces. So the weights never travel between
-//! steps; the run's whole state goes to a helper only when its copy may lack it (a new helper,
-//! new settings, a step given up). The page's workers only carry the messages; natively the run
-//! has no helpers and computes everything on its threads.
+//! sharing the optimiser's pieces. So the weights never travel between steps; the run's whole
+//! state goes to a helper only when its copy may lack it (a new helper, new settings, a step given
+//! up). The page's workers only carry the messages; natively the run has no helpers and computes
+//! everything on its threads.
 
 use super::job::{Copies, Job};
 use super::order::{read, Data, Outgoing, PartialSum, Reply, Results, SyncState};
