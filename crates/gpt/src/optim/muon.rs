@@ -73,6 +73,8 @@ pub struct Muon {
     pub adamw: AdamW,
     pub lr: f32,
     pub momentum: f32,
+    /// Newton–Schulz steps, which set what a matrix's update costs to share.
+    ns_steps: usize,
     pub weight_decay: f32,
     names: Vec<String>,
     /// Where each parameter starts in the flat gradients.
@@ -103,6 +105,7 @@ impl Muon {
             adamw: AdamW::new(params, hyper.beta1, hyper.beta2, hyper.weight_decay),
             lr: hyper.own.number("muon_lr") as f32,
             momentum: hyper.own.number("muon_momentum") as f32,
+            ns_steps: hyper.own.count("muon_ns_steps"),
             weight_decay: hyper.weight_decay,
             names: names.clone(),
             offsets,
@@ -138,7 +141,7 @@ impl Optimizer for Muon {
                 let g = self.grad(grads, k);
                 let values = g.iter().zip(self.next_momentum(k, g)).map(|(&g, b)| lerp(g, b, self.momentum)).collect();
                 let (rows, cols) = (self.buffers[k].shape()[0], self.buffers[k].shape()[1]);
-                Piece { rows, cols, values, cost: cost(rows, cols), done: false }
+                Piece { rows, cols, values, cost: cost(rows, cols, self.ns_steps), done: false }
             })
             .collect()
     }

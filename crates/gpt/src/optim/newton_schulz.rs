@@ -82,11 +82,18 @@ pub fn orthogonalize(update: ArrayView2<f32>, coefficients: Coefficients, steps:
     }
 }
 
-/// Multiply-adds [`orthogonalize`] takes on a `rows` × `cols` matrix: three products a step over
-/// the short side and the long side.
-pub fn cost(rows: usize, cols: usize) -> usize {
+/// A transposed value's cost in multiply-adds: moved one at a time, where products take several
+/// at once (about 9 natively and 10–13 in wasm).
+const TRANSPOSED: usize = 10;
+
+/// What [`orthogonalize`] costs on a `rows` × `cols` matrix in `steps` steps, in multiply-adds:
+/// three products a step over the short side and the long side, and for a tall matrix its two
+/// transposes. Sharing matrices by products alone gave the run every tall one of a kind (speedrun:
+/// its four 384 × 96 against a helper's four 96 × 384), and the helper waited 0.4 ms a step.
+pub fn cost(rows: usize, cols: usize, steps: usize) -> usize {
     let (short, long) = (rows.min(cols), rows.max(cols));
-    short * short * (2 * long + short)
+    let transposes = if rows > cols { 2 * TRANSPOSED * rows * cols } else { 0 };
+    steps * short * short * (2 * long + short) + transposes
 }
 
 #[cfg(test)]
