@@ -3,11 +3,16 @@
 import { tokenLabel } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 
-/** Weight 0 → white, 1 → deep blue; future (masked) cells are a neutral grey. */
-function color(w) {
-  const t = Math.sqrt(Math.min(Math.max(w, 0), 1)); // sqrt so weak but real attention stays visible
+/**
+ * Weight 0 → white, 1 → deep blue, in 256 shades of the weight's square root (so weak but real
+ * attention stays visible), made once: the maps repaint every cell while training, and a colour
+ * made per cell was most of their cost and garbage. Future (masked) cells are a neutral grey.
+ */
+const SHADES = Array.from({ length: 256 }, (_, i) => {
+  const t = i / 255;
   return [Math.round(255 - t * 225), Math.round(255 - t * 190), Math.round(255 - t * 80)];
-}
+});
+const color = (w) => SHADES[Math.round(Math.sqrt(Math.min(Math.max(w, 0), 1)) * 255)];
 const MASKED = [236, 237, 240];
 const LABEL_MARGIN = 56;
 
@@ -78,18 +83,21 @@ export class AttentionView {
 
   drawSmall(canvas, l, h) {
     const { t } = this.maps;
-    canvas.width = t;
-    canvas.height = t;
+    if (canvas.width !== t || canvas.height !== t) [canvas.width, canvas.height] = [t, t];
     const ctx = canvas.getContext('2d');
-    const image = ctx.createImageData(t, t);
+    if (this.image?.width !== t) this.image = ctx.createImageData(t, t); // one for every map
+    const pixels = this.image.data;
     for (let q = 0; q < t; q++) {
       for (let k = 0; k < t; k++) {
         const i = (q * t + k) * 4;
-        [image.data[i], image.data[i + 1], image.data[i + 2]] = this.cellColor(l, h, q, k);
-        image.data[i + 3] = 255;
+        const rgb = this.cellColor(l, h, q, k);
+        pixels[i] = rgb[0];
+        pixels[i + 1] = rgb[1];
+        pixels[i + 2] = rgb[2];
+        pixels[i + 3] = 255;
       }
     }
-    ctx.putImageData(image, 0, 0);
+    ctx.putImageData(this.image, 0, 0);
   }
 
   /** The query and key under the mouse in a square of side `size` starting at `origin`. */

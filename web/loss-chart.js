@@ -166,8 +166,9 @@ export class LossChart {
     const dpr = window.devicePixelRatio || 1;
     const g = this.geometry();
     if (g.width === 0) return;
-    this.canvas.width = Math.round(g.width * dpr);
-    this.canvas.height = Math.round(g.height * dpr);
+    const [width, height] = [Math.round(g.width * dpr), Math.round(g.height * dpr)];
+    // Resizing reallocates the canvas's pixels: only when its size changed (clearRect clears it).
+    if (this.canvas.width !== width || this.canvas.height !== height) [this.canvas.width, this.canvas.height] = [width, height];
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, g.width, g.height);
