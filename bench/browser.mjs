@@ -30,8 +30,19 @@ const START = `
 const PRESS = `const b = document.getElementById('train'); if (b.disabled) return false; b.click(); return true;`;
 const STARTED = `return /Training/.test(document.getElementById('status').textContent)
   && /step [1-9]/.test(document.getElementById('stats').textContent);`;
-const READ = `const m = document.getElementById('stats').textContent.match(/step ([\\d,]+)/);
-  return { step: m ? Number(m[1].replace(/,/g, '')) : 0, t: performance.now(), status: document.getElementById('status').textContent };`;
+/**
+ * Logs the step counter each time a progress report changes it, with the page's own clock, so a
+ * window runs from one report to another and the bench reads the page twice, not in a poll (a
+ * poll lands on the page's main thread and the browser's, which two workers need).
+ */
+const WATCH = `const stats = document.getElementById('stats');
+  window.benchReports = [];
+  new MutationObserver(() => {
+    const m = stats.textContent.match(/step ([\\d,]+)/);
+    if (m) window.benchReports.push({ step: Number(m[1].replace(/,/g, '')), t: performance.now() });
+  }).observe(stats, { childList: true, characterData: true, subtree: true });
+  return performance.now();`;
+const REPORTS = `return { reports: window.benchReports, status: document.getElementById('status').textContent };`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -59,19 +70,6 @@ async function waitFor(driver, script, what, seconds = 60) {
   throw new Error(`timed out waiting for ${what}; the page says: ${state}`);
 }
 
-/**
- * The step counter just as a progress report changes it: the counter stands still between
- * reports (every 250-500 ms), so a window read at any other moment would be off by up to one.
- */
-async function nextReport(driver) {
-  const before = await driver.run(READ);
-  for (;;) {
-    const now = await driver.run(READ);
-    if (now.step !== before.step || !/Training/.test(now.status)) return now;
-    await sleep(5);
-  }
-}
-
 /** Tokens per second of one training session with `workers` workers. */
 export async function measure({ browser = 'chromium', preset = 'nano-cpu', workers = 1, warmup = 4, seconds = 12, evalEvery = 100000, inside = false, optimizer = 'adamw' }, url) {
   const driver = await open(browser, url);
@@ -82,11 +80,14 @@ export async function measure({ browser = 'chromium', preset = 'nano-cpu', worke
     await driver.run(START, 'shakespeare', preset, workers, 100000, evalEvery, inside, optimizer);
     await waitFor(driver, PRESS, 'the Train button');
     await waitFor(driver, STARTED, 'training to start');
-    await sleep(warmup * 1000);
-    const first = await nextReport(driver);
-    await sleep(seconds * 1000);
-    const last = await nextReport(driver);
-    if (!/Training/.test(last.status)) throw new Error(`training stopped: ${last.status}`);
+    const started = await driver.run(WATCH);
+    await sleep((warmup + seconds) * 1000);
+    const { reports, status } = await driver.run(REPORTS);
+    if (!/Training/.test(status)) throw new Error(`training stopped: ${status}`);
+    // From the first report after the warm-up to the last one.
+    const first = reports.find((r) => r.t >= started + warmup * 1000);
+    const last = reports.at(-1);
+    if (!first || last.step <= first.step) throw new Error(`too few progress reports in the window: ${JSON.stringify(reports)}`);
     const tokens = (last.step - first.step) * settings.train.batch_size * settings.model.block_size;
     return { browser, preset, optimizer, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
   } finally {
