@@ -38,8 +38,8 @@ const STARTED = `return /Training/.test(document.getElementById('status').textCo
 const WATCH = `const stats = document.getElementById('stats');
   window.benchReports = [];
   new MutationObserver(() => {
-    const m = stats.textContent.match(/step ([\\d,]+)/);
-    if (m) window.benchReports.push({ step: Number(m[1].replace(/,/g, '')), t: performance.now() });
+    const m = stats.textContent.match(/step ([\\d,]+).* on (\\d+) worker/);
+    if (m) window.benchReports.push({ step: Number(m[1].replace(/,/g, '')), workers: Number(m[2]), t: performance.now() });
   }).observe(stats, { childList: true, characterData: true, subtree: true });
   return performance.now();`;
 const REPORTS = `return { reports: window.benchReports, status: document.getElementById('status').textContent };`;
@@ -88,6 +88,7 @@ export async function measure({ browser = 'chromium', preset = 'nano-cpu', worke
     const first = reports.find((r) => r.t >= started + warmup * 1000);
     const last = reports.at(-1);
     if (!first || last.step <= first.step) throw new Error(`too few progress reports in the window: ${JSON.stringify(reports)}`);
+    if (last.workers !== workers) throw new Error(`asked for ${workers} workers, the page trained on ${last.workers}`);
     const tokens = (last.step - first.step) * settings.train.batch_size * settings.model.block_size;
     return { browser, preset, optimizer, workers, inside, eval_every: evalEvery, steps: last.step - first.step, tokens_per_s: Math.round(tokens / ((last.t - first.t) / 1000)) };
   } finally {
