@@ -92,9 +92,10 @@ test('the learning rate changes while paused; the architecture asks for a new mo
   await untilStep(page, 41);
   await page.getByRole('button', { name: 'Pause' }).click();
   await untilStatus(page, /^Paused at step/);
+  const pausedAt = await stepShown();
   await fill({ 'Learning rate': 0.0005, 'Min learning rate': 0.00005 });
   await page.getByRole('button', { name: 'Resume' }).click();
-  await page.waitForTimeout(500);
+  await untilStep(page, pausedAt + 1); // a step trained since, on a busy machine too
   const lr = Number((await page.locator('#stats').textContent()).match(/lr ([\d.e+-]+)/)[1]);
   assert.ok(lr <= 0.0005 && lr > 0.0001, `the new rate is in use: ${lr}`);
   await page.getByRole('button', { name: 'Pause' }).click();
