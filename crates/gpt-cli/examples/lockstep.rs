@@ -49,16 +49,18 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Two threads' speed over one thread's, `pairs` times, for work over `floats` floats.
-fn ratios(name: &str, floats: usize, pairs: usize) -> f64 {
+/// The median over `pairs` timings of two threads' speed over one thread's, for work over
+/// `floats` floats.
+fn median_ratio(name: &str, floats: usize, pairs: usize) -> f64 {
     let probe = (3_000_000 / floats).max(1);
     let secs_per_pass = timed(1, floats, probe) / (ROUNDS * probe) as f64;
     let n = ((ROUND_MS / 1000.0 / secs_per_pass) as usize).max(1);
     let ratios = (0..pairs)
         .map(|_| {
             let (one, two) = (timed(1, floats, n), timed(2, floats, n));
-            println!("{name}: one thread {one:.3} s, two {two:.3} s: {:.2}x", 2.0 * one / two);
-            2.0 * one / two
+            let ratio = 2.0 * one / two;
+            println!("{name}: one thread {one:.3} s, two {two:.3} s: {ratio:.2}x");
+            ratio
         })
         .collect();
     median(ratios)
@@ -66,7 +68,7 @@ fn ratios(name: &str, floats: usize, pairs: usize) -> f64 {
 
 fn main() {
     let pairs = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(7).max(1);
-    let registers = ratios("registers", 32, pairs);
-    let memory = ratios("16 MB", MEMORY_FLOATS, pairs);
+    let registers = median_ratio("registers", 32, pairs);
+    let memory = median_ratio("16 MB", MEMORY_FLOATS, pairs);
     println!("medians over {pairs} pairs: registers {registers:.2}x, 16 MB {memory:.2}x");
 }
