@@ -1,7 +1,10 @@
 //! The most two cores give work that meets at a barrier every 10 ms, as a two-worker step does, on
-//! this machine now: one thread against two in lockstep, alternating, for arithmetic that stays in
-//! registers and for passes over 16 MB per thread (past a core's L2, as a step's activations are).
-//! A shared host can hold either under 2x; then no split of a step can do better.
+//! this machine now: one thread against two in lockstep, alternating, for work in each level of a
+//! core's caches. Passes over 4 KB per thread keep a core's arithmetic and loads busy from its L1
+//! (two hyperthreads of one core would get 1x); loads at random in 1 MB per thread wait on its
+//! L2 (which a step's tiles rely on, and which anything else on the core evicts); passes over 16 MB
+//! per thread stream past it, as a step's activations do. A shared host can hold any of them under
+//! 2x; then no split of a step can do better.
 //! Usage: `cargo run --release -p gpt-cli --example lockstep [-- PAIRS]`
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -11,37 +14,109 @@ use std::time::Instant;
 const ROUNDS: usize = 100;
 /// How long one round of work takes on one thread.
 const ROUND_MS: f64 = 10.0;
-/// Floats each thread passes over in the memory test: 16 MB.
-const MEMORY_FLOATS: usize = 1 << 22;
+/// Floats each thread passes over in L1: 4 KB.
+const L1_FLOATS: usize = 1 << 10;
+/// Cache lines each thread visits at random in L2: 1 MB.
+const L2_LINES: usize = 1 << 14;
+/// Floats each thread streams through: 16 MB.
+const STREAM_FLOATS: usize = 1 << 22;
+/// `u32`s in a 64-byte cache line.
+const LINE: usize = 16;
 
-/// `n` passes of multiply-adds over `lanes`: 32 floats stay in registers, 16 MB do not.
-fn work(lanes: &mut [f32], n: usize) -> f32 {
-    for _ in 0..n {
-        for x in lanes.iter_mut() {
-            *x = *x * 0.999_999 + 1e-7;
-        }
-    }
-    lanes[0]
+/// One thread's work: `run(n)` does `n` units of it.
+trait Work: Send {
+    fn run(&mut self, n: usize) -> u32;
 }
 
-/// Seconds for `threads` threads to each do `ROUNDS` rounds of `n` passes over `floats` floats,
-/// meeting after each.
-fn timed(threads: usize, floats: usize, n: usize) -> f64 {
-    let barrier = Barrier::new(threads);
-    let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![1.0; floats]).collect();
-    let start = Instant::now();
+/// Multiply-adds over every lane, `n` times.
+struct Lanes(Vec<f32>);
+
+/// Floats of padding on each side of a thread's lanes: a cache line, so that two threads'
+/// buffers, allocated side by side, never share one (a shared line would go back and forth
+/// between the cores at every pass, and time that instead of the cores).
+const PAD: usize = 16;
+
+impl Lanes {
+    fn new(lanes: usize) -> Lanes {
+        Lanes(vec![1.0; lanes + 2 * PAD])
+    }
+}
+
+impl Work for Lanes {
+    fn run(&mut self, n: usize) -> u32 {
+        let end = self.0.len() - PAD;
+        let lanes = &mut self.0[PAD..end];
+        for _ in 0..n {
+            for x in lanes.iter_mut() {
+                *x = *x * 0.999_999 + 1e-7;
+            }
+        }
+        lanes[0].to_bits()
+    }
+}
+
+/// `n` loads, each at the line the one before names: one cycle through every line in a random
+/// order, so neither the prefetcher nor the out-of-order core can hide a load that misses.
+struct Chase {
+    next: Vec<u32>,
+    at: u32,
+}
+
+impl Chase {
+    fn new(lines: usize, seed: u64) -> Chase {
+        let mut order: Vec<usize> = (0..lines).collect();
+        let mut state = seed | 1;
+        for i in (1..lines).rev() {
+            // xorshift64: any fixed shuffle does, and the example needs no dependency.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        let mut next = vec![0; lines * LINE];
+        for (k, &line) in order.iter().enumerate() {
+            next[line * LINE] = (order[(k + 1) % lines] * LINE) as u32;
+        }
+        Chase { next, at: 0 }
+    }
+}
+
+impl Work for Chase {
+    fn run(&mut self, n: usize) -> u32 {
+        let mut at = self.at;
+        for _ in 0..n {
+            at = self.next[at as usize];
+        }
+        self.at = at;
+        at
+    }
+}
+
+/// Seconds for `threads` threads, each with its own `make(thread)`, to each do `ROUNDS` rounds of
+/// `n` units, meeting after each. Each thread builds and warms its own work first, as a worker
+/// owns its memory, and the clock starts once all are ready.
+fn timed<W: Work>(threads: usize, make: &(impl Fn(usize) -> W + Sync), n: usize) -> f64 {
+    let ready = Barrier::new(threads + 1);
+    let round = Barrier::new(threads);
     std::thread::scope(|scope| {
-        for lanes in &mut buffers {
-            let barrier = &barrier;
+        for thread in 0..threads {
+            let (ready, round) = (&ready, &round);
             scope.spawn(move || {
+                let mut work = make(thread);
+                black_box(work.run(black_box(n)));
+                ready.wait();
                 for _ in 0..ROUNDS {
-                    black_box(work(black_box(lanes), black_box(n)));
-                    barrier.wait();
+                    black_box(work.run(black_box(n)));
+                    round.wait();
                 }
             });
         }
-    });
-    start.elapsed().as_secs_f64()
+        ready.wait();
+        // Leaving the scope joins the threads, so the clock reads after the last round.
+        Instant::now()
+    })
+    .elapsed()
+    .as_secs_f64()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -49,15 +124,27 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// The median over `pairs` timings of two threads' speed over one thread's, for work over
-/// `floats` floats.
-fn median_ratio(name: &str, floats: usize, pairs: usize) -> f64 {
-    let probe = (3_000_000 / floats).max(1);
-    let secs_per_pass = timed(1, floats, probe) / (ROUNDS * probe) as f64;
-    let n = ((ROUND_MS / 1000.0 / secs_per_pass) as usize).max(1);
+/// Units of the work `make` builds that take one thread about `ROUND_MS`, as a timing of all the
+/// rounds finds: doubled until the timing takes 50 ms (a shorter one is at the mercy of the timer
+/// and the host), then scaled.
+fn units_per_round<W: Work>(make: &(impl Fn(usize) -> W + Sync)) -> usize {
+    let mut n = 1;
+    loop {
+        let secs = timed(1, make, n);
+        if secs >= 0.05 {
+            return ((ROUND_MS / 1000.0 * ROUNDS as f64 / secs * n as f64) as usize).max(1);
+        }
+        n *= 2;
+    }
+}
+
+/// The median over `pairs` timings of two threads' speed over one thread's, for the work `make`
+/// builds.
+fn median_ratio<W: Work>(name: &str, make: impl Fn(usize) -> W + Sync, pairs: usize) -> f64 {
+    let n = units_per_round(&make);
     let ratios = (0..pairs)
         .map(|_| {
-            let (one, two) = (timed(1, floats, n), timed(2, floats, n));
+            let (one, two) = (timed(1, &make, n), timed(2, &make, n));
             let ratio = 2.0 * one / two;
             println!("{name}: one thread {one:.3} s, two {two:.3} s: {ratio:.2}x");
             ratio
@@ -68,7 +155,10 @@ fn median_ratio(name: &str, floats: usize, pairs: usize) -> f64 {
 
 fn main() {
     let pairs = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(7).max(1);
-    let registers = median_ratio("registers", 32, pairs);
-    let memory = median_ratio("16 MB", MEMORY_FLOATS, pairs);
-    println!("medians over {pairs} pairs: registers {registers:.2}x, 16 MB {memory:.2}x");
+    let l1 = median_ratio("4 KB (L1)", |_| Lanes::new(L1_FLOATS), pairs);
+    let l2 = median_ratio("1 MB at random (L2)", |t| Chase::new(L2_LINES, 0x9E37_79B9 + t as u64), pairs);
+    let stream = median_ratio("16 MB streamed", |_| Lanes::new(STREAM_FLOATS), pairs);
+    println!(
+        "medians over {pairs} pairs: 4 KB (L1) {l1:.2}x, 1 MB at random (L2) {l2:.2}x, 16 MB streamed {stream:.2}x"
+    );
 }
