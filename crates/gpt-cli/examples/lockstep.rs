@@ -20,7 +20,7 @@ const L1_FLOATS: usize = 1 << 10;
 const L2_LINES: usize = 1 << 14;
 /// Floats each thread streams through: 16 MB.
 const STREAM_FLOATS: usize = 1 << 22;
-/// `u32`s in a 64-byte cache line.
+/// 4-byte values in a 64-byte cache line.
 const LINE: usize = 16;
 
 /// One thread's work: `run(n)` does `n` units of it.
@@ -31,21 +31,19 @@ trait Work: Send {
 /// Multiply-adds over every lane, `n` times.
 struct Lanes(Vec<f32>);
 
-/// Floats of padding on each side of a thread's lanes: a cache line, so that two threads'
-/// buffers, allocated side by side, never share one (a shared line would go back and forth
-/// between the cores at every pass, and time that instead of the cores).
-const PAD: usize = 16;
-
 impl Lanes {
+    /// `lanes` floats with a cache line of padding on each side, so that two threads' buffers,
+    /// allocated side by side, never share a line (it would go back and forth between the cores
+    /// at every pass, and be timed instead of the cores).
     fn new(lanes: usize) -> Lanes {
-        Lanes(vec![1.0; lanes + 2 * PAD])
+        Lanes(vec![1.0; lanes + 2 * LINE])
     }
 }
 
 impl Work for Lanes {
     fn run(&mut self, n: usize) -> u32 {
-        let end = self.0.len() - PAD;
-        let lanes = &mut self.0[PAD..end];
+        let end = self.0.len() - LINE;
+        let lanes = &mut self.0[LINE..end];
         for _ in 0..n {
             for x in lanes.iter_mut() {
                 *x = *x * 0.999_999 + 1e-7;
@@ -57,10 +55,7 @@ impl Work for Lanes {
 
 /// `n` loads, each at the line the one before names: one cycle through every line in a random
 /// order, so neither the prefetcher nor the out-of-order core can hide a load that misses.
-struct Chase {
-    next: Vec<u32>,
-    at: u32,
-}
+struct Chase(Vec<u32>);
 
 impl Chase {
     fn new(lines: usize, seed: u64) -> Chase {
@@ -77,17 +72,16 @@ impl Chase {
         for (k, &line) in order.iter().enumerate() {
             next[line * LINE] = (order[(k + 1) % lines] * LINE) as u32;
         }
-        Chase { next, at: 0 }
+        Chase(next)
     }
 }
 
 impl Work for Chase {
     fn run(&mut self, n: usize) -> u32 {
-        let mut at = self.at;
+        let mut at = 0;
         for _ in 0..n {
-            at = self.next[at as usize];
+            at = self.0[at as usize];
         }
-        self.at = at;
         at
     }
 }
