@@ -66,8 +66,8 @@ pub fn presets() -> Vec<Preset> {
                 (RoPE) and QK-norm: 300 steps, not 2000, at rates 3e-3 (AdamW) and 0.03 (Muon), 30 warmup \
                 steps, three Newton–Schulz steps with Polar Express's coefficients, evaluating at the start and \
                 the end. RoPE and QK-norm make each step count for more, and a seventh as many steps beat \
-                nanoGPT's validation loss, in a quarter to three-fifths of its time in the page, by the \
-                machine",
+                nanoGPT's validation loss, in a quarter to three-fifths of its time in the page, depending \
+                on the machine",
             settings: recipe(
                 GPTConfig { rope: true, qk_norm: true, ..small(4, 4, 128, 64) },
                 TrainConfig {
@@ -87,7 +87,7 @@ pub fn presets() -> Vec<Preset> {
             description: "The fastest way here to nanoGPT's validation loss: nano-muon's recipe on a narrower model \
                 (96 channels, 4 layers, 4 heads), 380 steps. At this budget a smaller model learns almost as much \
                 per step for about half the arithmetic, and reaches the loss in a fifth to two-fifths of nanoGPT's \
-                time in the page, by the machine",
+                time in the page, depending on the machine",
             settings: recipe(
                 GPTConfig { rope: true, qk_norm: true, ..small(4, 4, 96, 64) },
                 TrainConfig {
