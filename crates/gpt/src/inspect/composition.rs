@@ -48,8 +48,12 @@ impl Run {
             for h1 in &pair[0] {
                 let ov1 = frobenius(&h1.v, &identity(hs), &h1.o, hs);
                 for h2 in &pair[1] {
-                    let score = |x_m: Vec<f64>, y: &[f64], norm2: f64| {
-                        (frobenius(&h1.v, &x_m, y, hs) / (ov1 * norm2)).sqrt() as f32
+                    // A head that writes or reads nothing (zero weights, say an imported pruned
+                    // head) composes with nothing: 0. A NaN from 0/0 would reach the history, which
+                    // a checkpoint stores as JSON (NaN as null) and could then not open.
+                    let score = |x_m: Vec<f64>, y: &[f64], norm2: f64| match ov1 * norm2 {
+                        norms if norms > 0.0 => (frobenius(&h1.v, &x_m, y, hs) / norms).sqrt() as f32,
+                        _ => 0.0,
                     };
                     let qk2 = frobenius(&h2.q, &identity(hs), &h2.k, hs);
                     let ov2 = frobenius(&h2.v, &identity(hs), &h2.o, hs);
@@ -174,4 +178,27 @@ pub fn view(look: &Look) -> Result<serde_json::Value> {
     let now = run.composition()?;
     let circuit = run.circuit(&now);
     value(serde_json::json!({ "now": now, "history": run.history().composition, "circuit": circuit }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Run;
+
+    #[test]
+    fn a_head_with_zero_weights_scores_zero_and_the_run_still_saves_and_opens() {
+        let mut run = super::super::tests::pangram_run();
+        // Layer 0's head 0 writes nothing: its columns of c_proj are zero.
+        let params = run.model.params_mut();
+        let mut proj = params.get("transformer.h.0.attn.c_proj.weight").unwrap().clone();
+        proj.slice_mut(ndarray::s![.., 0..8]).fill(0.0);
+        params.set("transformer.h.0.attn.c_proj.weight", proj).unwrap();
+        run.evaluate().unwrap();
+        let scores = run.history().composition.last().unwrap().clone();
+        for kind in [&scores.q, &scores.k, &scores.v] {
+            assert_eq!(&kind[..2], [0.0, 0.0], "head 0 of layer 0 composes with nothing");
+            assert!(kind[2..].iter().all(|s| s.is_finite() && *s > 0.0), "{kind:?}");
+        }
+        let opened = Run::open(&run.save().unwrap()).unwrap();
+        assert_eq!(opened.history().composition.last().unwrap().k, scores.k);
+    }
 }

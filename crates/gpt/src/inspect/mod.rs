@@ -114,12 +114,17 @@ impl Run {
 mod tests {
     use crate::{Budget, GPTConfig, Run, Settings, TrainConfig};
 
-    #[test]
-    fn every_view_has_its_shape_and_evaluations_record_heads() {
+    /// A fresh run of 2 layers × 2 heads × 16 channels on a pangram, not yet evaluated.
+    pub(super) fn pangram_run() -> Run {
         let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 16, ..Default::default() };
         let train = TrainConfig { batch_size: 4, max_iters: 10, warmup_iters: 2, eval_iters: 1, ..Default::default() };
         let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
-        let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
+        Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap()
+    }
+
+    #[test]
+    fn every_view_has_its_shape_and_evaluations_record_heads() {
+        let mut run = pangram_run();
         run.evaluate().unwrap();
         let all: Vec<String> = super::VIEWS.iter().map(|v| v.name.to_string()).collect();
         let inside = run.inside(&all, "", "the qu", &Default::default()).unwrap();
