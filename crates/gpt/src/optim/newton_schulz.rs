@@ -88,8 +88,9 @@ const TRANSPOSED: usize = 10;
 
 /// What [`orthogonalize`] costs on a `rows` × `cols` matrix in `steps` steps, in multiply-adds:
 /// three products a step over the short side and the long side, and for a tall matrix its two
-/// transposes. Sharing matrices by products alone gave the run every tall one of a kind (speedrun:
-/// its four 384 × 96 against a helper's four 96 × 384), and the helper waited 0.4 ms a step.
+/// transposes. Sharing matrices by products alone gave the run every tall one of a kind (the
+/// 96-channel speedrun: its four 384 × 96 against a helper's four 96 × 384), and the helper waited
+/// 0.4 ms a step.
 pub fn cost(rows: usize, cols: usize, steps: usize) -> usize {
     let (short, long) = (rows.min(cols), rows.max(cols));
     let transposes = if rows > cols { 2 * TRANSPOSED * rows * cols } else { 0 };
