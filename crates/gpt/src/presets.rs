@@ -86,7 +86,8 @@ pub fn presets() -> Vec<Preset> {
             name: "speedrun",
             description: "The fastest way here to nanoGPT's validation loss: nano-muon's recipe on a narrower model \
                 (64 channels, 4 layers, 2 heads of 32) at a higher AdamW rate (1e-2), 420 steps. At this budget a \
-                smaller model with fewer, wider heads learns almost as much per step for a quarter of nanoGPT's arithmetic",
+                smaller model with fewer, wider heads learns almost as much per step for a quarter of nanoGPT's arithmetic, \
+                and reaches the loss in about a fifth of nanoGPT's time in the page",
             settings: recipe(
                 GPTConfig { rope: true, qk_norm: true, ..small(4, 2, 64, 64) },
                 TrainConfig {
