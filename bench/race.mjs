@@ -6,6 +6,8 @@
 // Usage: node bench/race.mjs --nanogpt PATH [--rounds 3] [--preset speedrun]
 //        [--data ../shared/data/tinyshakespeare.txt] [--only nanogpt,page,native]   (after scripts/build.sh and cargo build --release -p gpt-cli;
 //        nanoGPT needs torch and numpy, and its data/shakespeare_char is prepared from --data)
+//        [--seed 1337]: the page's and the native run's seed (nanoGPT's train.py fixes its own at
+//        1337), for the mean over seeds: --only page,native --seed 1
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +19,11 @@ import { launchChromium } from '../tests/e2e/browsers.mjs';
 const { values } = parseArgs({ options: {
   nanogpt: { type: 'string' }, rounds: { type: 'string', default: '3' }, preset: { type: 'string', default: 'speedrun' },
   data: { type: 'string', default: '../shared/data/tinyshakespeare.txt' }, only: { type: 'string', default: 'nanogpt,page,native' },
+  seed: { type: 'string', default: '1337' },
 } });
 const only = new Set(values.only.split(','));
 if (only.has('nanogpt') && !values.nanogpt) throw new Error('--nanogpt PATH: a checkout of karpathy/nanoGPT');
+if (only.has('nanogpt') && values.seed !== '1337') throw new Error("--seed: nanoGPT's train.py fixes its seed at 1337; add --only page,native");
 const GPT = resolve('target/release/gpt');
 const work = mkdtempSync(join(tmpdir(), 'race-'));
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -65,6 +69,7 @@ async function page(round) {
     await tab.getByLabel('Upload .txt').setInputFiles(values.data);
     await tab.getByText(/characters · vocabulary of 65/).waitFor();
     await tab.getByLabel('Preset').selectOption(values.preset);
+    await tab.getByRole('group', { name: 'Training' }).getByLabel('Seed').fill(values.seed);
     const workers = await tab.getByLabel('Workers').inputValue();
     const result = await timed(async () => {
       await tab.getByRole('button', { name: 'Train', exact: true }).click();
@@ -83,7 +88,7 @@ async function page(round) {
 
 async function native(round) {
   const out = join(work, `native-${round}.safetensors`);
-  const result = await timed(() => { run(GPT, ['train', '--data', values.data, '--preset', values.preset, '--out', out]); return {}; });
+  const result = await timed(() => { run(GPT, ['train', '--data', values.data, '--preset', values.preset, '--seed', values.seed, '--out', out]); return {}; });
   return { engine: `${values.preset} natively (gpt train, every core)`, ...result, val_loss: score(out) };
 }
 
@@ -92,7 +97,7 @@ const rows = [];
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const [name, f] of [['nanogpt', nanogpt], ['page', page], ['native', native]]) {
     if (!only.has(name)) continue;
-    const result = { round, ...(await f(round)) };
+    const result = { round, seed: Number(values.seed), ...(await f(round)) };
     console.log(JSON.stringify(result));
     rows.push(result);
   }
