@@ -149,7 +149,9 @@ test('compared runs list the settings that differ, and compare across training t
   await page.getByRole('button', { name: 'Train' }).click();
   await untilStatus(page, /^Finished 30 steps/);
   // The run before this one (Muon's), compared with the one training now, and with nothing else.
-  for (const box of await page.locator('#runs input[type=checkbox]:checked').all()) await box.uncheck();
+  // By name: each uncheck redraws the list, so a position among the checked boxes moves under it.
+  const checked = await page.locator('#runs input[type=checkbox]:checked').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label')));
+  for (const name of checked) await page.getByLabel(name, { exact: true }).uncheck();
   const muonRun = page.locator('#runs li:not(.current)').first();
   await muonRun.locator('input[type=checkbox]').check();
   const table = page.getByRole('table', { name: 'What differs between the runs on the chart' });
