@@ -16,6 +16,7 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../scripts/serve.mjs';
+import { median } from './median.mjs';
 import { launchChromium, launchFirefox, launchWebKit } from '../tests/e2e/browsers.mjs';
 
 /** In the page: picks a corpus, preset and worker count, and presses Train (a sync script). */
@@ -142,8 +143,6 @@ async function interleave({ browser, preset, counts, windows, warmup, seconds, e
   }
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b), h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: {
     browser: { type: 'string', default: 'chromium' }, preset: { type: 'string', default: 'nano-cpu' },
@@ -159,12 +158,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       if (counts.length !== 2) throw new Error('--interleave alternates two worker counts: --workers A,B');
       const windows = await interleave({ ...options, counts, windows: Number(values.interleave) }, url);
       windows.forEach((w) => console.log(JSON.stringify(w)));
-      // Each window of the second count against the mean of the first count's windows beside it.
-      const ratios = windows.flatMap((w, i) => {
-        if (w.workers !== counts[1]) return [];
-        const beside = [windows[i - 1], windows[i + 1]].filter(Boolean).map((n) => n.tokens_per_s);
-        return [+(w.tokens_per_s / (beside.reduce((a, b) => a + b) / beside.length)).toFixed(3)];
-      });
+      const ratios = besideRatios(windows, counts[1]);
       console.log(JSON.stringify({ windows: windows.length, workers: counts, ratios, median_ratio: median(ratios) }));
     } else {
       await rounds(options, counts, Number(values.rounds), url);
@@ -172,6 +166,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   } finally {
     server.close();
   }
+}
+
+/** Each window of `workers` against the mean of the other count's windows beside it. */
+function besideRatios(windows, workers) {
+  return windows.flatMap((w, i) => {
+    if (w.workers !== workers) return [];
+    const beside = [windows[i - 1], windows[i + 1]].filter(Boolean).map((n) => n.tokens_per_s);
+    return [+(w.tokens_per_s / (beside.reduce((a, b) => a + b) / beside.length)).toFixed(3)];
+  });
 }
 
 /** `count` rounds, each count on a fresh page in turn, and each count's median ratio to the first's. */

@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
+import { median } from './median.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -18,7 +19,6 @@ const { values: opts } = parseArgs({
     package: { type: 'string', default: 'pkg-relaxed' },
   },
 });
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /**
  * In a page: opens the run, warms up, then for each window [from, to, active] (epoch ms) trains
