@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serve } from '../scripts/serve.mjs';
 import { measure } from './browser.mjs';
+import { upperMedian } from './median.mjs';
 
 const { values } = parseArgs({ options: {
   rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '10' },
@@ -54,8 +55,7 @@ try {
   server.close();
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const medians = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs)]));
+const medians = Object.fromEntries([...results].map(([name, xs]) => [name, upperMedian(xs)]));
 console.log('| engine | tokens/s (median) | runs |\n|---|---:|---|');
 for (const [name, xs] of results) console.log(`| ${name} | ${medians[name].toLocaleString('en-US')} | ${xs.join(', ')} |`);
 const ratio = (a, b) => (a in medians && b in medians ? `${(medians[a] / medians[b]).toFixed(2)}×` : 'n/a');

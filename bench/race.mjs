@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
+import { upperMedian } from './median.mjs';
 
 /** nanoGPT's train.py seeds itself with this; the page and native runs default to it too. */
 const NANOGPT_SEED = '1337';
@@ -94,7 +95,6 @@ async function native(round) {
   return { engine: `${values.preset} natively (gpt train, every core)`, ...result, val_loss: score(out) };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const [name, f] of [['nanogpt', nanogpt], ['page', page], ['native', native]]) {
@@ -108,11 +108,11 @@ console.log('| engine | wall time (s), median | each round | full validation los
 for (const engine of [...new Set(rows.map((r) => r.engine))]) {
   const mine = rows.filter((r) => r.engine === engine);
   const walls = mine.map((r) => r.wall_s);
-  console.log(`| ${engine} | ${median(walls).toFixed(1)} | ${walls.map((w) => w.toFixed(1)).join(', ')} | ${median(mine.map((r) => r.val_loss)).toFixed(4)} |`);
+  console.log(`| ${engine} | ${upperMedian(walls).toFixed(1)} | ${walls.map((w) => w.toFixed(1)).join(', ')} | ${upperMedian(mine.map((r) => r.val_loss)).toFixed(4)} |`);
 }
 const byRound = (engine) => rows.filter((r) => r.engine.startsWith(engine));
 const [theirs, ours] = [byRound('nanoGPT'), byRound(`${values.preset} in the page`)];
 if (theirs.length && ours.length) {
   const ratios = ours.map((o, i) => o.wall_s / theirs[i].wall_s);
-  console.log(`page / nanoGPT: ${(median(ours.map((r) => r.wall_s)) / median(theirs.map((r) => r.wall_s))).toFixed(3)} (each round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`);
+  console.log(`page / nanoGPT: ${(upperMedian(ours.map((r) => r.wall_s)) / upperMedian(theirs.map((r) => r.wall_s))).toFixed(3)} (each round: ${ratios.map((r) => r.toFixed(3)).join(', ')})`);
 }

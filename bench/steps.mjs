@@ -5,6 +5,7 @@
 // e.g. a build of an earlier commit copied to target/pkg-before against pkg-relaxed.
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
+import { upperMedian } from './median.mjs';
 
 const [a, b, rounds = '9', preset = 'nano-cpu'] = process.argv.slice(2);
 if (!b) throw new Error('usage: node bench/steps.mjs <package folder A> <package folder B> [rounds] [preset]');
@@ -31,7 +32,6 @@ try {
   await browser.close();
   server.close();
 }
-const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
-for (const dir of [a, b]) console.log(`${dir}: ${median(ms[dir]).toFixed(1)} ms a step (${ms[dir].map((x) => x.toFixed(1)).join(', ')})`);
+for (const dir of [a, b]) console.log(`${dir}: ${upperMedian(ms[dir]).toFixed(1)} ms a step (${ms[dir].map((x) => x.toFixed(1)).join(', ')})`);
 const ratios = ms[a].map((x, i) => x / ms[b][i]);
-console.log(`${b} is ${median(ratios).toFixed(3)}× as fast as ${a} (median of the rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+console.log(`${b} is ${upperMedian(ratios).toFixed(3)}× as fast as ${a} (median of the rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')})`);

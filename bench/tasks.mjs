@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
+import { upperMedian } from './median.mjs';
 
 /** Where each run's attention grid is saved, as it stands when the phenomenon is in. */
 const SHOTS = new URL('../target/screenshots/', import.meta.url).pathname;
@@ -38,7 +39,6 @@ const READ = () => {
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One run of `task`'s preset with `seed`: when each goal was first seen (step and seconds). */
 async function run(url, task, seed, limitS) {
@@ -108,7 +108,7 @@ try {
     const keys = [...new Set(results.flatMap((r) => Object.keys(r).filter((k) => r[k]?.seconds !== undefined)))];
     const summary = Object.fromEntries(keys.map((k) => {
       const all = results.map((r) => r[k]);
-      return [k, all.every(Boolean) ? { median_seconds: median(all.map((x) => x.seconds)), median_step: median(all.map((x) => x.step)) } : 'not reached in every run'];
+      return [k, all.every(Boolean) ? { median_seconds: upperMedian(all.map((x) => x.seconds)), median_step: upperMedian(all.map((x) => x.step)) } : 'not reached in every run'];
     }));
     console.log(JSON.stringify({ task, median_of: results.length, ...summary }));
   }
