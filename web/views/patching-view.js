@@ -54,7 +54,9 @@ export class PatchingView {
       this.clean.placeholder = p.clean_text;
       this.corrupted.placeholder = p.corrupted_text;
     }
-    this.summary.textContent = `Clean ${JSON.stringify(p.clean_text)} → ${JSON.stringify(p.answer)}; corrupted ${JSON.stringify(p.corrupted_text)} → ${JSON.stringify(p.wrong)}. `
+    // The inputs the model reads (a task's prompt and its answer so far), not the problems as typed.
+    const [clean, corrupted] = [p.clean.join(''), p.corrupted.join('')];
+    this.summary.textContent = `Clean ${JSON.stringify(clean)} → ${JSON.stringify(p.answer)}; corrupted ${JSON.stringify(corrupted)} → ${JSON.stringify(p.wrong)}. `
       + `Logit difference (${JSON.stringify(p.answer)} − ${JSON.stringify(p.wrong)}): ${p.clean_difference.toFixed(2)} clean, ${p.corrupted_difference.toFixed(2)} corrupted.`;
     const nh = inside.n_head;
     this.heads.replaceChildren(gridTable({

@@ -197,9 +197,18 @@ fn print_ablation(data: &Value, n_head: usize) {
 }
 
 fn print_patching(data: &Value, n_head: usize) {
+    // The inputs the model reads (a task's prompt and its answer so far), then the pair as typed.
+    let input = |tokens: &Value| {
+        Value::from(tokens.as_array().into_iter().flatten().filter_map(Value::as_str).collect::<String>())
+    };
     println!(
-        "clean {} → {}, corrupted {} → {}",
-        data["clean_text"], data["answer"], data["corrupted_text"], data["wrong"]
+        "clean {} → {}, corrupted {} → {} (typed: {} and {})",
+        input(&data["clean"]),
+        data["answer"],
+        input(&data["corrupted"]),
+        data["wrong"],
+        data["clean_text"],
+        data["corrupted_text"]
     );
     println!(
         "logit difference: clean {:.4}, corrupted {:.4}",

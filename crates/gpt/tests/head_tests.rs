@@ -77,6 +77,27 @@ fn a_proposed_corruption_changes_one_symbol_and_patching_its_stream_restores_eve
 }
 
 #[test]
+fn every_task_proposes_a_pair_to_patch_at_its_preset_trained_or_not() {
+    for task in gpt::TASKS {
+        let settings = gpt::presets::for_task(*task).settings;
+        let mut run = Run::create(&settings, "", &Budget::UNLIMITED).unwrap();
+        for trained in [false, true] {
+            if trained {
+                run.step(&|| 0.0).unwrap();
+            }
+            let name = task.name();
+            let pair = run.question_pair("", "").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let changed = (0..pair.clean.len()).filter(|&i| pair.clean[i] != pair.corrupted[i]).count();
+            assert_eq!(changed, 1, "{name}: {:?} vs {:?}", pair.clean, pair.corrupted);
+            assert_ne!(pair.answer, pair.wrong, "{name}");
+            // What the view shows to edit reads back as the same pair.
+            let typed = run.question_pair(&pair.clean_text, &pair.corrupted_text).unwrap();
+            assert_eq!((typed.clean, typed.corrupted), (pair.clean, pair.corrupted), "{name}");
+        }
+    }
+}
+
+#[test]
 fn direct_attributions_add_up_to_the_logit() {
     for model in [
         GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 16, ..Default::default() },

@@ -24,7 +24,8 @@ pub struct Pair {
     /// The clean input's answer and the corrupted one's, read after the last position.
     pub answer: usize,
     pub wrong: usize,
-    /// The two inputs as a person would type them (a task's prompts), to show and edit.
+    /// The two inputs as a person would type them (a task's problems, as `ProblemSet::typed`
+    /// writes them), to show and edit.
     pub clean_text: String,
     pub corrupted_text: String,
 }
@@ -51,8 +52,8 @@ impl Run {
         let k = first_difference(&clean, &corrupted).ok_or_else(|| {
             Error::Data(format!(
                 "{} and {} need prompts of the same length whose answers differ",
-                task.text(clean.prompt()),
-                task.text(corrupted.prompt())
+                task.typed(&clean),
+                task.typed(&corrupted)
             ))
         })?;
         let ids = |p: &Problem| p.tokens[..p.prompt_len + k].iter().map(|&t| t as usize).collect();
@@ -61,8 +62,8 @@ impl Run {
             corrupted: ids(&corrupted),
             answer: clean.answer()[k] as usize,
             wrong: corrupted.answer()[k] as usize,
-            clean_text: task.text(clean.prompt()),
-            corrupted_text: task.text(corrupted.prompt()),
+            clean_text: task.typed(&clean),
+            corrupted_text: task.typed(&corrupted),
         })
     }
 
@@ -139,19 +140,22 @@ fn first_difference(a: &Problem, b: &Problem) -> Option<usize> {
     same_shape.then(|| a.answer().iter().zip(b.answer()).position(|(x, y)| x != y)).flatten()
 }
 
-/// Of the problems one prompt symbol away from `clean` that the task reads, the one whose answer
-/// differs earliest (the first such in prompt order, then symbol order).
+/// Of the problems whose prompt is one symbol away from `clean`'s, the one whose answer differs
+/// earliest (the first such in the order of the typed form's symbols, then symbol order). Each
+/// candidate is typed as a person would type it (`ProblemSet::typed`: a repeat's letters,
+/// recall's pairs and keys asked for) with one symbol changed, and read back.
 fn propose_corruption(task: &TaskData, clean: &Problem, block: usize) -> Option<Problem> {
+    let typed = task.problem_tokens(clean);
     let mut best: Option<(usize, Problem)> = None;
-    for i in 0..clean.prompt_len {
+    for i in 0..typed.len() {
         for symbol in 0..task.vocab().len() as u32 {
-            if symbol == clean.tokens[i] {
+            if symbol == typed[i] {
                 continue;
             }
-            let mut prompt = clean.prompt().to_vec();
-            prompt[i] = symbol;
-            let Ok(candidate) = task.parse(&task.text(&prompt), block) else { continue };
-            if candidate.prompt() != prompt.as_slice() {
+            let mut edited = typed.clone();
+            edited[i] = symbol;
+            let Ok(candidate) = task.parse(&task.text(&edited), block) else { continue };
+            if !one_apart(clean.prompt(), candidate.prompt()) {
                 continue;
             }
             if let Some(k) = first_difference(clean, &candidate) {
@@ -162,4 +166,9 @@ fn propose_corruption(task: &TaskData, clean: &Problem, block: usize) -> Option<
         }
     }
     best.map(|(_, problem)| problem)
+}
+
+/// Whether two prompts of the same length differ in exactly one symbol.
+fn one_apart(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).filter(|(x, y)| x != y).count() == 1
 }

@@ -162,6 +162,16 @@ impl ProblemSet for Letters {
         Ok(self.problem(body.bytes().map(|c| (c - b'a') as u32).collect()))
     }
 
+    /// A repeat is typed as its letters: the prompt's last is the copy's first, which the page adds.
+    fn typed(&self, problem: &Problem) -> Vec<u32> {
+        let prompt = problem.prompt();
+        if self.is_repeat() {
+            prompt[..prompt.len() - 1].to_vec()
+        } else {
+            prompt.to_vec()
+        }
+    }
+
     fn makes(&self, problem: &Problem) -> bool {
         let letters = problem.prompt_len - 1;
         let distinct = || {

@@ -228,6 +228,13 @@ impl ProblemSet for Pairs {
         Ok(self.problem(&keys, &values, &positions))
     }
 
+    /// The pairs, `?` and every key asked for (the prompt holds only the first).
+    fn typed(&self, problem: &Problem) -> Vec<u32> {
+        let question = problem.prompt_len - 1; // after the pairs and `?`: the keys, each with its value
+        let keys = problem.tokens[question..].iter().step_by(2);
+        problem.tokens[..question].iter().chain(keys).copied().collect()
+    }
+
     fn makes(&self, problem: &Problem) -> bool {
         problem.prompt_len == 2 * self.pairs + 2 && problem.tokens.len() == self.max_len()
     }

@@ -146,6 +146,16 @@ impl TaskData {
         Ok(problem)
     }
 
+    /// The text a person types for `problem`, which [`TaskData::parse`] reads back as it.
+    pub fn typed(&self, problem: &Problem) -> String {
+        self.text(&self.problem_tokens(problem))
+    }
+
+    /// The tokens of [`TaskData::typed`]'s text.
+    pub fn problem_tokens(&self, problem: &Problem) -> Vec<u32> {
+        self.problems.typed(problem)
+    }
+
     /// The task's tokens, in id order.
     pub fn vocab(&self) -> &[String] {
         &self.vocab

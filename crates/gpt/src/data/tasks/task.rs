@@ -91,6 +91,12 @@ pub trait ProblemSet: Send + Sync {
     fn random(&self, rng: &mut Rng, longest: bool) -> Problem;
     /// The problem whose prompt a person typed, with its right answer; or what is wrong with it.
     fn parse(&self, text: &str) -> std::result::Result<Problem, String>;
+    /// The tokens a person types for `problem`, which [`ProblemSet::parse`] reads back as it: its
+    /// prompt (the default), or for a task whose prompt alone does not say the problem (a repeat's
+    /// ends with the copy's first letter; recall's asks for its later keys), what does.
+    fn typed(&self, problem: &Problem) -> Vec<u32> {
+        problem.prompt().to_vec()
+    }
     /// Whether the task makes `problem` (a typed one may be of another length, say).
     fn makes(&self, problem: &Problem) -> bool;
 }
