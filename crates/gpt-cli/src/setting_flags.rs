@@ -46,6 +46,69 @@ pub fn describes(name: &str) -> bool {
     described().iter().any(|(f, _, _)| f.name == name)
 }
 
+/// A setting's value as help prints it: a choice without its JSON quotes.
+fn shown(value: &serde_json::Value) -> String {
+    value.as_str().map_or_else(|| value.to_string(), str::to_string)
+}
+
+/// What a run takes for `field` when its flag is left out, as `--help` prints it: a task's
+/// setting comes from that task's preset (`16 for repeat; 8 for reverse, sort`), an optimiser's
+/// from its own default unless the preset trained by it sets another (`0.02; 0.03 for the
+/// nano-muon and speedrun presets`).
+fn default_text(field: &Field, owners: &[&'static str], owner: Owner) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut add = |value: String, who: &'static str| match groups.iter_mut().find(|(v, _)| *v == value) {
+        Some((_, names)) => names.push(who),
+        None => groups.push((value, vec![who])),
+    };
+    match owner {
+        Owner::Task => {
+            for &name in owners {
+                let task = gpt::task_named(name).and_then(|t| gpt::presets::for_task(t).settings.task);
+                let task = task.expect("every task has a preset with its task");
+                add(task_value(&task, field), name);
+            }
+            match &groups[..] {
+                [(value, _)] => value.clone(),
+                _ => groups
+                    .iter()
+                    .map(|(v, names)| format!("{v} for {}", names.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }
+        }
+        Owner::Optimizer => {
+            let own = shown(&field.default_value());
+            for preset in gpt::presets::presets() {
+                let train = &preset.settings.train;
+                if owners.contains(&train.optimizer.as_str()) {
+                    add(
+                        shown(&train.optimizer_settings.get(field.name).cloned().unwrap_or(field.default_value())),
+                        preset.name,
+                    );
+                }
+            }
+            let others: Vec<String> = groups
+                .iter()
+                .filter(|(v, _)| *v != own)
+                .map(|(v, names)| {
+                    format!("{v} for the {} preset{}", names.join(" and "), if names.len() > 1 { "s" } else { "" })
+                })
+                .collect();
+            [own].into_iter().chain(others).collect::<Vec<_>>().join("; ")
+        }
+    }
+}
+
+/// The value `task` has for `field` (its train fraction, or one of its own settings), as help
+/// prints it.
+fn task_value(task: &gpt::TaskConfig, field: &Field) -> String {
+    if field.name == gpt::data::TRAIN_FRACTION.name {
+        return task.train_fraction.to_string();
+    }
+    shown(&task.settings.get(field.name).cloned().unwrap_or_else(|| field.default_value()))
+}
+
 impl Args for SettingFlags {
     fn augment_args(cmd: Command) -> Command {
         described().into_iter().fold(cmd, |cmd, (field, owners, owner)| {
@@ -61,7 +124,7 @@ impl Args for SettingFlags {
                     ("CHOICE", options.iter().map(|(v, _)| *v).collect::<Vec<_>>().join(", "))
                 }
             };
-            let help = format!("{} ({range}; {tasks}) [default: {}]", field.help, field.default_value());
+            let help = format!("{} ({range}; {tasks}) [default: {}]", field.help, default_text(&field, &owners, owner));
             cmd.arg(Arg::new(field.name).long(field.name.replace('_', "-")).value_name(value).help(help))
         })
     }

@@ -98,3 +98,6 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
