@@ -91,7 +91,8 @@ test('each task preset learns: held-out accuracy rises above chance, and its att
       // The views inside read a held-out problem; a RoPE model has no position table to draw.
       await page.locator('#inside > summary').click();
       await page.locator('#inside-status').getByText(`At step ${iterations}`, { exact: false }).waitFor();
-      assert.match(await page.locator('#positions-view').getAttribute('aria-label'), /no position-embedding table/);
+      assert.match(await page.locator('#positions-note').textContent(), /no position-embedding table/);
+      assert.equal(await page.locator('#positions-view').isVisible(), false, 'the sentence and nothing else');
       assert.match(await page.locator('#heads-view').getAttribute('aria-label'), /induction/i);
       await page.locator('#inside > summary').click();
     }

@@ -75,6 +75,7 @@ test('patching a typed pair and reading which part writes the answer', async () 
   await page.locator('#composition-view table').first().waitFor();
   assert.equal(await page.locator('#composition-view table').count(), 3, 'Q, K and V between layers 1 and 2');
   assert.match(await page.locator('#fourier-summary').textContent(), /for the modular addition task/);
+  for (const id of ['fourier-spectrum', 'fourier-losses']) assert.equal(await page.locator(`#${id}`).isVisible(), false, `${id}: a view that cannot answer shows its sentence and nothing else`);
   assert.deepEqual(errors, []);
 });
 

@@ -169,9 +169,10 @@ export class CanvasView {
     new ResizeObserver(() => this.redraw()).observe(canvas);
   }
 
-  /** The view's data from the engine. */
+  /** The view's data from the engine; none (a view that cannot answer) hides the canvas. */
   update(data) {
     this.data = data;
+    this.canvas.hidden = !data;
     this.redraw();
   }
 

@@ -1,11 +1,10 @@
 // Position embeddings: each position's embedding by channel, and the cosine similarity between
 // positions. A model with rotary positions (RoPE) has no table to draw, and the view says so.
 import { CanvasView, diverging, heatmap, viewCanvas } from './plot.js';
+import { paragraph } from './grid.js';
 
-/** What the engine sends for a model without a position table. */
-const ROTARY = { rotary: true };
-const ROTARY_TEXT = ['This model has no position-embedding table: with rotary positions (RoPE), each head turns',
-  'its queries and keys by their position, so attention sees how far apart two tokens are.'];
+const ROTARY = 'This model has no position-embedding table: with rotary positions (RoPE), each head turns '
+  + 'its queries and keys by their position, so attention sees how far apart two tokens are.';
 
 export class PositionsView extends CanvasView {
   static key = 'positions';
@@ -13,26 +12,22 @@ export class PositionsView extends CanvasView {
   static hint = "Left: each position's embedding (rows) by channel. Right: how alike two positions are (cosine similarity); a bright band along the diagonal means nearby positions look alike.";
 
   constructor(figure) {
+    const note = paragraph('readout');
+    note.id = 'positions-note';
+    note.hidden = true;
+    figure.append(note);
     super(viewCanvas(figure, 'positions-view', 'Position embeddings'));
+    this.note = note;
   }
 
+  /** The engine sends no table for a model with rotary positions: the view says why, and nothing else. */
   update(data) {
-    super.update(data ?? ROTARY);
+    this.note.hidden = Boolean(data);
+    this.note.textContent = data ? '' : ROTARY;
+    super.update(data);
   }
 
-  draw(ctx, size, data) {
-    if (data === ROTARY) {
-      ctx.fillStyle = '#6b7280';
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'top';
-      ROTARY_TEXT.forEach((line, i) => ctx.fillText(line, 10, 10 + 16 * i));
-      this.canvas.setAttribute('aria-label', ROTARY_TEXT.join(' '));
-      return;
-    }
-    this.drawTable(ctx, size, data);
-  }
-
-  drawTable(ctx, { width, height }, { t, c, values, cosine }) {
+  draw(ctx, { width, height }, { t, c, values, cosine }) {
     const scale = Math.max(...values.map(Math.abs), 1e-9);
     const side = Math.min(height - 30, (width - 40) / 2);
     heatmap(ctx, { rows: t, cols: c, value: (r, k) => values[r * c + k] / scale, color: diverging }, 10, 18, side, side);
