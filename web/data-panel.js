@@ -3,6 +3,7 @@
 import { catalog } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
 import { countText } from './text-count.js';
+import { state } from './phase.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -57,7 +58,10 @@ export function restoreText(text, corpusId) {
   corpusLoads++; // a corpus still loading (the first visit's) must not replace the run's text
   ui.corpus.value = [...ui.corpus.options].some((o) => o.value === corpusId) ? corpusId : OWN_TEXT;
   showPanel();
-  if (taskChoice()) return;
+  if (taskChoice()) {
+    state.textPending = false;
+    return;
+  }
   showCredit('The text this run trains on.');
   replaceText(text);
 }
@@ -68,6 +72,7 @@ export function chooseTask(task) {
   if (taskChoice() === task || ![...ui.corpus.options].some((o) => o.value === value)) return;
   corpusLoads++; // nor a task's choice
   ui.corpus.value = value;
+  state.textPending = false;
   showPanel();
   changed();
 }
@@ -131,7 +136,8 @@ async function loadCorpus() {
   ui.credit.replaceChildren();
   showPanel();
   if (taskChoice()) {
-    changed(); // a task makes its own problems: nothing to load
+    state.textPending = false; // a task makes its own problems: nothing to load or count
+    changed();
     return;
   }
   if (choice.value === OWN_TEXT) {
@@ -153,9 +159,10 @@ async function loadCorpus() {
   replaceText(text);
 }
 
-/** No text to train on until `summary` is done (Train stays disabled). */
-function uncounted(summary) {
+/** No text to train on until `summary` is done (Train stays disabled, saying why). */
+function uncounted(summary, pending = true) {
   stats = { chars: 0, vocab_size: 0 };
+  state.textPending = pending;
   ui.summary.textContent = summary;
   changed();
 }
@@ -184,6 +191,10 @@ async function uploadFile() {
 function textChanged() {
   clearTimeout(textTimer);
   const version = ++textVersion;
+  if (!state.textPending) {
+    state.textPending = true;
+    changed();
+  }
   textTimer = setTimeout(async () => {
     const text = trainingText();
     if (held !== null) uncounted('Counting…');
@@ -192,10 +203,11 @@ function textChanged() {
     }).catch((e) => ({ error: e.message }));
     if (result === null || version !== textVersion) return; // the text changed while it was counted
     if (result.error) {
-      uncounted(`The text could not be counted: ${result.error}. Try a smaller text.`);
+      uncounted(`The text could not be counted: ${result.error}. Try a smaller text.`, false);
       return;
     }
     stats = result;
+    state.textPending = false;
     const shown = held === null ? '' : ` · the box shows its first ${count(SHOWN)} characters (too long to edit here); the whole text trains`;
     ui.summary.textContent = stats.chars === 0 ? 'No text yet.'
       : `${count(stats.chars)} characters · vocabulary of ${stats.vocab_size} distinct characters${shown}`;

@@ -118,6 +118,7 @@ export function validate() {
   const general = showErrors(ui.form, errors);
   ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');
   state.configValid = errors.length === 0;
+  state.configProblem = errors.length ? inFormWords(ui.form, errors[0].message) : '';
   render();
   writeSetup(ui.form);
   return config;

@@ -4,7 +4,7 @@ import { readNumber } from './config-form.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  status: $('status'), error: $('train-error'), train: $('train'), pause: $('pause'), resume: $('resume'),
+  status: $('status'), error: $('train-error'), why: $('train-why'), train: $('train'), pause: $('pause'), resume: $('resume'),
   reset: $('reset'), save: $('save'), exportRun: $('export'), load: $('load'), generate: $('generate'), solve: $('solve'),
   iterations: $('config').elements.max_iters,
 };
@@ -14,6 +14,8 @@ export const state = {
   phase: 'loading',
   steps: 0, // steps the current model has done
   configValid: false, // the model form holds settings the engine accepts
+  configProblem: '', // the first thing wrong with the form's settings, in its words
+  textPending: false, // a text (not a task) is chosen, and it is not counted yet
   sampleRunning: false, // a sample is streaming in
   hasText: true, // the model can train on the text in the box (see text-fit.js)
   task: null, // the task the current model trains on (its name), or null for a text
@@ -39,13 +41,26 @@ export function setPhase(phase, status, isError = false) {
   render();
 }
 
+/**
+ * Why Train and Resume cannot act now although the phase would let them ('' when nothing stops
+ * them): a control never ignores a click in silence, it is disabled with this reason shown.
+ */
+export function whyBlocked() {
+  if (state.textPending) return 'Train and Resume wait until the text in the box is counted…';
+  if (!state.configValid) return `Train and Resume wait for settings the model can take: ${state.configProblem || 'see the fields marked above'}`;
+  return '';
+}
+
 /** Enables exactly the controls that make sense in the current phase. */
 export function render() {
   const { phase } = state;
   const target = readNumber(ui.iterations).value ?? 0;
-  ui.train.disabled = !(state.configValid && ['idle', 'paused', 'finished'].includes(phase));
+  const blocked = whyBlocked();
+  const idle = ['idle', 'paused', 'finished'].includes(phase);
+  ui.train.disabled = !(!blocked && idle);
   ui.pause.disabled = phase !== 'training';
-  ui.resume.disabled = !(state.hasText && (phase === 'paused' || (phase === 'finished' && target > state.steps)));
+  ui.resume.disabled = !(!blocked && state.hasText && (phase === 'paused' || (phase === 'finished' && target > state.steps)));
+  ui.why.textContent = idle ? blocked : '';
   ui.reset.disabled = !hasModel() || phase === 'training';
   ui.save.disabled = !hasModel() || phase === 'training';
   ui.exportRun.disabled = ui.save.disabled;

@@ -9,7 +9,7 @@ import { attentionText, clearAttention, setAttentionSource, setAttentionText } f
 import { showSamplingFor, suggestProblem } from './problems-panel.js';
 import { clearSamples } from './sample-panel.js';
 import { clearInside } from './inside-panel.js';
-import { setPhase, showError, state } from './phase.js';
+import { setPhase, showError, state, whyBlocked } from './phase.js';
 import { showTextProblem } from './text-fit.js';
 import { taskExample } from './task-panel.js';
 
@@ -53,11 +53,17 @@ export function showLoadedProgress(step, total) {
   ui.stats.textContent = `step ${count(step)} / ${count(total)} (loaded from a checkpoint)`;
 }
 
+/** Whether Train or Resume may act now; if not, it says why (a click is never ignored in silence). */
+function mayAct() {
+  const why = whyBlocked();
+  showError(why);
+  return !why;
+}
+
 function startTraining() {
   if (state.steps > 0 && !confirm(`Start over? The current model (${state.steps} steps) will be discarded.`)) return;
   const settings = validate();
-  if (!state.configValid) return;
-  showError('');
+  if (!mayAct()) return;
   const task = taskChoice();
   const bpe = !task && settings.tokenizer === 'bpe';
   setPhase('creating', bpe ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
@@ -85,9 +91,8 @@ function taskSettings(task) {
 /** Goes on training the current model with the form's settings: the recipe may have changed. */
 function resumeTraining() {
   const settings = validate();
-  if (!state.configValid) return;
+  if (!mayAct()) return;
   chart.setTotal(readNumber(ui.iterations).value ?? 0);
-  showError('');
   setPhase('training', 'Training…');
   send({ type: 'train', settings, budget: BUDGET });
 }

@@ -37,8 +37,20 @@ test('a bad setting is explained beside its field and blocks training', async ()
   assert.match(await problemBeside('Heads'), /^Heads must be at least 1/);
   await page.getByLabel('Heads').fill('5');
   assert.match(await problemBeside('Heads'), /^Embedding size \(64\) must be divisible by Heads \(5\)/);
+  // A control that cannot act says why, beside it: never a click that does nothing.
+  const why = page.locator('#train-why');
   assert.equal(await train.isDisabled(), true);
+  assert.match(await why.textContent(), /^Train and Resume wait for settings the model can take: Embedding size \(64\) must be divisible by Heads \(5\)/);
+  assert.match(await train.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')).textContent), /wait for settings/);
   await page.getByLabel('Preset').selectOption('tiny');
+  assert.equal(await train.isDisabled(), false);
+  assert.equal(await why.textContent(), '');
+  // Text being counted: Train waits for it, and says so, until the count is in.
+  await page.getByLabel('Training text').press('Control+End');
+  await page.keyboard.type('\nzoe');
+  assert.equal(await train.isDisabled(), true);
+  assert.match(await why.textContent(), /wait until the text in the box is counted/);
+  await page.waitForFunction(() => document.getElementById('train-why').textContent === '');
   assert.equal(await train.isDisabled(), false);
   // Iterations 0, a zero rate and a warmup past the end are each named where they were typed.
   await page.getByLabel('Iterations').fill('0');
