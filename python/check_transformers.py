@@ -17,6 +17,11 @@ untied, RoPE (alone, and with biases and untied), QK-norm, byte pairs), each tra
    held-out problems gives the playground's answers, one by one);
 4. TransformerLens's TransformerBridge (gpt_playground_lens.bridge) gives our attention patterns,
    every layer and head, within 1e-4, and its logits Transformers';
+   a string prompt (as a TransformerLens or Transformers user types it) gives the page's next-token
+   probabilities (`gpt sample --next-tokens --json`) within 1e-5 through TransformerLens's
+   run_with_cache and through Transformers' text-generation pipeline's model and tokenizer, and
+   TransformerLens's generate writes what the pipeline writes (and, for a text, `gpt sample
+   --temperature 0`);
 5. `gpt import` of the folder gives the run's weights back exactly; after a step of training in
    Transformers, saved with save_pretrained, `gpt import` gives a run whose logits match
    Transformers' within 1e-4.
@@ -32,11 +37,12 @@ import tempfile
 
 import torch
 from safetensors.torch import load_file
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, pipeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 TOLERANCE = 1e-4
+PROBABILITIES = 1e-5
 SHORT = ["--iters", "40", "--warmup", "5", "--eval-iters", "2"]
 TEXT_RUNS = {
     "tiny": [],
@@ -56,7 +62,7 @@ TEXT_RUNS = {
     "byte-pairs": ["--tokenizer", "bpe", "--vocab-size", "400"],
 }
 TASK_RUNS = {"induction": "repeat", "reverse": "reverse", "sort": "sort", "addition": "addition", "grokking": "modular"}
-worst = {"logits": 0.0, "patterns": 0.0}
+worst = {"logits": 0.0, "patterns": 0.0, "probabilities": 0.0}
 
 
 def gpt(*args):
@@ -65,11 +71,11 @@ def gpt(*args):
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def gap(what, ours, theirs, key):
+def gap(what, ours, theirs, key, tolerance=TOLERANCE):
     difference = (torch.as_tensor(ours).double() - torch.as_tensor(theirs).double()).abs().max().item()
     worst[key] = max(worst[key], difference)
     print(f"  {what}: largest difference {difference:.2e}")
-    assert difference < TOLERANCE, f"{what}: differ by {difference}"
+    assert difference < tolerance, f"{what}: differ by {difference}"
 
 
 def ours_on(run, work, text=None):
@@ -96,6 +102,37 @@ def check_lens(folder, ref, model):
     gap("TransformerLens's attention patterns against ours", patterns, ref["attention"], "patterns")
     with torch.no_grad():
         gap("TransformerLens's logits against Transformers'", logits, model(ref["idx"]).logits, "logits")
+    return bridge
+
+
+def check_strings(run, folder, bridge, prompt, text):
+    """A string prompt as TransformerLens and Transformers users type it: the page's next-token
+    probabilities through both, and the same greedy text."""
+    vocab = bridge.cfg.d_vocab
+    ours = json.loads(gpt("sample", "--checkpoint", run, "--prompt", prompt, "--temperature", "1",
+                          "--next-tokens", vocab, "--json"))
+    page = torch.zeros(vocab, dtype=torch.float64)
+    for t in ours["tokens"]:
+        page[t["id"]] = t["prob"]
+    logits, _ = bridge.run_with_cache(prompt)
+    gap(f"TransformerLens's run_with_cache({prompt!r}): next-token probabilities against the page's",
+        torch.softmax(logits[0, -1].double(), -1), page, "probabilities", PROBABILITIES)
+    pipe = pipeline("text-generation", model=folder, trust_remote_code=True)
+    ids = pipe.tokenizer(prompt, return_tensors="pt").input_ids
+    with torch.no_grad():
+        theirs = torch.softmax(pipe.model(ids).logits[0, -1].double(), -1)
+    gap(f"the pipeline's model on its tokens of {prompt!r}: next-token probabilities against the page's",
+        theirs, page, "probabilities", PROBABILITIES)
+    new = min(8, bridge.cfg.n_ctx - ids.shape[1])
+    tokens = bridge.generate(prompt, max_new_tokens=new, do_sample=False, verbose=False, return_type="tokens")
+    assert tokens[0, ids.shape[1]].item() == max(ours["tokens"], key=lambda t: t["prob"])["id"], "another first token"
+    lens = bridge.generate(prompt, max_new_tokens=new, do_sample=False, verbose=False)
+    piped = pipe(prompt, max_new_tokens=new, do_sample=False)[0]["generated_text"]
+    assert lens == piped, f"TransformerLens's generate and the pipeline differ: {lens!r} {piped!r}"
+    if text:
+        greedy = gpt("sample", "--checkpoint", run, "--prompt", prompt, "--temperature", "0", "--max-new-tokens", new)
+        assert lens + "\n" == greedy, f"greedy samples differ:\n{lens!r}\n{greedy!r}"
+    print(f"  {prompt!r} as a string: TransformerLens's generate and the pipeline write {lens!r}")
 
 
 def check_task_answers(folder, model, tokenizer):
@@ -160,7 +197,10 @@ def check(name, train_args, text, work):
     else:
         assert tokenizer(tokenizer.decode(idx)).input_ids == idx, "the tokenizer differs from ours"
         check_task_answers(folder, model, tokenizer)
-    check_lens(folder, ref, model)
+        first = json.loads(open(os.path.join(folder, "held_out.jsonl"), encoding="utf-8").readline())
+        prompt = "".join(first["prompt"])
+    bridge = check_lens(folder, ref, model)
+    check_strings(run, folder, bridge, prompt, text)
     check_back(run, folder, model, ref, work, text)
 
 
@@ -182,7 +222,8 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             check(name, train_args, text, work)
     print(f"Every run loads in Transformers and TransformerLens and comes back: logits within {worst['logits']:.1e}, "
-          f"attention patterns within {worst['patterns']:.1e}")
+          f"attention patterns within {worst['patterns']:.1e}, a string prompt's next-token probabilities within "
+          f"{worst['probabilities']:.1e}")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,9 @@ pub struct Args {
     /// temperature, or 1 when it is 0) with their probabilities.
     #[arg(long, value_name = "K")]
     next_tokens: Option<usize>,
+    /// With --next-tokens: the list as JSON, each token with its id and its probability in full.
+    #[arg(long, requires = "next_tokens")]
+    json: bool,
 }
 
 /// One problem and the model's answer, marked as the page marks it.
@@ -61,7 +64,7 @@ fn solve(run: &gpt::Run, a: &Args, out: &mut impl Write) -> Result<(), String> {
 
 pub fn run(a: Args) -> Result<(), String> {
     let mut run = crate::shared::open_run(&a.checkpoint)?;
-    if run.task().is_some() {
+    if run.task().is_some() && a.next_tokens.is_none() {
         return solve(&run, &a, &mut std::io::stdout().lock());
     }
     let saved = run.last_sample().cloned().unwrap_or(SampleConfig { max_new_tokens: 500, ..Default::default() });
@@ -76,6 +79,9 @@ pub fn run(a: Args) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
     if let Some(k) = a.next_tokens {
         let next = run.next_tokens(&config.prompt, config.temperature, k).map_err(|e| format!("--prompt: {e}"))?;
+        if a.json {
+            return writeln!(out, "{}", serde_json::to_string(&next).map_err(|e| e.to_string())?).map_err(io);
+        }
         for t in next.tokens {
             // Debug-quoted, so a newline or space token stays visible.
             writeln!(out, "{:.4}\t{:?}", t.prob, t.token).map_err(io)?;

@@ -73,7 +73,7 @@ impl<'a> Look<'a> {
     pub fn guesses(&self, probs: &[f32]) -> Vec<NextToken> {
         most_likely(probs, GUESSES)
             .into_iter()
-            .map(|(id, prob)| NextToken { token: self.text(id as usize), prob })
+            .map(|(id, prob)| NextToken { id, token: self.text(id as usize), prob })
             .collect()
     }
 }

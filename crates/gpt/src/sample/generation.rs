@@ -10,6 +10,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct NextToken {
+    pub id: u32,
     pub token: String,
     pub prob: f32,
 }
@@ -83,7 +84,7 @@ impl Run {
         let probs = next_token_probs(&self.model, &ids, temperature)?;
         let tokens = most_likely(&probs, k)
             .into_iter()
-            .map(|(id, prob)| NextToken { token: self.tokenizer.token_text(id), prob })
+            .map(|(id, prob)| NextToken { id, token: self.tokenizer.token_text(id), prob })
             .collect();
         Ok(NextTokens { temperature, greedy, tokens })
     }

@@ -1,6 +1,8 @@
 """TransformerLens 4 over a gpt-playground export: `bridge(folder)` gives a TransformerBridge whose
 run_with_cache has the playground's attention patterns (blocks.{l}.attn.hook_pattern, batch x
 head x query x key) and whose hooks (hook_z, hook_mlp_out, hook_resid_pre, ...) edit the run.
+It takes strings as the playground reads them (`bridge.run_with_cache("ROMEO:")`, `generate`,
+`to_tokens`): no BOS token goes first, as the playground's models have none.
 
 A GPT-2 or Starcoder2 export boots with TransformerLens's own adapter. Any other export runs its own
 modelling code (modeling_gpt_playground.py); an adapter registered here names its parts, and
@@ -91,6 +93,21 @@ def bridge(folder, **kwargs):
     probe = _bridge_builder.detect_tokenizer_bos_eos
     _bridge_builder.detect_tokenizer_bos_eos = lambda tokenizer: (False, False)
     try:
-        return TransformerBridge.boot_transformers(folder, **kwargs)
+        lens = TransformerBridge.boot_transformers(folder, **kwargs)
     finally:
         _bridge_builder.detect_tokenizer_bos_eos = probe
+    # TransformerLens gives a tokenizer without BOS, EOS or padding an <|endoftext|> of its own, an
+    # id past the model's vocabulary. The playground prepends nothing, and a batch of strings pads
+    # with the first token (the attention mask hides it).
+    lens.cfg.default_prepend_bos = False
+    tokenizer = lens.tokenizer
+    if tokenizer.pad_token_id is None or tokenizer.pad_token_id >= lens.cfg.d_vocab:
+        tokenizer.pad_token = tokenizer.convert_ids_to_tokens(0)
+    # TransformerLens 4.3's generate writes other tokens with its key-value cache than without it
+    # on these models (GPT-2's and Starcoder2's too); without it, it writes what Transformers'
+    # generate and the playground write.
+    generate = lens.generate
+    lens.generate = lambda *args, use_past_kv_cache=False, **kwargs: generate(
+        *args, use_past_kv_cache=use_past_kv_cache, **kwargs
+    )
+    return lens
