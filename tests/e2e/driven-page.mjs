@@ -29,8 +29,13 @@ export function drivenPage(driver, prefix) {
   const run = (body) => driver.run(`${HELPERS}${body}`);
   const until = (expression, options) => driver.until(`(() => { ${HELPERS} return ${expression}; })()`, { explain: PAGE_STATE, ...options });
   const statusMatches = (re, timeout = 30000) => until(`/${re.source}/.test(status()) && status()`, { timeout, what: `status ${re}` });
+  /** Presses the button `name` once it is enabled, as a person waits for it (it may wait for the text to be counted). */
+  const press = async (name, timeout = 30000) => {
+    await until(`!named(${JSON.stringify(name)}).disabled`, { timeout, what: `${name} enabled` });
+    await run(`named(${JSON.stringify(name)}).click();`);
+  };
   return {
-    run, until, statusMatches,
+    run, until, statusMatches, press,
     /** Opens `url` (or reloads), waits for Ready or `ready`, and starts collecting errors. */
     async open(url, ready = /^Ready/) {
       await (url ? driver.open(url) : driver.reload());

@@ -14,7 +14,7 @@ import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 
-let server, url, ff, downloads, page, run, until, statusMatches, shot;
+let server, url, ff, downloads, page, run, until, statusMatches, press, shot;
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -22,7 +22,7 @@ before(async () => {
   downloads = mkdtempSync(join(tmpdir(), 'gpt-ff-downloads-'));
   ff = await launchFirefox({ downloadDir: downloads });
   page = drivenPage(ff, 'firefox');
-  ({ run, until, statusMatches, shot } = page);
+  ({ run, until, statusMatches, press, shot } = page);
   await page.open(url);
 });
 after(async () => {
@@ -34,7 +34,7 @@ after(async () => {
 test('firefox: names + tiny trains, and the loss falls', async () => {
   await run(`set('Corpus', 'names'); set('Preset', 'tiny'); set('Iterations', '80');`);
   await until("/vocabulary of 28 distinct characters/.test(document.getElementById('text-summary').textContent) && !named('Train').disabled");
-  await run("named('Train').click();");
+  await press('Train');
   await statusMatches(/^Finished 80 steps/, 120000);
   const loss = Number((await run("return document.getElementById('stats').textContent;")).match(/loss ([\d.]+)/)[1]);
   assert.ok(loss < Math.log(28) - 0.5, `the loss is still ${loss} after 80 steps`);
@@ -67,7 +67,8 @@ test('firefox: a checkpoint downloads, survives a reset, loads and trains on; a 
   await statusMatches(/^Ready/);
   await ff.upload('#load', file);
   await statusMatches(/^Loaded a model at step 80/);
-  await run("set('Iterations', '100'); named('Resume').click();");
+  await run("set('Iterations', '100');");
+  await press('Resume');
   await statusMatches(/^Finished 100 steps/, 60000);
   assert.match(await run("return document.getElementById('stats').textContent;"), /step 100 \/ 100/);
   const broken = join(downloads, 'broken.safetensors');

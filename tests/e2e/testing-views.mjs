@@ -9,13 +9,12 @@ const VIEW_TEXT = (id) => `document.getElementById('${id}').textContent`;
  * Picks a task, waits for its `preset` to fill the form, trains for `steps` steps (with `settings`
  * named by label) and waits for the inside views.
  */
-async function trainFor({ run, until, statusMatches }, task, preset, steps, settings = {}) {
+async function trainFor({ run, until, statusMatches, press }, task, preset, steps, settings = {}) {
   await run(`set('Corpus', 'task:${task}');`);
   await until(`named('Preset').value === '${preset}'`, { what: `the ${preset} preset` });
   const sets = Object.entries(settings).map(([name, value]) => `set('${name}', '${value}');`).join(' ');
   await run(`${sets} set('Iterations', '${steps}');`);
-  await until("!named('Train').disabled", { what: 'Train enabled' });
-  await run("named('Train').click();");
+  await press('Train');
   await statusMatches(new RegExp(`^Finished ${steps} steps`), 120000);
   await run("const inside = document.getElementById('inside'); if (!inside.open) inside.querySelector('summary').click();");
   await until(`new RegExp('^At step ${steps}').test(${VIEW_TEXT('inside-status')})`, { what: `the inside views at step ${steps}` });

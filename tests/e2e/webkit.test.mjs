@@ -51,7 +51,8 @@ async function saveCheckpoint() {
 
 /** Trains the tiny preset on names from the start with `workers` workers, for `steps` steps. */
 async function trainWith(workers, steps) {
-  await page.run(`set('Workers', '${workers}'); set('Iterations', '${steps}'); set('Warmup steps', '5'); named('Train').click();`);
+  await page.run(`set('Workers', '${workers}'); set('Iterations', '${steps}'); set('Warmup steps', '5');`);
+  await page.press('Train');
   await page.statusMatches(new RegExp(`^Finished ${steps} steps`), 120000);
 }
 
@@ -59,12 +60,12 @@ test('webkit: the first visit runs the SIMD128 build, and names + tiny trains th
   assert.match(await page.run("return document.querySelector('footer').textContent;"), /wasm SIMD128 \(this browser has no relaxed SIMD\)/);
   await page.run("set('Corpus', 'names'); set('Preset', 'tiny'); set('Workers', '1'); set('Iterations', '400');");
   await page.until(NAMES_READY, { what: 'the names corpus counted' });
-  await page.run("named('Train').click();");
+  await page.press('Train');
   await page.until("/step \\d+/.test(stats()) && Number(stats().match(/step (\\d+)/)[1]) >= 20", { what: 'step 20' });
   await page.run("named('Pause').click();");
   const paused = Number((await page.statusMatches(/^Paused at step/)).match(/step ([\d,]+)/)[1].replace(/,/g, ''));
   assert.ok(paused >= 20 && paused < 400, `paused at ${paused}`);
-  await page.run("named('Resume').click();");
+  await page.press('Resume');
   await page.statusMatches(/^Finished 400 steps/, 120000);
   const loss = Number((await page.run('return stats();')).match(/loss ([\d.]+)/)[1]);
   assert.ok(loss < Math.log(28) - 0.8, `the loss is still ${loss} after 400 steps`);
@@ -97,18 +98,20 @@ test('webkit: a saved checkpoint survives a reset, loads and trains on', async (
   await page.statusMatches(/^Ready/);
   await wk.upload('#load', file);
   await page.statusMatches(/^Loaded a model at step 12/);
-  await page.run("set('Iterations', '30'); named('Resume').click();");
+  await page.run("set('Iterations', '30');");
+  await page.press('Resume');
   await page.statusMatches(/^Finished 30 steps/, 60000);
 });
 
 test('webkit: a reload restores the run, and it trains on', async () => {
-  await page.run("set('Iterations', '2000'); named('Resume').click();");
+  await page.run("set('Iterations', '2000');");
+  await page.press('Resume');
   await page.until('Number(stats().match(/step (\\d+)/)?.[1] ?? 0) >= 60', { what: 'step 60' });
   await page.run("named('Pause').click();");
   const paused = (await page.statusMatches(/^Paused at step/)).match(/step ([\d,]+)/)[1];
   await page.open(null, new RegExp(`^Restored run '.*' at step ${paused}\\.`));
   await page.shot('3-restored');
-  await page.run("named('Resume').click();");
+  await page.press('Resume');
   await page.until(`Number(stats().match(/step (\\d+)/)?.[1] ?? 0) > ${paused}`, { what: `a step after ${paused}` });
   await page.run("named('Pause').click();");
   await page.statusMatches(/^Paused at step/);
@@ -125,7 +128,7 @@ test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and t
     assert.match(await other.run("return document.querySelector('footer').textContent;"), /wasm SIMD128 \(the browser refused the relaxed-SIMD build: .+\)/);
     await other.run("set('Corpus', 'names'); set('Preset', 'tiny'); set('Iterations', '40');");
     await other.until(NAMES_READY, { what: 'the names corpus counted' });
-    await other.run("named('Train').click();");
+    await other.press('Train');
     await other.statusMatches(/^Finished 40 steps/, 60000);
     assert.deepEqual(await other.run('return window.errors;'), []);
   } finally {
