@@ -38,8 +38,7 @@ pub fn describe_model(settings: Ts<Settings>, text: Ts<TextStats>, budget: Ts<Bu
 /// The settings that differ among `runs` (each a run's settings), each with every run's value.
 #[wasm_bindgen(js_name = compareSettings, unchecked_return_type = "Difference[]")]
 pub fn compare_settings(#[wasm_bindgen(unchecked_param_type = "Settings[]")] runs: JsValue) -> JsResult<JsValue> {
-    let runs: Vec<Settings> = convert::from_js(runs, "runs' settings")?;
-    convert::to_js::<Vec<Difference>>(&gpt::differences(&runs))
+    convert::to_js::<Vec<Difference>>(&gpt::differences(&convert::from_js::<Vec<Settings>>(runs, "runs' settings")?))
 }
 
 /// Counts a text piece by piece: its characters and its distinct ones (its character vocabulary).

@@ -2,14 +2,14 @@
 
 use crate::convert::{js_error, read, ts, JsResult};
 use crate::types::{Buffers, Message};
-use gpt::GPTConfig;
+use gpt::{GPTConfig, GPT};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 pub struct Replica {
-    inner: gpt::work::Replica,
+    inner: gpt::train::Replica<GPT>,
     buffers: Buffers,
 }
 
@@ -18,7 +18,7 @@ impl Replica {
     /// A replica of the model `config` (a run's `settings.model`) describes.
     #[wasm_bindgen(constructor)]
     pub fn new(config: Ts<GPTConfig>) -> JsResult<Replica> {
-        let inner = gpt::work::Replica::new(read(config, "model config")?).map_err(js_error)?;
+        let inner = gpt::train::Replica::new(GPT::new(read(config, "model config")?, 0).map_err(js_error)?);
         Ok(Replica { inner, buffers: Buffers::default() })
     }
 

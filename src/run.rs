@@ -51,8 +51,7 @@ impl Run {
     #[wasm_bindgen(unchecked_return_type = "Message[]")]
     pub fn accept(&mut self, header: &str, data: Option<Float32Array>) -> JsResult<JsValue> {
         let orders = self.buffers.read(data, |len, copy| self.inner.accept(header, len, copy)).map_err(js_error)?;
-        let orders = self.orders(orders);
-        to_js(&orders)
+        to_js(&self.orders(orders))
     }
 
     /// Gives up the work under way (a worker failed, or Pause came mid-evaluation).
@@ -117,14 +116,19 @@ impl Run {
         gpt::interop::bundle(&self.inner, name).map_err(js_error)
     }
 
+    /// Why a tool's export leaves this run out, one sentence each (none: every tool holds it).
+    #[wasm_bindgen(getter, js_name = leftOut)]
+    pub fn left_out(&self) -> Vec<String> {
+        gpt::interop::left_out(&self.inner)
+    }
+
     /// Takes `settings`' recipe and dropout for the next steps (a new model's throw, with `field`).
     #[wasm_bindgen(js_name = updateSettings)]
     pub fn update_settings(&mut self, settings: Ts<Settings>, budget: Ts<Budget>) -> JsResult<()> {
-        let (settings, budget) = (read(settings, "settings")?, read(budget, "budget")?);
-        self.inner.update_settings(&settings, &budget).map_err(js_error)
+        self.inner.update_settings(&read(settings, "settings")?, &read(budget, "budget")?).map_err(js_error)
     }
 
-    /// Its settings, history, byte-pair merges and last sample.
+    /// Its settings, loss curve, byte-pair merges and last sample.
     #[wasm_bindgen(getter)]
     pub fn details(&self) -> JsResult<Ts<Details<'static>>> {
         Ok(Ts::new_unchecked(to_js(&self.inner.details())?))

@@ -67,17 +67,13 @@ impl Buffers {
         Message { to, header, data: buffer.map_or(JsValue::UNDEFINED, JsValue::from) }
     }
 
-    /// `read(len, copy)` of the `len` floats `data` brings, `copy(at, out)` copying `out.len()`
-    /// of them from `at`; then keeps its buffer, if there is room.
-    pub fn read<T>(
-        &mut self,
-        data: Option<Float32Array>,
-        read: impl FnOnce(usize, &dyn Fn(usize, &mut [f32])) -> T,
-    ) -> T {
+    /// `f(len, copy)` of the `len` floats `data` brings, `copy(at, out)` copying `out.len()` of
+    /// them from `at`; then keeps its buffer, if there is room.
+    pub fn read<T>(&mut self, data: Option<Float32Array>, f: impl FnOnce(usize, &dyn Fn(usize, &mut [f32])) -> T) -> T {
         let copy = |at: usize, out: &mut [f32]| {
-            data.iter().for_each(|d| d.subarray(at as u32, (at + out.len()) as u32).copy_to(out));
+            data.iter().for_each(|d| d.subarray(at as u32, (at + out.len()) as u32).copy_to(out))
         };
-        let read = read(data.as_ref().map_or(0, |d| d.length() as usize), &copy);
+        let read = f(data.as_ref().map_or(0, |d| d.length() as usize), &copy);
         self.0.extend(data.filter(|_| self.0.len() < 16).map(|d| Float32Array::new(&d.buffer())));
         read
     }

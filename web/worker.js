@@ -138,7 +138,7 @@ const handlers = {
     if (!run) return;
     const name = autosave.current?.name ?? 'gpt_playground';
     const bytes = run.export(name);
-    post({ type: 'exported', bytes: bytes.buffer, name, leftOut: run.details.left_out }, [bytes.buffer]);
+    post({ type: 'exported', bytes: bytes.buffer, name, leftOut: run.leftOut }, [bytes.buffer]);
   },
   async download({ id }) {
     const { record, bytes } = await loadRun(id);

@@ -3,7 +3,7 @@
 //! A [`Graph`] records each op's output and its backward half as the forward pass runs; the
 //! parameters are borrowed, never copied, and take the first [`Var`] slots. [`Graph::backward`]
 //! then walks the record in reverse and adds each parameter's gradient into caller-owned buffers.
-//! The ops themselves live in [`crate::ops`], one file per family, each backward beside its forward.
+//! The ops themselves live in `ops/`, one file per family, each backward beside its forward.
 //! Buffers come from a [`Workspace`] and go back to it when the graph is dropped.
 
 use crate::workspace::Workspace;

@@ -6,6 +6,7 @@
 //! history, the last sampling settings and, for a task's run, its `task`.
 
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::data::TaskConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
@@ -13,7 +14,7 @@ use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
-use crate::train::{History, TrainConfig};
+use crate::train::History;
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use serde::de::DeserializeOwned;
@@ -29,7 +30,7 @@ pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
 /// A loaded checkpoint: a model and, when the file has them, the optimiser state and training
 /// position. Files written by PyTorch may hold only weights, `config` and `vocab`.
-/// [`Run::open`](crate::Run::open) is the usual way in.
+/// Opening a run (`run/`) is the usual way in.
 pub struct Checkpoint {
     pub model: GPT,
     pub tokenizer: Tokenizer,
@@ -68,7 +69,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
 
-/// A run's whole state, as a checkpoint writes it ([`Run::snapshot`](crate::Run::snapshot)).
+/// A run's whole state, as a checkpoint writes it (a run's `snapshot`).
 pub struct Snapshot<'a> {
     pub model: &'a GPT,
     pub tokenizer: &'a Tokenizer,

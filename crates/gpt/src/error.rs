@@ -22,8 +22,8 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct FieldError {
-    /// Its path in [`Settings`](crate::Settings) (`train.max_iters`, `model.n_head`,
-    /// `bpe_vocab_size`), in a [`SampleConfig`](crate::SampleConfig) (`temperature`), or `text`.
+    /// Its path in a run's settings (`train.max_iters`, `model.n_head`, `bpe_vocab_size`), in a
+    /// sample's settings (`temperature`), or `text`.
     pub field: String,
     /// A whole sentence that names the setting, so it reads alone too.
     pub message: String,

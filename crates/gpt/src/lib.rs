@@ -2,6 +2,13 @@
 //! small reverse-mode autograd engine over `ndarray`, with AdamW or Muon, a training loop and
 //! sampling, all driven through a [`Run`].
 //! It builds natively and for `wasm32-unknown-unknown`.
+//!
+//! The modules are floors, each importing only those below it (`docs/ARCHITECTURE.md` draws them,
+//! and `tests/web/architecture.test.mjs` holds them): `error`, `rng`, `workspace`, `fields`; `autograd`,
+//! `ops`, `params`; `optim`; `config`; `work` (shared work as data); `train` (the trainer, for any
+//! model); `model` (the GPT) and `tokenizer`; `data`, `text_stats` and `sample`; `settings` and
+//! `checkpoint`; `run`; and above it `inspect` (the views), `interop`, `presets`, `catalog`,
+//! `compare`.
 
 pub mod autograd;
 mod catalog;
@@ -19,7 +26,7 @@ pub mod optim;
 pub mod params;
 pub mod presets;
 pub mod rng;
-mod run;
+pub mod run;
 pub mod sample;
 pub mod settings;
 pub mod text_stats;
@@ -30,19 +37,19 @@ pub mod workspace;
 
 pub use catalog::{catalog, Catalog};
 pub use compare::{differences, Difference};
-pub use config::{Budget, GPTConfig};
+pub use config::{Budget, GPTConfig, TrainConfig};
 pub use data::{task_named, Task, TaskConfig, TASKS};
 pub use error::{Error, FieldError, Result};
 pub use inspect::snapshots::Timelapse;
 pub use inspect::AttentionMaps;
-pub use inspect::Inside;
-pub use model::{Batch, Trace, GPT};
+pub use inspect::{Inside, Run};
+pub use model::{Trace, GPT};
 pub use optim::OptimizerKind;
-pub use run::{Details, Origin, Run, Solution, Status, TaskDetails, TextFit};
+pub use run::{Details, Milestones, Origin, Solution, Status, TaskDetails, TextFit};
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use sample::{NextToken, NextTokens};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};
 pub use text_stats::{TextCounter, TextStats};
 pub use tokenizer::{CharTokenizer, SymbolTokenizer, Tokenizer, TokenizerKind};
-pub use train::{Evaluation, History, Milestones, StepStats, TrainConfig, TrainReport};
-pub use work::{JobKind, Next, Outcome, Progress};
+pub use train::{Evaluation, History, JobKind, Next, Outcome, Progress, StepStats, TrainReport};
+pub use work::Batch;

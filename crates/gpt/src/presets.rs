@@ -2,9 +2,9 @@
 //! (see [`Task::preset`]), which makes its phenomenon appear within minutes on a laptop's CPU.
 
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::data::{Task, TaskConfig, TASKS};
 use crate::settings::Settings;
-use crate::train::TrainConfig;
 
 /// A whole recipe: model shape, training and a character tokenizer (`vocab_size` is filled in
 /// from the text), or a task.

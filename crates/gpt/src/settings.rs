@@ -1,13 +1,13 @@
 //! Everything a user chooses for a new run: the model's shape, the training recipe and the
 //! tokenizer. The page and the CLI both build a [`Settings`] and hand it to
-//! [`Run::create`](crate::Run::create); the rules that tie the fields together live here.
+//! a run's `create`; the rules that tie the fields together live here.
 
-use crate::config::{Budget, GPTConfig};
+use crate::config::{Budget, GPTConfig, TrainConfig};
 use crate::data::TaskConfig;
 use crate::error::{FieldError, Result};
+use crate::model::uniform_loss;
 use crate::text_stats::TextStats;
 use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
-use crate::train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
 /// The byte-pair vocabulary a run learns when none is given.
@@ -143,11 +143,6 @@ fn invalid(e: crate::Error) -> FieldError {
         crate::Error::Invalid(p) => p,
         other => FieldError::new("settings", other.to_string()),
     }
-}
-
-/// The cross-entropy of a uniform guess over `vocab_size` tokens, ln(V).
-pub fn uniform_loss(vocab_size: usize) -> f32 {
-    (vocab_size.max(1) as f32).ln()
 }
 
 #[cfg(test)]

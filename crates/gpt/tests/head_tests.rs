@@ -3,7 +3,7 @@
 //! direct computation. `python/check_heads.py` checks them against PyTorch on trained runs.
 
 use gpt::data::{task_named, TaskConfig};
-use gpt::inspect::{Fill, Questions};
+use gpt::inspect::{AblationGrid, Composition, Fill, FourierPoint, Questions};
 use gpt::model::Site;
 use gpt::{Budget, GPTConfig, Run, Settings, TrainConfig};
 use ndarray::{s, Array2, ArrayView2};
@@ -37,8 +37,9 @@ fn reverse_run() -> Run {
 fn each_evaluation_records_the_grid_and_a_knocked_out_part_costs_what_the_grid_says() {
     let run = reverse_run();
     let history = run.history();
-    assert_eq!((history.ablations.len(), history.composition.len()), (2, 2));
-    let grid = history.ablations.last().unwrap();
+    let ablations = history.records::<AblationGrid>();
+    assert_eq!((ablations.len(), history.records::<Composition>().len()), (2, 2));
+    let grid = ablations.last().unwrap();
     assert_eq!((grid.head_loss.len(), grid.head_accuracy.len(), grid.mlp_loss.len()), (4, 4, 2));
     assert_eq!(grid.fill, Fill::Mean);
     let ablation = run.ablate(Site::Head { layer: 1, head: 0 }, Fill::Mean, 8).unwrap();
@@ -51,8 +52,8 @@ fn each_evaluation_records_the_grid_and_a_knocked_out_part_costs_what_the_grid_s
     assert!(run.ablate(Site::Head { layer: 2, head: 0 }, Fill::Zero, 8).unwrap_err().to_string().contains("L3H1"));
     // The history goes with a saved run.
     let reopened = Run::open(&run.save().unwrap()).unwrap();
-    assert_eq!(reopened.history().ablations, history.ablations);
-    assert_eq!(reopened.history().composition, history.composition);
+    assert_eq!(reopened.history().records::<AblationGrid>(), ablations);
+    assert_eq!(reopened.history().records::<Composition>(), history.records::<Composition>());
 }
 
 #[test]
@@ -179,7 +180,7 @@ fn composition_scores_are_the_norms_of_the_full_products() {
 fn a_modular_run_records_its_progress_measures() {
     let model = GPTConfig { block_size: 5, n_layer: 1, n_head: 2, n_embd: 16, ..Default::default() };
     let run = task_run("modular", serde_json::json!({"p": 11}), model, 10);
-    let fourier = &run.history().fourier;
+    let fourier = &run.history().records::<FourierPoint>();
     assert_eq!(fourier.len(), 2);
     let last = fourier.last().unwrap();
     assert_eq!(last.norms.len(), 6, "the constant, then frequencies 1 to 5");
@@ -207,7 +208,7 @@ fn the_progress_measures_are_recorded_as_often_as_they_cost_a_tenth_of_training(
     }
     // 121 problems cost a tenth of 3 × 16 × 26 steps' rows, so every third evaluation, and
     // those that end the run (step 10 ended it before it was lengthened).
-    let steps: Vec<usize> = run.history().fourier.iter().map(|point| point.step).collect();
+    let steps: Vec<usize> = run.history().records::<FourierPoint>().iter().map(|point| point.step).collect();
     assert_eq!(steps, [0, 10, 40, 70, 100]);
     let inside = run.inside(&["fourier".to_string()], "", "", &Default::default()).unwrap();
     assert_eq!(inside.views["fourier"]["now"]["step"], 100, "the view shows the last record");

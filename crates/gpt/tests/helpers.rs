@@ -5,15 +5,22 @@
 mod common;
 
 use common::{muon_run, muon_run_with, no_clock, setup_with};
-use gpt::work::{Data, Outgoing, Replica};
+use gpt::inspect::AblationGrid;
+use gpt::train::Replica;
+use gpt::work::{Data, Outgoing};
 use gpt::{JobKind, Next, Outcome, Progress, Run};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// A helper's copy of the run's model, shaped as it is (its weights come with its first order).
+fn replica(run: &Run) -> Replica<gpt::GPT> {
+    Replica::new(gpt::GPT::new(run.model().config().clone(), 0).unwrap())
+}
+
 /// Helpers as the page's Web Workers are: each answers its orders in the order they were sent,
 /// and an order may outlive the job that sent it (the run never waits for a step's last ones).
 struct Helpers {
-    replicas: Vec<Replica>,
+    replicas: Vec<Replica<gpt::GPT>>,
     /// Each helper's id, by which the run knows its copy.
     ids: Vec<u32>,
     /// Orders not yet answered: the helper, the header and the floats.
@@ -25,7 +32,7 @@ struct Helpers {
 impl Helpers {
     fn new(run: &Run, count: usize) -> Helpers {
         static MADE: AtomicU32 = AtomicU32::new(0);
-        let replicas = (0..count).map(|_| Replica::new(run.model().config().clone()).unwrap()).collect();
+        let replicas = (0..count).map(|_| replica(run)).collect();
         let ids = (0..count).map(|_| MADE.fetch_add(1, Ordering::Relaxed)).collect();
         Helpers { replicas, ids, queue: VecDeque::new(), syncs: 0 }
     }
@@ -93,7 +100,7 @@ fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
         let (losses, evaluation, grid) = {
             let mut run = make();
             let losses = (0..6).map(|_| alone(&mut run)).collect::<Vec<_>>();
-            (losses, run.evaluate().unwrap(), run.history().ablations.clone())
+            (losses, run.evaluate().unwrap(), run.history().records::<AblationGrid>())
         };
         assert_eq!(grid.len(), 1, "the evaluation knocked every part out");
         for count in 1..=3 {
@@ -103,7 +110,7 @@ fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
             assert_eq!(shared, losses, "{count} helpers, {optimizer}");
             let shared_evaluation = helpers.perform(&mut run, JobKind::Evaluation);
             assert_eq!(shared_evaluation, Outcome::Evaluation(evaluation), "{count} helpers, {optimizer}");
-            assert_eq!(run.history().ablations, grid, "the grid, {count} helpers, {optimizer}");
+            assert_eq!(run.history().records::<AblationGrid>(), grid, "the grid, {count} helpers, {optimizer}");
             assert_eq!(run.workers(), count + 1);
             // Each helper was sent the state once: no weights travel between steps.
             assert_eq!(helpers.syncs, count, "{count} helpers, {optimizer}");
@@ -133,7 +140,7 @@ fn helpers_follow_new_settings_and_new_helpers_are_sent_the_state() {
         helpers = Helpers::new(&run, 1);
         both(&mut run, &mut solo, &mut helpers);
         // A copy the run takes for another (under its id) refuses to compute on weights it lacks.
-        helpers.replicas[0] = Replica::new(run.model().config().clone()).unwrap();
+        helpers.replicas[0] = replica(&run);
         let progress = run.begin(JobKind::Step, &helpers.ids, 0.0).unwrap();
         let order = &progress.orders[0];
         let error = helpers.replicas[0].answer(&order.header, 0, |_, _| {}).unwrap_err().to_string();

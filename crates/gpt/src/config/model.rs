@@ -1,4 +1,5 @@
-//! The model's shape: nanoGPT's `GPTConfig` plus the norm, activation and weight-tying choices.
+//! The model's shape: nanoGPT's `GPTConfig` plus the norm, activation and weight-tying choices, and the
+//! budget a caller allows it.
 
 use crate::error::{FieldError, Result};
 use crate::ops::{Activation, NormKind};
@@ -51,7 +52,7 @@ impl Budget {
 /// More parameters than any machine could hold in f32 (16 TiB), whatever the budget.
 const MAX_COUNTABLE_PARAMS: u64 = 1 << 42;
 
-/// The architecture of a [`GPT`](crate::model::GPT). Field names are nanoGPT's, so a config
+/// The architecture of a GPT (`model/`). Field names are nanoGPT's, so a config
 /// round-trips through a nanoGPT checkpoint's JSON; missing fields take nanoGPT's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]

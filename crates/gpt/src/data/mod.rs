@@ -6,29 +6,18 @@ pub mod tasks;
 mod text;
 
 pub use tasks::{
-    no_text, task_named, tasks, Problem, Task, TaskConfig, TaskData, TaskInfo, TaskSummary, TASKS, TRAIN_FRACTION,
+    no_text, repeat_links, task_named, tasks, Problem, Task, TaskConfig, TaskData, TaskInfo, TaskSummary, TASKS,
+    TRAIN_FRACTION,
 };
 pub use text::{too_short, Ids, TextData};
 
+pub use crate::work::batch::{targets, Split, IGNORE};
+
 use crate::rng::Rng;
-
-/// Which part of the data to draw from: training, or validation (a task's held-out problems).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    Train,
-    Val,
-}
-
-/// A target the loss skips (a task's prompt and padding), as PyTorch's `ignore_index`.
-pub const IGNORE: u32 = u32::MAX;
+use crate::train::Batches;
 
 /// Seeds the problems the views show, so they stay the same from one evaluation to the next.
 const PROBE_SEED: u64 = 0x7072_6f62_6500_0004;
-
-/// Target ids as the model reads them, [`IGNORE`] as [`crate::ops::IGNORE`].
-pub fn targets(ids: &[u32]) -> Vec<usize> {
-    ids.iter().map(|&t| if t == IGNORE { crate::ops::IGNORE } else { t as usize }).collect()
-}
 
 /// A run's data: a text or a task.
 #[derive(Debug)]
@@ -37,29 +26,36 @@ pub enum Dataset {
     Task(TaskData),
 }
 
-impl Dataset {
-    /// The task, if the run trains on one.
-    pub fn task(&self) -> Option<&TaskData> {
-        match self {
-            Dataset::Task(task) => Some(task),
-            Dataset::Text(_) => None,
-        }
-    }
-
-    /// Positions in a batch row: the block for text; for a task its longest problem, but the
-    /// last token (which is only ever a target).
-    pub fn seq_len(&self, block_size: usize) -> usize {
+/// What a trainer draws its batches from.
+impl Batches for Dataset {
+    /// The block for text; for a task its longest problem, but the last token (which is only
+    /// ever a target).
+    fn seq_len(&self, block_size: usize) -> usize {
         match self {
             Dataset::Text(_) => block_size,
             Dataset::Task(task) => task.seq_len(),
         }
     }
 
-    /// Fills `x` and `y` with `batch` random rows of `split`, each [`Dataset::seq_len`] long.
-    pub fn batch(&self, split: Split, batch: usize, block: usize, rng: &mut Rng, x: &mut Vec<u32>, y: &mut Vec<u32>) {
+    fn batch(&self, split: Split, batch: usize, block: usize, rng: &mut Rng, x: &mut Vec<u32>, y: &mut Vec<u32>) {
         match self {
             Dataset::Text(text) => text.batch(split, batch, block, rng, x, y),
             Dataset::Task(task) => task.batch(split, batch, rng, x, y),
+        }
+    }
+
+    /// A task's evaluations count the problems answered exactly right.
+    fn scores_answers(&self) -> bool {
+        self.task().is_some()
+    }
+}
+
+impl Dataset {
+    /// The task, if the run trains on one.
+    pub fn task(&self) -> Option<&TaskData> {
+        match self {
+            Dataset::Task(task) => Some(task),
+            Dataset::Text(_) => None,
         }
     }
 

@@ -14,7 +14,8 @@ use crate::data::Split;
 use crate::error::Result;
 use crate::model::Site;
 use crate::rng::Rng;
-use crate::run::Run;
+use crate::train::Batches;
+use crate::Run;
 use serde::Serialize;
 
 /// Tokens the grid's passes would read as whole passes, which bounds its cost at each evaluation.
@@ -94,7 +95,7 @@ impl Run {
     pub(crate) fn record_ablations(&mut self) -> Result<()> {
         if self.dataset().is_some() {
             let grid = self.ablation_grid(Fill::Mean)?;
-            self.history_mut().ablations.push(grid);
+            self.trainer.history_mut().record(&grid);
         }
         Ok(())
     }
@@ -139,7 +140,8 @@ impl Run {
 pub fn view(look: &Look) -> Result<serde_json::Value> {
     let run = look.run;
     let q = &look.questions;
-    let grid = match run.history().ablations.last() {
+    let history = run.history().records::<AblationGrid>();
+    let grid = match history.last() {
         Some(last) if last.step == run.step_count() && last.fill == q.fill => last.clone(),
         _ => run.ablation_grid(q.fill)?,
     };
@@ -151,5 +153,5 @@ pub fn view(look: &Look) -> Result<serde_json::Value> {
     };
     let site = q.ablate.unwrap_or_else(costliest);
     let ablation = run.ablate(site, q.fill, q.shown)?;
-    value(serde_json::json!({ "grid": grid, "history": run.history().ablations, "ablation": ablation }))
+    value(serde_json::json!({ "grid": grid, "history": history, "ablation": ablation }))
 }

@@ -1,7 +1,7 @@
 //! Every layer's and head's attention over a text: what the attention section draws.
 
 use crate::error::{Error, Result};
-use crate::run::Run;
+use crate::Run;
 use serde::Serialize;
 
 /// Every layer's and head's attention over a text.
@@ -26,9 +26,9 @@ impl Run {
         if ids.is_empty() {
             return Err(Error::Data("type some text to see its attention".into()));
         }
-        let cfg = self.model.config();
+        let cfg = self.model().config();
         let ids: Vec<usize> = ids[ids.len().saturating_sub(cfg.block_size)..].iter().map(|&i| i as usize).collect();
-        let weights = self.model.attention(&ids)?;
+        let weights = self.model().attention(&ids)?;
         Ok(AttentionMaps {
             tokens: ids.iter().map(|&i| self.tokenizer.token_text(i as u32)).collect(),
             n_layer: cfg.n_layer,
@@ -41,7 +41,7 @@ impl Run {
 
     /// The time-lapse: every head's attention on the held-out probe at each evaluation so far.
     pub fn timelapse_maps(&self) -> AttentionMaps {
-        let (lapse, cfg) = (&self.timelapse, self.model.config());
+        let (lapse, cfg) = (&self.watch.timelapse, self.model().config());
         let (n_layer, n_head, t) = (cfg.n_layer, cfg.n_head, lapse.tokens.len());
         let (tokens, steps) = (lapse.tokens.clone(), Some(lapse.steps.clone()));
         AttentionMaps { tokens, n_layer, n_head, t, weights: lapse.maps.concat(), steps }

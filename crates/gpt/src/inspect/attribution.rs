@@ -10,7 +10,7 @@ use super::question::Pair;
 use crate::error::{Error, Result};
 use crate::model::Site;
 use crate::ops::NormKind;
-use crate::run::Run;
+use crate::Run;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

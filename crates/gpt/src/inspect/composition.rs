@@ -12,7 +12,7 @@ pub use super::records::Composition;
 use super::scores::{HeadScores, INDUCTION_THRESHOLD};
 use crate::error::{Error, Result};
 use crate::ops::NormKind;
-use crate::run::Run;
+use crate::Run;
 use serde::Serialize;
 
 /// A previous-token head and the induction head after it, and their K-composition.
@@ -71,7 +71,7 @@ impl Run {
     pub(crate) fn record_composition(&mut self) -> Result<()> {
         if self.model().config().n_layer >= 2 {
             let scores = self.composition()?;
-            self.history_mut().composition.push(scores);
+            self.trainer.history_mut().record(&scores);
         }
         Ok(())
     }
@@ -122,12 +122,12 @@ impl Run {
     /// The previous-token head and the induction head after it at the last evaluation.
     fn circuit(&self, composition: &Composition) -> Option<Circuit> {
         let nh = self.model().config().n_head;
-        let HeadScores { induction, previous_token, .. } = self.history().heads.last()?;
+        let HeadScores { induction, previous_token, .. } = self.history().records::<HeadScores>().pop()?;
         let best =
             |range: std::ops::Range<usize>, scores: &[f32]| range.max_by(|&a, &b| scores[a].total_cmp(&scores[b]));
-        let i = best(nh..induction.len(), induction)?;
+        let i = best(nh..induction.len(), &induction)?;
         let layer = i / nh - 1;
-        let p = best(layer * nh..(layer + 1) * nh, previous_token)?;
+        let p = best(layer * nh..(layer + 1) * nh, &previous_token)?;
         let (previous, induction_head) = (p % nh, i % nh);
         let k = composition.k[(layer * nh + previous) * nh + induction_head];
         Some(Circuit { layer, previous, induction: induction_head, k, formed: induction[i] >= INDUCTION_THRESHOLD })
@@ -177,28 +177,29 @@ pub fn view(look: &Look) -> Result<serde_json::Value> {
     }
     let now = run.composition()?;
     let circuit = run.circuit(&now);
-    value(serde_json::json!({ "now": now, "history": run.history().composition, "circuit": circuit }))
+    value(serde_json::json!({ "now": now, "history": run.history().records::<Composition>(), "circuit": circuit }))
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::inspect::Composition;
     use crate::Run;
 
     #[test]
     fn a_head_with_zero_weights_scores_zero_and_the_run_still_saves_and_opens() {
         let mut run = super::super::tests::pangram_run();
         // Layer 0's head 0 writes nothing: its columns of c_proj are zero.
-        let params = run.model.params_mut();
+        let params = run.trainer.model.params_mut();
         let mut proj = params.get("transformer.h.0.attn.c_proj.weight").unwrap().clone();
         proj.slice_mut(ndarray::s![.., 0..8]).fill(0.0);
         params.set("transformer.h.0.attn.c_proj.weight", proj).unwrap();
         run.evaluate().unwrap();
-        let scores = run.history().composition.last().unwrap().clone();
+        let scores = run.history().records::<Composition>().pop().unwrap();
         for kind in [&scores.q, &scores.k, &scores.v] {
             assert_eq!(&kind[..2], [0.0, 0.0], "head 0 of layer 0 composes with nothing");
             assert!(kind[2..].iter().all(|s| s.is_finite() && *s > 0.0), "{kind:?}");
         }
         let opened = Run::open(&run.save().unwrap()).unwrap();
-        assert_eq!(opened.history().composition.last().unwrap().k, scores.k);
+        assert_eq!(opened.history().records::<Composition>().pop().unwrap().k, scores.k);
     }
 }

@@ -18,7 +18,7 @@ use super::look::{value, Look};
 pub use super::records::FourierPoint;
 use crate::data::{Split, TaskData};
 use crate::error::Result;
-use crate::run::Run;
+use crate::Run;
 use std::f64::consts::TAU;
 
 /// A key frequency holds at least this many times the norm² an even spread gives each.
@@ -72,12 +72,12 @@ impl Run {
     /// (and always at the end). On the grokking preset that is every other evaluation.
     pub(crate) fn record_fourier(&mut self) -> Result<()> {
         let Some(p) = self.modulus() else { return Ok(()) };
-        let since = self.step - self.history.fourier.last().map_or(0, |point| point.step.min(self.step));
-        let due = self.history.fourier.is_empty()
-            || self.step == self.train.max_iters
-            || 3 * since * self.train.batch_size >= RECORD_SHARE * p * p;
-        if due {
-            self.history.fourier.extend(self.fourier()?);
+        let (step, train) = (self.step_count(), self.train_config());
+        let points = self.history().records::<FourierPoint>();
+        let since = step - points.last().map_or(0, |point| point.step.min(step));
+        let due = points.is_empty() || step == train.max_iters || 3 * since * train.batch_size >= RECORD_SHARE * p * p;
+        if let Some(point) = due.then(|| self.fourier()).transpose()?.flatten() {
+            self.trainer.history_mut().record(&point);
         }
         Ok(())
     }
@@ -92,8 +92,8 @@ impl Run {
     /// of the last step once a run ends), so that an open view costs training nothing; computed
     /// for a run without records.
     fn latest_fourier(&self) -> Result<Option<FourierPoint>> {
-        match self.history.fourier.last() {
-            Some(point) => Ok(Some(point.clone())),
+        match self.history().records::<FourierPoint>().pop() {
+            Some(point) => Ok(Some(point)),
             None => self.fourier(),
         }
     }
@@ -189,6 +189,6 @@ pub fn view(look: &Look) -> Result<serde_json::Value> {
     let run = look.run;
     match run.latest_fourier()? {
         None => Ok(serde_json::Value::Null),
-        Some(now) => value(serde_json::json!({ "now": now, "history": run.history().fourier })),
+        Some(now) => value(serde_json::json!({ "now": now, "history": run.history().records::<FourierPoint>() })),
     }
 }

@@ -2,21 +2,21 @@
 //! and the step where an induction head formed.
 
 use super::look::{value, Look};
-use super::scores::{HeadScores, Onset};
+use super::scores::HeadScores;
 use crate::error::Result;
+use crate::run::Onset;
 use serde::Serialize;
 
 #[derive(Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct Heads<'a> {
+pub struct Heads {
     pub n_head: usize,
-    pub scores: &'a [HeadScores],
+    pub scores: Vec<HeadScores>,
     pub onset: Option<Onset>,
 }
 
 pub fn view(look: &Look) -> Result<serde_json::Value> {
     let run = look.run;
-    let heads =
-        Heads { n_head: run.model().config().n_head, scores: &run.history().heads, onset: run.induction_onset() };
-    value(heads)
+    let scores = run.history().records::<HeadScores>();
+    value(Heads { n_head: run.model().config().n_head, scores, onset: run.induction_onset() })
 }

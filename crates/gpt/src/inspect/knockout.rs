@@ -7,7 +7,8 @@
 
 use super::records::{AblationGrid, Fill, Score};
 use crate::error::{Error, Result};
-use crate::model::{head_columns, Batch, Edit, Site, GPT};
+use crate::model::{head_columns, Edit, Site, GPT};
+use crate::work::Batch;
 use crate::workspace::Workspace;
 use std::sync::OnceLock;
 

@@ -3,9 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::Trace;
-use crate::run::Run;
 use crate::sample::most_likely;
 use crate::NextToken;
+use crate::Run;
 use serde::Deserialize;
 use std::cell::OnceCell;
 

@@ -1,6 +1,7 @@
 //! Looking inside a model while it learns: the numbers behind the page's "Inside the model"
 //! views, each view one file with one function, listed once in [`VIEWS`]; what each evaluation
-//! records for them (`record.rs`); and every head's attention over a text (`attention.rs`).
+//! records for them (`watch.rs`, [`Views`]: they watch every run, `record.rs`, `records.rs`); and
+//! every head's attention over a text (`attention.rs`).
 //!
 //! To add a view: write `its_name.rs` with `pub fn view(look: &Look) -> Result<serde_json::Value>`
 //! (a [`Look`] holds the run, the probe, the prompt and the probe's trace), add it to [`VIEWS`],
@@ -29,6 +30,7 @@ pub mod snapshots;
 mod surprise;
 mod temperatures;
 mod timelapse;
+mod watch;
 
 pub use ablation::{Ablation, AblationGrid, Fill, Flip, Score};
 pub use attention::AttentionMaps;
@@ -47,9 +49,9 @@ pub use residual::Residual;
 pub use surprise::{ProbeToken, Surprise};
 pub use temperatures::Temperatures;
 pub use timelapse::TimelapseSteps;
+pub use watch::{Run, Views};
 
 use crate::error::{Error, Result};
-use crate::run::Run;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

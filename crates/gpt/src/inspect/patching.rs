@@ -7,7 +7,7 @@ use super::look::{token_texts, value, Look};
 use super::question::Pair;
 use crate::error::Result;
 use crate::model::{head_columns, Edit, Site};
-use crate::run::Run;
+use crate::Run;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

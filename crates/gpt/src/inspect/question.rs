@@ -11,7 +11,7 @@
 use super::scores::induction_probe;
 use crate::data::{Problem, TaskData};
 use crate::error::{Error, Result};
-use crate::run::Run;
+use crate::Run;
 
 /// Tokens patching reads at most, the last ones of a typed text: it runs once per position.
 pub const MAX_PATCH_TOKENS: usize = 32;

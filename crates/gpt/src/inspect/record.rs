@@ -2,10 +2,11 @@
 //! over time) and an attention snapshot on the held-out probe (the time-lapse); and the moments
 //! the loss chart marks.
 
-use super::scores::{self, HeadScores, Onset};
+use super::scores::{self, HeadScores};
 use crate::data::{Problem, Split, TaskData};
 use crate::error::Result;
-use crate::run::Run;
+use crate::run::Onset;
+use crate::Run;
 
 /// Seed of the induction probe's random tokens.
 const INDUCTION_SEED: u64 = 0x1d0c;
@@ -16,12 +17,8 @@ impl Run {
     pub fn induction_onset(&self) -> Option<Onset> {
         let cfg = self.model().config();
         let induction = self.task().is_none_or(|t| !self.task_links(t).1.is_empty());
-        (cfg.n_layer >= 2 && induction).then(|| scores::induction_onset(&self.history().heads, cfg.n_head)).flatten()
-    }
-
-    /// The moments the loss chart marks: an induction head's onset, and a task's accuracy marks.
-    pub fn milestones(&self) -> crate::Milestones {
-        crate::Milestones { induction: self.induction_onset(), ..self.history().milestones() }
+        let heads = || self.history().records::<HeadScores>();
+        (cfg.n_layer >= 2 && induction).then(|| scores::induction_onset(&heads(), cfg.n_head)).flatten()
     }
 
     /// The held-out problem a task's induction scores are read on, and its induction links.
@@ -42,7 +39,7 @@ impl Run {
         let period = (cfg.block_size / 2).max(1);
         let probe = scores::induction_probe(cfg.vocab_size, period, INDUCTION_SEED);
         let probe = probe[..(2 * period).min(cfg.block_size)].to_vec();
-        let links = scores::repeat_links(period, probe.len());
+        let links = crate::data::repeat_links(period, probe.len());
         (probe, links)
     }
 
@@ -58,7 +55,7 @@ impl Run {
             (on_induction.clone(), induction_probe.len())
         };
         let step = self.step_count();
-        self.history_mut().heads.push(HeadScores {
+        self.trainer.history_mut().record(&HeadScores {
             step,
             entropy: scores::entropy(&maps, t),
             previous_token: scores::previous_token(&maps, t),
@@ -66,7 +63,7 @@ impl Run {
         });
         if probe.len() > 1 {
             let tokens = probe.iter().map(|&id| self.tokenizer().token_text(id as u32)).collect();
-            self.timelapse_mut().push(step, tokens, maps);
+            self.watch.timelapse.push(step, tokens, maps);
         }
         Ok(())
     }

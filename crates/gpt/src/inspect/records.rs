@@ -1,7 +1,9 @@
-//! What each evaluation records for the testing views, kept in the run's history and saved with
-//! it: every part's ablation cost (`ablation.rs`), the heads' composition (`composition.rs`) and
-//! grokking's progress measures (`fourier.rs`). Plain data, so the history needs nothing else.
+//! What each evaluation records for the testing views, kept in the run's history under each
+//! record's name and saved with it: every part's ablation cost (`ablation.rs`), the heads'
+//! composition (`composition.rs`) and grokking's progress measures (`fourier.rs`). Plain data, so
+//! the history needs nothing else.
 
+use crate::train::Record;
 use serde::{Deserialize, Serialize};
 
 /// What replaces the knocked-out output.
@@ -38,6 +40,10 @@ pub struct AblationGrid {
     pub mlp_accuracy: Vec<f32>,
 }
 
+impl Record for AblationGrid {
+    const NAME: &'static str = "ablations";
+}
+
 /// Every pair's scores at one step, each [layer l][head in l][head in l + 1], flat.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
@@ -46,6 +52,10 @@ pub struct Composition {
     pub q: Vec<f32>,
     pub k: Vec<f32>,
     pub v: Vec<f32>,
+}
+
+impl Record for Composition {
+    const NAME: &'static str = "composition";
 }
 
 /// The measures at one step.
@@ -64,4 +74,8 @@ pub struct FourierPoint {
     /// The plain losses on the same logits: training problems, held-out problems.
     pub train_loss: f32,
     pub test_loss: f32,
+}
+
+impl Record for FourierPoint {
+    const NAME: &'static str = "fourier";
 }

@@ -5,6 +5,8 @@
 //! occurrence.
 
 use crate::rng::Rng;
+use crate::run::Onset;
+use crate::train::Record;
 use serde::{Deserialize, Serialize};
 
 /// An induction score at which a head counts as an induction head. A head that attends evenly
@@ -24,14 +26,8 @@ pub struct HeadScores {
     pub induction: Vec<f32>,
 }
 
-/// When an induction head first formed.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct Onset {
-    pub step: usize,
-    pub layer: usize,
-    pub head: usize,
-    pub score: f32,
+impl Record for HeadScores {
+    const NAME: &'static str = "heads";
 }
 
 /// The rows of head `i` of `maps` (heads × T × T, each row a query's distribution over keys).
@@ -57,12 +53,6 @@ pub fn previous_token(maps: &[f32], t: usize) -> Vec<f32> {
 /// would read there (`links`: the token after the query's earlier occurrence).
 pub fn induction(maps: &[f32], t: usize, links: &[(usize, usize)]) -> Vec<f32> {
     per_head(maps, t, |a| mean(links.iter().map(|&(q, k)| a[q * t + k])))
-}
-
-/// The links of a sequence repeating its first `period` tokens: each query in the repeat to the
-/// token after its first occurrence (query q to key q − period + 1).
-pub fn repeat_links(period: usize, t: usize) -> Vec<(usize, usize)> {
-    (period..t).map(|q| (q, q + 1 - period)).collect()
 }
 
 fn per_head(maps: &[f32], t: usize, score: impl Fn(&[f32]) -> f32) -> Vec<f32> {
@@ -103,6 +93,7 @@ pub fn induction_onset(history: &[HeadScores], n_head: usize) -> Option<Onset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::repeat_links;
 
     /// One head's T × T map where query q puts all its weight on `key(q)`.
     fn pattern(t: usize, key: impl Fn(usize) -> usize) -> Vec<f32> {

@@ -13,7 +13,7 @@ use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::Result;
 use crate::ops::NormKind;
-use crate::run::Run;
+use crate::Run;
 use serde_json::json;
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
-use crate::run::Run;
+use crate::Run;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

@@ -8,7 +8,7 @@ use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::ops::NormKind;
-use crate::run::Run;
+use crate::Run;
 use ndarray::{Axis, Slice};
 use serde_json::{json, Value};
 

@@ -4,8 +4,8 @@
 
 use crate::data::TaskData;
 use crate::error::Result;
-use crate::run::Run;
 use crate::run::{shown_problems, MAX_SHOWN};
+use crate::Run;
 use serde_json::json;
 
 pub const PROBLEMS_FILE: &str = "held_out.jsonl";

@@ -19,7 +19,7 @@ pub mod zip;
 pub use import::{import, Imported};
 
 use crate::error::{Error, Result};
-use crate::run::Run;
+use crate::Run;
 
 /// The page's download: one zip holding `NAME-nanogpt/` (what goes into a nanoGPT checkout) and
 /// `NAME-transformers/` (a folder `from_pretrained` loads), with a README. A format that cannot

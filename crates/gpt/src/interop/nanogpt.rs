@@ -10,8 +10,8 @@ use crate::data::Split;
 use crate::error::{Error, Result};
 use crate::ops::{Activation, NormKind};
 use crate::optim::ADAM_EPS;
-use crate::run::Run;
 use crate::tokenizer::Tokenizer;
+use crate::Run;
 use std::collections::HashMap;
 
 /// Our metadata rides in nanoGPT's `config` under this key, which nanoGPT ignores, so an import

@@ -7,9 +7,9 @@ use super::pickle::Py;
 use super::torch;
 use crate::checkpoint::{serialize, Tensor, EXP_AVG, EXP_AVG_SQ, FORMAT, LM_HEAD};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::tokenizer::{CharTokenizer, Tokenizer};
-use crate::train::TrainConfig;
 use std::collections::HashMap;
 
 fn bad(why: impl std::fmt::Display) -> Error {

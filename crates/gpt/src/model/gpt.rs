@@ -12,17 +12,15 @@ use crate::error::{Error, Result};
 use crate::ops::IGNORE;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
+use crate::train::Trainable;
+use crate::work::Batch;
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 
-/// `b` sequences of `t` token ids, and the ids that follow each (the targets, [`IGNORE`] where
-/// the loss skips a position), row after row.
-#[derive(Clone, Copy, Debug)]
-pub struct Batch<'a> {
-    pub idx: &'a [usize],
-    pub targets: &'a [usize],
-    pub b: usize,
-    pub t: usize,
+/// The cross-entropy of a uniform guess over `vocab_size` tokens, ln(V): where an untrained
+/// model starts.
+pub fn uniform_loss(vocab_size: usize) -> f32 {
+    (vocab_size.max(1) as f32).ln()
 }
 
 /// A decoder-only transformer with its parameters.
@@ -214,12 +212,36 @@ impl GPT {
     pub fn attention(&self, idx: &[usize]) -> Result<Vec<f32>> {
         Ok(self.trace(idx)?.attention)
     }
+}
 
-    /// Runs forward and backward in training mode with buffers from `ws`, writing `weight` times
-    /// the gradient of the loss into `grads` (every parameter, flat; see [`Params`]), and returns
-    /// the loss. `grads` is left alone when the loss is not finite. Takes `&self`, so threads can
-    /// share one model, each with its own workspace and buffer.
-    pub fn loss_and_grad(
+/// The GPT as the trainer trains it.
+impl Trainable for GPT {
+    fn params(&self) -> &Params {
+        GPT::params(self)
+    }
+
+    fn params_mut(&mut self) -> &mut Params {
+        GPT::params_mut(self)
+    }
+
+    fn block_size(&self) -> usize {
+        self.config.block_size
+    }
+
+    fn dropout(&self) -> f32 {
+        self.config.dropout
+    }
+
+    fn set_dropout(&mut self, p: f32) -> Result<()> {
+        GPT::set_dropout(self, p)
+    }
+
+    fn uniform_loss(&self) -> f32 {
+        uniform_loss(self.config.vocab_size)
+    }
+
+    /// Forward and backward in training mode, with dropout when `dropout` brings its masks' stream.
+    fn loss_and_grad(
         &self,
         ws: &Workspace,
         batch: Batch,
@@ -242,6 +264,10 @@ impl GPT {
             g.backward(loss, weight, &mut self.params.views_mut(grads));
         }
         Ok(value)
+    }
+
+    fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
+        self.score_in(ws, batch.idx, batch.targets, batch.b, batch.t)
     }
 }
 

@@ -19,5 +19,5 @@ mod trace;
 
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
-pub use gpt::{Batch, GPT};
+pub use gpt::{uniform_loss, GPT};
 pub use kv_cache::KvCache;

@@ -5,9 +5,10 @@
 
 use super::edits::{self, Edit, Edited};
 use super::extras::Extras;
-use super::gpt::{Batch, GPT};
+use super::gpt::GPT;
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
+use crate::work::Batch;
 use crate::workspace::Workspace;
 
 impl GPT {
@@ -51,7 +52,8 @@ impl GPT {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{head_columns, Batch, Edit, Site};
+    use crate::model::{head_columns, Edit, Site};
+    use crate::work::Batch;
     use crate::workspace::Workspace;
     use crate::{GPTConfig, GPT};
 

@@ -1,13 +1,13 @@
 //! Changing a run that exists: the settings that can change between steps (the recipe, dropout)
 //! without touching the model, and text fitted to the run's vocabulary.
 
-use super::Run;
+use super::{Run, Watch};
 use crate::config::Budget;
 use crate::error::{Error, FieldError, Result};
 use crate::settings::Settings;
 use crate::tokenizer::Tokenizer;
 
-impl Run {
+impl<W: Watch> Run<W> {
     /// Takes the training settings of `new` (rates, warmup, iterations, batch size, weight decay,
     /// betas, clipping, evaluation) and its dropout, checked as a new run's are. Anything that
     /// would change the parameters or the tokens (the architecture, the tokenizer) or the seed
@@ -36,11 +36,10 @@ impl Run {
                 format!("changing {name} needs a new model, which starts training over; this one keeps its weights");
             return Err(Error::Invalid(FieldError::new(field, message)));
         }
-        if new.train.max_iters < self.step {
-            let message = format!(
-                "max_iters ({}) cannot be fewer than the {} steps already done",
-                new.train.max_iters, self.step
-            );
+        let step = self.step_count();
+        if new.train.max_iters < step {
+            let message =
+                format!("max_iters ({}) cannot be fewer than the {step} steps already done", new.train.max_iters);
             return Err(Error::Invalid(FieldError::new("train.max_iters", message)));
         }
         let mut train = new.train.clone();
@@ -49,12 +48,7 @@ impl Run {
             train.lr_decay_iters.or(now.train.lr_decay_iters).or(longer.then_some(now.train.max_iters));
         let checked = Settings { model: m.clone(), train, ..now.clone() };
         checked.resolve(self.vocab_size(), budget)?;
-        self.model.set_dropout(n.dropout)?;
-        let train = checked.train;
-        self.optimizer.retune(&train.hyper());
-        self.train = train;
-        self.synced.clear(); // the helpers' copies step by the old settings
-        Ok(())
+        self.trainer.retune(checked.train, n.dropout)
     }
 
     /// Trains for `max_iters` steps in all, so a finished run can go on.

@@ -1,32 +1,11 @@
 //! A run's generation: samples streamed token by token, and the most likely next tokens.
 
-use super::sampler::{most_likely, next_token_probs, SampleConfig, Sampler};
+use super::{Generation, Run, Watch};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::run::{Generation, Run};
-use serde::Serialize;
+use crate::sample::{most_likely, next_token_probs, NextToken, NextTokens, SampleConfig, Sampler};
 
-/// A candidate next token: its text and the model's probability for it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct NextToken {
-    pub id: u32,
-    pub token: String,
-    pub prob: f32,
-}
-
-/// The most likely next tokens, with the temperature their probabilities are at.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct NextTokens {
-    /// The temperature asked for, or 1 when that was 0: greedy decoding has no spread to show,
-    /// and it takes the first token of this list.
-    pub temperature: f32,
-    pub greedy: bool,
-    pub tokens: Vec<NextToken>,
-}
-
-impl Run {
+impl<W: Watch> Run<W> {
     /// Starts a generation; [`Run::sample_next`] streams it. The settings become the run's last
     /// generation, which checkpoints keep.
     pub fn start_sample(&mut self, config: SampleConfig) -> Result<()> {
@@ -50,7 +29,7 @@ impl Run {
             let (pending, seen) = (&generation.pending, &generation.of_seen_bytes);
             let valid =
                 |id: u32| seen.as_ref().is_none_or(|s| s[id as usize]) && self.tokenizer.continues_text(pending, id);
-            let Some(id) = generation.sampler.next_token_where(&self.model, valid)? else { break };
+            let Some(id) = generation.sampler.next_token_where(self.trainer.model(), valid)? else { break };
             text.push_str(&self.tokenizer.decode_stream(&[id], &mut generation.pending));
             drawn += 1;
         }
@@ -81,7 +60,7 @@ impl Run {
         let ids = self.tokenizer.encode(prompt)?;
         let greedy = temperature == 0.0;
         let temperature = if greedy { 1.0 } else { temperature };
-        let probs = next_token_probs(&self.model, &ids, temperature)?;
+        let probs = next_token_probs(self.model(), &ids, temperature)?;
         let tokens = most_likely(&probs, k)
             .into_iter()
             .map(|(id, prob)| NextToken { id, token: self.tokenizer.token_text(id), prob })

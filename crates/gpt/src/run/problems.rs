@@ -2,7 +2,7 @@
 //! and to problems a person types, each marked right or wrong; and what the page shows of the
 //! task itself.
 
-use super::Run;
+use super::{Run, Watch};
 use crate::data::{Problem, Split, TaskConfig, TaskData};
 use crate::error::{Error, Result};
 use crate::model::Edit;
@@ -51,7 +51,7 @@ pub struct TaskDetails {
     pub sizes: Option<(usize, usize)>,
 }
 
-impl Run {
+impl<W: Watch> Run<W> {
     pub(crate) fn trained_task(&self) -> Result<&TaskData> {
         self.task().ok_or_else(|| Error::Config("this run trains on text, not on a task's problems".into()))
     }
@@ -75,7 +75,7 @@ impl Run {
     /// The model's answer to the problem whose prompt a person typed (`bdca`, `12+34`).
     pub fn solve(&self, typed: &str) -> Result<Solution> {
         let task = self.trained_task()?;
-        self.solution(task, &task.parse(typed, self.model.config().block_size)?)
+        self.solution(task, &task.parse(typed, self.model().config().block_size)?)
     }
 
     fn solution(&self, task: &TaskData, problem: &Problem) -> Result<Solution> {
@@ -104,7 +104,7 @@ impl Run {
                 context.push(given as usize);
                 continue;
             }
-            let logits = self.model.logits_edited(&context, 1, context.len(), edits)?;
+            let logits = self.model().logits_edited(&context, 1, context.len(), edits)?;
             let last = &logits.as_slice().expect("fresh logits")[(context.len() - 1) * v..];
             context.push(crate::ops::argmax(last));
         }

@@ -1,14 +1,18 @@
 //! Reading a run: where it stands and what a page shows of it, and the parts a checkpoint saves.
 
-use super::{Run, TaskDetails};
-use crate::model::GPT;
+use super::{Run, TaskDetails, Watch};
+use crate::config::TrainConfig;
+use crate::model::{uniform_loss, GPT};
 use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::sample::SampleConfig;
-use crate::settings::{uniform_loss, Settings, DEFAULT_BPE_VOCAB};
+use crate::settings::{Settings, DEFAULT_BPE_VOCAB};
 use crate::tokenizer::{Tokenizer, TokenizerKind};
-use crate::train::{History, TrainConfig};
+use crate::train::Evaluation;
 use serde::Serialize;
+
+/// Held-out accuracy at which a task counts as solved for the chart's mark.
+pub const GENERALISED: f32 = 0.95;
 
 /// Where a run stands, as a page shows it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -32,7 +36,28 @@ pub struct Status {
     pub task: Option<String>,
     /// The moments the loss chart marks: an induction head's onset; a task's accuracy reaching
     /// 100% on training problems and 95% on held-out ones.
-    pub milestones: crate::train::Milestones,
+    pub milestones: Milestones,
+}
+
+/// The moments the loss chart marks: when an induction head first formed, and for a task the
+/// first evaluation that answered every training problem right and the first that answered
+/// [`GENERALISED`] of held-out ones right. Grokking shows as a long gap between the last two.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Milestones {
+    pub induction: Option<Onset>,
+    pub memorised: Option<usize>,
+    pub generalised: Option<usize>,
+}
+
+/// When an induction head first formed: the step, the head, and its induction score then.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Onset {
+    pub step: usize,
+    pub layer: usize,
+    pub head: usize,
+    pub score: f32,
 }
 
 /// What a page needs to show a run it has just created or opened.
@@ -40,39 +65,47 @@ pub struct Status {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Details<'a> {
     pub settings: Settings,
-    pub history: &'a History,
+    pub history: TrainingCurve<'a>,
     /// The byte-pair merges as the texts of the two tokens, in learned order (none for characters).
     pub merges: Vec<(String, String)>,
     pub last_sample: Option<&'a SampleConfig>,
     /// The task the run trains on, if it trains on one.
     pub task: Option<TaskDetails>,
-    /// Why a tool's export leaves this run out, one sentence each (none: every tool holds it).
-    pub left_out: Vec<String>,
 }
 
-impl Run {
-    /// Its settings, history, merges and last sample.
+/// The loss chart's part of the history: every step's loss and training time, every evaluation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct TrainingCurve<'a> {
+    pub losses: &'a [f32],
+    pub evals: &'a [Evaluation],
+    /// Each step's training time since the first step, in seconds ([`History::seconds`](crate::train::History::seconds)).
+    pub seconds: &'a [f32],
+}
+
+impl<W: Watch> Run<W> {
+    /// Its settings, loss curve, merges and last sample.
     pub fn details(&self) -> Details<'_> {
+        let history = self.history();
         Details {
             settings: self.settings(),
-            history: &self.history,
+            history: TrainingCurve { losses: &history.losses, evals: &history.evals, seconds: &history.seconds },
             merges: self.merges(),
             last_sample: self.last_sample.as_ref(),
             task: self.task_details(),
-            left_out: crate::interop::left_out(self),
         }
     }
 
     /// Its whole state, as a checkpoint writes it.
     pub fn snapshot(&self) -> crate::checkpoint::Snapshot<'_> {
         crate::checkpoint::Snapshot {
-            model: &self.model,
+            model: self.model(),
             tokenizer: &self.tokenizer,
-            train: &self.train,
-            optimizer: self.optimizer.as_ref(),
-            step: self.step,
-            rng: &self.rng,
-            history: &self.history,
+            train: self.train_config(),
+            optimizer: self.trainer.optimizer(),
+            step: self.step_count(),
+            rng: self.trainer.rng(),
+            history: self.history(),
             sampling: self.last_sample.as_ref(),
             task: self.task().map(|t| t.config()),
         }
@@ -80,20 +113,33 @@ impl Run {
 
     /// Where the run stands.
     pub fn status(&self) -> Status {
+        let train = self.train_config();
         Status {
-            step: self.step,
-            max_iters: self.train.max_iters,
+            step: self.step_count(),
+            max_iters: train.max_iters,
             vocab_size: self.vocab_size(),
             uniform_loss: self.uniform_loss(),
             has_text: self.has_text(),
             eval_due: self.eval_due(),
             steps_to_next_eval: self.steps_to_next_eval(),
-            workers: self.workers,
-            shards: crate::work::shard_count(self.train.batch_size, self.seq_len()),
-            params: self.model.params().count(),
-            best_val_loss: self.history.evals.iter().map(|e| e.val_loss).reduce(f32::min),
+            workers: self.workers(),
+            shards: crate::work::shard_count(train.batch_size, self.seq_len()),
+            params: self.model().params().count(),
+            best_val_loss: self.history().evals.iter().map(|e| e.val_loss).reduce(f32::min),
             task: self.task().map(|t| t.config().name.clone()),
             milestones: self.milestones(),
+        }
+    }
+
+    /// The moments the loss chart marks: an induction head's onset (what watches the run says),
+    /// and a task's accuracy marks (none for a text).
+    pub fn milestones(&self) -> Milestones {
+        let evals = &self.history().evals;
+        let first = |reached: &dyn Fn(&Evaluation) -> bool| evals.iter().find(|e| reached(e)).map(|e| e.step);
+        Milestones {
+            induction: W::induction_onset(self),
+            memorised: first(&|e| e.train_accuracy.is_some_and(|a| a >= 1.0)),
+            generalised: first(&|e| e.val_accuracy.is_some_and(|a| a >= GENERALISED)),
         }
     }
 
@@ -102,8 +148,8 @@ impl Run {
     pub fn settings(&self) -> Settings {
         let kind = self.tokenizer.kind();
         Settings {
-            model: self.model.config().clone(),
-            train: self.train.clone(),
+            model: self.model().config().clone(),
+            train: self.train_config().clone(),
             tokenizer: kind,
             bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
             task: self.task().map(|t| t.config().clone()),
@@ -111,7 +157,7 @@ impl Run {
     }
 
     pub fn model(&self) -> &GPT {
-        &self.model
+        self.trainer.model()
     }
 
     pub fn tokenizer(&self) -> &Tokenizer {
@@ -119,18 +165,18 @@ impl Run {
     }
 
     pub fn train_config(&self) -> &TrainConfig {
-        &self.train
+        self.trainer.train_config()
     }
 
     /// Every weight, piece by piece with its flat offset (what a
-    /// [`Replica`](crate::work::Replica) computing shards needs).
+    /// [`Replica`](crate::train::Replica) computing shards needs).
     pub fn weights(&self) -> impl Iterator<Item = (usize, &[f32])> {
-        self.model.params().flat_parts()
+        self.model().params().flat_parts()
     }
 
     /// Its optimiser's state.
     pub fn optimizer(&self) -> &dyn Optimizer {
-        self.optimizer.as_ref()
+        self.trainer.optimizer()
     }
 
     /// The text's token ids, split 90/10 as training splits them (none for a task or before a text).
@@ -143,30 +189,12 @@ impl Run {
 
     /// Steps completed so far.
     pub fn step_count(&self) -> usize {
-        self.step
+        self.trainer.step_count()
     }
 
     /// The training random stream (batches and dropout), where it stands.
     pub fn rng(&self) -> &Rng {
-        &self.rng
-    }
-
-    /// Every step's loss and every evaluation so far.
-    pub fn history(&self) -> &History {
-        &self.history
-    }
-
-    pub(crate) fn history_mut(&mut self) -> &mut History {
-        &mut self.history
-    }
-
-    /// The attention snapshots recorded at each evaluation in this session.
-    pub fn timelapse(&self) -> &crate::inspect::snapshots::Timelapse {
-        &self.timelapse
-    }
-
-    pub(crate) fn timelapse_mut(&mut self) -> &mut crate::inspect::snapshots::Timelapse {
-        &mut self.timelapse
+        self.trainer.rng()
     }
 
     /// What the run trains on, if it has text or a task.
@@ -177,7 +205,7 @@ impl Run {
     /// The first block of held-out text, or a held-out problem: what the views read by default
     /// (none without text).
     pub(crate) fn held_out(&self) -> Vec<usize> {
-        let probe = self.data.as_ref().map_or(vec![], |d| d.probe(self.model.config().block_size));
+        let probe = self.data.as_ref().map_or(vec![], |d| d.probe(self.model().config().block_size));
         probe.into_iter().map(|t| t as usize).collect()
     }
 
@@ -202,7 +230,7 @@ impl Run {
 
     /// Tokens in one batch.
     pub fn tokens_per_step(&self) -> usize {
-        self.train.batch_size * self.seq_len()
+        self.train_config().batch_size * self.seq_len()
     }
 
     /// The byte-pair merges in the order they were learned, as the texts of the two tokens

@@ -1,19 +1,29 @@
-//! Training a run, as nanoGPT's `train.py`: the recipe (`config.rs`) and its learning-rate
-//! schedule (`schedule.rs`); a step (`step.rs`: planned, its shards summed, checked and clipped,
-//! the optimiser's update applied, `update.rs`) and an evaluation (`evaluation.rs`), each a job shared with
-//! helpers (`work/`); what training records (`history.rs`) and reports (`report.rs`, timed by
+//! The trainer, for any model: a [`Trainable`] model (the GPT is the first) trained on
+//! [`Batches`] (a text or a task) as nanoGPT's `train.py` trains, by a [`Trainer`]
+//! (`trainer.rs`) that keeps the optimiser, the recipe, the step, the random stream, the history
+//! and the timing. A step (`step.rs`: planned, its shards computed (`units.rs`), summed, checked
+//! and clipped, the optimiser's update applied, `update.rs`) and an evaluation (`evaluation.rs`)
+//! are each a job shared with helpers (`sharing.rs`, over the messages of `work/`); a helper's
+//! copy of the model and optimiser answers them (`replica.rs`). What training records
+//! (`history.rs`: the measures' records too, by name) and reports (`report.rs`, timed by
 //! `timing.rs`).
 
-mod config;
 mod evaluation;
 mod history;
+mod replica;
 mod report;
-mod schedule;
+mod sharing;
 mod step;
-pub(crate) mod timing;
-pub(crate) mod update;
+mod timing;
+mod trainable;
+mod trainer;
+mod units;
+mod update;
 
-pub use config::{TrainConfig, MAX_BATCH, MAX_EVAL_ITERS, MAX_ITERS};
-pub use history::{Evaluation, History, Milestones, StepStats, GENERALISED};
+pub use history::{Evaluation, History, Record, StepStats};
+pub use replica::Replica;
 pub use report::TrainReport;
-pub use schedule::Schedule;
+pub use sharing::{JobKind, Next, Outcome, Progress};
+pub use trainable::{Batches, Trainable};
+pub use trainer::Trainer;
+pub use units::partials;

@@ -1,25 +1,23 @@
-//! A helper's copy of the model and its optimiser: it answers the run's orders (units of a plan,
+//! A helper's copy of the model and its optimiser: it answers the trainer's orders (units of a plan,
 //! a step's sums and pieces) and nothing else. It needs no text or tokenizer: an order carries the
 //! plan, the run's whole state comes once (and again whenever the run is unsure of the copy), and
 //! each step it adds the others' partial sums to its own and applies the same update as the run,
 //! with the same code (`train/update.rs`), so no weights travel between steps.
 
-use super::order::{read, write, Assignment, Order, PartialSum, Reply, Results, SyncState};
-use super::partial::{combine, Partial};
-use super::plan::Work;
+use super::trainable::Trainable;
+use super::update::Rules;
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
-use crate::model::GPT;
 use crate::optim::{complete, shares, Optimizer};
-use crate::train::update::Rules;
-use crate::train::update::Update;
-use crate::train::TrainConfig;
+use crate::work::order::{read, write, Assignment, Order, PartialSum, Reply, Results};
+use crate::work::{combine, Partial, SyncState, Update, Work};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 use std::ops::Range;
 
-/// A copy of the model and its optimiser that computes what the run orders.
-pub struct Replica {
-    model: GPT,
+/// A copy of the model and its optimiser that computes what the trainer orders.
+pub struct Replica<M> {
+    model: M,
     ws: Workspace,
     grads: Workspace,
     /// The job whose plan it holds, and the plan: an evaluation's chunks come without it.
@@ -51,12 +49,11 @@ enum Outbox {
     Pieces(Vec<usize>),
 }
 
-impl Replica {
-    /// A replica of a model shaped by `config`; the run's state comes with its first order.
-    pub fn new(config: crate::GPTConfig) -> Result<Replica> {
+impl<M: Trainable> Replica<M> {
+    /// A replica of `model` (shaped as the trainer's; its weights come with its first order).
+    pub fn new(model: M) -> Replica<M> {
         let (ws, grads) = (Workspace::default(), Workspace::default());
-        let model = GPT::new(config, 0)?;
-        Ok(Replica { model, ws, grads, work: None, learner: None, held: vec![], update: None, outbox: Outbox::Nothing })
+        Replica { model, ws, grads, work: None, learner: None, held: vec![], update: None, outbox: Outbox::Nothing }
     }
 
     /// Answers the order `header`, whose buffer of `len` floats `read_data(at, out)` copies from,
@@ -159,7 +156,7 @@ impl Replica {
             Some((held, work)) if *held == job => work,
             _ => return Err(Error::Config("no plan for this order: a job's first order brings it".into())),
         };
-        let partials = work.partials(&self.model, range, &self.ws, &self.grads)?;
+        let partials = super::units::partials(&self.model, work, range, &self.ws, &self.grads)?;
         let results = Results::Partials { partials: partials.iter().map(Partial::figures).collect() };
         if matches!(work, Work::Step(_)) {
             let from = self.held.len();
@@ -266,7 +263,7 @@ mod tests {
 
     #[test]
     fn an_order_on_weights_it_does_not_hold_is_refused() {
-        let mut replica = Replica::new(crate::GPTConfig::default()).unwrap();
+        let mut replica = Replica::new(crate::GPT::new(crate::GPTConfig::default(), 0).unwrap());
         let assignment = Assignment::Units { first: 0, end: 1, plan: None, step: 3, sync: None };
         let header = write(&Order { job: 1, helper: 1, assignment });
         let error = replica.answer(&header, 0, |_, _| {}).unwrap_err().to_string();

@@ -2,8 +2,8 @@
 //! from the steps themselves, so the page and the CLI show the same numbers.
 
 use super::history::StepStats;
-use crate::run::Run;
-use crate::work::shard_count;
+use super::trainable::Trainable;
+use super::trainer::Trainer;
 use serde::Serialize;
 
 /// What the steps since the last report did.
@@ -16,7 +16,7 @@ pub struct TrainReport {
     /// Each step's loss since the last report.
     pub losses: Vec<f32>,
     /// Each of those steps' training time since the run's first step, in seconds (see
-    /// [`History::seconds`](crate::History::seconds)); none for a run whose history lacks them.
+    /// [`History::seconds`](super::History::seconds)); none for a run whose history lacks them.
     pub seconds: Vec<f32>,
     /// The last step's learning rate and gradient norm (before clipping).
     pub lr: f32,
@@ -33,10 +33,9 @@ pub struct TrainReport {
     pub stopped: Option<String>,
 }
 
-impl Run {
+impl<M: Trainable> Trainer<M> {
     /// What the steps since the last report did, with this session's speed and time left.
     pub fn take_report(&mut self) -> TrainReport {
-        let (tokens_per_step, seq_len) = (self.tokens_per_step(), self.seq_len());
         let t = &mut self.timing;
         let losses = std::mem::take(&mut t.report_losses);
         let seconds = self
@@ -45,12 +44,12 @@ impl Run {
             .len()
             .checked_sub(losses.len())
             .map_or(vec![], |from| self.history.seconds[from..].to_vec());
-        let tokens_per_s = (losses.len() * tokens_per_step) as f64 / (t.report_ms.max(1e-3) / 1e3);
+        let last = t.last.unwrap_or(StepStats { step: self.step, loss: f32::NAN, lr: 0.0, grad_norm: 0.0, tokens: 0 });
+        let tokens_per_s = (losses.len() * last.tokens) as f64 / (t.report_ms.max(1e-3) / 1e3);
         t.report_ms = 0.0;
         let per_step_s = t.ms / 1e3 / t.steps.max(1) as f64;
         // Workers past the step's shards have nothing to do and are not counted.
-        let workers = self.workers.min(shard_count(self.train.batch_size, seq_len));
-        let last = t.last.unwrap_or(StepStats { step: self.step, loss: f32::NAN, lr: 0.0, grad_norm: 0.0, tokens: 0 });
+        let workers = self.workers.min(t.shards.max(1));
         TrainReport {
             step: self.step,
             max_iters: self.train.max_iters,
@@ -69,6 +68,6 @@ impl Run {
 
     /// Tokens per second over all the training timed in this session.
     pub fn session_tokens_per_s(&self) -> f64 {
-        (self.timing.steps * self.tokens_per_step()) as f64 / (self.timing.ms / 1e3).max(1e-9)
+        self.timing.tokens as f64 / (self.timing.ms / 1e3).max(1e-9)
     }
 }

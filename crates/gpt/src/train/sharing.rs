@@ -1,21 +1,21 @@
-//! Sharing a step or an evaluation with helpers. The run plans the work (`train/step.rs`,
-//! `train/evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
+//! Sharing a step or an evaluation with helpers. The trainer plans the work (`step.rs`,
+//! `evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
 //! moves the job from phase to phase until it is done. A step: every worker computes its shards;
 //! each helper is sent the sum it lacks, as soon as it is in when that is one partial sum (with
-//! two workers, the run's own, usually before the helper has finished), else the whole root once
-//! the run has it; and the helper updates its copy of the model and optimiser as the run does,
-//! sharing the optimiser's pieces. So the weights never travel between steps; the run's whole
+//! two workers, the trainer's own, usually before the helper has finished), else the whole root once
+//! the trainer has it; and the helper updates its copy of the model and optimiser as the trainer does,
+//! sharing the optimiser's pieces. So the weights never travel between steps; the trainer's whole
 //! state goes to a helper only when its copy may lack it (a new helper, new settings, a step given
-//! up). The page's workers only carry the messages; natively the run has no helpers and computes
+//! up). The page's workers only carry the messages; natively the trainer has no helpers and computes
 //! everything on its threads.
 
-use super::job::{Copies, Job};
-use super::order::{read, Data, Outgoing, PartialSum, Reply, Results, SyncState};
-use super::partial::Partial;
-use super::plan::Work;
+use super::history::{Evaluation, StepStats};
+use super::trainable::{Batches, Trainable};
+use super::trainer::Trainer;
 use crate::error::{Error, Result};
-use crate::run::Run;
-use crate::train::{Evaluation, StepStats};
+use crate::work::job::{Copies, Job};
+use crate::work::order::{read, PartialSum, Reply, Results};
+use crate::work::{Data, Outgoing, Partial, SyncState, Work};
 use serde::Serialize;
 
 /// What to do: a training step or an evaluation.
@@ -27,7 +27,7 @@ pub enum JobKind {
     Evaluation,
 }
 
-/// How a job goes on: orders to send to helpers, what the run does next, and once done what the
+/// How a job goes on: orders to send to helpers, what the trainer does next, and once done what the
 /// job did.
 #[derive(Debug)]
 pub struct Progress {
@@ -36,7 +36,7 @@ pub struct Progress {
     pub outcome: Option<Outcome>,
 }
 
-/// What comes next for the run.
+/// What comes next for the trainer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
@@ -72,16 +72,17 @@ pub(crate) fn no_job() -> Error {
     Error::Config("no step or evaluation is in progress: begin one first".into())
 }
 
-impl Run {
-    /// Begins a step or an evaluation, shared with the helpers `helpers` names (each by an id of
-    /// its own; none: all here), at `now_ms`: the orders to send them at once. Work left
-    /// unfinished (a worker failed) is given up.
-    pub fn begin(&mut self, kind: JobKind, helpers: &[u32], now_ms: f64) -> Result<Progress> {
+impl<M: Trainable> Trainer<M> {
+    /// Begins a step or an evaluation on batches of `data`, shared with the helpers `helpers`
+    /// names (each by an id of its own; none: all here), at `now_ms`: the orders to send them at
+    /// once. Work left unfinished (a worker failed) is given up.
+    pub fn begin(&mut self, kind: JobKind, helpers: &[u32], now_ms: f64, data: &dyn Batches) -> Result<Progress> {
         self.abort();
         let (work, rng_after) = match kind {
-            JobKind::Step => self.plan_step()?,
-            JobKind::Evaluation => (self.plan_evaluation()?, self.rng.clone()),
+            JobKind::Step => self.plan_step(data),
+            JobKind::Evaluation => (self.plan_evaluation(data), self.rng.clone()),
         };
+        self.scores_answers = data.scores_answers();
         self.workers = helpers.len() + self.workspaces.len();
         self.jobs += 1;
         let copies = self.copies(helpers);
@@ -90,7 +91,7 @@ impl Run {
         Ok(Progress { orders, next: Next::Work, outcome: None })
     }
 
-    /// Where the copies of the helpers `ids` names stand against the run's state (a helper it
+    /// Where the copies of the helpers `ids` names stand against the trainer's state (a helper it
     /// has not met has none), and that state for those that may lack it.
     fn copies(&mut self, ids: &[u32]) -> Copies {
         let known = |k: usize, id: u32| self.synced.get(k).filter(|(held, _)| *held == id).and_then(|(_, step)| *step);
@@ -99,24 +100,24 @@ impl Run {
         let stale: Vec<bool> = std::iter::once(false).chain(stale).collect();
         let sync = stale.iter().any(|&s| s).then(|| SyncState {
             train: self.train.clone(),
-            dropout: self.model.config().dropout,
-            uniform_loss: self.uniform_loss(),
+            dropout: self.model.dropout(),
+            uniform_loss: self.model.uniform_loss(),
             optimizer_steps: self.optimizer.steps(),
             tensors: self.optimizer.state().into_iter().map(|(name, t)| (name, t.shape().to_vec())).collect(),
         });
         Copies { step: self.step, stale, sync }
     }
 
-    /// Records which helpers' copies hold the run's state once `job` is done.
+    /// Records which helpers' copies hold the trainer's state once `job` is done.
     pub(crate) fn settle_copies(&mut self, job: &Job) {
         for (k, (_, step)) in self.synced.iter_mut().enumerate() {
             *step = job.holds(k + 1).then_some(self.step);
         }
     }
 
-    /// Takes the job a step further: a share of the run's own work, or the next phase once
-    /// everything before it is in; `now_ms` times the run's share. A failure (a step that
-    /// diverged, a reply that does not fit) gives the job up, and the run stays at its last good
+    /// Takes the job a step further: a share of the trainer's own work, or the next phase once
+    /// everything before it is in; `now_ms` times the trainer's share. A failure (a step that
+    /// diverged, a reply that does not fit) gives the job up, and the trainer stays at its last good
     /// step.
     pub fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
         self.advance_job(now_ms).inspect_err(|_| self.abort())
@@ -149,7 +150,7 @@ impl Run {
 
     /// Begins the step's update once its shards are all in: first the sums any helper still
     /// lacks go out (summing reuses their buffers), then the root goes to the helpers that lack
-    /// more than one sum (their copies clip it and update as the run does): the orders each
+    /// more than one sum (their copies clip it and update as the trainer does): the orders each
     /// call frees, until the update begins.
     fn start_update(&mut self) -> Result<Vec<Outgoing>> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
@@ -180,7 +181,7 @@ impl Run {
         match reply.results {
             Results::Partials { partials } => self.take_partials(reply.helper, partials, len, fill),
             Results::Pieces { pieces } => self.take_pieces(&pieces, len, fill),
-            Results::Stepped => Ok(vec![]), // the run never waits for it
+            Results::Stepped => Ok(vec![]), // the trainer never waits for it
         }
     }
 
@@ -212,8 +213,8 @@ impl Run {
         Ok(orders)
     }
 
-    /// A helper's share of the update's pieces. It may come before the run has begun the update
-    /// (the helper had its sums as soon as the run's own shards were done): then it begins now.
+    /// A helper's share of the update's pieces. It may come before the trainer has begun the update
+    /// (the helper had its sums as soon as the trainer's own shards were done): then it begins now.
     fn take_pieces(
         &mut self,
         pieces: &[usize],
@@ -239,7 +240,7 @@ impl Run {
             Data::None => vec![],
             Data::Sync => {
                 let state = self.optimizer.state().into_iter().map(|(_, t)| t.as_slice().unwrap_or(&[]));
-                self.weights().map(|(_, part)| part).chain(state).collect()
+                self.model.params().flat_parts().map(|(_, part)| part).chain(state).collect()
             }
             Data::Partials(is) => {
                 let partials = job.map_or(&[][..], |j| &j.partials);
@@ -253,7 +254,7 @@ impl Run {
         }
     }
 
-    /// Gives up the job under way (a worker failed, or Pause came mid-evaluation); the run stays
+    /// Gives up the job under way (a worker failed, or Pause came mid-evaluation); the trainer stays
     /// at its last good step. Helpers sent a step's sums may have applied it: each is sent the
     /// state again.
     pub fn abort(&mut self) {

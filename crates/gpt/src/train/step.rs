@@ -1,63 +1,44 @@
-//! A run's training steps on random batches, timed so tokens/s and the time left come from one
-//! place. A step is a job (`work/sharing.rs`): planned here ([`Run::plan_step`]), its shards computed
-//! by the run and any helpers, then summed ([`Run::sum_shards`]), checked and clipped ([`Run::begin_update`]), the
-//! optimiser's pieces computed, and applied ([`Run::finish_step`]), by the same code
-//! (`update.rs`) on the run and on each helper. See `work/partial.rs` for why any number of
-//! workers gives the same result.
+//! Training steps on random batches, timed so tokens/s and the time left come from one place. A
+//! step is a job (`sharing.rs`): planned here ([`Trainer::plan_step`]), its shards computed by
+//! the trainer and any helpers (`units.rs`), then summed ([`Trainer::sum_shards`]), checked and
+//! clipped ([`Trainer::begin_update`]), the optimiser's pieces computed, and applied
+//! ([`Trainer::finish_step`]), by the same code (`update.rs`) here and on each helper. See
+//! `work/partial.rs` for why any number of workers gives the same result.
 
 use super::history::StepStats;
 use super::report::TrainReport;
-use super::update::Update;
+use super::sharing::{no_job, JobKind, Outcome};
+use super::trainable::{Batches, Trainable};
+use super::trainer::Trainer;
 use super::update::{Applied, Rules};
-use crate::data::{Dataset, Split};
 use crate::error::{Error, Result};
 use crate::optim::complete;
 use crate::rng::Rng;
-use crate::run::Run;
-use crate::settings::uniform_loss;
-use crate::work::sharing::{no_job, JobKind, Outcome};
-use crate::work::{combine, shard_count, worker_units, Partial, StepPlan, Work};
-use crate::workspace::Workspace;
+use crate::work::{combine, shard_count, worker_units, Partial, Split, StepPlan, Update, Work};
 use std::ops::Range;
 
-impl Run {
-    pub(crate) fn data(&self) -> Result<&Dataset> {
-        self.data.as_ref().ok_or_else(|| Error::Data("there is no text to train on: attach a text first".into()))
-    }
-
-    /// How many threads compute the run's own share of each job (natively; 1 in wasm, where the
-    /// page's helpers are Web Workers of their own).
-    pub fn set_threads(&mut self, threads: usize) {
-        let threads = if cfg!(target_arch = "wasm32") { 1 } else { threads.max(1) };
-        self.workspaces.resize_with(threads, Workspace::default);
-        self.workers = threads;
-    }
-
-    /// How many compute each step: the run's threads and its helpers.
-    pub fn workers(&self) -> usize {
-        self.workers
-    }
-
-    /// Draws the next step's batch (and dropout seed): its plan, and the training stream after
-    /// it, which the run keeps only when the step lands.
-    pub(crate) fn plan_step(&self) -> Result<(Work, Rng)> {
-        let (b, block, t) = (self.train.batch_size, self.model.config().block_size, self.seq_len());
+impl<M: Trainable> Trainer<M> {
+    /// Draws the next step's batch from `data` (and dropout seed): its plan, and the training
+    /// stream after it, which the trainer keeps only when the step lands.
+    pub(crate) fn plan_step(&self, data: &dyn Batches) -> (Work, Rng) {
+        let (b, block) = (self.train.batch_size, self.model.block_size());
+        let t = data.seq_len(block);
         let (mut inputs, mut targets) = (Vec::new(), Vec::new());
         let mut rng = self.rng.clone();
-        self.data()?.batch(Split::Train, b, block, &mut rng, &mut inputs, &mut targets);
-        let dropout_seed = (self.model.config().dropout > 0.0).then(|| rng.next_u64());
+        data.batch(Split::Train, b, block, &mut rng, &mut inputs, &mut targets);
+        let dropout_seed = (self.model.dropout() > 0.0).then(|| rng.next_u64());
         let shards = shard_count(b, t);
         let plan = StepPlan { shards, batch_size: b, block_size: t, inputs, targets, dropout_seed };
-        Ok((Work::Step(plan), rng))
+        (Work::Step(plan), rng)
     }
 
-    /// Computes units `range` of the job under way here, on the run's threads.
+    /// Computes units `range` of the job under way here, on the trainer's threads.
     pub(crate) fn compute_units(&mut self, range: Range<usize>) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let (model, work, grads) = (&self.model, &job.work, &self.grad_pool);
         let threads = self.workspaces.len().min(range.len()).max(1);
         let parts: Vec<Result<Vec<Partial>>> = if threads == 1 {
-            vec![work.partials(model, range, &self.workspaces[0], grads)]
+            vec![super::units::partials(model, work, range, &self.workspaces[0], grads)]
         } else {
             let split = |k| {
                 let r = worker_units(range.len(), threads, k);
@@ -67,10 +48,10 @@ impl Run {
                 let handles: Vec<_> = (1..threads)
                     .map(|k| {
                         let ws = &self.workspaces[k];
-                        scope.spawn(move || work.partials(model, split(k), ws, grads))
+                        scope.spawn(move || super::units::partials(model, work, split(k), ws, grads))
                     })
                     .collect();
-                let mut parts = vec![work.partials(model, split(0), &self.workspaces[0], grads)];
+                let mut parts = vec![super::units::partials(model, work, split(0), &self.workspaces[0], grads)];
                 parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(worker_died()))));
                 parts
             })
@@ -81,9 +62,9 @@ impl Run {
         Ok(())
     }
 
-    /// What the run's next update reads beside the model and the optimiser.
+    /// What the next update reads beside the model and the optimiser.
     pub(crate) fn rules(&self) -> Rules<'_> {
-        Rules { train: &self.train, step: self.step, uniform_loss: self.uniform_loss() }
+        Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() }
     }
 
     /// Sums the step's shards into its root, which the job keeps; the model keeps its last good
@@ -105,7 +86,7 @@ impl Run {
         self.rules().begin(root, self.model.params(), self.optimizer.as_ref(), &self.grad_pool)
     }
 
-    /// Computes the run's own share of the update's pieces, on its threads.
+    /// Computes the trainer's own share of the update's pieces, on its threads.
     pub(crate) fn compute_pieces(&mut self) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let update = job.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
@@ -121,7 +102,7 @@ impl Run {
     pub(crate) fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
         let mut job = self.job.take().ok_or_else(no_job)?;
         let update = job.update.take().ok_or_else(|| Error::Config("the step's update has not begun".into()))?;
-        let rules = Rules { train: &self.train, step: self.step, uniform_loss: uniform_loss(self.vocab_size()) };
+        let rules = Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() };
         let params = self.model.params_mut();
         let applied = rules.finish(update, params, self.optimizer.as_mut(), &self.grad_pool);
         let Applied { loss, lr, grad_norm } = applied.inspect_err(|_| self.synced.clear())?;
@@ -134,24 +115,23 @@ impl Run {
         self.step += 1;
         self.settle_copies(&job);
         self.rng = job.rng_after;
-        let stats = StepStats { step: self.step, loss, lr, grad_norm, tokens: self.tokens_per_step() };
-        let t = &mut self.timing;
-        (t.ms, t.steps, t.report_ms, t.last) = (t.ms + ms, t.steps + 1, t.report_ms + ms, Some(stats));
-        t.report_losses.push(stats.loss);
+        let Work::Step(plan) = &job.work else { unreachable!("a step's job holds a step's plan") };
+        let stats = StepStats { step: self.step, loss, lr, grad_norm, tokens: plan.batch_size * plan.block_size };
+        self.timing.stepped(stats, ms, plan.shards);
         Ok(stats)
     }
 
-    /// One whole step on this run's threads, timed with `now_ms`.
-    pub fn step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        match self.run_alone(JobKind::Step, now_ms)? {
+    /// One whole step on the trainer's threads, on a batch of `data`, timed with `now_ms`.
+    pub fn step(&mut self, data: &dyn Batches, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
+        match self.run_alone(JobKind::Step, data, now_ms)? {
             Outcome::Step(stats) => Ok(stats),
             Outcome::Evaluation(_) => Err(Error::Config("a step ended as an evaluation".into())),
         }
     }
 
-    /// A whole job on this run's threads, with no helpers.
-    pub(crate) fn run_alone(&mut self, kind: JobKind, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
-        self.begin(kind, &[], now_ms())?;
+    /// A whole job on the trainer's threads, with no helpers.
+    pub(crate) fn run_alone(&mut self, kind: JobKind, data: &dyn Batches, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
+        self.begin(kind, &[], now_ms(), data)?;
         loop {
             if let Some(outcome) = self.advance(now_ms)?.outcome {
                 return Ok(outcome);
@@ -159,14 +139,13 @@ impl Run {
         }
     }
 
-    /// Up to `n` steps (at least one), never past `max_iters`, timed with `now_ms` (a clock in
-    /// milliseconds: `performance.now` in a page, a monotonic clock natively). Divergence ends
-    /// the call early, with the reason in [`TrainReport::stopped`].
-    pub fn train(&mut self, n: usize, now_ms: &dyn Fn() -> f64) -> Result<TrainReport> {
-        self.data()?;
+    /// Up to `n` steps on `data` (at least one), never past `max_iters`, timed with `now_ms` (a
+    /// clock in milliseconds: `performance.now` in a page, a monotonic clock natively).
+    /// Divergence ends the call early, with the reason in [`TrainReport::stopped`].
+    pub fn train(&mut self, n: usize, data: &dyn Batches, now_ms: &dyn Fn() -> f64) -> TrainReport {
         let n = n.max(1).min(self.train.max_iters.saturating_sub(self.step));
-        let stopped = (0..n).find_map(|_| self.step(now_ms).err());
-        Ok(TrainReport { stopped: stopped.map(|e| e.to_string()), ..self.take_report() })
+        let stopped = (0..n).find_map(|_| self.step(data, now_ms).err());
+        TrainReport { stopped: stopped.map(|e| e.to_string()), ..self.take_report() }
     }
 }
 

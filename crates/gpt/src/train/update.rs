@@ -2,42 +2,12 @@
 //! each helper, whose copies of the model and the optimiser so stay identical, bit for bit, and
 //! need no weights sent between steps (`work/`).
 
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
-use crate::optim::{clip_grad_norm, global_norm, Optimizer, Piece, Rates};
+use crate::optim::{clip_grad_norm, global_norm, Optimizer, Rates};
 use crate::params::Params;
-use crate::train::TrainConfig;
-use crate::work::Partial;
+use crate::work::{Partial, Update};
 use crate::workspace::Workspace;
-
-/// A step's update: its gradients summed, checked and clipped, and its optimiser's pieces.
-pub(crate) struct Update {
-    pub grads: Vec<f32>,
-    pub loss: f32,
-    pub lr: f32,
-    pub grad_norm: f32,
-    pub pieces: Vec<Piece>,
-    /// The pieces this worker computes; the others compute the rest.
-    pub mine: Vec<usize>,
-}
-
-impl Update {
-    /// Takes in computed `pieces`, `len` values in all that `fill(at, out)` copies, one piece
-    /// after another.
-    pub fn fill(&mut self, pieces: &[usize], len: usize, mut fill: impl FnMut(usize, &mut [f32])) -> Result<()> {
-        let sizes: Option<Vec<usize>> = pieces.iter().map(|&k| self.pieces.get(k).map(|p| p.values.len())).collect();
-        if sizes.as_ref().map(|s| s.iter().sum::<usize>()) != Some(len) {
-            return Err(Error::Data(format!("{len} values came for pieces {pieces:?}, which do not hold them")));
-        }
-        let mut at = 0;
-        for &k in pieces {
-            let piece = &mut self.pieces[k];
-            fill(at, &mut piece.values);
-            at += piece.values.len();
-            piece.done = true;
-        }
-        Ok(())
-    }
-}
 
 /// What a step's update reads beside the model and the optimiser.
 #[derive(Clone, Copy)]

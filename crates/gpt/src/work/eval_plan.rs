@@ -3,10 +3,7 @@
 
 use super::partial::Partial;
 use crate::error::{Error, Result};
-use crate::model::GPT;
-use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
 /// One evaluation's batches: `eval_iters` of the training split, then as many of the validation
 /// split. Each batch is a unit of work of its own; workers compute contiguous ranges of them, and
@@ -30,34 +27,6 @@ impl EvalPlan {
             return Err(Error::Data("an evaluation plan's batches do not match its sizes".into()));
         }
         Ok(())
-    }
-
-    /// The loss of each batch in `range`, and how many of its rows the model gets exactly
-    /// right, as one-batch partials without gradients.
-    pub fn partials(&self, model: &GPT, range: Range<usize>, ws: &Workspace) -> Result<Vec<Partial>> {
-        self.check()?;
-        if range.end > self.batches || range.is_empty() {
-            return Err(Error::Data(format!(
-                "batches {range:?} are not among the {} of this evaluation",
-                self.batches
-            )));
-        }
-        let (b, t) = (self.batch_size, self.block_size);
-        let pinned = ws.pin(&model.params().values);
-        fn batch(v: &[u32], i: usize, n: usize) -> &[u32] {
-            &v[i * n..(i + 1) * n]
-        }
-        let partials = range
-            .map(|i| {
-                let inputs: Vec<usize> = batch(&self.inputs, i, b * t).iter().map(|&id| id as usize).collect();
-                let targets = crate::data::targets(batch(&self.targets, i, b * t));
-                let (loss, exact) = model.score_in(ws, &inputs, &targets, b, t)?;
-                Ok(Partial { first: i, count: 1, loss: loss as f64, exact, grads: Vec::new() })
-            })
-            .collect();
-        drop(pinned);
-        ws.trim();
-        partials
     }
 
     /// Each split's mean loss and share of rows exactly right, from every batch's partial, added

@@ -5,9 +5,9 @@
 use super::order::{write, Assignment, Data, Order, Outgoing, PartialSum, SyncState};
 use super::partial::{worker_units, Partial};
 use super::plan::Work;
+use super::update::Update;
 use crate::optim::shares;
 use crate::rng::Rng;
-use crate::train::update::Update;
 use serde_json::value::RawValue;
 use std::ops::Range;
 

@@ -3,8 +3,8 @@
 //! JSON header and one flat buffer of floats (gradients, an optimiser's pieces, the whole state
 //! once), which the page moves between Web Workers without a copy.
 
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
-use crate::train::TrainConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 

@@ -1,16 +1,12 @@
 //! What a worker is handed: a training step's shards or an evaluation's batches, as one plan.
 
 use super::eval_plan::EvalPlan;
-use super::partial::Partial;
 use super::step_plan::StepPlan;
 use crate::error::{Error, Result};
-use crate::model::GPT;
-use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
 /// What a worker is handed: a training step's shards, or an evaluation's batches. Either way it
-/// computes a contiguous range of units ([`Work::units`]) into [`Partial`]s the run adds up.
+/// computes a contiguous range of units ([`Work::units`]) into partial sums the run adds up.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Work {
@@ -34,21 +30,6 @@ impl Work {
         match self {
             Work::Step(plan) => plan.shards,
             Work::Evaluation(plan) => plan.batches,
-        }
-    }
-
-    /// Units `range` computed with `model`: buffers from `ws` (one per thread), gradients from
-    /// `grads` (shared by the threads).
-    pub fn partials(
-        &self,
-        model: &GPT,
-        range: Range<usize>,
-        ws: &Workspace,
-        grads: &Workspace,
-    ) -> Result<Vec<Partial>> {
-        match self {
-            Work::Step(plan) => model.shard_partials(plan, range, ws, grads),
-            Work::Evaluation(plan) => plan.partials(model, range, ws),
         }
     }
 }

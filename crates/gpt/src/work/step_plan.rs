@@ -1,10 +1,6 @@
-//! A training step's work: its batch split into shards, and each shard's gradient.
+//! A training step's work: its batch, split into shards that workers compute (`train/units.rs`).
 
-use super::partial::{push_merging, Partial};
 use crate::error::{Error, Result};
-use crate::model::{Batch, GPT};
-use crate::rng::Rng;
-use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -54,53 +50,6 @@ impl StepPlan {
             return Err(Error::Data("a step plan's batch does not match its sizes".into()));
         }
         Ok(())
-    }
-}
-
-impl GPT {
-    /// Computes shards `range` of `plan` and returns the sums of the whole aligned subtrees in it,
-    /// in order. Passes take buffers from `ws` (one per thread); gradients from `grads`, a pool
-    /// the threads share, so a buffer one thread fills and another merges comes back to all.
-    pub fn shard_partials(
-        &self,
-        plan: &StepPlan,
-        range: Range<usize>,
-        ws: &Workspace,
-        grads: &Workspace,
-    ) -> Result<Vec<Partial>> {
-        plan.check()?;
-        let (shards, b, t) = (plan.shards, plan.batch_size, plan.block_size);
-        if range.end > shards || range.is_empty() {
-            return Err(Error::Data(format!("shards {range:?} are not among the {shards} of this step")));
-        }
-        let mut stack = Vec::new();
-        let pinned = ws.pin(&self.params().values);
-        // Each shard's mean loss counts in proportion to its counted targets, so the sum is the
-        // batch's mean over them (for text, every target: the shard's share of the rows).
-        let counted = |v: &[u32]| v.iter().filter(|&&t| t != crate::data::IGNORE).count();
-        let batch_counted = counted(&plan.targets).max(1);
-        for s in range {
-            let rows = shard_rows(b, shards, s);
-            let n = rows.len();
-            let cells = rows.start * t..rows.end * t;
-            let idx: Vec<usize> = plan.inputs[cells.clone()].iter().map(|&i| i as usize).collect();
-            let targets = crate::data::targets(&plan.targets[cells.clone()]);
-            let mut dropout =
-                plan.dropout_seed.map(|seed| Rng::new(seed ^ (s as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-            let weight = counted(&plan.targets[cells]) as f32 / batch_counted as f32;
-            let mut leaf = grads.scratch(self.params().count()); // backward overwrites all of it
-            let batch = Batch { idx: &idx, targets: &targets, b: n, t };
-            let loss = self.loss_and_grad(ws, batch, dropout.as_mut(), weight, &mut leaf);
-            let loss = loss.inspect_err(|_| grads.recycle(std::mem::take(&mut leaf)))?;
-            push_merging(
-                &mut stack,
-                Partial { first: s, count: 1, loss: loss as f64 * weight as f64, exact: 0, grads: leaf },
-                grads,
-            );
-        }
-        drop(pinned);
-        ws.trim();
-        Ok(stack)
     }
 }
 

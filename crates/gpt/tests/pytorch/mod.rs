@@ -4,6 +4,7 @@
 //! Shared by the native test (`golden.rs`) and the wasm suites, which run it in both wasm builds.
 
 use gpt::optim::{clip_grad_norm, complete, AdamW, Muon, Optimizer, Rates};
+use gpt::train::Trainable;
 use gpt::work::{combine, StepPlan};
 use gpt::workspace::Workspace;
 use gpt::{Batch, GPTConfig, GPT};
@@ -107,7 +108,7 @@ pub fn check(bytes: &[u8]) {
     let ids = |v: &[usize]| v.iter().map(|&i| i as u32).collect();
     let (inputs, targets) = (ids(&idx), ids(&targets));
     let plan = StepPlan { shards: 2, batch_size: b, block_size: t, inputs, targets, dropout_seed: None };
-    let partials = model.shard_partials(&plan, 0..2, &ws, &ws).unwrap();
+    let partials = gpt::train::partials(&model, &gpt::work::Work::Step(plan), 0..2, &ws, &ws).unwrap();
     let mut root = combine(partials, 2, &ws).unwrap();
     assert!(
         (root.loss as f32 - want_loss).abs() <= 1e-5 * want_loss.abs(),

@@ -10,9 +10,9 @@
 use super::sums::{parse_sum, read_number};
 use super::task::{Problem, ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
-use crate::train::TrainConfig;
 
 pub struct Addition;
 

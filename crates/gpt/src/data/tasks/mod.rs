@@ -24,7 +24,7 @@ mod sums;
 mod task;
 
 pub use split::TaskData;
-pub use task::{Problem, ProblemSet, Task, TaskPreset};
+pub use task::{repeat_links, Problem, ProblemSet, Task, TaskPreset};
 
 use crate::error::{Error, FieldError, Result};
 use crate::fields::{self, Field, Reader, Values};

@@ -4,9 +4,9 @@
 
 use super::task::{Problem, ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
-use crate::train::TrainConfig;
 
 pub struct Parity;
 

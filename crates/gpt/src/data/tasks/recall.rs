@@ -8,10 +8,10 @@
 
 use super::task::{Problem, ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
-use crate::train::TrainConfig;
 
 pub struct Recall;
 

@@ -4,9 +4,9 @@
 use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
 use super::task::{Problem, ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
-use crate::train::TrainConfig;
 
 pub struct Repeat;
 
@@ -69,6 +69,6 @@ impl Task for Repeat {
     /// Each letter of the copy, to the letter after its first occurrence.
     fn induction_links(&self, problem: &Problem) -> Vec<(usize, usize)> {
         // The copy starts one letter before the answer.
-        crate::inspect::scores::repeat_links(problem.prompt_len - 1, problem.tokens.len())
+        super::task::repeat_links(problem.prompt_len - 1, problem.tokens.len())
     }
 }

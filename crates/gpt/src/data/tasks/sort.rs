@@ -4,8 +4,8 @@
 use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
 use super::task::{ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
-use crate::train::TrainConfig;
 
 pub struct Sort;
 

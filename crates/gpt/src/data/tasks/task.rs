@@ -2,10 +2,10 @@
 //! settings make. `mod.rs` lists every task once.
 
 use crate::config::GPTConfig;
+use crate::config::TrainConfig;
 use crate::error::{Error, FieldError};
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
-use crate::train::TrainConfig;
 
 /// One problem: its tokens, the prompt and then the answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +64,12 @@ pub trait Task: Sync {
     fn induction_links(&self, _problem: &Problem) -> Vec<(usize, usize)> {
         vec![]
     }
+}
+
+/// The links of a sequence repeating its first `period` tokens: each query in the repeat to the
+/// token after its first occurrence (query q to key q − period + 1), where an induction head looks.
+pub fn repeat_links(period: usize, t: usize) -> Vec<(usize, usize)> {
+    (period..t).map(|q| (q, q + 1 - period)).collect()
 }
 
 /// A task's preset, as `presets.rs` lists it.

@@ -10,7 +10,7 @@ fn evaluation(batches: usize) -> Work {
 /// Helpers' copies at step 7, `stale` as said (helper 1 first).
 fn copies(stale: &[bool]) -> Copies {
     let sync = SyncState {
-        train: crate::train::TrainConfig::default(),
+        train: crate::config::TrainConfig::default(),
         dropout: 0.0,
         uniform_loss: 1.0,
         optimizer_steps: 7,

@@ -1,0 +1,46 @@
+//! What watches every run the page and the CLI make ([`crate::Run`]): the views inside the model.
+//! At each evaluation they measure it and keep their records in its history under their own
+//! names (every head's scores, the ablation grid, composition, grokking's progress measures), and
+//! an attention snapshot for this session's time-lapse.
+
+use super::records::{AblationGrid, Composition, FourierPoint};
+use super::scores::HeadScores;
+use super::snapshots::Timelapse;
+use crate::error::Result;
+use crate::run::{Onset, Watch};
+use crate::train::Record;
+
+/// A run as the page and the CLI drive it: the GPT, its data and trainer, watched by the views
+/// inside the model.
+pub type Run = crate::run::Run<Views>;
+
+/// The views' part of a run: what they keep for this session only (the records go in the
+/// run's history).
+#[derive(Default)]
+pub struct Views {
+    /// Attention snapshots from each evaluation in this session (not saved: they are large).
+    pub timelapse: Timelapse,
+}
+
+impl Watch for Views {
+    const RECORDS: &'static [&'static str] =
+        &[HeadScores::NAME, AblationGrid::NAME, Composition::NAME, FourierPoint::NAME];
+
+    fn evaluated(run: &mut Run) -> Result<()> {
+        run.record_heads()?;
+        run.record_ablations()?;
+        run.record_composition()?;
+        run.record_fourier()
+    }
+
+    fn induction_onset(run: &Run) -> Option<Onset> {
+        run.induction_onset()
+    }
+}
+
+impl Run {
+    /// The attention snapshots recorded at each evaluation in this session.
+    pub fn timelapse(&self) -> &Timelapse {
+        &self.watch.timelapse
+    }
+}

@@ -1,0 +1,53 @@
+//! What the trainer trains and what it trains on, as two small traits: a [`Trainable`] model (the
+//! GPT, or any other model the playground trains) computes a batch's loss and gradients and
+//! scores an evaluation batch; [`Batches`] (a text or a task) hands out batches. The trainer
+//! (`trainer.rs`) does the rest: the step's plan and shares, the partial-sum tree, clipping, the
+//! optimiser, the schedule, the history and the timing, natively on threads and in the page on
+//! Web Workers.
+
+use crate::error::Result;
+use crate::params::Params;
+use crate::rng::Rng;
+use crate::work::{Batch, Split};
+use crate::workspace::Workspace;
+
+/// A model the trainer can train: its parameters, and how to compute one batch's loss and
+/// gradients and one evaluation batch's score. `&self` throughout, so threads can share one model,
+/// each with its own workspace.
+pub trait Trainable: Send + Sync {
+    /// Every trainable scalar, as the optimiser and the partial sums see them.
+    fn params(&self) -> &Params;
+    fn params_mut(&mut self) -> &mut Params;
+    /// Tokens a batch row holds at most.
+    fn block_size(&self) -> usize;
+    /// The dropout a training step draws masks for (0: none, and no seed is drawn).
+    fn dropout(&self) -> f32;
+    fn set_dropout(&mut self, p: f32) -> Result<()>;
+    /// The loss of knowing nothing (for a language model a uniform guess over its vocabulary): a
+    /// step whose loss is far past it has diverged.
+    fn uniform_loss(&self) -> f32;
+    /// Runs forward and backward in training mode, writes `weight` times the gradient of the
+    /// batch's mean loss into `grads` (every parameter, flat; left alone when the loss is not
+    /// finite), and returns the loss.
+    fn loss_and_grad(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        dropout: Option<&mut Rng>,
+        weight: f32,
+        grads: &mut [f32],
+    ) -> Result<f32>;
+    /// An evaluation batch's mean loss, and how many of its rows the model gets exactly right.
+    fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)>;
+}
+
+/// Where the trainer draws batches from: a text's windows, or a task's problems.
+pub trait Batches {
+    /// Positions in each row, for a model of `block_size` tokens.
+    fn seq_len(&self, block_size: usize) -> usize;
+    /// Fills `x` and `y` with `batch` random rows of `split` (`x`'s ids and the targets after
+    /// them), drawn with `rng`.
+    fn batch(&self, split: Split, batch: usize, block: usize, rng: &mut Rng, x: &mut Vec<u32>, y: &mut Vec<u32>);
+    /// Whether an evaluation also counts the rows answered exactly right (a task's accuracy).
+    fn scores_answers(&self) -> bool;
+}
