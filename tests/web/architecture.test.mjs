@@ -117,12 +117,69 @@ test('no two files import each other, in the core, the CLI, the bindings or the 
   assert.deepEqual(cycles(), []);
 });
 
+/**
+ * Each top-level module of the core (`crates/gpt/src`) and the modules its `crate::` paths name,
+ * in code or in doc links, outside its tests. A name the crate root re-exports (`crate::GPT`) or
+ * defines as an alias (`crate::Run`) counts as the modules it comes from.
+ */
+function coreModules() {
+  const src = path.join(ROOT, 'crates/gpt/src');
+  const top = (file) => path.relative(src, file).split(path.sep)[0].replace(/\.rs$/, '');
+  const modules = new Set(files(src, '.rs').map(top).filter((m) => m !== 'lib'));
+  const lib = fs.readFileSync(path.join(src, 'lib.rs'), 'utf8');
+  const root = new Map();
+  for (const [, use] of lib.matchAll(/pub use\s+([^;]+);/g)) {
+    for (const p of expand(use.replace(/\s+/g, ''))) root.set(p.split('::').at(-1), [p.split('::')[0]]);
+  }
+  for (const [, name, alias] of lib.matchAll(/pub type\s+(\w+)\s*=\s*([^;]+);/g)) root.set(name, [...alias.matchAll(/(\w+)::/g)].map((m) => m[1]));
+  const graph = new Map([...modules].map((m) => [m, new Map()]));
+  for (const file of files(src, '.rs')) {
+    const from = top(file);
+    if (from === 'lib') continue;
+    const text = fs.readFileSync(file, 'utf8');
+    const tests = text.indexOf('#[cfg(test)]');
+    const body = tests >= 0 ? text.slice(0, tests) : text;
+    const paths = [...body.matchAll(/\buse\s+(crate::[^;]+);/g)].flatMap(([, use]) => expand(use.replace(/\s+/g, '')));
+    paths.push(...[...body.matchAll(/\bcrate(?:::\w+)+/g)].map((m) => m[0]));
+    for (const p of paths) {
+      const name = p.split('::')[1];
+      for (const to of modules.has(name) ? [name] : root.get(name) ?? []) {
+        if (to === from) continue;
+        if (!graph.get(from).has(to)) graph.get(from).set(to, new Set());
+        graph.get(from).get(to).add(`${path.relative(src, file)}: ${p}`);
+      }
+    }
+  }
+  return graph;
+}
+
+test('no two top-level modules of the core import each other: each floor imports only those below it', () => {
+  const graph = coreModules();
+  const pairs = [];
+  for (const [a, names] of graph) {
+    for (const [b, where] of names) if (a < b && graph.get(b).has(a)) pairs.push(`${a} ↔ ${b} (${[...where, ...graph.get(b).get(a)].join('; ')})`);
+  }
+  assert.deepEqual(pairs, []);
+  // The floors docs/ARCHITECTURE.md draws, lowest first: a module names only modules on its own
+  // floor or below (and no module on its floor that names it back, held above).
+  const floors = [
+    ['error', 'rng', 'workspace', 'fields', 'autograd', 'ops', 'params'], ['optim'], ['config'], ['work'], ['train'],
+    ['model'], ['data', 'sample'], ['tokenizer', 'text_stats'], ['settings', 'checkpoint'], ['run'],
+    ['inspect', 'interop', 'presets', 'catalog', 'compare'],
+  ];
+  const floor = new Map(floors.flatMap((names, i) => names.map((n) => [n, i])));
+  assert.deepEqual([...graph.keys()].filter((m) => !floor.has(m)), [], 'every module has a floor');
+  const upward = [...graph].flatMap(([a, names]) => [...names].filter(([b]) => floor.get(b) > floor.get(a))
+    .map(([b, where]) => `${a} → ${b} (${[...where].join('; ')})`));
+  assert.deepEqual(upward, []);
+});
+
 test("the page's TypeScript declarations, written from the Rust types, type-check", () => {
   const declarations = path.join(ROOT, 'pkg/gpt_playground.d.ts');
   const tsc = path.join(ROOT, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['--noEmit', '--strict', '--lib', 'esnext,dom', declarations], { encoding: 'utf8' });
   const text = fs.readFileSync(declarations, 'utf8');
-  for (const type of ['Settings', 'TrainConfig', 'History', 'Inside', 'Progress', 'TaskInfo']) {
+  for (const type of ['Settings', 'TrainConfig', 'TrainingCurve', 'Inside', 'Progress', 'TaskInfo']) {
     assert.match(text, new RegExp(`export (interface|type) ${type}\\b`), `${type} is declared`);
   }
 });
