@@ -97,6 +97,35 @@ impl<'p> Graph<'p> {
     /// contribution to a parameter is copied and later ones added, which is bit for bit what
     /// adding them all to zeros gives, without a pass to zero the buffers first.
     pub fn backward_from(&self, out: Var, seed: ArrayD<f32>, param_grads: &mut [ArrayViewMutD<f32>]) {
+        self.backward_seeing(out, seed, param_grads, |_, _| {});
+    }
+
+    /// [`Graph::backward`], and the gradient of the loss with respect to each of `kept`'s values
+    /// (none for one the loss does not depend on): what looking inside a training step shows.
+    pub fn backward_keeping(
+        &self,
+        loss: Var,
+        param_grads: &mut [ArrayViewMutD<f32>],
+        kept: &[Var],
+    ) -> Vec<Option<ArrayD<f32>>> {
+        let mut found: Vec<Option<ArrayD<f32>>> = vec![None; kept.len()];
+        let seed = ArrayD::from_elem(self.shape(loss), 1.0);
+        self.backward_seeing(loss, seed, param_grads, |node, grad| {
+            for (k, _) in kept.iter().enumerate().filter(|(_, v)| v.0 == self.params.len() + node) {
+                found[k] = Some(grad.clone());
+            }
+        });
+        found
+    }
+
+    /// [`Graph::backward_from`], showing `seen` each node's whole gradient once it is summed.
+    fn backward_seeing(
+        &self,
+        out: Var,
+        seed: ArrayD<f32>,
+        param_grads: &mut [ArrayViewMutD<f32>],
+        mut seen: impl FnMut(usize, &ArrayD<f32>),
+    ) {
         assert_eq!(param_grads.len(), self.params.len(), "one gradient buffer per parameter");
         assert_eq!(seed.shape(), self.shape(out), "seed gradient shape");
         let n_params = self.params.len();
@@ -118,6 +147,7 @@ impl<'p> Graph<'p> {
         }
         for n in (0..self.nodes.len()).rev() {
             let Some(dout) = grads[n].take() else { continue };
+            seen(n, &dout);
             let node = &self.nodes[n];
             let inputs: Vec<&ArrayD<f32>> = node.inputs.iter().map(|&v| self.value(v)).collect();
             let dinputs = node.op.backward(&inputs, &node.value, dout, self.ws);

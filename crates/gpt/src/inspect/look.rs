@@ -27,11 +27,14 @@ pub struct Questions {
     /// both empty: ones proposed from the run.
     pub clean: String,
     pub corrupted: String,
+    /// What the walk through the model follows.
+    pub walk: super::walk::WalkRequest,
 }
 
 impl Default for Questions {
     fn default() -> Questions {
-        Questions { ablate: None, fill: Default::default(), shown: 8, clean: String::new(), corrupted: String::new() }
+        let (clean, corrupted, walk) = (String::new(), String::new(), Default::default());
+        Questions { ablate: None, fill: Default::default(), shown: 8, clean, corrupted, walk }
     }
 }
 

@@ -30,6 +30,7 @@ pub mod snapshots;
 mod surprise;
 mod temperatures;
 mod timelapse;
+pub mod walk;
 mod watch;
 
 pub use ablation::{Ablation, AblationGrid, Fill, Flip, Score};
@@ -77,6 +78,7 @@ pub static VIEWS: &[View] = &[
     View { name: "attribution", compute: attribution::view },
     View { name: "composition", compute: composition::view },
     View { name: "fourier", compute: fourier::view },
+    View { name: "walk", compute: walk::view },
 ];
 
 /// The views asked for, at the run's current step.

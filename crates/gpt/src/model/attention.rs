@@ -12,7 +12,7 @@
 //! `kv_cache.rs`'s test holds the two equal.
 
 use super::edits::{apply, Site};
-use super::extras::{Extras, Trace};
+use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::{dropout, Linear};
 use crate::autograd::{Graph, Var};
@@ -48,22 +48,27 @@ impl CausalSelfAttention {
     }
 
     /// Shapes: (B, T, C) → (B, T, C).
+    /// Hooked as TransformerLens names the stages (`hook_qkv` is the fused q|k|v projection; q and
+    /// k again after QK-norm, `q_norm.hook_normalized`, and after RoPE, `hook_rot_q`).
     pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
+        let layer = self.layer;
+        let hook = |name: &str| format!("blocks.{layer}.attn.{name}");
         let mut qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        extras.hook(|| hook("hook_qkv"), qkv);
         if self.qk_norm {
             qkv = g.qk_norm(qkv, self.n_head);
+            extras.hook(|| hook("q_norm.hook_normalized"), qkv);
         }
         if self.rope {
             qkv = g.rope(qkv, self.n_head);
+            extras.hook(|| hook("hook_rot_q"), qkv);
         }
         let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
-        let capture = extras.trace.as_deref_mut().map(|t| &mut t.attention);
+        let capture = extras.hooks.as_deref_mut().map(|h| &mut h.pattern);
         let y = g.causal_attention(qkv, self.n_head, attn_dropout, capture); // (B, T, C)
-        let (layer, head_size) = (self.layer, g.shape(y)[2] / self.n_head);
+        let head_size = g.shape(y)[2] / self.n_head;
         let y = apply(g, y, extras.edits, head_size, |s| matches!(s, Site::Head { layer: l, .. } if *l == layer));
-        if let Some(trace) = extras.trace.as_deref_mut() {
-            trace.heads.push(Trace::keep(g, y));
-        }
+        extras.hook(|| hook("hook_z"), y);
         let y = self.c_proj.forward(g, y);
         dropout(g, y, extras.dropout.as_mut())
     }

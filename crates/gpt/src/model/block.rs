@@ -2,7 +2,7 @@
 
 use super::attention::CausalSelfAttention;
 use super::edits::{apply, Site};
-use super::extras::{Extras, Trace};
+use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::Norm;
 use super::mlp::Mlp;
@@ -39,20 +39,23 @@ impl Block {
     /// (B, T, C) → (B, T, C).
     pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
         let layer = self.layer;
+        let hook = |name: &str| format!("blocks.{layer}.{name}");
         let x = apply(g, x, extras.edits, 0, |s| matches!(s, Site::Residual { layer: l, .. } if *l == layer));
+        extras.hook(|| hook("hook_resid_pre"), x);
         let h = self.ln_1.forward(g, x);
+        extras.hook(|| hook("ln1.hook_out"), h);
         let a = self.attn.forward(g, h, extras);
+        extras.hook(|| hook("hook_attn_out"), a);
         let x1 = g.add(x, a);
+        extras.hook(|| hook("hook_resid_mid"), x1);
         let h = self.ln_2.forward(g, x1);
-        let (m, pre_activation) = self.mlp.forward(g, h, extras.dropout.as_mut());
+        extras.hook(|| hook("ln2.hook_out"), h);
+        let m = self.mlp.forward(g, h, layer, extras);
         let m = apply(g, m, extras.edits, 0, |s| *s == Site::Mlp { layer });
-        if let Some(trace) = extras.trace.as_deref_mut() {
-            trace.residual.push(Trace::keep(g, x));
-            trace.attn.push(Trace::keep(g, a));
-            trace.mlp.push(Trace::keep(g, m));
-            trace.pre_activations.push(Trace::keep(g, pre_activation));
-        }
-        g.add(x1, m)
+        extras.hook(|| hook("hook_mlp_out"), m);
+        let out = g.add(x1, m);
+        extras.hook(|| hook("hook_resid_post"), out);
+        out
     }
 
     /// The same for one new position (generation): `x` (C) is updated in place.

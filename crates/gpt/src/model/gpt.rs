@@ -4,7 +4,7 @@
 
 use super::block::Block;
 use super::edits::{apply, Edit, Site};
-use super::extras::{Extras, Trace};
+use super::extras::{Extras, FINAL_STREAM};
 use super::layers::{dropout, Dropout, Linear, Norm, ParamId};
 use crate::autograd::{Graph, Var};
 use crate::config::GPTConfig;
@@ -123,9 +123,11 @@ impl GPT {
     /// Records the forward pass of `idx` (B×T ids) into `g` and returns the logits (B, T, V).
     pub(crate) fn forward(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
         let mut x = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
+        extras.hook(|| "hook_embed".into(), x);
         if let Some(wpe) = self.wpe {
             let positions: Vec<usize> = (0..t).collect();
             let pos = g.embedding(wpe.var(g), &positions, &[t]); // (T, C)
+            extras.hook(|| "hook_pos_embed".into(), pos);
             x = g.add(x, pos);
         }
         x = dropout(g, x, extras.dropout.as_mut());
@@ -140,10 +142,9 @@ impl GPT {
         }
         let last = self.blocks.len();
         x = apply(g, x, extras.edits, 0, |s| matches!(s, Site::Residual { layer, .. } if *layer == last));
-        if let Some(trace) = extras.trace.as_deref_mut() {
-            trace.residual.push(Trace::keep(g, x));
-        }
+        extras.hook(|| FINAL_STREAM.into(), x);
         let x = self.ln_f.forward(g, x);
+        extras.hook(|| "ln_final.hook_out".into(), x);
         self.lm_head.forward(g, x) // (B, T, V)
     }
 
@@ -157,7 +158,7 @@ impl GPT {
         self.check_input(idx, b, t)?;
         super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, &self.workspace);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: None });
         Ok(g.value(logits).clone())
     }
 
@@ -190,7 +191,7 @@ impl GPT {
         self.check_targets(targets, b, t)?;
         super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, ws);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: None });
         Ok(self.score_logits(&mut g, logits, batch))
     }
 
@@ -257,7 +258,7 @@ impl Trainable for GPT {
         }
         let mut g = Graph::new(&self.params.values, ws);
         let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], trace: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None });
         let loss = g.cross_entropy(logits, targets);
         let value = scalar(g.value(loss));
         if value.is_finite() {

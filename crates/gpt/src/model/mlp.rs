@@ -1,7 +1,8 @@
 //! nanoGPT's `MLP`: widen to 4C, a nonlinearity, project back to C.
 
+use super::extras::Extras;
 use super::kv_cache::Scratch;
-use super::layers::{dropout, Dropout, Linear};
+use super::layers::{dropout, Linear};
 use crate::autograd::{Graph, Var};
 use crate::ops::activation::activate;
 use crate::ops::Activation;
@@ -25,12 +26,14 @@ impl Mlp {
         }
     }
 
-    /// The output and the pre-activations. Shapes: (B, T, C) → (B, T, 4C) → (B, T, C).
-    pub(crate) fn forward(&self, g: &mut Graph, x: Var, d: Option<&mut Dropout>) -> (Var, Var) {
+    /// Block `layer`'s MLP. Shapes: (B, T, C) → (B, T, 4C) → (B, T, C).
+    pub(crate) fn forward(&self, g: &mut Graph, x: Var, layer: usize, extras: &mut Extras) -> Var {
         let pre = self.c_fc.forward(g, x);
+        extras.hook(|| format!("blocks.{layer}.mlp.hook_pre"), pre);
         let h = g.activation(self.activation, pre);
+        extras.hook(|| format!("blocks.{layer}.mlp.hook_post"), h);
         let h = self.c_proj.forward(g, h);
-        (dropout(g, h, d), pre)
+        dropout(g, h, extras.dropout.as_mut())
     }
 
     /// The same for one row (generation), into `out`.

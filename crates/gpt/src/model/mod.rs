@@ -1,7 +1,8 @@
 //! The GPT, as nanoGPT's `model.py`, by layer: `gpt.rs` (the model and its forward pass),
 //! `block.rs` (a pre-norm block), `attention.rs`, `mlp.rs` and `layers.rs` (linear, norm,
-//! dropout); `extras.rs` (what a pass does besides computing: dropout, edits (`edits.rs`), a trace) and `trace.rs`
-//! (a pass kept for looking inside, and the logit lens); `resume.rs` (a pass resumed from a kept
+//! dropout); `extras.rs` (what a pass does besides computing: dropout, edits (`edits.rs`), hooks
+//! that name its values by TransformerLens's names) and `trace.rs` (a pass kept for looking inside,
+//! and the logit lens); `hooked.rs` (one sequence's training step seen from inside, for the walk); `resume.rs` (a pass resumed from a kept
 //! stream, for knocking parts out in turn); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
@@ -11,6 +12,7 @@ mod decode;
 mod edits;
 mod extras;
 mod gpt;
+mod hooked;
 mod kv_cache;
 mod layers;
 mod mlp;
@@ -20,4 +22,5 @@ mod trace;
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
 pub use gpt::{uniform_loss, GPT};
+pub use hooked::{HookValue, Hooked};
 pub use kv_cache::KvCache;

@@ -45,7 +45,7 @@ impl GPT {
         given.as_slice_mut().expect("fresh array").copy_from_slice(stream);
         let mut g = Graph::new(&self.params().values, ws);
         let x = g.push(given, vec![], Edited);
-        let logits = self.forward_from(&mut g, x, from, &mut Extras { dropout: None, edits, trace: None });
+        let logits = self.forward_from(&mut g, x, from, &mut Extras { dropout: None, edits, hooks: None });
         Ok(self.score_logits(&mut g, logits, batch))
     }
 }

@@ -2,7 +2,7 @@
 //! lens, which reads a prediction off the residual stream after any layer.
 
 use super::edits::{self, Edit};
-use super::extras::{Extras, Trace};
+use super::extras::{Extras, Hooks, Trace};
 use super::gpt::GPT;
 use crate::autograd::Graph;
 use crate::error::Result;
@@ -19,10 +19,9 @@ impl GPT {
         self.check_input(idx, b, t)?;
         edits::check(edits, self.config(), t)?;
         let mut g = Graph::new(&self.params().values, &self.workspace);
-        let mut trace = Trace { t, b, ..Trace::default() };
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, trace: Some(&mut trace) });
-        trace.logits = Trace::keep(&g, logits);
-        Ok(trace)
+        let mut hooks = Hooks::default();
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: Some(&mut hooks) });
+        Ok(Trace::from_hooks(&g, hooks, self.config().n_layer, (b, t), logits))
     }
 
     /// The logit lens: the logits (V) the model would give if a residual-stream row `x` (C)

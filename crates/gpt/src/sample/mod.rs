@@ -6,4 +6,4 @@ mod next;
 mod sampler;
 
 pub use next::{NextToken, NextTokens};
-pub use sampler::{most_likely, next_token_probs, SampleConfig, Sampler};
+pub use sampler::{draw_weights, most_likely, next_token_probs, SampleConfig, Sampler};

@@ -162,23 +162,10 @@ impl Sampler {
     }
 
     fn pick_from(&mut self, logits: &[f32]) -> usize {
-        let argmax = || logits.iter().enumerate().fold(0, |best, (i, &l)| if l > logits[best] { i } else { best });
         if self.config.temperature == 0.0 || self.config.top_k == 1 {
-            return argmax();
+            return first_max(logits);
         }
-        let cutoff = match self.config.top_k {
-            k if k == 0 || k >= logits.len() => f32::NEG_INFINITY,
-            k => {
-                self.weights.clear();
-                self.weights.extend_from_slice(logits);
-                let (_, kth, _) = self.weights.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
-                *kth
-            }
-        };
-        let max = logits[argmax()];
-        let inv_t = 1.0 / self.config.temperature;
-        self.weights.clear();
-        self.weights.extend(logits.iter().map(|&l| if l >= cutoff { ((l - max) * inv_t).exp() } else { 0.0 }));
+        draw_weights(logits, self.config.temperature, self.config.top_k, &mut self.weights);
         let total: f32 = self.weights.iter().sum();
         let mut u = self.rng.uniform() * total;
         for (i, &w) in self.weights.iter().enumerate() {
@@ -188,8 +175,31 @@ impl Sampler {
             u -= w;
         }
         // Rounding left `u` past the last weight: take the last token that could be drawn.
-        self.weights.iter().rposition(|&w| w > 0.0).unwrap_or_else(argmax)
+        self.weights.iter().rposition(|&w| w > 0.0).unwrap_or_else(|| first_max(logits))
     }
+}
+
+/// The first of the largest `logits`.
+fn first_max(logits: &[f32]) -> usize {
+    logits.iter().enumerate().fold(0, |best, (i, &l)| if l > logits[best] { i } else { best })
+}
+
+/// What a draw at `temperature` (above 0) among the `top_k` likeliest (0: all) weighs each token
+/// by, into `out`: exp((logit − max) / temperature) among them, 0 elsewhere, not normalised.
+pub fn draw_weights(logits: &[f32], temperature: f32, top_k: usize, out: &mut Vec<f32>) {
+    let cutoff = match top_k {
+        k if k == 0 || k >= logits.len() => f32::NEG_INFINITY,
+        k => {
+            out.clear();
+            out.extend_from_slice(logits);
+            let (_, kth, _) = out.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+            *kth
+        }
+    };
+    let max = logits[first_max(logits)];
+    let inv_t = 1.0 / temperature;
+    out.clear();
+    out.extend(logits.iter().map(|&l| if l >= cutoff { ((l - max) * inv_t).exp() } else { 0.0 }));
 }
 
 #[cfg(test)]

@@ -25,5 +25,5 @@ pub use replica::Replica;
 pub use report::TrainReport;
 pub use sharing::{JobKind, Next, Outcome, Progress};
 pub use trainable::{Batches, Trainable};
-pub use trainer::Trainer;
+pub use trainer::{StepOnCopy, Trainer};
 pub use units::partials;

@@ -7,9 +7,12 @@ use super::history::History;
 use super::timing::Timing;
 use super::trainable::Trainable;
 use crate::config::TrainConfig;
-use crate::optim::Optimizer;
+use crate::error::Result;
+use crate::optim::{complete, Optimizer};
+use crate::params::Params;
 use crate::rng::Rng;
 use crate::work::job::Job;
+use crate::work::Partial;
 use crate::workspace::Workspace;
 
 /// Separate random streams, so that evaluating never changes which batches training sees.
@@ -138,15 +141,41 @@ impl<M: Trainable> Trainer<M> {
         self.train.eval_iters = iters.unwrap_or(self.train.eval_iters);
     }
 
+    /// The step the gradients `grads` of a loss `loss` would make, applied as a training step is
+    /// (checked, clipped, at this step's rate, by the optimiser with its state) to copies of the
+    /// parameters and the optimiser: the parameters after it, and its rate and gradient norm.
+    /// Nothing of the trainer changes.
+    pub fn step_on_copy(&self, grads: Vec<f32>, loss: f32) -> Result<StepOnCopy> {
+        let (mut params, mut optimizer, pool) =
+            (self.model.params().clone(), self.optimizer.boxed_clone(), Workspace::default());
+        let root = Partial { first: 0, count: 1, loss: loss as f64, exact: 0, grads };
+        let rules =
+            super::update::Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() };
+        let mut update = rules.begin(root, &params, optimizer.as_ref(), &pool)?;
+        complete(optimizer.kind(), self.train.hyper().own, update.pieces.iter_mut().collect(), 1);
+        let (lr, grad_norm) = (update.lr, update.grad_norm);
+        rules.finish(update, &mut params, optimizer.as_mut(), &pool)?;
+        Ok(StepOnCopy { params, lr, grad_norm })
+    }
+
     /// Takes `train` (checked by the caller) and `dropout` for the next steps. The optimiser
     /// keeps its state; the helpers' copies, which step by the old settings, are sent it again.
-    pub fn retune(&mut self, train: TrainConfig, dropout: f32) -> crate::error::Result<()> {
+    pub fn retune(&mut self, train: TrainConfig, dropout: f32) -> Result<()> {
         self.model.set_dropout(dropout)?;
         self.optimizer.retune(&train.hyper());
         self.train = train;
         self.synced.clear();
         Ok(())
     }
+}
+
+/// A step applied to copies (see [`Trainer::step_on_copy`]).
+pub struct StepOnCopy {
+    /// The parameters after the step.
+    pub params: Params,
+    /// The step's learning rate, and the gradients' norm before clipping.
+    pub lr: f32,
+    pub grad_norm: f32,
 }
 
 /// Zeroed optimiser state for `model` trained by `train`.

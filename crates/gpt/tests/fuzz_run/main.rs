@@ -55,8 +55,33 @@ fn questions() -> impl Strategy<Value = gpt::inspect::Questions> {
         (part.clone(), 0usize..40).prop_map(|(layer, position)| Site::Residual { layer, position }),
     ];
     let fill = prop_oneof![Just(gpt::inspect::Fill::Zero), Just(gpt::inspect::Fill::Mean)];
-    (proptest::option::of(site), fill, 0usize..200, texts(), texts()).prop_map(
-        |(ablate, fill, shown, clean, corrupted)| gpt::inspect::Questions { ablate, fill, shown, clean, corrupted },
+    (proptest::option::of(site), fill, 0usize..200, texts(), texts(), walk()).prop_map(
+        |(ablate, fill, shown, clean, corrupted, walk)| gpt::inspect::Questions {
+            ablate,
+            fill,
+            shown,
+            clean,
+            corrupted,
+            walk,
+        },
+    )
+}
+
+/// What the walk through the model may be asked: any text, a position, layer or head that may
+/// not exist, any target, and the sampling settings.
+fn walk() -> impl Strategy<Value = gpt::inspect::walk::WalkRequest> {
+    let part = proptest::option::of(0usize..6);
+    (texts(), proptest::option::of(0usize..40), part.clone(), part, texts(), 0.0f32..2.0, 0usize..10).prop_map(
+        |(text, position, layer, head, target, temperature, top_k)| gpt::inspect::walk::WalkRequest {
+            text,
+            position,
+            layer,
+            head,
+            target,
+            temperature,
+            top_k,
+            seed: 1,
+        },
     )
 }
 

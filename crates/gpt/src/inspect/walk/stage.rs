@@ -1,0 +1,62 @@
+//! One stage of the walk as a figure: its words (title, hook, shape, code, what it does) and its
+//! numbers (a strip or a matrix), with a builder the forward and backward passes share.
+
+use serde::Serialize;
+
+/// One stage of the walk: a value the pass computes (or its gradient), as a figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Stage {
+    /// TransformerLens's hook point for it (`blocks.0.attn.hook_z`), or what names it otherwise.
+    pub hook: String,
+    pub title: String,
+    /// Its shape as nanoGPT's comments write it, with the sizes: `(B, T, C) = (1, 12, 64)`.
+    pub shape: String,
+    /// The line of nanoGPT's `model.py` (or of the playground's PyTorch model for RoPE and QK-norm).
+    pub code: String,
+    /// What it does, in a sentence.
+    pub what: String,
+    /// The figure: `rows` × `cols` values, row after row (one row: a strip).
+    pub rows: usize,
+    pub cols: usize,
+    pub values: Vec<f32>,
+    /// Each row's label (the tokens, for a matrix over positions), and the row followed.
+    pub row_labels: Vec<String>,
+    pub focus_row: Option<usize>,
+    /// Cells above the diagonal are masked (causal attention's scores and pattern).
+    pub causal: bool,
+    /// A few figures worth reading off (a norm's mean and spread, the share of neurons firing).
+    pub notes: Vec<Note>,
+}
+
+/// A figure worth reading off a stage.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Note {
+    pub label: String,
+    pub value: f32,
+}
+
+/// A stage being written: its words, then its figure.
+pub(super) fn stage(hook: &str, title: String, shape: String, code: &str, what: String) -> Stage {
+    let (code, rows, cols, values) = (code.to_string(), 0, 0, vec![]);
+    let (row_labels, focus_row, causal, notes) = (vec![], None, false, vec![]);
+    Stage { hook: hook.into(), title, shape, code, what, rows, cols, values, row_labels, focus_row, causal, notes }
+}
+
+impl Stage {
+    /// A strip of `values`.
+    pub(super) fn strip(self, values: Vec<f32>) -> Stage {
+        Stage { rows: 1, cols: values.len(), values, ..self }
+    }
+
+    /// A `rows` × `cols` matrix of `values`, its rows labelled, row `focus` the one followed.
+    pub(super) fn matrix(self, cols: usize, values: Vec<f32>, labels: Vec<String>, focus: Option<usize>) -> Stage {
+        Stage { rows: values.len() / cols.max(1), cols, values, row_labels: labels, focus_row: focus, ..self }
+    }
+
+    pub(super) fn noting(mut self, label: &str, value: f32) -> Stage {
+        self.notes.push(Note { label: label.into(), value });
+        self
+    }
+}
