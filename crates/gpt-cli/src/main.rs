@@ -10,6 +10,7 @@ mod sample;
 mod setting_flags;
 mod shared;
 mod train;
+mod walk;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ enum Command {
     Import(import::Args),
     /// Test what a checkpoint's heads do: ablation, patching, logit attribution, composition, Fourier.
     Inspect(inspect::Args),
+    /// Follow one token through a checkpoint's model: every stage of the forward pass and of one training step.
+    Walk(walk::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(args),
         Command::Import(args) => import::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Walk(args) => walk::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
