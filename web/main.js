@@ -13,6 +13,7 @@ import { initTraining, showOverlays, uniformLoss } from './training-panel.js';
 import { initLibrary } from './library-panel.js';
 import { initShareLink, readSetup } from './share-link.js';
 import { initTextFit } from './text-fit.js';
+import { initWalk } from './walk-panel.js';
 import { send, start } from './engine.js';
 
 try {
@@ -25,6 +26,7 @@ try {
   initProblems();
   initAttention();
   initInside(uniformLoss);
+  initWalk();
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);

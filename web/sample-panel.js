@@ -14,6 +14,12 @@ const NO_MODEL_YET = 'Train a model to see its guesses.';
 /** The prompt as typed. */
 export const promptText = () => ui.prompt.value;
 
+/** The draw's settings as the form holds them (its defaults where a field is not a number). */
+export function samplingSettings() {
+  const read = (name, fallback) => readNumber(ui.form.elements[name]).value ?? fallback;
+  return { temperature: read('temperature', 0.8), top_k: read('top_k', 0), seed: read('seed', 1337) };
+}
+
 /** Shows errors beside the sample form's fields; any without a field goes under the form. */
 function showSampleErrors(errors) {
   ui.error.textContent = showErrors(ui.form, errors).map((p) => p.message).join(' ');

@@ -117,7 +117,7 @@ export class Trainer {
     const evaluation = await this.perform(id, 'evaluation', () => this.running);
     if (!evaluation) return evaluation === null;
     this.hooks.post({ type: 'eval', evaluation, milestones: this.run.status.milestones });
-    this.hooks.views.insideViews(this.run);
+    this.hooks.views.deep(this.run);
     this.hooks.save();
     return true;
   }
@@ -172,7 +172,7 @@ export class Trainer {
     this.running = false;
     reportProgress();
     views.live(run);
-    views.insideViews(run);
+    views.deep(run);
     const { step: at, max_iters: end, eval_due: evalDue } = run.status;
     post({ type: at >= end && !evalDue ? 'finished' : 'paused' });
     this.hooks.save();

@@ -9,6 +9,7 @@ import { attentionText, clearAttention, setAttentionSource, setAttentionText } f
 import { showSamplingFor, suggestProblem } from './problems-panel.js';
 import { clearSamples } from './sample-panel.js';
 import { clearInside } from './inside-panel.js';
+import { clearWalk } from './walk-panel.js';
 import { setPhase, showError, state, whyBlocked } from './phase.js';
 import { showTextProblem } from './text-fit.js';
 import { taskExample } from './task-panel.js';
@@ -117,6 +118,7 @@ function resetModel() {
   clearAttention();
   clearSamples();
   clearInside();
+  clearWalk();
   setPhase('idle', 'Ready.');
 }
 

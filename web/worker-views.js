@@ -13,6 +13,7 @@ export class Views {
     this.attentionText = '';
     this.nextQuery = null; // the prompt and temperature whose next-token list the page shows
     this.inside = { views: [], probe: '', questions: {} }; // the views the page shows (open), on what probe, asked what
+    this.walkRequest = null; // what the walk through the model follows, while the page shows it
     this.lapseSent = -1; // evaluations in the time-lapse the page has
   }
 
@@ -53,6 +54,24 @@ export class Views {
     } catch (e) {
       this.report('inside', e);
     }
+  }
+
+  /** The walk through the model the page shows: the core's view called "walk", asked what to follow. */
+  walk(run) {
+    if (!run || !this.walkRequest) return;
+    try {
+      const { walk } = run.inside(['walk'], '', '', { walk: this.walkRequest, shown: 0 }).views;
+      if (walk?.error) this.post({ type: 'error', context: 'walk', message: walk.error });
+      else this.post({ type: 'walk', walk });
+    } catch (e) {
+      this.report('walk', e);
+    }
+  }
+
+  /** What the page shows of the whole model, refreshed at each evaluation: the views inside it and the walk. */
+  deep(run) {
+    this.insideViews(run);
+    this.walk(run);
   }
 
   /** A task's held-out problems with the model's answers (nothing for a text). */

@@ -5,10 +5,10 @@
 //               load {files: [{name, bytes}], text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
 //               workers {count (a number, or 'auto'), most}, pause, reset, save, export, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
-//               next {prompt, temperature}, inside {views, probe, questions}.
+//               next {prompt, temperature}, inside {views, probe, questions}, walk {request (null: closed)}.
 // Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
-//               inside {inside, timelapse?}, sample-chunk {text}, sample-done, solutions {solutions},
+//               inside {inside, timelapse?}, walk {walk}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
@@ -85,7 +85,7 @@ function open(bytes, text, page, extra) {
   adopt(opened, { attentionText: page.attentionText ?? '', text: textProblem || opened.status.task ? '' : text });
   post({ type: 'loaded', ...describe(), textProblem, ...extra });
   views.live(opened);
-  views.insideViews(opened);
+  views.deep(opened);
 }
 
 /** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */
@@ -102,7 +102,7 @@ const handlers = {
     autosave.start({ name, corpus, corpusId });
     post({ type: 'created', ...describe() });
     views.live(trainer.run);
-    views.insideViews(trainer.run);
+    views.deep(trainer.run);
   },
   // Our checkpoint, or another tool's files (nanoGPT's, Transformers', an export's zip), which may
   // bring the run's own text.
@@ -194,6 +194,10 @@ const handlers = {
   next({ prompt, temperature }) {
     views.nextQuery = { prompt, temperature };
     views.nextTokens(trainer.run);
+  },
+  walk({ request }) {
+    views.walkRequest = request;
+    views.walk(trainer.run); // at once, while training too: one sequence's pass costs little
   },
   inside({ views: shown, probe, questions }) {
     views.inside = { views: shown, probe, questions };

@@ -13,6 +13,7 @@ import { launchFirefox } from './browsers.mjs';
 import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
+import { checkWalk } from './walk-views.mjs';
 
 let server, url, ff, downloads, page, run, until, statusMatches, press, shot;
 
@@ -82,3 +83,5 @@ test('firefox: a checkpoint downloads, survives a reset, loads and trains on; a 
 });
 
 test('firefox: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));
+
+test('firefox: the walk through the model follows a token forward and back', () => checkWalk(page, 200));

@@ -13,6 +13,7 @@ import { launchWebKit } from './browsers.mjs';
 import { drivenPage } from './driven-page.mjs';
 import { checkpointMetadata, SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
+import { checkWalk } from './walk-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
 const KEEP_DOWNLOADS = `window.downloads = [];
@@ -119,6 +120,8 @@ test('webkit: a reload restores the run, and it trains on', async () => {
 });
 
 test('webkit: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));
+
+test('webkit: the walk through the model follows a token forward and back', () => checkWalk(page, 200));
 
 test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and trains', async () => {
   const relaxed = await launchWebKit({ env: { JSC_useWasmRelaxedSIMD: '1' } });

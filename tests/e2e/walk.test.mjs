@@ -1,0 +1,136 @@
+// The walk through the model in Chromium: one token followed through every stage forward and back
+// with its numbers; the controls by mouse, by keyboard and by tap; refreshing while training never
+// stalls the page, and training with it open is bit for bit training with it closed; desktop,
+// tablet and phone sizes, and no accessibility rule broken with it open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { openPlayground, saveCheckpoint, SHOTS, untilStatus } from './session.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let session, page, errors;
+
+/** Trains the tiny preset for `steps` (a new run) and opens the walk once it shows the last step. */
+async function trainAndWalk(p, steps, press = 'click') {
+  await p.getByLabel('Preset').selectOption('tiny');
+  await p.getByLabel('Iterations', { exact: true }).fill(String(steps));
+  await p.getByRole('button', { name: 'Train', exact: true })[press]();
+  await untilStatus(p, new RegExp(`^Finished ${steps} steps`), 120000);
+  const walk = p.locator('#walk');
+  if (!await walk.evaluate((d) => d.open)) await p.getByText('7. Walk through the model')[press]();
+  await p.locator('#walk-status').getByText(new RegExp(`^At step ${steps}:`)).waitFor();
+}
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors } = session);
+  await trainAndWalk(page, 120);
+});
+after(() => session?.close());
+
+test('the walk shows every stage forward and back, each named, shaped and labelled', async () => {
+  const status = await page.locator('#walk-status').textContent();
+  assert.match(status, /position 15 \(.+\), layer \d head \d/, 'the start of the held-out text, its last position');
+  const titles = await page.locator('#walk-forward .stage-title').allTextContents();
+  for (const stage of [/^Token embedding/, /^Position embedding/, /^Normalised before attention/, /^Queries, head/, /^Scores q·k/, /^Softmax: where head/, /^Weighted sum of values/, /^MLP up-projection/, /^Activation: which neurons fire/, /^Logits/]) {
+    assert.ok(titles.some((t) => stage.test(t)), `${stage} in ${titles.join(' | ')}`);
+  }
+  const hooks = await page.locator('#walk-forward .stage-hook').allTextContents();
+  assert.ok(hooks.includes('hook_embed') && hooks.some((h) => /^blocks\.\d\.attn\.hook_pattern$/.test(h)), hooks.join(' '));
+  for (const canvas of await page.locator('#walk-forward canvas, #walk-backward canvas').all()) {
+    assert.match(await canvas.getAttribute('aria-label'), /: (a strip of \d+ values|a \d+ × \d+ matrix) from -?[\d.e-]+ to -?[\d.e-]+/);
+  }
+  assert.match(await page.locator('#walk-draw-title').textContent(), /^The draw at temperature 0\.8 \(the sample panel's\): .+ drawn with probability [\d.]+%$/);
+  assert.match(await page.locator('#walk-step').textContent(), /^Teaching .+ at position 15: loss −log p = [\d.]+ \(p = [\d.]+\)\. AdamW at rate .+: the loss there goes from [\d.]+ to [\d.]+ after the step/);
+  assert.ok(await page.locator('#walk-backward figure').count() >= 10);
+  assert.equal(await page.locator('#walk-params tbody tr').count(), 15, 'every weight of the tiny preset');
+  await page.locator('#walk').screenshot({ path: `${SHOTS}50-walk.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('a token pressed is followed, a value read by pointer and by keyboard, and a bad target explained', async () => {
+  await page.getByRole('button', { name: /^Follow position 5:/ }).click();
+  await page.locator('#walk-status').getByText(/position 5 /).waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Follow position 5:/ }).getAttribute('aria-pressed'), 'true');
+  const scores = page.locator('#walk-forward figure', { has: page.locator('.stage-title', { hasText: /^Scores/ }) });
+  const canvas = scores.locator('canvas');
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await scores.locator('.stage-readout').textContent(), /^row \d+ \(.+\), column \d+: (-?[\d.e-]+|masked \(a later position\))$/);
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('End');
+  assert.match(await scores.locator('.stage-readout').textContent(), /^row 0 \(.+\), column \d+: masked \(a later position\)$/, 'above the diagonal');
+  const strip = page.locator('#walk-forward figure').first();
+  await strip.scrollIntoViewIfNeeded();
+  const box = await strip.locator('canvas').boundingBox();
+  await page.mouse.move(box.x + 2, box.y + 2);
+  assert.match(await strip.locator('.stage-readout').textContent(), /^index 0: -?[\d.e-]+$/, 'a pointer reads a value');
+  await page.getByLabel('Layer', { exact: true }).selectOption({ label: '1' });
+  await page.getByLabel('Head', { exact: true }).selectOption({ label: '2' });
+  await page.locator('#walk-status').getByText(/layer 1 head 2/).waitFor();
+  await page.getByLabel('Token to teach').fill('zz');
+  await page.locator('#walk-error').getByText(/the target must be one token/).waitFor();
+  await page.getByLabel('Token to teach').fill('');
+  await page.locator('#walk-error').getByText(/^$/).waitFor({ state: 'attached' });
+  assert.deepEqual(errors, []);
+});
+
+test('while training the walk refreshes at each evaluation, no frame stalls, and the run is bit for bit the one without it', async () => {
+  await page.getByLabel('Iterations', { exact: true }).fill('300');
+  page.on('dialog', (d) => d.accept()); // each new run replaces the last
+  await page.evaluate(() => {
+    window.stalls = [];
+    let last = performance.now();
+    const tick = () => {
+      const now = performance.now();
+      window.stalls.push(now - last);
+      last = now;
+      if (!window.stopTicking) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.locator('#walk-status').getByText(/^At step (1[5-9]\d|2\d\d):/).waitFor({ timeout: 120000 });
+  const stalls = await page.evaluate(() => { window.stopTicking = true; return window.stalls; });
+  const worst = Math.max(...stalls.slice(1));
+  assert.ok(worst < 100, `a frame took ${worst.toFixed(0)} ms while the walk refreshed`);
+  await untilStatus(page, /^Finished 300 steps/, 120000);
+  const open = (await saveCheckpoint(page)).history;
+  await page.getByText('7. Walk through the model').click(); // closed: the worker computes no walk
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await untilStatus(page, /^Finished 300 steps/, 120000);
+  assert.deepEqual((await saveCheckpoint(page)).history, open, 'the same losses and evaluations, bit for bit');
+  assert.deepEqual(errors, []);
+});
+
+test('with the walk open, no accessibility rule is broken', async () => {
+  await trainAndWalk(page, 60);
+  await page.addScriptTag({ path: AXE });
+  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  assert.deepEqual(violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), []);
+});
+
+for (const [name, viewport, device] of [
+  ['tablet', { width: 768, height: 1024 }, { hasTouch: true }],
+  ['phone', { width: 390, height: 844 }, { hasTouch: true, isMobile: true }],
+]) {
+  test(`on a ${name}, the walk fits the screen and a tap follows a token and reads a value`, async () => {
+    const small = await openPlayground(viewport, [], device);
+    try {
+      await trainAndWalk(small.page, 60, 'tap');
+      await small.page.getByRole('button', { name: /^Follow position 3:/ }).tap();
+      await small.page.locator('#walk-status').getByText(/position 3 /).waitFor();
+      const figure = small.page.locator('#walk-forward figure').first();
+      const box = await figure.locator('canvas').boundingBox();
+      await small.page.touchscreen.tap(box.x + 4, box.y + 4);
+      assert.match(await figure.locator('.stage-readout').textContent(), /^index 0: -?[\d.e-]+$/);
+      const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'nothing wider than the screen');
+      await small.page.locator('#walk').screenshot({ path: `${SHOTS}51-walk-${name}.png` });
+      assert.deepEqual(small.errors, []);
+    } finally {
+      await small.close();
+    }
+  });
+}

@@ -1,0 +1,209 @@
+// The walk's figures: one per stage (its title, TransformerLens hook, shape, nanoGPT line, what it
+// does, and its numbers as a coloured strip or matrix that a pointer, a tap or the arrow keys read
+// out), the tokens as buttons to follow, the draw, and a training step's weights.
+import { diverging } from './views/plot.js';
+import { extent } from './views/grid.js';
+import { onPoint } from './pointing.js';
+import { tokenLabel } from './format.js';
+
+/** Cells a strip shows on a line before it wraps: a long vector reads as lines of this many. */
+const LINE = 64;
+const CELL = 14; // the largest a matrix's cell is drawn, and a strip's height, in CSS pixels
+const MASKED = [215, 219, 226];
+
+const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : v.toFixed(4));
+
+/** A paragraph of `text` with class `className`. */
+function text(tag, className, content) {
+  const el = document.createElement(tag);
+  el.className = className;
+  el.textContent = content;
+  return el;
+}
+
+/**
+ * One stage's figure, kept and updated in place as new numbers come (so a refresh while training
+ * rebuilds nothing): `update(stage)` draws the stage's values.
+ */
+export class StageFigure {
+  constructor() {
+    this.el = document.createElement('figure');
+    this.el.className = 'stage';
+    this.caption = document.createElement('figcaption');
+    this.title = text('span', 'stage-title', '');
+    this.hook = text('code', 'stage-hook', '');
+    this.shape = text('span', 'stage-shape', '');
+    this.caption.append(this.title, ' ', this.hook, ' ', this.shape);
+    this.code = text('code', 'stage-code', '');
+    const pre = document.createElement('pre');
+    pre.append(this.code);
+    this.what = text('p', 'hint', '');
+    this.canvas = document.createElement('canvas');
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.tabIndex = 0;
+    this.readout = text('p', 'readout stage-readout', '');
+    this.readout.setAttribute('aria-live', 'polite');
+    this.notes = text('p', 'stage-notes', '');
+    this.el.append(this.caption, pre, this.what, this.canvas, this.readout, this.notes);
+    this.cursor = null; // the cell the keyboard reads, [row, col]
+    onPoint(this.canvas, (e) => this.point(e), () => {});
+    this.canvas.addEventListener('keydown', (e) => this.key(e));
+    new ResizeObserver(() => this.draw()).observe(this.canvas);
+  }
+
+  update(stage) {
+    this.stage = stage;
+    this.title.textContent = stage.title;
+    this.hook.textContent = stage.hook;
+    this.shape.textContent = stage.shape;
+    this.code.textContent = stage.code;
+    this.what.textContent = stage.what;
+    this.notes.textContent = stage.notes.map((n) => `${n.label}: ${number(n.value)}`).join(' · ');
+    this.scale = extent(stage.values);
+    const [lo, hi] = stage.values.reduce(([a, b], v) => [Math.min(a, v), Math.max(b, v)], [Infinity, -Infinity]);
+    const kind = stage.rows === 1 ? `a strip of ${stage.cols} values` : `a ${stage.rows} × ${stage.cols} matrix`;
+    const focus = stage.focus_row != null ? `; row ${stage.focus_row} (${tokenLabel(stage.row_labels[stage.focus_row] ?? '')}) is the position followed` : '';
+    this.canvas.setAttribute('aria-label', `${stage.title}: ${kind} from ${number(lo)} to ${number(hi)}${focus}. Arrow keys read each value.`);
+    this.draw();
+    if (this.cursor) this.say(...this.cursor);
+  }
+
+  /**
+   * The layout: cells per line, lines, the label column's width, and a cell's width and height (a
+   * strip's cells are as tall as a matrix's largest, however narrow).
+   */
+  layout() {
+    const { rows, cols, row_labels: labels } = this.stage;
+    const strip = rows === 1;
+    const perLine = strip ? Math.min(cols, LINE) : cols;
+    const lines = strip ? Math.ceil(cols / perLine) : rows;
+    const longest = strip ? 0 : Math.max(...labels.map((l) => tokenLabel(l).length), 1);
+    const label = strip ? 0 : Math.min(120, 12 + 6.5 * longest);
+    const width = this.canvas.getBoundingClientRect().width || 300;
+    const cell = Math.max(1, Math.min(CELL, (width - label) / perLine));
+    return { strip, perLine, lines, label, cell, high: strip ? CELL : cell };
+  }
+
+  draw() {
+    const stage = this.stage;
+    if (!stage) return;
+    const { strip, perLine, lines, label, cell, high } = this.layout();
+    const height = Math.max(high * lines, 8);
+    this.canvas.style.height = `${height}px`;
+    const dpr = window.devicePixelRatio || 1;
+    const width = this.canvas.getBoundingClientRect().width;
+    if (!width) return;
+    this.canvas.width = Math.round(width * dpr);
+    this.canvas.height = Math.round(height * dpr);
+    const ctx = this.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    const { values, cols, causal } = stage;
+    for (let i = 0; i < values.length; i++) {
+      const [r, c] = strip ? [Math.floor(i / perLine), i % perLine] : [Math.floor(i / cols), i % cols];
+      const masked = causal && !strip && c > r;
+      const [R, G, B] = masked ? MASKED : diverging(values[i] / this.scale);
+      ctx.fillStyle = `rgb(${R}, ${G}, ${B})`;
+      ctx.fillRect(label + c * cell, r * high, Math.ceil(cell), Math.ceil(high));
+    }
+    if (!strip) {
+      ctx.fillStyle = '#4b5563';
+      ctx.font = `${Math.min(11, Math.max(8, cell - 2))}px system-ui, sans-serif`;
+      ctx.textBaseline = 'middle';
+      ctx.textAlign = 'right';
+      stage.row_labels.forEach((l, r) => { if (cell >= 7 || r === stage.focus_row) ctx.fillText(tokenLabel(l), label - 4, r * cell + cell / 2); });
+      if (stage.focus_row != null) {
+        ctx.strokeStyle = '#111827';
+        ctx.lineWidth = 1.5;
+        ctx.strokeRect(label, stage.focus_row * cell, cols * cell, cell);
+      }
+    }
+    if (this.cursor) {
+      const [r, c] = this.cursor;
+      const [x, y] = strip ? [c % perLine, Math.floor(c / perLine)] : [c, r];
+      ctx.strokeStyle = '#2563eb';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(label + x * cell, y * high, cell, high);
+    }
+  }
+
+  /** The value at a pointer's place. */
+  point(event) {
+    const { strip, perLine, label, cell, high } = this.layout();
+    const box = this.canvas.getBoundingClientRect();
+    const x = Math.floor((event.clientX - box.left - label) / cell);
+    const y = Math.floor((event.clientY - box.top) / high);
+    if (x < 0 || y < 0 || x >= perLine) return;
+    const [r, c] = strip ? [0, y * perLine + x] : [y, x];
+    if (r < this.stage.rows && c < this.stage.cols) this.say(r, c);
+  }
+
+  /** Arrow keys move the cell read out; Home and End go to a row's ends. */
+  key(event) {
+    const { rows, cols } = this.stage;
+    const [r, c] = this.cursor ?? [this.stage.focus_row ?? 0, 0];
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0], Home: [0, -c], End: [0, cols - 1 - c] };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    this.say(Math.min(rows - 1, Math.max(0, r + move[0])), Math.min(cols - 1, Math.max(0, c + move[1])));
+  }
+
+  /** Reads out the value at row `r`, column `c`, and marks it. */
+  say(r, c) {
+    const { rows, cols, values, row_labels: labels, causal } = this.stage;
+    this.cursor = [Math.min(r, rows - 1), Math.min(c, cols - 1)];
+    [r, c] = this.cursor;
+    const where = rows === 1 ? `index ${c}` : `row ${r} (${tokenLabel(labels[r] ?? '')}), column ${c}`;
+    this.readout.textContent = causal && c > r ? `${where}: masked (a later position)` : `${where}: ${number(values[r * cols + c])}`;
+    this.draw();
+  }
+}
+
+/** The tokens of the sequence as buttons, the followed one pressed: `follow(position)` on a press. */
+export function tokenButtons(list, tokens, ids, position, follow) {
+  list.replaceChildren(...tokens.map((token, i) => {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'token-button';
+    button.textContent = tokenLabel(token);
+    button.title = `position ${i}, id ${ids[i]}`;
+    button.setAttribute('aria-label', `Follow position ${i}: ${JSON.stringify(token)}, id ${ids[i]}`);
+    button.setAttribute('aria-pressed', String(i === position));
+    button.addEventListener('click', () => follow(i));
+    const id = text('span', 'token-id', String(ids[i]));
+    id.setAttribute('aria-hidden', 'true');
+    item.append(button, id);
+    return item;
+  }));
+}
+
+/** The draw: the likeliest tokens as labelled bars, the one drawn marked. */
+export function drawList(list, { likeliest, picked }) {
+  list.replaceChildren(...likeliest.map(({ id, token, prob }) => {
+    const item = document.createElement('li');
+    const label = text('span', 'token', tokenLabel(token));
+    const bar = document.createElement('span');
+    bar.className = 'bar';
+    bar.style.width = `${Math.max(1, prob * 100)}%`;
+    const value = text('span', 'prob', `${(prob * 100).toFixed(1)}%${id === picked.id ? ' · drawn' : ''}`);
+    if (id === picked.id) item.className = 'picked';
+    item.append(label, bar, value);
+    return item;
+  }));
+}
+
+/** A training step's weights: each one's gradient norm, update norm and norm. */
+export function paramRows(body, params) {
+  body.replaceChildren(...params.map((p) => {
+    const tr = document.createElement('tr');
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.textContent = `${p.name} (${p.shape.join(' × ')})`;
+    tr.append(name, ...[p.grad_norm, p.update_norm, p.weight_norm].map((v) => text('td', '', number(v))));
+    return tr;
+  }));
+}
+
+export { number };

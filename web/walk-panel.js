@@ -1,0 +1,103 @@
+// "Walk through the model": one token followed through the run's own model, every stage of the
+// forward pass and of one training step, with its real numbers (crates/gpt/src/inspect/walk/).
+// The worker computes it when the section is open: at once on a change here, and again at each
+// evaluation while training.
+import { on, send } from './engine.js';
+import { samplingSettings } from './sample-panel.js';
+import { StageFigure, drawList, number, paramRows, tokenButtons } from './walk-figures.js';
+import { tokenLabel } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  details: $('walk'), text: $('walk-text'), position: $('walk-position'), layer: $('walk-layer'), head: $('walk-head'),
+  target: $('walk-target'), status: $('walk-status'), error: $('walk-error'), tokens: $('walk-tokens'),
+  forward: $('walk-forward'), draw: $('walk-draw'), drawTitle: $('walk-draw-title'), step: $('walk-step'),
+  backward: $('walk-backward'), params: $('walk-params').tBodies[0], sampleForm: $('sample-form'),
+};
+/** Each section's stage figures, by their place, kept between refreshes. */
+const figures = { forward: [], backward: [] };
+
+/** What the walk follows, as the controls say it; a control left empty takes the run's default. */
+function request() {
+  const whole = (el) => (el.value === '' ? null : Number(el.value));
+  const [layer, head] = [whole(ui.layer), whole(ui.head)];
+  return {
+    text: ui.text.value,
+    position: whole(ui.position),
+    layer: layer !== null && head !== null ? layer : null,
+    head: layer !== null && head !== null ? head : null,
+    target: ui.target.value,
+    ...samplingSettings(),
+  };
+}
+
+/** Tells the worker what to follow (nothing while the section is closed). */
+function ask() {
+  send({ type: 'walk', request: ui.details.open ? request() : null });
+}
+
+let timer = 0;
+const askSoon = () => {
+  clearTimeout(timer);
+  timer = setTimeout(ask, 250);
+};
+
+/** A select's options: "the run's" (empty) and 1..n, keeping its choice where it still exists. */
+function numbered(select, n) {
+  if (select.options.length === n + 1) return;
+  const kept = select.value;
+  select.replaceChildren(new Option("the run's scores name", ''), ...Array.from({ length: n }, (_, i) => new Option(String(i + 1), String(i))));
+  select.value = Number(kept) < n ? kept : '';
+}
+
+/** Updates `list`'s figures in `host` to `stages`, adding or dropping figures as their count changes. */
+function showStages(list, host, stages) {
+  while (list.length < stages.length) list.push(new StageFigure());
+  list.length = stages.length;
+  if (host.children.length !== list.length || list.some((f, i) => host.children[i] !== f.el)) host.replaceChildren(...list.map((f) => f.el));
+  stages.forEach((stage, i) => list[i].update(stage));
+}
+
+function show({ walk }) {
+  ui.error.textContent = '';
+  const { followed: f, forward, draw, backward: b } = walk;
+  numbered(ui.layer, walk.n_layer);
+  numbered(ui.head, walk.n_head);
+  ui.position.max = String(f.ids.length - 1);
+  ui.position.placeholder = String(f.position);
+  ui.status.textContent = `At step ${walk.step}: ${JSON.stringify(f.text)}, position ${f.position} (${tokenLabel(f.tokens[f.position])}), `
+    + `layer ${f.layer + 1} head ${f.head + 1}. It refreshes at each evaluation.`;
+  tokenButtons(ui.tokens, f.tokens, f.ids, f.position, (i) => {
+    ui.position.value = String(i);
+    ask();
+  });
+  showStages(figures.forward, ui.forward, forward.slice(1)); // the tokens are the buttons above
+  ui.drawTitle.textContent = `The draw at temperature ${Number(draw.temperature.toPrecision(4))}${draw.top_k ? `, top-k ${draw.top_k}` : ''} (the sample panel's): `
+    + `${tokenLabel(draw.picked.token)} drawn with probability ${(draw.picked.prob * 100).toFixed(1)}%`;
+  drawList(ui.draw, draw);
+  ui.step.textContent = `Teaching ${tokenLabel(b.target.token)} at position ${f.position}: loss −log p = ${number(b.loss)} (p = ${number(b.target.prob)}). `
+    + `${b.optimizer === 'muon' ? 'Muon (AdamW for embeddings, norms and biases)' : 'AdamW'} at rate ${b.lr.toExponential(2)}, `
+    + `gradient norm ${number(b.grad_norm)}${b.grad_clip > 0 && b.grad_norm > b.grad_clip ? `, clipped to ${b.grad_clip}` : ''}: `
+    + `the loss there goes from ${number(b.loss)} to ${number(b.loss_after)} after the step (on a copy: the run does not move).`;
+  showStages(figures.backward, ui.backward, b.stages);
+  paramRows(ui.params, b.params);
+}
+
+/** Forgets a model that is gone. */
+export function clearWalk() {
+  ui.status.textContent = 'Train or load a model to walk through it.';
+  for (const host of [ui.forward, ui.backward, ui.tokens, ui.draw, ui.params]) host.replaceChildren();
+  figures.forward.length = figures.backward.length = 0;
+  ui.step.textContent = '';
+  ui.drawTitle.textContent = '';
+}
+
+export function initWalk() {
+  ui.details.addEventListener('toggle', ask);
+  for (const el of [ui.text, ui.position, ui.target]) el.addEventListener('input', askSoon);
+  for (const el of [ui.layer, ui.head]) el.addEventListener('change', ask);
+  ui.sampleForm.addEventListener('input', () => ui.details.open && askSoon());
+  on('walk', show);
+  on('error:walk', ({ message }) => { ui.error.textContent = message; });
+  clearWalk();
+}
