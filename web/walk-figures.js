@@ -68,10 +68,7 @@ export class StageFigure {
     if (this.cursor) this.say(...this.cursor);
   }
 
-  /**
-   * The layout: cells per line, lines, the label column's width, and a cell's width and height (a
-   * strip's cells are as tall as a matrix's largest, however narrow).
-   */
+  /** The layout: cells per line, lines, the label column's width, and a cell's width and height. */
   layout() {
     const { rows, cols, row_labels: labels } = this.stage;
     const strip = rows === 1;
@@ -81,7 +78,9 @@ export class StageFigure {
     const label = strip ? 0 : Math.min(120, 12 + 6.5 * longest);
     const width = this.canvas.getBoundingClientRect().width || 300;
     const cell = Math.max(1, Math.min(CELL, (width - label) / perLine));
-    return { strip, perLine, lines, label, cell, high: strip ? CELL : cell };
+    // A strip's cells, and those of a matrix of a few rows (a closed block's), are as tall as a
+    // matrix's largest however narrow.
+    return { strip, perLine, lines, label, cell, high: strip || rows <= 4 ? CELL : cell };
   }
 
   draw() {
@@ -108,14 +107,14 @@ export class StageFigure {
     }
     if (!strip) {
       ctx.fillStyle = '#4b5563';
-      ctx.font = `${Math.min(11, Math.max(8, cell - 2))}px system-ui, sans-serif`;
+      ctx.font = `${Math.min(11, Math.max(8, high - 2))}px system-ui, sans-serif`;
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';
-      stage.row_labels.forEach((l, r) => { if (cell >= 7 || r === stage.focus_row) ctx.fillText(tokenLabel(l), label - 4, r * cell + cell / 2); });
+      stage.row_labels.forEach((l, r) => { if (high >= 7 || r === stage.focus_row) ctx.fillText(tokenLabel(l), label - 4, r * high + high / 2); });
       if (stage.focus_row != null) {
         ctx.strokeStyle = '#111827';
         ctx.lineWidth = 1.5;
-        ctx.strokeRect(label, stage.focus_row * cell, cols * cell, cell);
+        ctx.strokeRect(label, stage.focus_row * high, cols * cell, high);
       }
     }
     if (this.cursor) {

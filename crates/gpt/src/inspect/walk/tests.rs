@@ -145,3 +145,19 @@ fn training_with_the_walk_open_is_bit_for_bit_training_without_it() {
     assert_eq!(open.optimizer().state(), closed.optimizer().state());
     assert_eq!(open.rng(), closed.rng());
 }
+
+#[test]
+fn a_muon_run_shows_muons_update_on_a_copy() {
+    let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 16, ..Default::default() };
+    let train = TrainConfig { batch_size: 4, max_iters: 20, warmup_iters: 2, eval_iters: 1, ..Default::default() }
+        .with_optimizer("muon", serde_json::Value::Null);
+    let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
+    let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
+    run.step(&|| 0.0).unwrap();
+    let before = run.model().params().values.clone();
+    let walk = run.walk(&WalkRequest::default()).unwrap();
+    assert_eq!(walk.backward.optimizer, "muon");
+    let c_attn = walk.backward.params.iter().find(|p| p.name.ends_with("0.attn.c_attn.weight")).unwrap();
+    assert!(c_attn.update_norm > 0.0 && c_attn.update_norm.is_finite());
+    assert_eq!(run.model().params().values, before, "the run does not move");
+}
