@@ -150,7 +150,7 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
         } else {
             let rows = ["hook_attn_out", "hook_mlp_out", "hook_resid_post"];
             let values = rows.iter().flat_map(|h| row(hooked, &format!("blocks.{l}.{h}"), p)).collect();
-            let labels = ["attention adds", "the MLP adds", "the stream after"].map(String::from).to_vec();
+            let labels = ["attention", "MLP", "after"].map(String::from).to_vec();
             out.push(
                 stage(
                     &format!("blocks.{l}.hook_resid_post"),
@@ -158,7 +158,7 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
                     btc(c, "C"),
                     "x = x + self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x))",
                     format!(
-                        "What block {}'s attention and MLP add to the residual stream here, and the stream after \
+                        "What block {}'s attention and its MLP add to the residual stream here, and the stream after \
                          (choose layer {} to open it).",
                         l + 1,
                         l + 1
