@@ -1,5 +1,6 @@
 // The worker client: the one module that talks to the training worker (worker.js).
-// Panels register a handler per message type; errors arrive as `error:<context>`.
+// Panels register handlers per message type (a lesson listens beside them); errors arrive as
+// `error:<context>`.
 
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
 const handlers = new Map();
@@ -13,12 +14,12 @@ export function send(message, transfer = []) {
 
 /** Calls `handler(data)` for every message of `type` from the worker. */
 export function on(type, handler) {
-  handlers.set(type, handler);
+  handlers.set(type, [...(handlers.get(type) ?? []), handler]);
 }
 
 function deliver(data) {
   const type = data.type === 'error' ? `error:${data.context}` : data.type;
-  handlers.get(type)?.(data);
+  handlers.get(type)?.forEach((handler) => handler(data));
 }
 
 /** Delivers messages from now on, beginning with those that arrived while the page started. */
@@ -29,4 +30,4 @@ export function start() {
 }
 
 worker.onmessage = ({ data }) => (waiting ? waiting.push(data) : deliver(data));
-worker.onerror = (e) => handlers.get('crashed')?.({ message: e.message ?? 'the training worker failed to start.' });
+worker.onerror = (e) => deliver({ type: 'crashed', message: e.message ?? 'the training worker failed to start.' });

@@ -15,6 +15,7 @@ const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 /** Room for the accuracy axis's labels, when there is one, and for the legend above 100%. */
 const ACCURACY_AXIS = 38;
 const LEGEND = 16;
+const FONT = '11px system-ui, sans-serif';
 const percent = (a) => `${(a * 100).toFixed(1)}%`;
 /** Weight of the newest loss in the smoothed curve. */
 const SMOOTHING = 0.05;
@@ -144,14 +145,17 @@ export class LossChart {
     const [lo, hi] = this.yRange();
     const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0);
     const w = width - PAD.left - right;
-    const h = height - PAD.top - PAD.bottom;
+    const legend = this.legendLayout(this.canvas.getContext('2d'), width - right);
+    const wrapped = legend.at(-1).y > legend[0].y;
+    const top = wrapped ? legend.at(-1).y + 8 : PAD.top; // a legend that wraps sits above the plot
+    const h = height - top - PAD.bottom;
     const span = this.timed() ? this.span() || 1 : Math.max(1, this.span()); // a short run's time is under a second
     return {
-      width, height, lo, hi, right: width - right,
+      width, height, lo, hi, right: width - right, top, legend,
       x: (step) => PAD.left + (step / span) * w,
-      y: (v) => PAD.top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
+      y: (v) => top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
       /** The height of an accuracy in [0, 1] on the right axis, 100% below the legend. */
-      yAccuracy: (a) => PAD.top + LEGEND + (1 - a) * (h - LEGEND),
+      yAccuracy: (a) => top + LEGEND + (1 - a) * (h - LEGEND),
       /** The step under pixel `px` across (its time, on the time axis). */
       stepAt: (px) => {
         const value = ((px - PAD.left) / w) * this.span();
@@ -201,7 +205,7 @@ export class LossChart {
       const x = g.x(across);
       const leftOf = x + ctx.measureText(marker.label).width + 8 > g.right; // a late mark's label stays inside
       ctx.textAlign = leftOf ? 'right' : 'left';
-      ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, PAD.top + 24 + 14 * i);
+      ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, g.top + 24 + 14 * i);
     });
     this.drawLegend(ctx, g);
     this.describe();
@@ -229,7 +233,7 @@ export class LossChart {
   }
 
   drawAxes(ctx, g) {
-    ctx.font = '11px system-ui, sans-serif';
+    ctx.font = FONT;
     ctx.fillStyle = COLORS.axis;
     ctx.strokeStyle = COLORS.grid;
     ctx.lineWidth = 1;
@@ -256,18 +260,30 @@ export class LossChart {
     ctx.textBaseline = 'alphabetic';
   }
 
-  drawLegend(ctx, g) {
+  /** Where each legend entry goes, `{ label, color, x, y }`: rows that wrap on a narrow chart. */
+  legendLayout(ctx, right) {
     const validation = this.hasAccuracy() ? 'held out' : 'validation';
     const accuracy = this.hasAccuracy() ? [['accuracy: held out (solid), train (dotted)', COLORS.accuracy]] : [];
     const items = [['train (smoothed)', COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
+    ctx.font = FONT;
+    const left = PAD.left + 10;
+    let [x, y] = [left, PAD.top + 9];
+    return items.map(([label, color]) => {
+      const width = ctx.measureText(label).width + 34;
+      if (x > left && x + width - 16 > right) [x, y] = [left, y + 14];
+      const at = { label, color, x, y };
+      x += width;
+      return at;
+    });
+  }
+
+  drawLegend(ctx, g) {
     ctx.textAlign = 'left';
-    let x = PAD.left + 10;
-    for (const [label, color] of items) {
+    for (const { label, color, x, y } of g.legend) {
       ctx.fillStyle = color;
-      ctx.fillRect(x, PAD.top + 4, 14, 3);
+      ctx.fillRect(x, y - 5, 14, 3);
       ctx.fillStyle = COLORS.axis;
-      ctx.fillText(label, x + 18, PAD.top + 9);
-      x += ctx.measureText(label).width + 34;
+      ctx.fillText(label, x + 18, y);
     }
   }
 

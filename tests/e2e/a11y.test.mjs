@@ -3,10 +3,8 @@
 // desktop layout and in a phone's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { openPlayground, trainTinyAndLookInside } from './session.mjs';
+import { axeViolations, openPlayground, trainTinyAndLookInside } from './session.mjs';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let session, page, errors;
 
 before(async () => {
@@ -15,31 +13,25 @@ before(async () => {
 });
 after(() => session?.close());
 
-/** Each rule the page breaks, with the impact and the first elements that break it. */
-async function violations(on = page) {
-  await on.addScriptTag({ path: AXE });
-  const { violations } = await on.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 test('the first visit breaks no accessibility rule', async () => {
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
 });
 
 test('after training, with a sample and every inside view open, no rule is broken either', async () => {
   await trainTinyAndLookInside(page, 60);
   await page.getByRole('button', { name: 'Generate' }).click();
   await page.waitForFunction(() => document.getElementById('sample-output').textContent.trim().length > 0);
-  assert.deepEqual(await violations(), []);
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(errors, []);
 });
 
 test('at a phone\'s size, by touch, no rule is broken at first visit nor after training', async () => {
   const phone = await openPlayground({ width: 390, height: 844 }, [], { hasTouch: true, isMobile: true });
   try {
-    assert.deepEqual(await violations(phone.page), []);
+    assert.deepEqual(await axeViolations(phone.page), []);
     await trainTinyAndLookInside(phone.page, 40, 'tap');
-    assert.deepEqual(await violations(phone.page), []);
+    assert.deepEqual(await axeViolations(phone.page), []);
     assert.deepEqual(phone.errors, []);
   } finally {
     await phone.close();

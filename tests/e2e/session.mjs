@@ -1,11 +1,21 @@
 // A fresh playground for a test file: the assembled site served under a sub-path on a free port,
 // the page open in headless Chromium and ready, and every page error and console error collected.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { serveSite } from './site.mjs';
 import { launchChromium, PAGE_STATE } from './browsers.mjs';
 
 /** Where the tests' screenshots go. */
 export const SHOTS = new URL('../../target/screenshots/', import.meta.url).pathname;
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Each accessibility rule (axe-core's defaults) `page` breaks, with its impact and first elements. */
+export async function axeViolations(page) {
+  await page.addScriptTag({ path: AXE });
+  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 /** The step the stats line shows (0 before the first). */
 export const stepShown = async (page) => Number((await page.locator('#stats').textContent()).match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);

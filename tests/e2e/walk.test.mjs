@@ -4,10 +4,8 @@
 // tablet and phone sizes, and no accessibility rule broken with it open.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { openPlayground, saveCheckpoint, SHOTS, untilStatus } from './session.mjs';
+import { axeViolations, openPlayground, saveCheckpoint, SHOTS, untilStatus } from './session.mjs';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let session, page, errors;
 
 /** Trains the tiny preset for `steps` (a new run) and opens the walk once it shows the last step. */
@@ -106,9 +104,7 @@ test('while training the walk refreshes at each evaluation, no frame stalls, and
 
 test('with the walk open, no accessibility rule is broken', async () => {
   await trainAndWalk(page, 60);
-  await page.addScriptTag({ path: AXE });
-  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  assert.deepEqual(violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), []);
+  assert.deepEqual(await axeViolations(page), []);
 });
 
 for (const [name, viewport, device] of [
