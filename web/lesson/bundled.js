@@ -1,0 +1,19 @@
+// The lessons the page ships (assets/lessons/, listed in order in index.json), each read as any
+// lesson is: by the same parser, with no trust beyond a teacher's own file.
+import { parseLesson } from './parse.js';
+
+const BASE = new URL('../../assets/lessons/', import.meta.url);
+let listed = null;
+
+/** The bundled lessons in order: `{ id, text, lesson }` (parsed), fetched once. */
+export function bundledLessons() {
+  listed ??= fetch(new URL('index.json', BASE)).then((r) => r.json()).then((ids) => Promise.all(ids.map(async (id) => {
+    const text = await (await fetch(new URL(`${id}.md`, BASE))).text();
+    return { id, text, lesson: parseLesson(text) };
+  })));
+  listed.catch(() => { listed = null; }); // a failed fetch is tried again next time
+  return listed;
+}
+
+/** The bundled lesson `id`, or undefined. */
+export const bundledLesson = async (id) => (await bundledLessons()).find((l) => l.id === id);
