@@ -26,6 +26,22 @@ export function fillForm(form, preset) {
   }
 }
 
+/**
+ * `settings` with `values` (text by field name, as a link or a lesson writes them: `n_layer=4`,
+ * `rope=1`) set as the form would read them from its fields.
+ */
+export function settingsWith(form, settings, values) {
+  const out = structuredClone(settings);
+  for (const [name, text] of Object.entries(values)) {
+    const el = form.elements.namedItem(name);
+    if (!el?.closest || 'local' in el.dataset) continue;
+    const value = el.type === 'checkbox' ? text === '1' : el.type === 'number' ? (text === '' ? null : Number(text)) : text;
+    if (TASK_FIELDS.has(name)) out.task = { ...out.task, [name]: value };
+    else groupOf(out, name)[name] = value;
+  }
+  return out;
+}
+
 /** A setting as a field shows it (null, an automatic setting, as an empty field): f32 values arrive as 0.003000000026, and 0.003 is what was meant. */
 export const settingText = (value) => {
   if (value === null) return '';

@@ -120,13 +120,21 @@ export async function initData(onChange, corpus, onChosen) {
   taskGroup.append(...catalog().tasks.map((t) => new Option(`Task: ${t.title}`, `${TASK}${t.name}`)));
   ui.corpus.append(texts, taskGroup);
   if (corpus && [...ui.corpus.options].some((o) => o.value === corpus)) ui.corpus.value = corpus;
-  ui.corpus.addEventListener('change', () => {
-    loadCorpus().then(onChosen).catch((e) => { ui.credit.textContent = e.message; });
-  });
+  chosen = onChosen;
+  ui.corpus.addEventListener('change', corpusPicked);
   ui.upload.addEventListener('change', uploadFile);
   // A text pasted too long to edit here is held aside too.
   ui.text.addEventListener('input', () => (ui.text.value.length > BOX_LIMIT ? replaceText(ui.text.value) : textChanged()));
   await loadCorpus();
+}
+
+let chosen = () => {};
+const corpusPicked = () => loadCorpus().then(chosen).catch((e) => { ui.credit.textContent = e.message; });
+
+/** Picks `id` (a bundled corpus or `task:name`) in the Corpus menu as a person would; resolves once it is loaded. */
+export function chooseCorpus(id) {
+  ui.corpus.value = id;
+  return corpusPicked();
 }
 
 async function loadCorpus() {

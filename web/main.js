@@ -14,8 +14,13 @@ import { initLibrary } from './library-panel.js';
 import { initShareLink, readSetup } from './share-link.js';
 import { initTextFit } from './text-fit.js';
 import { initWalk } from './walk-panel.js';
+import { initLessonPanel } from './lesson-panel.js';
+import { initLessonMenu } from './lesson-menu.js';
+import { carriesLesson } from './lesson/link.js';
 import { send, start } from './engine.js';
 
+/** The address as the page opened: the form rewrites it with its setup at once. */
+const opened = location.hash;
 try {
   if (loadError) throw new Error(loadError);
   document.getElementById('version').textContent = `gpt-playground ${catalog().version}`;
@@ -30,12 +35,15 @@ try {
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);
-  // A shared link opens its setup; otherwise the last run comes back as it was.
+  // A shared link opens its setup (or lesson); otherwise the last run comes back as it was.
   const setup = readSetup();
   initModel(setup);
   await initData(validate, setup?.corpus, corpusChosen);
+  initLessonPanel();
+  initLessonMenu(opened);
   start();
-  if (!setup) send({ type: 'restore' });
+  // A link's lesson sets the page up as a link's setup does; the last run stays in Saved runs.
+  if (!setup && !carriesLesson(opened)) send({ type: 'restore' });
 } catch (e) {
   setPhase('crashed', `The playground failed to load: ${e.message}. Build the engine with scripts/build.sh, and serve the repository over HTTP.`, true);
 }

@@ -1,8 +1,9 @@
 // Safari's engine: WebKitGTK's MiniBrowser through WebKitWebDriver, under Xvfb. A first visit,
 // training with a pause, a sample, 1 and 2 workers bit for bit, a checkpoint saved and loaded, a
-// reload that restores the run, the views that test what a head does (testing-views.mjs), and the
-// page with WebKit's relaxed SIMD switched on (it refuses the relaxed build, and the page falls
-// back and trains). Screenshots are prefixed "webkit-".
+// reload that restores the run, the views that test what a head does (testing-views.mjs), the
+// walk through the model, a lesson (lesson-views.mjs), and the page with WebKit's relaxed SIMD
+// switched on (it refuses the relaxed build, and the page falls back and trains). Screenshots are
+// prefixed "webkit-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { drivenPage } from './driven-page.mjs';
 import { checkpointMetadata, SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
+import { checkLesson } from './lesson-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
 const KEEP_DOWNLOADS = `window.downloads = [];
@@ -138,3 +140,5 @@ test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and t
     await relaxed.close();
   }
 });
+
+test('webkit: a lesson sets the page up, points at a control, waits for its run, and leaving keeps the run', () => checkLesson(page));

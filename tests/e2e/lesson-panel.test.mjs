@@ -1,0 +1,210 @@
+// The lesson panel in Chromium: the first visit's offer; Back, Next and Leave keeping the run; a
+// reload coming back to the step; a teacher's file read, its unfollowable lines named, and the
+// lesson carried whole by a link; a hostile lesson shown as text with nothing injected or run;
+// desktop, tablet and phone sizes by keyboard and touch, a step's target scrolled into view above
+// the phone's sheet; and no accessibility rule broken with a lesson open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { lessonLink } from '../../web/lesson/link.js';
+import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+
+let session, page, errors;
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 800 });
+  ({ page, errors } = session);
+});
+after(() => session?.close());
+
+const lessonsButton = (p) => p.getByRole('button', { name: 'Lessons' });
+const stepShown = (p) => p.locator('#lesson-where').textContent();
+/** Starts the bundled lesson called `title` from the Lessons menu. */
+async function startLesson(p, title, press = 'click') {
+  await lessonsButton(p)[press]();
+  await p.getByRole('button', { name: title, exact: true })[press]();
+  await p.locator('#lesson-where').getByText(/^Step 1 of/).waitFor();
+}
+
+test('a first visit offers the first lesson; "Not now" hides the offer for good', async () => {
+  const offer = page.locator('#lesson-offer');
+  await offer.waitFor();
+  assert.match(await offer.textContent(), /“What a model learns first” walks you through training your first model/);
+  await page.getByRole('button', { name: 'Not now' }).click();
+  assert.ok(await offer.isHidden());
+  await page.reload();
+  await untilStatus(page, /^Ready/);
+  await page.waitForTimeout(500);
+  assert.ok(await offer.isHidden(), 'answered once, never offered again');
+});
+
+test('Back, Next and Leave keep the run as it is, and a reload comes back to the same step', async () => {
+  await startLesson(page, 'What a model learns first');
+  assert.equal(await page.getByLabel('Iterations', { exact: true }).inputValue(), '30', 'the step set the page up');
+  assert.equal(await page.locator('#corpus').inputValue(), 'names');
+  await page.getByLabel('Iterations', { exact: true }).fill('40'); // the learner's own change
+  await page.locator('#lesson-next').click();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'lesson-step-title', 'a screen reader reads the new step');
+  assert.ok(await page.locator('#lesson-next').isDisabled(), 'Next waits for the run');
+  assert.match(await page.locator('#lesson-wait').textContent(), /^Next waits for the run to finish\. It usually comes within 30 s of training; 0 s so far\. Press Train/);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await untilStatus(page, /^Finished 40 steps/, 60000);
+  await page.locator('#lesson-next').and(page.locator(':enabled')).waitFor();
+  assert.match(await page.locator('#lesson-wait').textContent(), /^Done after \d+ s of training: Next is open\.$/);
+  const stats = await page.locator('#stats').textContent();
+  await page.locator('#lesson-back').click();
+  assert.equal(await page.getByLabel('Iterations', { exact: true }).inputValue(), '40', 'going back does not set the step up again');
+  await page.locator('#lesson-next').click();
+  await page.locator('#lesson-next').click();
+  assert.equal(await stepShown(page), 'Step 3 of 6');
+  assert.equal(await page.locator('#stats').textContent(), stats, 'the run is as it was');
+  await page.reload();
+  await untilStatus(page, /^Restored run/);
+  await page.locator('#lesson-where').getByText('Step 3 of 6').waitFor();
+  assert.equal(await page.locator('#lesson-step-title').textContent(), 'Common letters');
+  await page.getByRole('button', { name: 'Leave' }).click();
+  assert.ok(await page.locator('#lesson').isHidden());
+  assert.match(await page.locator('#stats').textContent(), /step 40 \/ 40/, 'leaving keeps the run');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'lessons-button');
+  assert.deepEqual(errors, []);
+});
+
+const TEACHER = `# Our own lesson
+Written by a teacher.
+
+## Set up
+@setup corpus=names preset=tiny n_layer=3 colour=red
+@teleport somewhere
+@point nowhere
+Three layers this time.
+
+## Train it
+@point train
+@wait step>=5 within=60
+@ask What did the loss do?
+`;
+
+test("a teacher's lesson opens from a file, names the lines it cannot follow, and round-trips through a link", async () => {
+  await lessonsButton(page).click();
+  await page.locator('#lesson-file').setInputFiles({ name: 'ours.md', mimeType: 'text/markdown', buffer: Buffer.from(TEACHER) });
+  await page.locator('#lesson-title').getByText('Our own lesson').waitFor();
+  assert.equal(await page.getByLabel('Layers').inputValue(), '3', 'what it could set, it set');
+  const problems = await page.locator('#lesson-problems-list li').allTextContents();
+  assert.equal(problems.length, 3, problems.join(' | '));
+  assert.match(problems[0], /^Line 5: @setup colour=red: the model form has no such setting; the setting is skipped$/);
+  assert.match(problems[1], /^Line 6: @teleport is not a directive the page knows .*; the line is skipped$/);
+  assert.match(problems[2], /^Line 7: @point nowhere: the page has no part called "nowhere"; it has data, corpus, .*; the line is skipped$/);
+  await page.locator('#lesson-next').click();
+  assert.match(await page.locator('#lesson-asks').textContent(), /^Question: What did the loss do\?$/);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copy link to this lesson' }).click();
+  await page.locator('#lesson-share-status').getByText(/^Copied/).waitFor();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, /#lesson=[\w-]+$/);
+  const other = await session.newPage();
+  try {
+    await other.goto(link);
+    await other.locator('#lesson-title').getByText('Our own lesson').waitFor();
+    assert.equal(await other.locator('#lesson-problems-list li').count(), 3, 'the same lesson, the same lines named');
+    assert.equal(await other.getByLabel('Layers').inputValue(), '3');
+    assert.equal(await other.locator('#lesson-step-title').textContent(), 'Set up');
+  } finally {
+    await other.close();
+  }
+  await page.getByRole('button', { name: 'Leave' }).click();
+});
+
+const HOSTILE = `# <img src=x onerror="window.pwned=1">Evil
+<script>window.pwned = 2</script>
+
+## <b onmouseover="window.pwned=3">Step</b>
+<iframe src="javascript:window.pwned=4"></iframe>
+[click me](javascript:window.pwned=5) [data](data:text/html,<script>window.pwned=6</script>) [fine](https://example.org/)
+&lt;script&gt; &#60;b&#62;
+@setup n_layer=48
+@ask <svg onload="window.pwned=7">`;
+
+test('a hostile lesson is shown as text or refused: nothing injected, nothing run, 48 layers asked first', async () => {
+  const asked = [];
+  const answer = (dialog) => { asked.push(dialog.message()); dialog.dismiss(); };
+  page.on('dialog', answer);
+  await page.getByLabel('Preset').selectOption('tiny');
+  const link = await lessonLink(HOSTILE, session.url);
+  const other = await session.newPage();
+  other.on('dialog', answer);
+  try {
+    await other.goto(link);
+    await other.locator('#lesson-title').waitFor({ state: 'visible' });
+    const lesson = other.locator('#lesson');
+    assert.equal(await other.locator('#lesson-title').textContent(), '<img src=x onerror="window.pwned=1">Evil', 'the title, as text');
+    assert.match(await lesson.textContent(), /<iframe src="javascript:window.pwned=4"><\/iframe>/);
+    assert.match(await lesson.textContent(), /&lt;script&gt; &#60;b&#62;/, 'entities stay as written');
+    const injected = await other.evaluate(() => ({
+      pwned: window.pwned,
+      elements: [...document.querySelectorAll('#lesson script, #lesson img, #lesson iframe, #lesson svg, #lesson b')].length,
+      handlers: [...document.querySelectorAll('#lesson *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on')),
+      links: [...document.querySelectorAll('#lesson a')].map((a) => a.href),
+    }));
+    assert.deepEqual(injected, { pwned: undefined, elements: 0, handlers: [], links: ['https://example.org/'] });
+    assert.equal(asked.length, 1, 'the 48 layers asked first');
+    assert.match(asked[0], /^This lesson sets up a model of [\d,]+ parameters \(the largest preset, .+, has [\d,]+\), whose run would take about [\d,]+ minutes on one core of a laptop\. Set it up\? Nothing trains until you press Train\.$/);
+    assert.equal(await other.getByLabel('Layers').inputValue(), '2', 'declined: the form is as it was');
+    assert.match(await other.locator('#lesson-note').textContent(), /not applied/);
+    assert.equal(await other.locator('#stats').textContent(), '', 'nothing trained');
+    await other.goto(`${session.url}#lesson=${'A'.repeat(20_000)}`);
+    await other.locator('#lesson-notice').getByText(/^The link's lesson was not opened: the link's lesson is 20000 characters long; the page reads links of up to 16000\.$/).waitFor();
+    assert.equal(await other.locator('#lesson-title').textContent(), '<img src=x onerror="window.pwned=1">Evil', 'the lesson open stays open');
+  } finally {
+    await other.close();
+    page.off('dialog', answer);
+  }
+});
+
+test('by keyboard: the menu, a lesson, Next, and "Show me" moving focus to what the step points at; axe finds nothing', async () => {
+  await lessonsButton(page).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'What a model learns first', exact: true }).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'What a model learns first', 'the menu opens on its first lesson');
+  await page.keyboard.press('Enter');
+  await page.locator('#lesson-where').getByText('Step 1 of 6').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'lesson-step-title');
+  await page.locator('#lesson-show').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'corpus', '"Show me" moves the keyboard to the Corpus menu');
+  assert.ok(await page.locator('#corpus').evaluate((el) => el.classList.contains('lesson-target')));
+  assert.deepEqual(await axeViolations(page), []);
+  await page.screenshot({ path: `${SHOTS}61-lesson-desktop.png` });
+  await page.getByRole('button', { name: 'Leave' }).click();
+  assert.deepEqual(errors, []);
+});
+
+for (const [size, viewport] of [['tablet', { width: 820, height: 1180 }], ['phone', { width: 390, height: 844 }]]) {
+  test(`at a ${size}'s size, by touch: a step's target scrolls into view above the lesson's sheet, and axe finds nothing`, async () => {
+    const small = await openPlayground(viewport, [], { hasTouch: true, isMobile: true });
+    try {
+      await startLesson(small.page, 'Attention step by step', 'tap');
+      const clear = () => { // Train within the screen, above the sheet (once the smooth scroll ends)
+        const train = document.getElementById('train').getBoundingClientRect();
+        return train.top >= 0 && train.bottom <= document.getElementById('lesson').getBoundingClientRect().top;
+      };
+      await small.page.waitForFunction(clear, null, { timeout: 3000 }).catch(async () => {
+        const [train, sheet] = await Promise.all(['#train', '#lesson'].map((s) => small.page.locator(s).boundingBox()));
+        assert.fail(`Train at ${train.y}-${train.y + train.height}, the sheet from ${sheet.y}`);
+      });
+      const sheet = await small.page.locator('#lesson').boundingBox();
+      assert.ok(sheet.height <= viewport.height * 0.46, `the sheet is ${sheet.height} px tall`);
+      await small.page.screenshot({ path: `${SHOTS}62-lesson-${size}.png` });
+      await small.page.locator('#train').tap();
+      await small.page.locator('#lesson-next').and(small.page.locator(':enabled')).waitFor({ timeout: 90000 });
+      await small.page.locator('#lesson-fold').tap();
+      assert.ok(await small.page.locator('#lesson-body').isHidden(), 'the sheet folds to its bar');
+      await small.page.locator('#lesson-fold').tap();
+      await small.page.locator('#lesson-next').tap();
+      assert.match(await stepShown(small.page), /^Step 2 of \d+$/);
+      assert.deepEqual(await axeViolations(small.page), []);
+      await small.page.screenshot({ path: `${SHOTS}63-lesson-${size}-walk.png` });
+      assert.deepEqual(small.errors, []);
+    } finally {
+      await small.close();
+    }
+  });
+}

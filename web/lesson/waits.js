@@ -1,0 +1,96 @@
+// What a lesson's step waits for (`@wait step>=300 within=60`), judged from the run's own
+// messages: where the run stands (its step, last evaluation and milestones) and what has
+// happened since the step began (a run finished, a sample drawn, the walk shown). The clock
+// counts only time spent training, the time a lesson's `within` promises.
+import { on } from '../engine.js';
+import { state } from '../phase.js';
+import { isOpen, target } from './targets.js';
+
+const FRESH = { step: 0, loss: null, accuracy: null, induction: null, memorised: null, generalised: null };
+/** Where the current run stands. */
+const run = { ...FRESH };
+/** How often each event has happened: a step waits for one after it began. */
+const happened = { finished: 0, sampled: 0, diverged: 0, walked: 0 };
+let training = 0; // seconds spent creating or training a model, while a lesson is open
+let tick = 0;
+let changed = () => {};
+
+function fromHistory(evaluation, milestones = {}) {
+  if (evaluation) Object.assign(run, { loss: evaluation.val_loss, accuracy: evaluation.val_accuracy ?? null });
+  Object.assign(run, { induction: milestones.induction ?? null, memorised: milestones.memorised ?? null, generalised: milestones.generalised ?? null });
+}
+
+/** Listens to the run; `onChange()` is called whenever a wait may have been met. */
+export function initWaits(onChange) {
+  changed = onChange;
+  const count = (what) => () => { happened[what]++; changed(); };
+  on('created', () => { Object.assign(run, FRESH); changed(); });
+  on('loaded', ({ step, history, milestones }) => {
+    Object.assign(run, FRESH, { step });
+    fromHistory(history?.evals?.at(-1), milestones);
+    changed();
+  });
+  on('progress', ({ report }) => { run.step = report.step; changed(); });
+  on('eval', ({ evaluation, milestones }) => { fromHistory(evaluation, milestones); changed(); });
+  on('finished', count('finished'));
+  on('sample-done', count('sampled'));
+  on('solved', count('sampled'));
+  on('walk', count('walked'));
+  on('error:train', ({ message }) => /diverged/.test(message) && count('diverged')());
+  document.addEventListener('toggle', () => changed(), true); // a section opened (toggle does not bubble)
+}
+
+/** Starts the training clock (while a lesson is open). */
+export function startClock() {
+  if (tick) return;
+  let last = performance.now();
+  tick = setInterval(() => {
+    const now = performance.now();
+    if (['creating', 'training'].includes(state.phase)) training += (now - last) / 1000;
+    last = now;
+    changed();
+  }, 500);
+}
+
+export function stopClock() {
+  clearInterval(tick);
+  tick = 0;
+}
+
+/** Where a step starts from: the counts of events and the training clock. */
+export const mark = () => ({ happened: { ...happened }, seconds: training });
+
+/** Seconds of training since `from` (a mark). */
+export const trainedSince = (from) => training - from.seconds;
+
+/** Whether `wait` is met, for a step that began at `from` (a mark). */
+export function isMet(wait, from) {
+  const { what, op, value } = wait;
+  if (what in happened) return happened[what] > from.happened[what];
+  if (what === 'open') return isOpen(value);
+  if (op === null) return run[what] !== null;
+  const now = run[what];
+  return now !== null && (op === '>=' ? now >= value : now <= value);
+}
+
+const percent = (x) => `${Math.round(x * 1000) / 10}%`;
+
+/** What `wait` waits for, in a learner's words, with where the run stands now. */
+export function describeWait({ what, value }) {
+  switch (what) {
+    case 'step': return `the run to reach step ${value} (now ${run.step})`;
+    case 'accuracy': return `held-out accuracy of ${percent(value)}${run.accuracy === null ? '' : ` (now ${percent(run.accuracy)})`}`;
+    case 'loss': return `a held-out loss of ${value}${run.loss === null ? '' : ` (now ${run.loss.toFixed(3)})`}`;
+    case 'induction': return 'an induction head to form (the chart marks it)';
+    case 'memorised': return 'train accuracy of 100% (the chart marks it)';
+    case 'generalised': return 'held-out accuracy of 95% (the chart marks it)';
+    case 'finished': return 'the run to finish';
+    case 'sampled': return 'you to generate a sample or solve a problem';
+    case 'diverged': return 'the training to diverge';
+    case 'walked': return 'the walk through the model to show a token';
+    default: return `you to open ${target(value)?.what ?? value}`;
+  }
+}
+
+/** Whether `wait` needs the model to train (and so has a time the clock counts). */
+export const needsTraining = ({ what }) => !['sampled', 'walked', 'open'].includes(what);
