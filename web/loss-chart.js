@@ -5,7 +5,7 @@
 // training time (each step's, from the engine), where runs whose steps cost more compare fairly.
 import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
-import { line, roundStep, series } from './views/plot.js';
+import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
 
 const COLORS = {
   raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3',
@@ -145,13 +145,13 @@ export class LossChart {
     const [lo, hi] = this.yRange();
     const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0);
     const w = width - PAD.left - right;
-    const legend = this.legendLayout(this.canvas.getContext('2d'), width - right);
-    const wrapped = legend.at(-1).y > legend[0].y;
-    const top = wrapped ? legend.at(-1).y + 8 : PAD.top; // a legend that wraps sits above the plot
+    const placed = this.placeLegend(this.canvas.getContext('2d'), width - right);
+    const wrapped = placed.at(-1).y > placed[0].y;
+    const top = wrapped ? placed.at(-1).y + 8 : PAD.top; // a legend that wraps sits above the plot
     const h = height - top - PAD.bottom;
     const span = this.timed() ? this.span() || 1 : Math.max(1, this.span()); // a short run's time is under a second
     return {
-      width, height, lo, hi, right: width - right, top, legend,
+      width, height, lo, hi, right: width - right, top, legend: placed,
       x: (step) => PAD.left + (step / span) * w,
       y: (v) => top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
       /** The height of an accuracy in [0, 1] on the right axis, 100% below the legend. */
@@ -207,7 +207,7 @@ export class LossChart {
       ctx.textAlign = leftOf ? 'right' : 'left';
       ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, g.top + 24 + 14 * i);
     });
-    this.drawLegend(ctx, g);
+    legend(ctx, g.legend);
     this.describe();
   }
 
@@ -260,31 +260,13 @@ export class LossChart {
     ctx.textBaseline = 'alphabetic';
   }
 
-  /** Where each legend entry goes, `{ label, color, x, y }`: rows that wrap on a narrow chart. */
-  legendLayout(ctx, right) {
+  /** Where each legend entry goes (`legendLayout`): rows that wrap on a narrow chart. */
+  placeLegend(ctx, right) {
     const validation = this.hasAccuracy() ? 'held out' : 'validation';
     const accuracy = this.hasAccuracy() ? [['accuracy: held out (solid), train (dotted)', COLORS.accuracy]] : [];
     const items = [['train (smoothed)', COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.font = FONT;
-    const left = PAD.left + 10;
-    let [x, y] = [left, PAD.top + 9];
-    return items.map(([label, color]) => {
-      const width = ctx.measureText(label).width + 34;
-      if (x > left && x + width - 16 > right) [x, y] = [left, y + 14];
-      const at = { label, color, x, y };
-      x += width;
-      return at;
-    });
-  }
-
-  drawLegend(ctx, g) {
-    ctx.textAlign = 'left';
-    for (const { label, color, x, y } of g.legend) {
-      ctx.fillStyle = color;
-      ctx.fillRect(x, y - 5, 14, 3);
-      ctx.fillStyle = COLORS.axis;
-      ctx.fillText(label, x + 18, y);
-    }
+    return legendLayout(ctx, items, PAD.left + 10, PAD.top + 9, right);
   }
 
   describe() {

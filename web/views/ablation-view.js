@@ -1,6 +1,6 @@
 // Ablation: knock out a head or an MLP (click, tap or press its cell) and see the held-out loss and
 // accuracy with and without it, the shown problems that flip, and every part's cost over training.
-import { CanvasView, PALETTE, frame, legend, line, viewCanvas } from './plot.js';
+import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { extent, gridTable, headName, paragraph } from './grid.js';
 
 const percent = (x) => `${(x * 100).toFixed(1)}%`;
@@ -11,10 +11,10 @@ class CostChart extends CanvasView {
     // Accuracy in percentage points, as the grid shows it.
     const cost = (g) => (accuracy ? g.head_accuracy.map((x) => x * 100) : g.head_loss);
     const top = Math.max(accuracy ? 0.1 : 1e-3, ...history.map((g) => extent(cost(g)))) * 1.1;
-    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [Math.min(0, -top * 0.05), top], { top: 24, xLabel: 'step', yLabel: accuracy ? 'held-out accuracy lost (%)' : 'held-out loss added' });
     const count = cost(history[0]).length;
+    const items = Array.from({ length: Math.min(count, 8) }, (_, i) => [headName(Math.floor(i / nh), i % nh), PALETTE[i % PALETTE.length]]);
+    const box = keyedFrame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [Math.min(0, -top * 0.05), top], items, { xLabel: 'step', yLabel: accuracy ? 'held-out accuracy lost (%)' : 'held-out loss added' });
     for (let i = 0; i < count; i++) line(ctx, history.map((g) => [g.step, cost(g)[i]]), box, PALETTE[i % PALETTE.length], 1.6);
-    legend(ctx, Array.from({ length: Math.min(count, 8) }, (_, i) => [headName(Math.floor(i / nh), i % nh), PALETTE[i % PALETTE.length]]), box.left + 4, 10);
     this.canvas.setAttribute('aria-label', `Each head's ablation cost (${accuracy ? 'accuracy' : 'loss'}) at ${history.length} evaluations, up to step ${history.at(-1).step}`);
   }
 }

@@ -1,7 +1,7 @@
 // Grokking's progress measures (Nanda et al. 2023), for modular addition: the number embeddings'
 // norm at each frequency, the key frequencies, and the restricted and excluded losses over
 // training beside the plain ones.
-import { CanvasView, PALETTE, frame, legend, line, viewCanvas } from './plot.js';
+import { CanvasView, PALETTE, frame, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
 class Spectrum extends CanvasView {
@@ -27,9 +27,9 @@ const SERIES = [['train', 'train_loss', PALETTE[0], []], ['held out', 'test_loss
 class Losses extends CanvasView {
   draw(ctx, size, history) {
     const top = Math.max(...history.flatMap((p) => SERIES.map(([, field]) => p[field])).filter(Number.isFinite), 1e-3) * 1.05;
-    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], { top: 24, xLabel: 'step', yLabel: 'loss' });
+    const items = SERIES.map(([label, , color, dash]) => [label, color, dash]);
+    const box = keyedFrame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], items, { xLabel: 'step', yLabel: 'loss' });
     for (const [, field, color, dash] of SERIES) line(ctx, history.map((p) => [p.step, p[field]]), box, color, 1.8, dash);
-    legend(ctx, SERIES.map(([label, , color, dash]) => [label, color, dash]), box.left + 4, 10);
     const last = history.at(-1);
     this.canvas.setAttribute('aria-label', `Losses at ${history.length} evaluations; at step ${last.step}: ${SERIES.map(([label, field]) => `${label} ${last[field].toFixed(3)}`).join(', ')}`);
   }

@@ -1,6 +1,6 @@
 // Heads over time: every head's induction and previous-token score, or its attention entropy, at
 // each evaluation, with the step where an induction head formed marked.
-import { AXIS, CanvasView, PALETTE, frame, legend, line, viewCanvas } from './plot.js';
+import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 
 export class HeadsView extends CanvasView {
   static key = 'heads';
@@ -29,8 +29,10 @@ export class HeadsView extends CanvasView {
     const entropy = this.score.value === 'entropy';
     // Folded, not spread into Math.max: a long run has more values than a call takes arguments.
     const top = entropy ? heads.reduce((most, h) => h.entropy.reduce((m, e) => Math.max(m, e), most), 1e-3) * 1.1 : 1;
-    const box = frame(ctx, { width, height }, [heads[0].step, Math.max(heads.at(-1).step, 1)], [0, top], { top: 26, xLabel: 'step', yLabel: entropy ? 'nats' : '' });
     const count = heads[0].induction.length;
+    const items = Array.from({ length: Math.min(count, 8) }, (_, i) => [`L${Math.floor(i / nh) + 1} H${(i % nh) + 1}`, PALETTE[i % PALETTE.length]]);
+    const key = entropy ? items : [...items, ['induction', AXIS], ['previous token', AXIS, [2, 3]]];
+    const box = keyedFrame(ctx, { width, height }, [heads[0].step, Math.max(heads.at(-1).step, 1)], [0, top], key, { xLabel: 'step', yLabel: entropy ? 'nats' : '' });
     for (let i = 0; i < count; i++) {
       const color = PALETTE[i % PALETTE.length];
       if (entropy) {
@@ -52,8 +54,6 @@ export class HeadsView extends CanvasView {
       ctx.textAlign = 'left';
       ctx.fillText(`induction head L${onset.layer + 1} H${onset.head + 1} forms`, box.x(onset.step) + 4, box.top + 8);
     }
-    const items = Array.from({ length: Math.min(count, 8) }, (_, i) => [`L${Math.floor(i / nh) + 1} H${(i % nh) + 1}`, PALETTE[i % PALETTE.length]]);
-    legend(ctx, entropy ? items : [...items, ['induction', AXIS], ['previous token', AXIS, [2, 3]]], box.left + 4, 10);
     this.describe();
   }
 

@@ -129,11 +129,26 @@ export function heatmap(ctx, { rows, cols, value, color }, x, y, w, h) {
   ctx.drawImage(tile, x, y, w, h);
 }
 
-/** A legend of `[label, color, dash]` items in a row from (x, y). */
-export function legend(ctx, items, x, y) {
+/**
+ * Where each of a legend's `[label, color, dash]` items goes, `{ label, color, dash, x, y }`: in
+ * rows from (x, y), 14 px apart, each wrapping before `right` (a phone's chart is narrow).
+ */
+export function legendLayout(ctx, items, x, y, right) {
+  const left = x;
+  return items.map(([label, color, dash = []]) => {
+    const width = ctx.measureText(label).width + 34;
+    if (x > left && x + width - 16 > right) [x, y] = [left, y + 14];
+    const at = { label, color, dash, x, y };
+    x += width;
+    return at;
+  });
+}
+
+/** Draws a legend where `legendLayout` placed it: each item's stroke, then its label. */
+export function legend(ctx, placed) {
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
-  for (const [label, color, dash = []] of items) {
+  for (const { label, color, dash, x, y } of placed) {
     ctx.strokeStyle = color;
     ctx.lineWidth = 2;
     ctx.setLineDash(dash);
@@ -144,8 +159,18 @@ export function legend(ctx, items, x, y) {
     ctx.setLineDash([]);
     ctx.fillStyle = AXIS;
     ctx.fillText(label, x + 20, y);
-    x += ctx.measureText(label).width + 34;
   }
+}
+
+/** The top edge below a legend `legendLayout` placed from y = 10 (24 for one row). */
+export const belowLegend = (placed) => (placed.at(-1)?.y ?? 10) + 14;
+
+/** A `frame` (same arguments) under a legend of `items`, in as many rows as its width needs. */
+export function keyedFrame(ctx, size, xs, ys, items, options = {}) {
+  const placed = legendLayout(ctx, items, (options.left ?? 40) + 4, 10, size.width - 4);
+  const box = frame(ctx, size, xs, ys, { ...options, top: belowLegend(placed) });
+  legend(ctx, placed);
+  return box;
 }
 
 /** A canvas with id `id` for a figure, an image named `what` ("Token embeddings") until drawn. */

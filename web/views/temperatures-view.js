@@ -1,6 +1,6 @@
 // Softmax under temperature, on the real model: the next-token distribution after the prompt.
 import { tokenLabel } from '../format.js';
-import { AXIS, CanvasView, PALETTE, legend, viewCanvas } from './plot.js';
+import { AXIS, CanvasView, PALETTE, belowLegend, legend, legendLayout, viewCanvas } from './plot.js';
 
 const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
@@ -14,7 +14,9 @@ export class TemperatureView extends CanvasView {
   }
 
   draw(ctx, { width, height }, { temperatures, tokens, probs }) {
-    const [left, top, bottom] = [10, 24, height - 20];
+    const left = 10;
+    const placed = legendLayout(ctx, temperatures.map((t, k) => [`T = ${t}`, PALETTE[k]]), left + 4, 10, width - 4);
+    const [top, bottom] = [belowLegend(placed), height - 20];
     const group = (width - 2 * left) / tokens.length;
     const bar = (group - 6) / temperatures.length;
     const highest = Math.max(...probs.flat(), 1e-9);
@@ -27,7 +29,7 @@ export class TemperatureView extends CanvasView {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
     tokens.forEach((token, i) => ctx.fillText(tokenLabel(token).slice(0, 6), left + (i + 0.5) * group, bottom + 4));
-    legend(ctx, temperatures.map((t, k) => [`T = ${t}`, PALETTE[k]]), left + 4, 10);
+    legend(ctx, placed);
     const first = (k) => `${percent(probs[k][0])} at T = ${temperatures[k]}`;
     this.canvas.setAttribute('aria-label', `Next-token probabilities at temperatures ${temperatures.join(', ')}: the likeliest token “${tokenLabel(tokens[0] ?? '')}” has ${temperatures.map((_, k) => first(k)).join(', ')}`);
   }
