@@ -13,21 +13,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { serve } from '../scripts/serve.mjs';
 import { launchChromium } from '../tests/e2e/browsers.mjs';
 import { upperMedian } from './median.mjs';
+import { GOALS } from './task-goals.mjs';
 
 /** Where each run's attention grid is saved, as it stands when the phenomenon is in. */
 const SHOTS = new URL('../target/screenshots/', import.meta.url).pathname;
 
-/** What each task is waiting for: the chart's marks it needs, or the held-out accuracy to reach. */
-const GOALS = {
-  repeat: { marks: ['induction'] },
-  reverse: { accuracy: 0.99 },
-  sort: { accuracy: 0.99 },
-  addition: { accuracy: 0.95 },
-  modular: { marks: ['memorised', 'generalised'] },
-  brackets: { accuracy: 0.99 },
-  parity: { accuracy: 0.99 },
-  recall: { accuracy: 0.9 },
-};
 const MARKS = { induction: /induction head L\d+ H\d+ at step (\d+)/, memorised: /train accuracy 100% at step (\d+)/, generalised: /held-out accuracy 95% at step (\d+)/ };
 
 /** What the page shows now: its clock, the step, the last held-out accuracy, the marks and the status. */

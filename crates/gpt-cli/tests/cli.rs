@@ -137,6 +137,8 @@ fn a_task_trains_resumes_answers_problems_and_evaluates() {
     for key in ["train_accuracy", "val_accuracy"] {
         assert!(lines[1][key].as_f64().is_some_and(|a| (0.0..=1.0).contains(&a)), "{key} in {}", lines[1]);
     }
+    let marks = &lines[1]["milestones"];
+    assert!(marks.is_object() && marks["induction"].is_null(), "a one-layer model marks no induction head: {marks}");
     let resumed = stdout(&gpt(&["train", "--resume", ckpt, "--iters", "30", "--json"]));
     let summary: serde_json::Value = serde_json::from_str(resumed.lines().last().unwrap()).unwrap();
     assert_eq!(summary["step"], 30, "a task's run resumes with no --data");

@@ -43,6 +43,9 @@ pub fn run(a: Args) -> Result<(), String> {
         if let (Some(train), Some(val)) = (e.train_accuracy, e.val_accuracy) {
             (line["train_accuracy"], line["val_accuracy"]) = (train.into(), val.into());
         }
+        // The moments the page's chart marks (an induction head, memorised, generalised), so that
+        // a script can tell when a phenomenon formed.
+        line["milestones"] = serde_json::to_value(run.milestones()).map_err(|e| e.to_string())?;
         if a.json {
             println!("{line}");
         } else {
