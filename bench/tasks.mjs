@@ -51,7 +51,7 @@ async function run(url, task, seed, limitS) {
         if (m && !seen[mark]) seen[mark] = { step: Number(m[1]), seconds: Number(s.toFixed(1)) };
       }
       if (goal.accuracy && now.accuracy >= goal.accuracy && !seen.accuracy) seen.accuracy = { step: now.step, seconds: Number(s.toFixed(1)) };
-      const done = goal.accuracy ? seen.accuracy : goal.marks.every((m) => seen[m]);
+      const done = (!goal.accuracy || seen.accuracy) && (goal.marks ?? []).every((m) => seen[m]);
       if (done || /^Finished/.test(now.status) || s > limitS) break;
       await sleep(100);
     }
