@@ -4,8 +4,8 @@
 //! optimiser's update, applied as training applies it to copies of the weights and the
 //! optimiser, with the loss before and after. The run itself does not move.
 
-use super::forward::columns;
 use super::sequence::Followed;
+use super::stage::columns;
 use super::stage::{stage, Stage};
 use crate::error::Result;
 use crate::model::{Hooked, GPT};

@@ -1,5 +1,5 @@
 //! Walk through the model: one token followed (`request.rs` asks what, `sequence.rs` fills in the
-//! defaults) through the run's own GPT, every stage of the forward pass (`forward.rs`) and of one
+//! defaults) through the run's own GPT, every stage of the forward pass (`forward.rs`, the opened block in `block.rs`) and of one
 //! training step's backward pass and update (`backward.rs`), each a figure (`stage.rs`), with its
 //! real numbers; a view inside the model like the others (`view.rs`). Each stage is one line of nanoGPT's `model.py` with
 //! its shape, and is named by TransformerLens's hook point, so an export opened there shows the
@@ -7,6 +7,7 @@
 //! computes on copies: training goes on bit for bit as if the walk had never been opened.
 
 mod backward;
+mod block;
 mod forward;
 mod request;
 mod sequence;

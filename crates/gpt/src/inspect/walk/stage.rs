@@ -1,6 +1,7 @@
 //! One stage of the walk as a figure: its words (title, hook, shape, code, what it does) and its
 //! numbers (a strip or a matrix), with a builder the forward and backward passes share.
 
+use crate::model::Hooked;
 use serde::Serialize;
 
 /// One stage of the walk: a value the pass computes (or its gradient), as a figure.
@@ -59,4 +60,17 @@ impl Stage {
         self.notes.push(Note { label: label.into(), value });
         self
     }
+}
+
+/// Row `p` of a hook point's (1, T, D) value.
+pub(super) fn row(hooked: &Hooked, name: &str, p: usize) -> Vec<f32> {
+    let v = hooked.get(name).map_or(&[][..], |v| &v.values[..]);
+    let d = v.len() / hooked.t.max(1);
+    v.get(p * d..(p + 1) * d).map_or_else(Vec::new, <[f32]>::to_vec)
+}
+
+/// Columns `from..from + width` of every row of a (1, T, D) value (a head's part of q, k or v).
+pub(super) fn columns(values: &[f32], t: usize, from: usize, width: usize) -> Vec<f32> {
+    let d = values.len() / t.max(1);
+    (0..t).flat_map(|i| values[i * d + from..i * d + from + width].iter().copied()).collect()
 }
