@@ -97,7 +97,6 @@ for (const task of values.tasks.split(',')) {
     const r = { task, setting, seed, ...(await trainFitting(task, seed, extra)), extra };
     console.log(JSON.stringify(r));
     cells.push(r);
-    return r;
   };
   await run('the preset', 1337, []);
   for (const field of fields) {
