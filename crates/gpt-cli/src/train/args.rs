@@ -59,6 +59,7 @@ pub struct Args {
     pub(super) lr: Option<f32>,
     #[arg(long)]
     pub(super) min_lr: Option<f32>,
+    /// Steps over which the learning rate rises to its peak [default: the preset's, at most --iters]
     #[arg(long)]
     pub(super) warmup: Option<usize>,
     /// Training steps (also where the learning rate finishes decaying).

@@ -82,6 +82,10 @@ pub(super) fn open_run(a: &Args, text: Option<&str>) -> Result<Run, String> {
         train.weight_decay = weight_decay,
         train.eval_iters = eval_iters
     );
+    // A preset's warmup shortens with --iters, unless --warmup was given too.
+    if a.warmup.is_none() {
+        s.train.warmup_iters = s.train.warmup_iters.min(s.train.max_iters);
+    }
     if let Some(name) = &a.optimizer {
         if *name != s.train.optimizer {
             s.train = s.train.with_optimizer(name, serde_json::Value::Null);
