@@ -76,11 +76,14 @@ pub fn induction_probe(vocab: usize, period: usize, seed: u64) -> Vec<usize> {
     half.iter().chain(&half).copied().collect()
 }
 
-/// The first step at which some head's induction score reached [`INDUCTION_THRESHOLD`], with
-/// the strongest such head then; `n_head` heads per layer.
+/// The first step at which some head past the first layer reached [`INDUCTION_THRESHOLD`], with
+/// the strongest such head then; `n_head` heads per layer. A first-layer head has no
+/// previous-token head before it to read, so a high score there is an offset learned by
+/// position (at short repeats it passes the threshold while the copies stay wrong).
 pub fn induction_onset(history: &[HeadScores], n_head: usize) -> Option<Onset> {
     history.iter().find_map(|scores| {
-        let (i, &score) = scores.induction.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+        let later = scores.induction.iter().enumerate().skip(n_head);
+        let (i, &score) = later.max_by(|a, b| a.1.total_cmp(b.1))?;
         (score >= INDUCTION_THRESHOLD).then_some(Onset {
             step: scores.step,
             layer: i / n_head,
@@ -132,12 +135,12 @@ mod tests {
         let both = [pattern(t, |q| q.saturating_sub(1)), head].concat();
         let scores = induction(&both, t, &repeat_links(period, t));
         assert!(scores[0] < 0.01 && scores[1] > 0.99);
-        let history = [
-            HeadScores { step: 100, entropy: vec![0.0; 2], previous_token: vec![0.0; 2], induction: vec![0.1, 0.2] },
-            HeadScores { step: 200, entropy: vec![0.0; 2], previous_token: vec![0.0; 2], induction: scores },
-        ];
-        let onset = induction_onset(&history, 2).unwrap();
-        assert_eq!((onset.step, onset.layer, onset.head), (200, 0, 1));
+        // One head per layer: a first-layer head's score is no onset, a second layer's is.
+        let at = |step, induction| HeadScores { step, entropy: vec![0.0; 2], previous_token: vec![0.0; 2], induction };
+        let history = [at(100, vec![0.9, 0.2]), at(200, vec![0.9, 0.5]), at(300, scores)];
+        let onset = induction_onset(&history, 1).unwrap();
+        assert_eq!((onset.step, onset.layer, onset.head), (200, 1, 0));
+        assert!(induction_onset(&history[..1], 1).is_none());
     }
 
     #[test]
