@@ -66,7 +66,7 @@ export function inFormWords(form, message) {
 
 /** What the form calls the setting at `path` (`train.learning_rate` → "Learning rate"), or the path. */
 export function settingLabel(form, path) {
-  const el = form.elements[path.split('.').at(-1)];
+  const el = form.elements.namedItem(path.split('.').at(-1));
   return el?.closest ? labelOf(el) : path;
 }
 
@@ -122,7 +122,8 @@ export function showErrors(form, errors) {
     el.removeAttribute('aria-describedby');
   }
   return errors.filter(({ field, message }) => {
-    const el = form.elements[field.split('.').at(-1)];
+    // namedItem, not [name]: `elements.length` is the count of controls, not the length field.
+    const el = form.elements.namedItem(field.split('.').at(-1));
     if (!el?.closest) return true;
     const note = document.createElement('span');
     note.className = 'field-error';
