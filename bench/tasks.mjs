@@ -3,7 +3,8 @@
 // phenomenon: an induction head (repeat), 99% of held-out problems right (reverse, sort, brackets,
 // parity), 95% (addition), 90% (recall, once its induction circuit forms), and grokking's two
 // moments (modular: 100% of training problems right, then 95% of held-out ones). Times run from
-// the Train click; a run stops once its phenomenon is in.
+// the Train click; a run stops once its phenomenon is in. Each run also reports the share of its
+// time the views' records took (the page's stats line).
 // Usage: node bench/tasks.mjs [--tasks repeat,reverse,sort,addition,modular,brackets,parity,recall]
 //        [--seeds 1337,1,2]
 //        (after scripts/build.sh). One JSON line per run, then the medians; each run's attention
@@ -23,9 +24,11 @@ const MARKS = { induction: /induction head L\d+ H\d+ at step (\d+)/, memorised: 
 /** What the page shows now: its clock, the step, the last held-out accuracy, the marks and the status. */
 const READ = () => {
   const chart = document.getElementById('loss-chart').getAttribute('aria-label');
-  const step = Number(document.getElementById('stats').textContent.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+  const stats = document.getElementById('stats').textContent;
+  const step = Number(stats.match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);
+  const records = Number(stats.match(/views' records ([\d.]+)%/)?.[1] ?? NaN);
   const accuracy = chart.match(/and ([\d.]+)% held out/);
-  return { t: performance.now(), step, chart, accuracy: accuracy ? Number(accuracy[1]) / 100 : null, status: document.getElementById('status').textContent };
+  return { t: performance.now(), step, records, chart, accuracy: accuracy ? Number(accuracy[1]) / 100 : null, status: document.getElementById('status').textContent };
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -43,8 +46,9 @@ async function run(url, task, seed, limitS) {
     const t0 = await page.evaluate(() => { document.getElementById('train').click(); return performance.now(); });
     const goal = GOALS[task];
     const seen = {};
+    let now;
     for (;;) {
-      const now = await page.evaluate(READ);
+      now = await page.evaluate(READ);
       const s = (now.t - t0) / 1000;
       for (const mark of goal.marks ?? []) {
         const m = now.chart.match(MARKS[mark]);
@@ -63,7 +67,8 @@ async function run(url, task, seed, limitS) {
     await attention.scrollIntoViewIfNeeded();
     await sleep(1500);
     await attention.screenshot({ path: `${SHOTS}attention-${task}-${seed}.png` });
-    const result = { task, seed, workers, ...seen };
+    // The share of the run the views' records took, as the page's stats line says it.
+    const result = { task, seed, workers, ...seen, records_percent: now.records };
     if (task === 'repeat' && seen.induction) result.loss = await lossAround(page, seen.induction.step);
     return result;
   } finally {
@@ -100,7 +105,8 @@ try {
       const all = results.map((r) => r[k]);
       return [k, all.every(Boolean) ? { median_seconds: upperMedian(all.map((x) => x.seconds)), median_step: upperMedian(all.map((x) => x.step)) } : 'not reached in every run'];
     }));
-    console.log(JSON.stringify({ task, median_of: results.length, ...summary }));
+    const records = upperMedian(results.map((r) => r.records_percent));
+    console.log(JSON.stringify({ task, median_of: results.length, ...summary, records_percent: records }));
   }
 } finally {
   server.close();

@@ -131,9 +131,11 @@ function showProgress({ report, memory, search }) {
   const notes = [...each, ...(search ? [automaticWorkers(search)] : [])];
   const speed = `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}`
     + (notes.length ? ` (${notes.join('; ')})` : '');
+  // What the views' measurements at evaluations cost, beside the training's own time.
+  const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
   ui.stats.textContent = `step ${count(report.step)} / ${count(report.max_iters)} · loss ${report.losses.at(-1).toFixed(3)} · `
     + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)} · `
-    + `memory ${(memory / 2 ** 20).toFixed(1)} MiB`;
+    + `views' records ${records.toFixed(1)}% · memory ${(memory / 2 ** 20).toFixed(1)} MiB`;
 }
 
 /** What the automatic worker count has found: "automatic: trying 4", or the fastest and its rivals. */

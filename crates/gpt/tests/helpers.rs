@@ -92,10 +92,15 @@ fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
     // Muon's own settings reach the helpers with the run's state: three steps of Polar Express's.
     let polar = serde_json::json!({"muon_ns_coefficients": "polar_express", "muon_ns_steps": 3});
     for optimizer in ["adamw", "muon", "muon, Polar Express"] {
-        let make = || match optimizer {
-            "adamw" => setup_with(3e-3, 1.0, 0.1, (24, 32)),
-            "muon" => muon_run(),
-            _ => muon_run_with(polar.clone()),
+        // Six steps make the whole run, so that its evaluation records the ablation grid.
+        let make = || {
+            let mut run = match optimizer {
+                "adamw" => setup_with(3e-3, 1.0, 0.1, (24, 32)),
+                "muon" => muon_run(),
+                _ => muon_run_with(polar.clone()),
+            };
+            run.set_max_iters(6).unwrap();
+            run
         };
         let (losses, evaluation, grid) = {
             let mut run = make();

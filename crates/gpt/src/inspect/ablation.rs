@@ -14,7 +14,6 @@ use crate::data::Split;
 use crate::error::Result;
 use crate::model::Site;
 use crate::rng::Rng;
-use crate::train::Batches;
 use crate::Run;
 use serde::Serialize;
 
@@ -22,6 +21,8 @@ use serde::Serialize;
 const GRID_TOKENS: usize = 32_768;
 /// Rows the held-out sample holds at most.
 const MAX_ROWS: usize = 256;
+/// The grid recorded at evaluations costs at most 1/this of the training between two records.
+const RECORD_SHARE: usize = 200;
 const SAMPLE_SEED: u64 = 0x6162_6c61_7465_0006;
 
 /// One part knocked out: the held-out scores with and without it, and the shown problems whose
@@ -91,9 +92,12 @@ impl Run {
         Ok(Ablation { site, fill, rows: knockouts.rows, whole, ablated, shown: problems.len(), flips })
     }
 
-    /// At an evaluation: the grid in mean ablation, into the history.
+    /// At an evaluation: the grid in mean ablation, into the history, if enough training came
+    /// since the last record (or the start) for it to cost at most 1/[`RECORD_SHARE`] of it, and
+    /// always at the end.
     pub(crate) fn record_ablations(&mut self) -> Result<()> {
-        if self.dataset().is_some() {
+        let last = self.history().records::<AblationGrid>().last().map_or(0, |grid| grid.step);
+        if self.dataset().is_some() && self.record_due(last, self.grid_shape().0, RECORD_SHARE) {
             let grid = self.ablation_grid(Fill::Mean)?;
             self.trainer.history_mut().record(&grid);
         }
@@ -108,13 +112,20 @@ impl Run {
         Ok((idx, targets, knockouts.rows, knockouts.positions))
     }
 
+    /// The grid's cost in tokens through the model (its whole passes), its rows and their length.
+    fn grid_shape(&self) -> (usize, usize, usize) {
+        let cfg = self.model().config();
+        let t = self.seq_len();
+        let forwards = cfg.n_layer * (cfg.n_head + 1) + 1;
+        let rows = (GRID_TOKENS / (t * forwards)).clamp(1, MAX_ROWS);
+        (rows * t * forwards, rows, t)
+    }
+
     /// The held-out rows, fixed (a seed), and how to knock each part out on them by `fill`.
     fn knockouts(&self, fill: Fill) -> Result<Knockouts> {
         let data = self.data()?;
         let cfg = self.model().config();
-        let t = data.seq_len(cfg.block_size);
-        let forwards = cfg.n_layer * (cfg.n_head + 1) + 1;
-        let rows = (GRID_TOKENS / (t * forwards)).clamp(1, MAX_ROWS);
+        let (_, rows, t) = self.grid_shape();
         let (mut x, mut y) = (vec![], vec![]);
         let b = match data.task() {
             Some(task) => {

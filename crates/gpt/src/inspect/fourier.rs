@@ -25,9 +25,8 @@ use std::f64::consts::TAU;
 pub const KEY_SHARE: f32 = 2.0;
 /// Problems per forward pass.
 const ROWS_PER_PASS: usize = 1024;
-/// The most the recorded measures may cost, as a share of the training between two records: a
-/// step's forward and backward passes count as three forward passes of its batch.
-const RECORD_SHARE: usize = 10;
+/// The recorded measures cost at most 1/this of the training between two records.
+const RECORD_SHARE: usize = 80;
 
 impl Run {
     /// The progress measures now, for a run on modular addition.
@@ -39,19 +38,20 @@ impl Run {
         let v = self.vocab_size();
         let basis: Vec<(Vec<f64>, Vec<f64>)> = key.iter().map(|&k| waves(p, k)).collect();
         let (mut restricted, mut excluded) = (vec![0.0; p * p * v], logits.clone());
+        // Each token's column: its part along the key frequencies, summed contiguously, then
+        // written into the rows once.
+        let (mut values, mut along_keys) = (vec![0.0; p * p], vec![0.0; p * p]);
         for token in 0..v {
-            let column = |m: &[f64]| (0..p * p).map(|i| m[i * v + token]).collect::<Vec<f64>>();
-            let values = column(&logits);
+            values.iter_mut().enumerate().for_each(|(i, x)| *x = logits[i * v + token]);
             let mean = values.iter().sum::<f64>() / (p * p) as f64;
-            (0..p * p).for_each(|i| restricted[i * v + token] = mean);
-            for (cos, sin) in &basis {
-                for wave in [cos, sin] {
-                    let along = values.iter().zip(wave).map(|(x, w)| x * w).sum::<f64>();
-                    for i in 0..p * p {
-                        restricted[i * v + token] += along * wave[i];
-                        excluded[i * v + token] -= along * wave[i];
-                    }
-                }
+            along_keys.fill(0.0);
+            for wave in basis.iter().flat_map(|(cos, sin)| [cos, sin]) {
+                let along = values.iter().zip(wave).map(|(x, w)| x * w).sum::<f64>();
+                along_keys.iter_mut().zip(wave).for_each(|(sum, w)| *sum += along * w);
+            }
+            for (i, part) in along_keys.iter().enumerate() {
+                restricted[i * v + token] = mean + part;
+                excluded[i * v + token] -= part;
             }
         }
         let everything = vec![true; p * p];
@@ -67,15 +67,14 @@ impl Run {
         }))
     }
 
-    /// At an evaluation of a modular run: the progress measures, into the history, if enough
-    /// training came since the last record for them to cost at most 1/[`RECORD_SHARE`] of it
-    /// (and always at the end). On the grokking preset that is every other evaluation.
+    /// At an evaluation of a modular run: the progress measures (p² problems through the
+    /// model), into the history, if enough training came since the last record (or the start)
+    /// for them to cost at most 1/[`RECORD_SHARE`] of it, and always at the end. On the grokking
+    /// preset that is every 500 steps.
     pub(crate) fn record_fourier(&mut self) -> Result<()> {
         let Some(p) = self.modulus() else { return Ok(()) };
-        let (step, train) = (self.step_count(), self.train_config());
-        let points = self.history().records::<FourierPoint>();
-        let since = step - points.last().map_or(0, |point| point.step.min(step));
-        let due = points.is_empty() || step == train.max_iters || 3 * since * train.batch_size >= RECORD_SHARE * p * p;
+        let last = self.history().records::<FourierPoint>().last().map_or(0, |point| point.step);
+        let due = self.record_due(last, p * p * self.seq_len(), RECORD_SHARE);
         if let Some(point) = due.then(|| self.fourier()).transpose()?.flatten() {
             self.trainer.history_mut().record(&point);
         }

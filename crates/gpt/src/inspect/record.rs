@@ -43,6 +43,16 @@ impl Run {
         (probe, links)
     }
 
+    /// Whether a costly record (`cost` tokens through the model) is due at this evaluation, its
+    /// last being at step `last` (or none yet: 0): at the last evaluation, and once the training
+    /// since (a step's forward and backward passes count as three forward passes of its tokens)
+    /// is at least `share` times its cost, so that it costs at most 1/`share` of the run.
+    pub(crate) fn record_due(&self, last: usize, cost: usize, share: usize) -> bool {
+        let step = self.step_count();
+        let since = step - last.min(step);
+        step == self.train_config().max_iters || 3 * since * self.tokens_per_step() >= share * cost
+    }
+
     /// At an evaluation: every head's scores, and (with text) an attention snapshot on the
     /// held-out probe for the time-lapse.
     pub(crate) fn record_heads(&mut self) -> Result<()> {

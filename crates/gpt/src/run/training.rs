@@ -51,7 +51,9 @@ impl<W: Watch> Run<W> {
     pub fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
         let progress = self.trainer.advance(now_ms)?;
         if matches!(progress.outcome, Some(Outcome::Evaluation(_))) {
+            let start = now_ms();
             W::evaluated(self)?;
+            self.trainer.timing.records_ms += now_ms() - start;
         }
         Ok(progress)
     }
@@ -92,7 +94,12 @@ impl<W: Watch> Run<W> {
 
     /// A whole evaluation on the run's threads, measured by what watches it.
     pub fn evaluate(&mut self) -> Result<Evaluation> {
-        match self.run_alone(JobKind::Evaluation, &|| 0.0)? {
+        self.evaluate_timed(&|| 0.0)
+    }
+
+    /// [`Run::evaluate`], its records timed with `now_ms` (see [`Run::records_s`]).
+    pub fn evaluate_timed(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Evaluation> {
+        match self.run_alone(JobKind::Evaluation, now_ms)? {
             Outcome::Evaluation(evaluation) => Ok(evaluation),
             Outcome::Step(_) => Err(Error::Config("an evaluation ended as a step".into())),
         }
@@ -114,6 +121,11 @@ impl<W: Watch> Run<W> {
     /// Tokens per second over all the training timed in this session.
     pub fn session_tokens_per_s(&self) -> f64 {
         self.trainer.session_tokens_per_s()
+    }
+
+    /// Seconds the views' records took at evaluations in this session: what the instruments cost.
+    pub fn records_s(&self) -> f64 {
+        self.trainer.timing.records_ms / 1e3
     }
 
     /// Whether the schedule calls for an evaluation now: every `eval_interval` steps, at the

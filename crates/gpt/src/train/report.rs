@@ -27,6 +27,8 @@ pub struct TrainReport {
     pub workers: usize,
     /// Time spent training since the run was created or opened here.
     pub elapsed_s: f64,
+    /// Time the views' records took at evaluations in that time, beside it (their cost).
+    pub records_s: f64,
     /// The time the remaining steps will take at this session's speed.
     pub eta_s: f64,
     /// Why training stopped before the steps asked for (divergence); the steps before it count.
@@ -61,6 +63,7 @@ impl<M: Trainable> Trainer<M> {
             tokens_per_s_per_worker: tokens_per_s / workers as f64,
             workers,
             elapsed_s: t.ms / 1e3,
+            records_s: t.records_ms / 1e3,
             eta_s: self.train.max_iters.saturating_sub(self.step) as f64 * per_step_s,
             stopped: None,
         }

@@ -15,6 +15,8 @@ pub(crate) struct Timing {
     pub(crate) last: Option<StepStats>,
     /// Shards the last step split into: more workers than this had nothing to do.
     pub(crate) shards: usize,
+    /// Time the views took to measure the model at evaluations (their records), apart from `ms`.
+    pub(crate) records_ms: f64,
 }
 
 impl Timing {
