@@ -113,7 +113,7 @@ export function validate() {
       errors.push({ field: 'settings', message: e.message });
     }
   }
-  if (task) describeTaskSettings(config.task, summary);
+  if (task) describeTaskSettings(config.task, summary, config.train.max_iters);
   ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
   const general = showErrors(ui.form, errors);
   ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');

@@ -5,7 +5,10 @@ import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { watch: $('task-watch'), summary: $('task-summary'), fields: document.querySelector('.task-fields') };
+const ui = {
+  watch: $('task-watch'), summary: $('task-summary'), outlook: $('task-outlook'),
+  fields: document.querySelector('.task-fields'), iterations: $('config').elements.max_iters,
+};
 /** Shows the settings of the task named (null: none), from the engine's description of each. */
 const showFieldsOf = ownedFields(ui.fields, catalog().tasks, 'config');
 
@@ -27,13 +30,42 @@ export function enableTaskFields(task) {
   showFieldsOf(task);
 }
 
+/** Sets the Iterations field to `steps`, as a learner would type it. */
+function trainFor(steps) {
+  ui.iterations.value = String(steps);
+  ui.iterations.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/**
+ * Says what the settings do to the phenomenon under the preset's recipe (the engine's outlook),
+ * before Train; where more steps than `iterations` form it, a button sets them.
+ */
+function showOutlook(outlook, iterations) {
+  ui.outlook.replaceChildren();
+  for (const { says, steps } of outlook) {
+    const line = document.createElement('p');
+    line.textContent = says;
+    ui.outlook.append(line);
+    if (steps && iterations < steps) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = `Train for ${count(steps)} steps`;
+      button.addEventListener('click', () => trainFor(steps));
+      ui.outlook.append(button);
+    }
+  }
+  ui.outlook.hidden = outlook.length === 0;
+}
+
 /**
  * Shows what the task settings `task` ({name, length, …}) make: the engine's `described` summary
- * (null while they are invalid, their errors shown beside their fields instead).
+ * (null while they are invalid, their errors shown beside their fields instead), and what they do
+ * at `iterations` steps.
  */
-export function describeTaskSettings(task, described) {
+export function describeTaskSettings(task, described, iterations) {
   summary = described;
   ui.watch.textContent = summary?.watch_for ?? '';
+  showOutlook(summary?.outlook ?? [], iterations);
   if (!summary) {
     ui.summary.textContent = '';
     return;

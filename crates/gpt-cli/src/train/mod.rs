@@ -24,6 +24,11 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut run = build::open_run(&a, text.as_deref())?;
     run.set_threads(a.threads.unwrap_or_else(crate::shared::all_cores));
     let max_iters = run.train_config().max_iters;
+    // What the settings do to the task's phenomenon, as the page says it beside the fields.
+    for outlook in run.task().map_or(vec![], |task| task.config().outlook()) {
+        let steps = outlook.steps.filter(|&s| s > max_iters).map_or(String::new(), |s| format!(" (--iters {s})"));
+        eprintln!("note: {}{steps}", outlook.says);
+    }
     if !a.json {
         println!(
             "{} parameters, vocabulary {}, {} tokens per step, {} threads",
@@ -36,10 +41,10 @@ pub fn run(a: Args) -> Result<(), String> {
     let tty = std::io::stderr().is_terminal() && !a.json;
     let start = Instant::now();
     let report = |run: &mut Run| -> Result<serde_json::Value, String> {
-        let e = run.evaluate().map_err(|e| e.to_string())?;
+        let e = run.evaluate_timed(&crate::shared::now_ms).map_err(|e| e.to_string())?;
         let tps = run.session_tokens_per_s();
         let wall = start.elapsed().as_secs_f64();
-        let mut line = serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall});
+        let mut line = serde_json::json!({"step": e.step, "train_loss": e.train_loss, "val_loss": e.val_loss, "tokens_per_s": tps.round(), "wall_s": wall, "records_s": run.records_s()});
         if let (Some(train), Some(val)) = (e.train_accuracy, e.val_accuracy) {
             (line["train_accuracy"], line["val_accuracy"]) = (train.into(), val.into());
         }

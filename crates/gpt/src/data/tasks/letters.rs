@@ -3,6 +3,7 @@
 //! letter come back), `reverse` (`bdca>acdb`) and `sort` (`bdca>abcd`).
 
 use super::task::{Problem, ProblemSet};
+use crate::error::FieldError;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
 
@@ -21,6 +22,14 @@ pub(super) const MAX_LENGTH: usize = 64;
 /// The settings of the letter tasks: the alphabet, beside each task's own length field.
 pub(super) const SYMBOLS: Field =
     Field::count("symbols", "Symbols", "How many letters of the alphabet the sequences use", (2, 26), 26);
+
+/// Reverse and sort refuse one letter: a problem is then its own answer, and a held-out
+/// problem's letter never appears in training, so no model can answer it.
+pub(super) fn one_letter(settings: &Reader) -> Vec<FieldError> {
+    let message = "at length 1 a problem is a single letter, and no held-out letter ever appears in training, \
+                   so no model can answer one: choose a length of 2 or more";
+    (settings.count("length") == 1).then(|| FieldError::new("task.length", message.to_string())).into_iter().collect()
+}
 
 pub(super) struct Letters {
     pub answer: Answer,

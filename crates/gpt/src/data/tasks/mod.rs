@@ -24,7 +24,7 @@ mod sums;
 mod task;
 
 pub use split::TaskData;
-pub use task::{repeat_links, Problem, ProblemSet, Task, TaskPreset};
+pub use task::{repeat_links, Outlook, Problem, ProblemSet, Task, TaskPreset};
 
 use crate::error::{Error, FieldError, Result};
 use crate::fields::{self, Field, Reader, Values};
@@ -207,6 +207,11 @@ impl TaskConfig {
         self.task().watch_for(&self.reader())
     }
 
+    /// What the preset's recipe does at these settings, where they change the outcome.
+    pub fn outlook(&self) -> Vec<Outlook> {
+        self.task().outlook(&self.reader(), self.train_fraction)
+    }
+
     /// What these settings make, or their first error.
     pub fn summary(&self) -> Result<TaskSummary> {
         self.validate()?;
@@ -216,6 +221,7 @@ impl TaskConfig {
         let count = problems.count();
         Ok(TaskSummary {
             watch_for: self.watch_for(),
+            outlook: self.outlook(),
             example: example.tokens.iter().map(|&t| vocab[t as usize].as_str()).collect(),
             problems: count as f64,
             train_problems: (count <= ENUMERATE_LIMIT).then(|| train_count(count, self.train_fraction)),
@@ -270,6 +276,8 @@ pub fn tasks() -> Vec<TaskInfo> {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TaskSummary {
     pub watch_for: String,
+    /// Where these settings keep the phenomenon from forming within the preset's steps.
+    pub outlook: Vec<Outlook>,
     /// One of its longest problems, as a person reads it.
     pub example: String,
     /// How many distinct problems there are (at least this many when past `u64`).

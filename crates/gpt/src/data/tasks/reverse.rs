@@ -5,6 +5,7 @@ use super::letters::{Answer, Letters, MAX_LENGTH, SYMBOLS};
 use super::task::{ProblemSet, Task, TaskPreset};
 use crate::config::GPTConfig;
 use crate::config::TrainConfig;
+use crate::error::FieldError;
 use crate::fields::{Field, Reader};
 
 pub struct Reverse;
@@ -23,6 +24,10 @@ impl Task for Reverse {
 
     fn fields(&self) -> &'static [Field] {
         FIELDS
+    }
+
+    fn errors(&self, settings: &Reader) -> Vec<FieldError> {
+        super::letters::one_letter(settings)
     }
 
     fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {

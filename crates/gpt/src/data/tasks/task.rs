@@ -57,6 +57,12 @@ pub trait Task: Sync {
     fn watch_for(&self, settings: &Reader) -> String;
     /// Its preset: a model and recipe whose phenomenon shows within minutes on a laptop's CPU.
     fn preset(&self) -> TaskPreset;
+    /// What its preset's recipe does at these settings (and train fraction) where they change the outcome, as
+    /// `bench/task-grid.mjs` measured it: said before Train, beside the field. Empty (the
+    /// default) where the phenomenon forms within the preset's steps.
+    fn outlook(&self, _settings: &Reader, _train_fraction: f32) -> Vec<Outlook> {
+        vec![]
+    }
     /// Where an induction head would look in `problem`: each (query, key) position pair, the key
     /// being the token after the query's earlier occurrence. Empty (the default) for a task whose
     /// problems no induction head solves; otherwise induction scores are read on the task's own
@@ -70,6 +76,29 @@ pub trait Task: Sync {
 /// token after its first occurrence (query q to key q − period + 1), where an induction head looks.
 pub fn repeat_links(period: usize, t: usize) -> Vec<(usize, usize)> {
     (period..t).map(|q| (q, q + 1 - period)).collect()
+}
+
+/// What a setting does to a task's phenomenon under its preset's recipe, from measurements.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Outlook {
+    /// The field it is about, named as errors name theirs (`task.length`).
+    pub field: &'static str,
+    /// What happens at this setting, in the field's own words, with what was measured.
+    pub says: String,
+    /// Steps that form the phenomenon here, where the preset's are too few and more do it.
+    pub steps: Option<usize>,
+}
+
+impl Outlook {
+    pub fn new(field: &'static str, says: String) -> Outlook {
+        Outlook { field, says, steps: None }
+    }
+
+    /// The same, with the steps that form it.
+    pub fn within(self, steps: usize) -> Outlook {
+        Outlook { steps: Some(steps), ..self }
+    }
 }
 
 /// A task's preset, as `presets.rs` lists it.

@@ -242,3 +242,42 @@ fn recall_links_the_query_to_the_value_of_its_key() {
     assert_eq!(task("recall").with("pairs", 8).with("keys", 5).errors()[0].field, "task.pairs");
     assert_eq!(task("recall").with("pairs", 2).errors()[0].field, "task.queries", "4 queries of 2 pairs");
 }
+
+#[test]
+fn a_preset_has_no_outlook_and_a_setting_that_stalls_says_so_beside_its_field() {
+    for t in TASKS {
+        let p = t.preset();
+        let preset = TaskConfig::new(*t, p.settings, p.train_fraction);
+        assert_eq!(preset.outlook(), vec![], "{}'s preset forms its phenomenon", t.name());
+    }
+    let stalls = [
+        task("repeat").with("length", 9),
+        task("addition").with("digits", 1),
+        task("brackets").with("length", 32),
+        task("parity").with("answer", "final"),
+        task("recall").with("pairs", 10).with("queries", 1).with("values", 2),
+    ];
+    for config in stalls {
+        let outlook = config.outlook();
+        assert!(!outlook.is_empty(), "{config:?}");
+        for o in &outlook {
+            let field = o.field.strip_prefix("task.").unwrap();
+            let named = field == TRAIN_FRACTION.name || config.task().fields().iter().any(|f| f.name == field);
+            assert!(named, "{} names {field}", config.name);
+            assert!(o.says.contains("measured") || o.says.contains("seeds") || o.says.contains("steps"), "{}", o.says);
+        }
+        assert_eq!(config.summary().unwrap().outlook, outlook, "the page's summary carries it");
+    }
+    assert_eq!(task("recall").with("pairs", 10).with("queries", 1).with("values", 2).outlook().len(), 3);
+    assert_eq!(task("brackets").with("length", 32).outlook()[0].steps, Some(6000), "more steps form it");
+}
+
+#[test]
+fn one_letter_to_reverse_or_sort_is_refused_with_the_reason() {
+    for name in ["reverse", "sort"] {
+        let errors = task(name).with("length", 1).errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].field == "task.length" && errors[0].message.contains("no held-out letter"), "{errors:?}");
+        assert!(task(name).with("length", 2).errors().is_empty());
+    }
+}
