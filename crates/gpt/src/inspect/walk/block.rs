@@ -93,39 +93,42 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             .matrix(hs, columns(&qkv, t, k * c + h * hs, hs), tokens.clone(), Some(p)),
         );
     }
+    // The head's query and key after a change both go through (QK-norm, RoPE), from its hooks.
+    let query_and_key = |values: &[f32], hook: &dyn Fn(&str) -> String, change: &str, line: &str, note: &str| {
+        let stage_of = |(k, part): (usize, &str)| {
+            stage(
+                &name(&hook(part)),
+                format!("{} {change}, {head}", part.to_uppercase()),
+                bnth.clone(),
+                line,
+                note.into(),
+            )
+            .matrix(hs, columns(values, t, k * c + h * hs, hs), tokens.clone(), Some(p))
+        };
+        ["q", "k"].into_iter().enumerate().map(stage_of).collect::<Vec<_>>()
+    };
     let mut last = qkv;
     if cfg.qk_norm {
         let normed = hooked.get(&name("attn.q_norm.hook_normalized")).map_or(vec![], |v| v.values.clone());
-        for (k, part) in ["q", "k"].iter().enumerate() {
-            out.push(
-                stage(
-                    &name(&format!("attn.{part}_norm.hook_normalized")),
-                    format!("{} after QK-norm, {head}", part.to_uppercase()),
-                    bnth.clone(),
-                    "q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k)) # python/nanogpt.py",
-                    "Each query and key divided by its root mean square, so their dot products stay in range.".into(),
-                )
-                .matrix(hs, columns(&normed, t, k * c + h * hs, hs), tokens.clone(), Some(p)),
-            );
-        }
+        out.extend(query_and_key(
+            &normed,
+            &|part| format!("attn.{part}_norm.hook_normalized"),
+            "after QK-norm",
+            "q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k)) # python/nanogpt.py",
+            "Each query and key divided by its root mean square, so their dot products stay in range.",
+        ));
         last = normed;
     }
     if cfg.rope {
         let rotated = hooked.get(&name("attn.hook_rot_q")).map_or(vec![], |v| v.values.clone());
-        for (k, part) in ["q", "k"].iter().enumerate() {
-            out.push(
-                stage(
-                    &name(&format!("attn.hook_rot_{part}")),
-                    format!("{} turned by position (RoPE), {head}", part.to_uppercase()),
-                    bnth.clone(),
-                    "q, k = rotary(q), rotary(k) # python/nanogpt.py",
-                    "Each pair of channels turned by an angle that grows with the position: a query and a key \
-                     then meet at an angle set by how far apart they are."
-                        .into(),
-                )
-                .matrix(hs, columns(&rotated, t, k * c + h * hs, hs), tokens.clone(), Some(p)),
-            );
-        }
+        out.extend(query_and_key(
+            &rotated,
+            &|part| format!("attn.hook_rot_{part}"),
+            "turned by position (RoPE)",
+            "q, k = rotary(q), rotary(k) # python/nanogpt.py",
+            "Each pair of channels turned by an angle that grows with the position: a query and a key then meet at \
+             an angle set by how far apart they are.",
+        ));
         last = rotated;
     }
     let (q, k) = (columns(&last, t, h * hs, hs), columns(&last, t, c + h * hs, hs));
