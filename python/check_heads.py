@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -35,24 +34,8 @@ from safetensors import safe_open
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from checking import close, gpt, worst  # noqa: E402
 from nanogpt import GPT, rotary  # noqa: E402
-
-GPT_CLI = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
-TOLERANCE = 1e-4
-worst = {"value": 0.0}
-
-
-def gpt(*args):
-    cmd = [*GPT_CLI, *map(str, args)]
-    print("$", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
-
-
-def close(what, ours, theirs):
-    ours, theirs = torch.as_tensor(ours, dtype=torch.float64), torch.as_tensor(theirs, dtype=torch.float64)
-    gap = (ours - theirs).abs().max().item() if ours.numel() else 0.0
-    worst["value"] = max(worst["value"], gap)
-    assert gap < TOLERANCE, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
 
 
 def load(ckpt):

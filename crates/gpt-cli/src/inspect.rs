@@ -52,10 +52,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let mut run = crate::shared::open_run(&a.checkpoint)?;
-    if let Some(path) = &a.data {
-        run.use_text(&crate::shared::read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+    let run = crate::shared::open_run_with_text(&a.checkpoint, a.data.as_deref())?;
     if let Some(path) = &a.rows_out {
         let rows = match a.measure {
             Measure::Fourier => {

@@ -4,6 +4,7 @@
 mod bench;
 mod eval;
 mod export;
+mod features;
 mod import;
 mod inspect;
 mod sample;
@@ -38,6 +39,8 @@ enum Command {
     Import(import::Args),
     /// Test what a checkpoint's heads do: ablation, patching, logit attribution, composition, Fourier.
     Inspect(inspect::Args),
+    /// Train a sparse autoencoder on a checkpoint's model and measure it; write it for SAELens.
+    Features(Box<features::Args>),
     /// Follow one token through a checkpoint's model: every stage of the forward pass and of one training step.
     Walk(walk::Args),
 }
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Walk(args) => walk::run(args),
+        Command::Features(args) => features::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

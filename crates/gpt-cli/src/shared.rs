@@ -36,6 +36,15 @@ pub fn open_run(path: &std::path::Path) -> Result<gpt::Run, String> {
     gpt::Run::open(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The run saved at `path`, with the text a text run trained on read from `data` when given.
+pub fn open_run_with_text(path: &std::path::Path, data: Option<&std::path::Path>) -> Result<gpt::Run, String> {
+    let mut run = open_run(path)?;
+    if let Some(data) = data {
+        run.use_text(&read_text(data)?).map_err(|e| format!("{}: {e}", data.display()))?;
+    }
+    Ok(run)
+}
+
 /// A file's text, or a one-line reason it cannot be read.
 pub fn read_text(path: &std::path::Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))

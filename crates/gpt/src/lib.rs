@@ -27,6 +27,7 @@ pub mod params;
 pub mod presets;
 pub mod rng;
 pub mod run;
+pub mod sae;
 pub mod sample;
 pub mod settings;
 pub mod text_stats;

@@ -12,6 +12,7 @@ mod import;
 pub mod nanogpt;
 pub mod nanogpt_import;
 pub mod pickle;
+pub mod saelens;
 pub mod torch;
 mod unpickle;
 pub mod zip;

@@ -122,6 +122,12 @@ impl GPT {
 
     /// Records the forward pass of `idx` (B×T ids) into `g` and returns the logits (B, T, V).
     pub(crate) fn forward(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
+        let x = self.embed(g, idx, b, t, extras);
+        self.forward_from(g, x, 0, extras)
+    }
+
+    /// The stream entering the first block: token (and position) embeddings, with dropout.
+    pub(super) fn embed(&self, g: &mut Graph, idx: &[usize], b: usize, t: usize, extras: &mut Extras) -> Var {
         let mut x = g.embedding(self.wte.var(g), idx, &[b, t]); // (B, T, C)
         extras.hook(|| "hook_embed".into(), x);
         if let Some(wpe) = self.wpe {
@@ -130,8 +136,7 @@ impl GPT {
             extras.hook(|| "hook_pos_embed".into(), pos);
             x = g.add(x, pos);
         }
-        x = dropout(g, x, extras.dropout.as_mut());
-        self.forward_from(g, x, 0, extras)
+        dropout(g, x, extras.dropout.as_mut())
     }
 
     /// The rest of a forward pass from `x` (B, T, C), the stream entering block `from`: the

@@ -2,7 +2,8 @@
 //! `block.rs` (a pre-norm block), `attention.rs`, `mlp.rs` and `layers.rs` (linear, norm,
 //! dropout); `extras.rs` (what a pass does besides computing: dropout, edits (`edits.rs`), hooks
 //! that name its values by TransformerLens's names) and `trace.rs` (a pass kept for looking inside,
-//! and the logit lens); `hooked.rs` (one sequence's training step seen from inside, for the walk); `resume.rs` (a pass resumed from a kept
+//! and the logit lens); `hooked.rs` (one sequence's training step seen from inside, for the walk); `hook_point.rs`
+//! (the activations a sparse autoencoder reads, and a pass with them replaced); `resume.rs` (a pass resumed from a kept
 //! stream, for knocking parts out in turn); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
@@ -12,6 +13,7 @@ mod decode;
 mod edits;
 mod extras;
 mod gpt;
+mod hook_point;
 mod hooked;
 mod kv_cache;
 mod layers;
@@ -22,5 +24,6 @@ mod trace;
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
 pub use gpt::{uniform_loss, GPT};
+pub use hook_point::HookPoint;
 pub use hooked::{HookValue, Hooked};
 pub use kv_cache::KvCache;

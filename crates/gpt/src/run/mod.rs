@@ -8,15 +8,18 @@
 //! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: samples streamed token by token, and the next-token distribution;
-//! - `problems.rs`: a task's problems with the model's answers, marked right or wrong.
+//! - `problems.rs`: a task's problems with the model's answers, marked right or wrong;
+//! - `features.rs`: a sparse autoencoder trained on the model, and SAELens's measures of it.
 
 mod adjust;
+mod features;
 mod generation;
 mod problems;
 mod state;
 mod training;
 
 pub use adjust::TextFit;
+pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use state::{Details, Milestones, Onset, Status, TrainingCurve, GENERALISED};
@@ -44,6 +47,8 @@ pub struct Run<W> {
     pub(crate) generation: Option<Generation>,
     /// What watches it train (the views inside the model), with what it keeps of this session.
     pub(crate) watch: W,
+    /// A sparse autoencoder in training on the model (`features.rs`).
+    pub(crate) features: Option<Trainer<crate::sae::SaeTrainee>>,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -103,7 +108,7 @@ impl<W: Watch> Run<W> {
 
     fn assemble(tokenizer: Tokenizer, mut trainer: Trainer<GPT>) -> Run<W> {
         trainer.history_mut().keep_records(W::RECORDS);
-        Run { tokenizer, trainer, last_sample: None, data: None, generation: None, watch: W::default() }
+        Run { tokenizer, trainer, last_sample: None, data: None, generation: None, watch: W::default(), features: None }
     }
 
     /// Trains on `text` from now on. It must encode with the run's tokenizer and hold a block

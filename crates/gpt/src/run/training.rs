@@ -162,7 +162,7 @@ impl<W: Watch> Run<W> {
     }
 }
 
-fn no_text() -> Error {
+pub(super) fn no_text() -> Error {
     Error::Data("there is no text to train on: attach a text first".into())
 }
 

@@ -184,7 +184,7 @@ impl<M: Trainable> Replica<M> {
         };
         let learner =
             self.learner.as_ref().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
-        let n = self.model.params().count();
+        let n = self.model.grad_len();
         if len != n * partials.len() {
             return Err(Error::Data(format!(
                 "the run sent {len} gradients; {} partial sums take {}",
@@ -243,7 +243,8 @@ impl<M: Trainable> Replica<M> {
         let learner =
             self.learner.as_mut().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
         let rules = Rules { train: &learner.train, step: learner.step, uniform_loss: learner.uniform_loss };
-        rules.finish(update, self.model.params_mut(), learner.optimizer.as_mut(), &self.grads)?;
+        let applied = rules.finish(update, self.model.params_mut(), learner.optimizer.as_mut(), &self.grads)?;
+        self.model.after_step(&applied.tallies);
         learner.step += 1;
         Ok(())
     }

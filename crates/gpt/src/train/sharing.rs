@@ -194,7 +194,7 @@ impl<M: Trainable> Trainer<M> {
     ) -> Result<Vec<Outgoing>> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let n = match job.work {
-            Work::Step(_) => self.model.params().count(),
+            Work::Step(_) => self.model.grad_len(),
             Work::Evaluation(_) => 0,
         };
         if len != n * partials.len() {

@@ -105,7 +105,8 @@ impl<M: Trainable> Trainer<M> {
         let rules = Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() };
         let params = self.model.params_mut();
         let applied = rules.finish(update, params, self.optimizer.as_mut(), &self.grad_pool);
-        let Applied { loss, lr, grad_norm } = applied.inspect_err(|_| self.synced.clear())?;
+        let Applied { loss, lr, grad_norm, tallies } = applied.inspect_err(|_| self.synced.clear())?;
+        self.model.after_step(&tallies);
         let ms = (now_ms() - job.started_ms).max(1e-3);
         let h = &mut self.history;
         if h.seconds.len() == h.losses.len() {

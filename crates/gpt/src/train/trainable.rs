@@ -39,6 +39,23 @@ pub trait Trainable: Send + Sync {
     ) -> Result<f32>;
     /// An evaluation batch's mean loss, and how many of its rows the model gets exactly right.
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)>;
+
+    /// Counts a step keeps beside its gradients (a sparse autoencoder's firings per feature):
+    /// `loss_and_grad` writes them after the gradients, unweighted; shards add them up as they
+    /// add gradients, and [`Trainable::after_step`] gets their sum.
+    fn tally_len(&self) -> usize {
+        0
+    }
+
+    /// Called once a step's update is applied, here and on every helper's copy alike, with the
+    /// step's tallies: where a model keeps a constraint on its weights (unit-norm decoder rows)
+    /// or counts across steps (how long since each feature fired).
+    fn after_step(&mut self, _tallies: &[f32]) {}
+
+    /// Every gradient and tally a step's shard writes.
+    fn grad_len(&self) -> usize {
+        self.params().count() + self.tally_len()
+    }
 }
 
 /// Where the trainer draws batches from: a text's windows, or a task's problems.

@@ -54,7 +54,7 @@ fn shard_partials<M: Trainable>(
         let mut dropout =
             plan.dropout_seed.map(|seed| Rng::new(seed ^ (s as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
         let weight = counted(&plan.targets[cells]) as f32 / batch_counted as f32;
-        let mut leaf = grads.scratch(model.params().count()); // backward overwrites all of it
+        let mut leaf = grads.scratch(model.grad_len()); // backward overwrites all of it
         let batch = Batch { idx: &idx, targets: &targets, b: n, t };
         let loss = model.loss_and_grad(ws, batch, dropout.as_mut(), weight, &mut leaf);
         let loss = loss.inspect_err(|_| grads.recycle(std::mem::take(&mut leaf)))?;

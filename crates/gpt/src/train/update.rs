@@ -23,6 +23,8 @@ pub(crate) struct Applied {
     pub loss: f32,
     pub lr: f32,
     pub grad_norm: f32,
+    /// The step's tallies (see [`crate::train::Trainable::tally_len`]).
+    pub tallies: Vec<f32>,
 }
 
 impl Rules<'_> {
@@ -37,10 +39,10 @@ impl Rules<'_> {
         optimizer: &dyn Optimizer,
         pool: &Workspace,
     ) -> Result<Update> {
-        let (loss, lr) = (root.loss as f32, self.train.schedule().lr(self.step));
-        let checked = self.check_and_clip(&mut root.grads, loss, lr);
+        let (loss, lr, n) = (root.loss as f32, self.train.schedule().lr(self.step), params.count());
+        let checked = self.check_and_clip(&mut root.grads[..n], loss, lr);
         let grad_norm = checked.inspect_err(|_| pool.recycle(std::mem::take(&mut root.grads)))?;
-        let pieces = optimizer.begin(&params.values, &root.grads);
+        let pieces = optimizer.begin(&params.values, &root.grads[..n]);
         Ok(Update { grads: root.grads, loss, lr, grad_norm, pieces, mine: vec![] })
     }
 
@@ -58,12 +60,14 @@ impl Rules<'_> {
             return Err(Error::Data(format!("piece {k} of the step's update was never computed")));
         }
         let rates = Rates { lr, scale: lr / self.train.learning_rate };
-        optimizer.finish(&mut params.values, &grads, rates, pieces);
+        let n = params.count();
+        optimizer.finish(&mut params.values, &grads[..n], rates, pieces);
+        let tallies = grads[n..].to_vec();
         pool.recycle(grads);
-        Ok(Applied { loss, lr, grad_norm })
+        Ok(Applied { loss, lr, grad_norm, tallies })
     }
 
-    /// Checks a step's loss and summed gradients, and clips them; returns their norm before clipping.
+    /// Checks a step's loss and summed gradients (not its tallies), and clips them; returns their norm before clipping.
     fn check_and_clip(&self, grads: &mut [f32], loss: f32, lr: f32) -> Result<f32> {
         let diverged = |what: String| {
             Error::Diverged(format!(

@@ -1,0 +1,152 @@
+//! `gpt features`: train a sparse autoencoder on a checkpoint's model, at a hook point, from the
+//! run's own text or problems, reporting SAELens's measures on held-out batches as it goes; and
+//! write it in SAELens's format (`--out`), for `SAE.load_from_disk`.
+
+use gpt::model::HookPoint;
+use gpt::run::sae_recipe;
+use gpt::sae::{Architecture, SaeConfig};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// The text a text run trained on; a task's run makes its own problems.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// The hook point, by TransformerLens's name [default: the stream leaving the last block,
+    /// `blocks.L.hook_resid_post`]; `blocks.0.hook_mlp_out` reads an MLP's output.
+    #[arg(long)]
+    hook: Option<String>,
+    /// Features per channel of the model.
+    #[arg(long, default_value_t = 8)]
+    expansion: usize,
+    /// Features active per token (TopK).
+    #[arg(long, default_value_t = 32)]
+    k: usize,
+    /// Train a ReLU autoencoder with this L1 penalty instead of TopK.
+    #[arg(long)]
+    l1: Option<f32>,
+    /// The weight of TopK's auxiliary loss on dead features.
+    #[arg(long, default_value_t = 1.0)]
+    aux: f32,
+    /// A feature that has not fired for this many training tokens counts as dead.
+    #[arg(long, default_value_t = 200_000)]
+    dead_tokens: usize,
+    /// Training steps.
+    #[arg(long, default_value_t = 1000)]
+    steps: usize,
+    /// Rows per step (each a block of the text, or a problem).
+    #[arg(long, default_value_t = 64)]
+    rows: usize,
+    /// Adam's learning rate, constant.
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f32,
+    #[arg(long, default_value_t = 1337)]
+    seed: u64,
+    /// Measure every this many steps (and at the end).
+    #[arg(long, default_value_t = 100)]
+    every: usize,
+    /// Held-out batches each measurement reads.
+    #[arg(long, default_value_t = 8)]
+    measure_batches: usize,
+    /// Threads [default: every core].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the autoencoder here, as SAELens saves one (`cfg.json`, `sae_weights.safetensors`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also write what the measures read, to check against SAELens: the held-out rows (JSON: b, t,
+    /// each batch's ids and targets, -1 where the loss skips) and the first batch's codes.
+    #[arg(long)]
+    rows_out: Option<PathBuf>,
+    /// Print each measurement as one line of JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    let mut run = crate::shared::open_run_with_text(&a.checkpoint, a.data.as_deref())?;
+    let layers = run.model().config().n_layer;
+    let point = match &a.hook {
+        None => HookPoint::ResidPost { layer: layers.saturating_sub(1) },
+        Some(name) => HookPoint::parse(name)
+            .ok_or(format!("--hook: {name:?} is not blocks.N.hook_resid_post or blocks.N.hook_mlp_out (N from 0)"))?,
+    };
+    let architecture = match a.l1 {
+        Some(l1_coefficient) => Architecture::Relu { l1_coefficient },
+        None => Architecture::TopK { k: a.k, aux_coefficient: a.aux },
+    };
+    let config = SaeConfig { point, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens };
+    let train = sae_recipe(a.rows, a.steps, a.lr, a.seed);
+    let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
+    run.start_features(config, train, threads).map_err(crate::shared::explain)?;
+    let mut train_s = 0.0;
+    let mut step = 0;
+    while step < a.steps {
+        let n = a.every.max(1).min(a.steps - step);
+        let start = crate::shared::now_ms();
+        let report = run.train_features(n, &crate::shared::now_ms).map_err(|e| e.to_string())?;
+        train_s += (crate::shared::now_ms() - start) / 1e3;
+        if let Some(reason) = report.stopped {
+            return Err(reason);
+        }
+        step = run.features().map_or(step + n, |t| t.step_count());
+        let m = run.feature_measures(a.measure_batches).map_err(|e| e.to_string())?;
+        let tokens = step * a.rows * run.seq_len();
+        if a.json {
+            let line = serde_json::json!({ "step": step, "tokens": tokens, "train_s": train_s,
+                "tokens_per_s": tokens as f64 / train_s, "loss": report.losses.last(), "measures": m });
+            println!("{line}");
+        } else {
+            println!(
+                "step {step:>6}  {tokens:>9} tokens  {train_s:>6.1}s  variance explained {:.3}  L0 {:.1}  \
+                 dead {:.1}%  dense {:.1}%  loss recovered {:.3} ({:.3} with it, {:.3} clean, {:.3} zeroed)",
+                m.explained_variance,
+                m.l0,
+                100.0 * m.dead,
+                100.0 * m.dense,
+                m.loss_recovered,
+                m.loss_with_sae,
+                m.loss_clean,
+                m.loss_zeroed
+            );
+        }
+    }
+    if let Some(path) = &a.rows_out {
+        std::fs::write(path, rows_json(&run, a.measure_batches)?.to_string())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &a.out {
+        let trainer = run.features().ok_or("the autoencoder is gone")?;
+        let name = a.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
+        let files = gpt::interop::saelens::export_sae(trainer.model().sae(), &name, run.seq_len())
+            .map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (file, bytes) in files {
+            let path = dir.join(file);
+            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        eprintln!("wrote {} (SAELens: SAE.load_from_disk(\"{}\"))", dir.display(), dir.display());
+    }
+    Ok(())
+}
+
+/// The held-out rows the measures read, and the features that fire on the first batch's tokens.
+fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String> {
+    let rows = run.feature_rows(batches).map_err(|e| e.to_string())?;
+    let sae = run.features().ok_or("the autoencoder is gone")?.model();
+    let (idx, targets) = &rows.batches[0];
+    let batch = gpt::Batch { idx, targets, b: rows.b, t: rows.t };
+    let ws = gpt::workspace::Workspace::default();
+    let codes = sae.sae().encode(&ws, &sae.activations(&ws, batch).map_err(|e| e.to_string())?);
+    let signed =
+        |v: &[usize]| -> Vec<i64> { v.iter().map(|&t| if t == gpt::ops::IGNORE { -1 } else { t as i64 }).collect() };
+    let batches: Vec<_> = rows
+        .batches
+        .iter()
+        .map(|(ids, targets)| serde_json::json!({ "ids": ids, "targets": signed(targets) }))
+        .collect();
+    Ok(serde_json::json!({ "b": rows.b, "t": rows.t, "batches": batches,
+        "codes": { "starts": codes.starts, "features": codes.features, "values": codes.values } }))
+}

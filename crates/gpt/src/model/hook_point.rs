@@ -1,0 +1,159 @@
+//! A point of the forward pass whose activations a sparse autoencoder reads (`sae/`), by
+//! TransformerLens's hook names: the residual stream leaving a block (`hook_resid_post`) or what
+//! its MLP adds (`hook_mlp_out`). The model reads a batch's activations there, and scores a pass
+//! with them replaced (by their reconstruction, with a feature knocked out, or steered), resuming
+//! from the stream after that block (`resume.rs`).
+
+use super::extras::{flat, Extras, Hooks};
+use super::gpt::GPT;
+use crate::autograd::Graph;
+use crate::error::{Error, Result};
+use crate::work::Batch;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+
+/// Where activations are read: the stream leaving block `layer`, or what its MLP adds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HookPoint {
+    ResidPost { layer: usize },
+    MlpOut { layer: usize },
+}
+
+impl HookPoint {
+    pub fn layer(&self) -> usize {
+        match *self {
+            HookPoint::ResidPost { layer } | HookPoint::MlpOut { layer } => layer,
+        }
+    }
+
+    /// TransformerLens's name for it: `blocks.3.hook_resid_post`.
+    pub fn hook_name(&self) -> String {
+        match *self {
+            HookPoint::ResidPost { layer } => format!("blocks.{layer}.hook_resid_post"),
+            HookPoint::MlpOut { layer } => format!("blocks.{layer}.hook_mlp_out"),
+        }
+    }
+
+    /// The point a hook name names.
+    pub fn parse(name: &str) -> Option<HookPoint> {
+        let rest = name.strip_prefix("blocks.")?;
+        let (layer, hook) = rest.split_once('.')?;
+        let layer = layer.parse().ok()?;
+        match hook {
+            "hook_resid_post" => Some(HookPoint::ResidPost { layer }),
+            "hook_mlp_out" => Some(HookPoint::MlpOut { layer }),
+            _ => None,
+        }
+    }
+
+    /// Checks that the point is in a model of `layers` layers.
+    pub fn check(&self, layers: usize) -> Result<()> {
+        if self.layer() >= layers {
+            return Err(Error::Config(format!(
+                "{} is not in this model: it has {layers} layers, blocks.0 to blocks.{}",
+                self.hook_name(),
+                layers.saturating_sub(1)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A pass read to the end of a point's block: the point's activations and the stream leaving the
+/// block, each (B×T, C) flat.
+struct ReadTo {
+    values: Vec<f32>,
+    stream: Vec<f32>,
+}
+
+impl GPT {
+    /// The activations at `point` for `b` rows of `t` ids, in evaluation mode: (B×T, C) flat. The
+    /// pass stops at the point's block.
+    pub fn activations(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<Vec<f32>> {
+        Ok(self.read_to(ws, idx, b, t, point)?.values)
+    }
+
+    /// As [`GPT::score_edited`], with the activations at `point` (B×T rows of C) rewritten by
+    /// `replace` before the pass goes on; what the rest of the model reads is the rewritten value.
+    pub fn score_replaced(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        point: HookPoint,
+        replace: &mut dyn FnMut(&mut [f32]),
+    ) -> Result<(f32, Vec<bool>)> {
+        let ReadTo { mut values, mut stream } = self.read_to(ws, batch.idx, batch.b, batch.t, point)?;
+        let before = values.clone();
+        replace(&mut values);
+        // The stream leaving the block holds the point's value as one of its terms (or is it).
+        for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
+            *s += new - old;
+        }
+        self.score_from(ws, batch, point.layer() + 1, &stream, &[])
+    }
+
+    fn read_to(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<ReadTo> {
+        self.check_input(idx, b, t)?;
+        point.check(self.config().n_layer)?;
+        let mut g = Graph::new(&self.params().values, ws);
+        let mut hooks = Hooks::default();
+        let mut extras = Extras { dropout: None, edits: &[], hooks: Some(&mut hooks) };
+        let mut x = self.embed(&mut g, idx, b, t, &mut extras);
+        for block in &self.blocks[..=point.layer()] {
+            x = block.forward(&mut g, x, &mut extras);
+        }
+        let stream = flat(&g, x);
+        let values = match point {
+            HookPoint::ResidPost { .. } => stream.clone(),
+            HookPoint::MlpOut { .. } => hooks.value(&g, &point.hook_name()),
+        };
+        Ok(ReadTo { values, stream })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HookPoint;
+    use crate::workspace::Workspace;
+    use crate::{Batch, GPTConfig, GPT};
+
+    fn model() -> GPT {
+        let config =
+            GPTConfig { vocab_size: 11, block_size: 8, n_layer: 3, n_head: 2, n_embd: 8, ..Default::default() };
+        GPT::new(config, 4).unwrap()
+    }
+
+    const IDS: [usize; 8] = [1, 5, 2, 9, 3, 3, 7, 1];
+    const TARGETS: [usize; 8] = [5, 2, 9, 3, 3, 7, 1, 0];
+
+    #[test]
+    fn a_point_reads_the_hooked_pass_and_an_identity_replacement_changes_nothing() {
+        let m = model();
+        let ws = Workspace::default();
+        let batch = Batch { idx: &IDS, targets: &TARGETS, b: 2, t: 4 };
+        for point in [HookPoint::ResidPost { layer: 1 }, HookPoint::MlpOut { layer: 0 }, HookPoint::MlpOut { layer: 2 }]
+        {
+            assert_eq!(HookPoint::parse(&point.hook_name()), Some(point));
+            let read = m.activations(&ws, &IDS[..4], 1, 4, point).unwrap();
+            let hooked = m.hooked(&IDS[..4], None).unwrap();
+            assert_eq!(read, hooked.get(&point.hook_name()).unwrap().values, "{point:?}");
+            let same = m.score_replaced(&ws, batch, point, &mut |_| {}).unwrap();
+            assert_eq!(same, m.score_edited(&ws, batch, &[]).unwrap(), "{point:?}");
+        }
+    }
+
+    #[test]
+    fn zeroing_an_mlp_output_is_the_zero_ablation_and_a_point_past_the_model_is_refused() {
+        let m = model();
+        let ws = Workspace::default();
+        let batch = Batch { idx: &IDS, targets: &TARGETS, b: 2, t: 4 };
+        let zeroed = m.score_replaced(&ws, batch, HookPoint::MlpOut { layer: 1 }, &mut |v| v.fill(0.0)).unwrap();
+        let site = crate::model::Site::Mlp { layer: 1 };
+        let ablated = m.score_edited(&ws, batch, &[crate::model::Edit { site, with: vec![0.0; 4 * 8] }]).unwrap();
+        assert!((zeroed.0 - ablated.0).abs() < 1e-6, "{zeroed:?} vs {ablated:?}");
+        let error = m.activations(&ws, &IDS, 2, 4, HookPoint::ResidPost { layer: 3 }).unwrap_err().to_string();
+        assert!(error.contains("blocks.3.hook_resid_post is not in this model"), "{error}");
+    }
+}

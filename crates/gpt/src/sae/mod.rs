@@ -1,0 +1,19 @@
+//! Sparse autoencoders: what a model represents, pulled apart into features a person can read.
+//! An autoencoder reads a run's activations at one hook point (`model/hook_point.rs`) and
+//! rewrites each token's as a few firing features out of thousands (`codes.rs`), each a direction
+//! of the decoder (`weights.rs`, under SAELens's names). It trains through the GPT's own trainer
+//! (`trainee.rs`: a [`crate::train::Trainable`] on a frozen copy of the model), by settings
+//! checked in `config.rs`.
+
+mod codes;
+mod config;
+mod trainee;
+mod weights;
+
+pub use codes::Codes;
+pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
+pub use trainee::{Losses, SaeTrainee};
+pub use weights::{Sae, NAMES};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,194 @@
+//! A sparse autoencoder's weights, under SAELens's names, and its two halves: the encoder, which
+//! turns a token's activations into a few firing features, and the decoder, which adds their
+//! directions back up. Its decoder's rows (one direction per feature) are kept at unit norm.
+
+use super::codes::Codes;
+use super::config::SaeConfig;
+use crate::error::{Error, Result};
+use crate::ops::gemm::gemm;
+use crate::params::{Init, Params};
+use crate::rng::Rng;
+use crate::workspace::Workspace;
+use ndarray::{ArrayView2, ArrayViewMut2};
+
+/// SAELens's tensor names, in the order of the flat buffers: `W_enc` (d_in, d_sae), `b_enc`
+/// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in).
+pub const NAMES: [&str; 4] = ["W_enc", "b_enc", "W_dec", "b_dec"];
+pub(crate) const W_ENC: usize = 0;
+pub(crate) const B_ENC: usize = 1;
+pub(crate) const W_DEC: usize = 2;
+pub(crate) const B_DEC: usize = 3;
+
+/// The encoder starts as the decoder's transpose times this: SAELens's start (decoder rows of
+/// norm 0.1, and the encoder their transpose) seen with unit-norm rows, so that a fresh
+/// autoencoder's reconstruction is small whatever its architecture.
+const ENCODER_START: f32 = 0.01;
+
+/// A sparse autoencoder: its settings, its sizes and its weights.
+#[derive(Clone, Debug)]
+pub struct Sae {
+    config: SaeConfig,
+    d_in: usize,
+    d_sae: usize,
+    params: Params,
+}
+
+impl Sae {
+    /// A fresh autoencoder for a model of `layers` layers and `d_in` channels: decoder rows drawn
+    /// at random and scaled to unit norm, the encoder their transpose (Gao et al. 2024) scaled by
+    /// [`ENCODER_START`], zero biases until [`Sae::centre`].
+    pub fn new(config: SaeConfig, layers: usize, d_in: usize, seed: u64) -> Result<Sae> {
+        config.validate(layers, d_in)?;
+        let d_sae = config.d_sae(d_in);
+        let mut rng = Rng::new(seed);
+        let mut params = Params::default();
+        params.add(NAMES[W_ENC].into(), &[d_in, d_sae], Init::Zeros, &mut rng);
+        params.add(NAMES[B_ENC].into(), &[d_sae], Init::Zeros, &mut rng);
+        params.add(NAMES[W_DEC].into(), &[d_sae, d_in], Init::Normal(1.0), &mut rng);
+        params.add(NAMES[B_DEC].into(), &[d_in], Init::Zeros, &mut rng);
+        let mut sae = Sae { config, d_in, d_sae, params };
+        sae.normalize_decoder();
+        let w_dec = sae.params.values[W_DEC].clone();
+        sae.params.values[W_ENC].assign(&(w_dec.t().to_owned() * ENCODER_START));
+        Ok(sae)
+    }
+
+    /// An autoencoder with these weights (a saved one's), checked against its settings.
+    pub fn from_params(config: SaeConfig, layers: usize, d_in: usize, params: Params) -> Result<Sae> {
+        config.validate(layers, d_in)?;
+        let d_sae = config.d_sae(d_in);
+        let shapes: [&[usize]; 4] = [&[d_in, d_sae], &[d_sae], &[d_sae, d_in], &[d_in]];
+        for (k, (name, shape)) in NAMES.iter().zip(shapes).enumerate() {
+            if params.names.get(k).map(String::as_str) != Some(name) || params.values[k].shape() != shape {
+                return Err(Error::Format(format!(
+                    "the autoencoder's {name} is missing or not of shape {shape:?} ({d_in} channels, {d_sae} features)"
+                )));
+            }
+        }
+        Ok(Sae { config, d_in, d_sae, params })
+    }
+
+    pub fn config(&self) -> &SaeConfig {
+        &self.config
+    }
+
+    /// The model's channels, which it reads and writes.
+    pub fn d_in(&self) -> usize {
+        self.d_in
+    }
+
+    /// Its features.
+    pub fn d_sae(&self) -> usize {
+        self.d_sae
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub(crate) fn params_mut(&mut self) -> &mut Params {
+        &mut self.params
+    }
+
+    pub(crate) fn slice(&self, k: usize) -> &[f32] {
+        self.params.values[k].as_slice().expect("parameters are kept in standard layout")
+    }
+
+    /// Feature `j`'s direction in the model's activations: its decoder row.
+    pub fn direction(&self, j: usize) -> &[f32] {
+        &self.slice(W_DEC)[j * self.d_in..(j + 1) * self.d_in]
+    }
+
+    /// Scales every decoder row to unit norm, so that a feature's activation is its length along
+    /// its direction.
+    pub(crate) fn normalize_decoder(&mut self) {
+        let d = self.d_in;
+        let w = self.params.values[W_DEC].as_slice_mut().expect("standard layout");
+        for row in w.chunks_exact_mut(d) {
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                row.iter_mut().for_each(|x| *x /= norm);
+            }
+        }
+    }
+
+    /// Sets the decoder bias to the geometric median of `sample` (rows of `d_in` activations), by
+    /// Weiszfeld's iterations: the point the reconstruction starts from, as Gao et al. do.
+    pub fn centre(&mut self, sample: &[f32]) {
+        let d = self.d_in;
+        let rows = sample.len() / d;
+        if rows == 0 {
+            return;
+        }
+        let mut median: Vec<f64> = vec![0.0; d];
+        for row in sample.chunks_exact(d) {
+            median.iter_mut().zip(row).for_each(|(m, &x)| *m += x as f64 / rows as f64);
+        }
+        for _ in 0..50 {
+            let (mut next, mut total) = (vec![0.0f64; d], 0.0f64);
+            for row in sample.chunks_exact(d) {
+                let dist = row.iter().zip(&median).map(|(&x, m)| (x as f64 - m).powi(2)).sum::<f64>().sqrt();
+                let w = 1.0 / dist.max(1e-8);
+                next.iter_mut().zip(row).for_each(|(n, &x)| *n += w * x as f64);
+                total += w;
+            }
+            next.iter_mut().for_each(|n| *n /= total);
+            let moved = next.iter().zip(&median).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+            median = next;
+            if moved < 1e-7 {
+                break;
+            }
+        }
+        let b_dec = self.params.values[B_DEC].as_slice_mut().expect("standard layout");
+        b_dec.iter_mut().zip(&median).for_each(|(b, &m)| *b = m as f32);
+    }
+
+    /// The encoder's pre-activations of `x` (rows of `d_in`): (x − b_dec) W_enc + b_enc, rows of
+    /// `d_sae`; and `x − b_dec`, which the backward pass reads.
+    pub(crate) fn pre_activations(&self, ws: &Workspace, x: &[f32]) -> (Vec<f32>, Vec<f32>) {
+        let (d, m) = (self.d_in, self.d_sae);
+        let rows = x.len() / d;
+        let mut centred = ws.scratch(x.len());
+        for (c, row) in centred.chunks_exact_mut(d).zip(x.chunks_exact(d)) {
+            c.iter_mut().zip(row).zip(self.slice(B_DEC)).for_each(|((c, &x), &b)| *c = x - b);
+        }
+        let mut pre = ws.scratch(rows * m);
+        for row in pre.chunks_exact_mut(m) {
+            row.copy_from_slice(self.slice(B_ENC));
+        }
+        let a = ArrayView2::from_shape((rows, d), &centred[..]).expect("sized above");
+        let w = ArrayView2::from_shape((d, m), self.slice(W_ENC)).expect("shaped W_enc");
+        let mut c = ArrayViewMut2::from_shape((rows, m), &mut pre[..]).expect("sized above");
+        gemm(1.0, &a, &w, true, &mut c);
+        (pre, centred)
+    }
+
+    /// Which features fire on each row of `x` (rows of `d_in` activations), and how strongly.
+    pub fn encode(&self, ws: &Workspace, x: &[f32]) -> Codes {
+        let (pre, centred) = self.pre_activations(ws, x);
+        let codes = Codes::of(&pre, self.d_sae, self.config.architecture);
+        ws.recycle(pre);
+        ws.recycle(centred);
+        codes
+    }
+
+    /// The reconstruction of each row from its codes: b_dec plus each firing feature's activation
+    /// times its direction.
+    pub fn decode(&self, codes: &Codes) -> Vec<f32> {
+        let d = self.d_in;
+        let mut out = Vec::with_capacity(codes.rows() * d);
+        for n in 0..codes.rows() {
+            let at = out.len();
+            out.extend_from_slice(self.slice(B_DEC));
+            self.add_directions(codes.row(n), &mut out[at..]);
+        }
+        out
+    }
+
+    /// Adds each of `features`' activation times its direction to `row`.
+    pub(crate) fn add_directions(&self, features: impl Iterator<Item = (usize, f32)>, row: &mut [f32]) {
+        for (j, a) in features {
+            row.iter_mut().zip(self.direction(j)).for_each(|(r, &w)| *r += a * w);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+"""Checks a sparse autoencoder trained by `gpt features` against SAELens on the same weights (needs
+torch, transformers and sae-lens: pip install sae-lens; not part of scripts/test.sh, whose core
+tests check the autoencoder's gradients against finite differences):
+
+    python python/check_features.py [--data ../shared/data/tinyshakespeare.txt] [--checkpoint run.ckpt]
+
+It trains a short nano-cpu run (or takes --checkpoint), trains a TopK autoencoder on the stream
+leaving its last block and another, ReLU, on an MLP's output, each written in SAELens's format
+(`--out`), and the run as a Transformers folder (`gpt export --hf`). Then, on the held-out rows
+`gpt features --rows-out` names, with the exported model run by Transformers (PyTorch hooks on the
+block or the MLP, at TransformerLens's `hook_resid_post` / `hook_mlp_out`) and the autoencoder
+loaded by `SAE.load_from_disk`:
+1. the features that fire on each token of the first batch, and their activations;
+2. the model's loss clean, with the reconstruction spliced in, and with the activations zeroed,
+   and SAELens's `ce_loss_score` (the loss recovered), the variance explained and L0.
+Every number agrees within 1e-4.
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+import torch
+import torch.nn.functional as F
+from sae_lens import SAE
+from transformers import AutoModelForCausalLM
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from checking import TOLERANCE, close, gpt, worst  # noqa: E402
+
+
+def hooked_module(model, hook_name):
+    """The Transformers module whose output is TransformerLens's `hook_name`."""
+    _, layer, hook = hook_name.split(".")
+    block = model.transformer.h[int(layer)]
+    return {"hook_resid_post": block, "hook_mlp_out": block.mlp}[hook]
+
+
+def run_with(model, module, ids, replace=None):
+    """The logits of `ids`, and the activations at `module`, rewritten by `replace` when given."""
+    seen = {}
+
+    def hook(_, __, output):
+        value = output[0] if isinstance(output, tuple) else output
+        seen["acts"] = value.detach().clone()
+        if replace is None:
+            return None
+        new = replace(value)
+        return (new, *output[1:]) if isinstance(output, tuple) else new
+
+    handle = module.register_forward_hook(hook)
+    try:
+        logits = model(ids).logits
+    finally:
+        handle.remove()
+    return logits, seen["acts"]
+
+
+def loss(logits, targets):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1).item()
+
+
+def check(checkpoint, data, hf, tmp, name, flags):
+    out, rows_out = os.path.join(tmp, name), os.path.join(tmp, f"{name}-rows.json")
+    lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--out", out, "--rows-out", rows_out,
+                "--json", *flags)
+    ours = json.loads(lines.strip().splitlines()[-1])["measures"]
+    rows = json.load(open(rows_out))
+    sae = SAE.load_from_disk(out)
+    model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+    module = hooked_module(model, sae.cfg.metadata.hook_name)
+    b, t = rows["b"], rows["t"]
+    print(f"{name}: {sae.cfg.architecture()} at {sae.cfg.metadata.hook_name}, {sae.cfg.d_sae} features")
+    losses, fired, sums = [[], [], []], torch.zeros(sae.cfg.d_sae), {"err": 0.0, "sq": 0.0, "sum": 0.0, "n": 0}
+    with torch.no_grad():
+        for i, batch in enumerate(rows["batches"]):
+            ids = torch.tensor(batch["ids"]).reshape(b, t)
+            targets = torch.tensor(batch["targets"]).reshape(b, t)
+            logits, acts = run_with(model, module, ids)
+            flat = acts.reshape(-1, acts.shape[-1])
+            feats = sae.encode(flat)
+            if i == 0:
+                codes = rows["codes"]
+                dense = torch.zeros_like(feats)
+                for n in range(len(codes["starts"]) - 1):
+                    for k in range(codes["starts"][n], codes["starts"][n + 1]):
+                        dense[n, codes["features"][k]] = codes["values"][k]
+                gap = close("feature activations of the first batch", dense, feats)
+                print(f"  feature activations of the first batch agree within {gap:.1e}")
+            recon = sae.decode(feats)
+            fired += (feats > 0).sum(0)
+            sums["err"] += (recon - flat).pow(2).sum().item()
+            sums["sq"] += flat.double().pow(2).sum().item()
+            sums["sum"] = sums["sum"] + flat.double().sum(0)
+            sums["n"] += flat.shape[0]
+            losses[0].append(loss(logits, targets))
+            losses[1].append(loss(run_with(model, module, ids, lambda v: sae(v))[0], targets))
+            losses[2].append(loss(run_with(model, module, ids, torch.zeros_like)[0], targets))
+    clean, with_sae, zeroed = (sum(l) / len(l) for l in losses)
+    n = sums["n"]
+    variance = sums["sq"] / n - (sums["sum"] / n).pow(2).sum().item()
+    theirs = {
+        "loss_clean": clean,
+        "loss_with_sae": with_sae,
+        "loss_zeroed": zeroed,
+        "loss_recovered": (zeroed - with_sae) / (zeroed - clean),
+        "explained_variance": 1 - sums["err"] / n / variance,
+        "l0": fired.sum().item() / n,
+    }
+    for key, value in theirs.items():
+        # L0 counts firings: one pre-activation within rounding of 0 may flip, so it is compared
+        # relative to its size.
+        gap = close(key, ours[key], value, relative=key == "l0")
+        print(f"  {key}: {ours[key]:.6f} against {value:.6f} (gap {gap:.1e})")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare.txt"))
+    p.add_argument("--checkpoint")
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoint = a.checkpoint or os.path.join(tmp, "nano.ckpt")
+        if not a.checkpoint:
+            gpt("train", "--preset", "nano-cpu", "--data", a.data, "--iters", 300, "--out", checkpoint)
+        hf = os.path.join(tmp, "hf")
+        gpt("export", "--checkpoint", checkpoint, "--hf", hf)
+        common = ["--steps", 60, "--every", 60, "--measure-batches", 2]
+        check(checkpoint, a.data, hf, tmp, "topk", common)
+        check(checkpoint, a.data, hf, tmp, "relu", [*common, "--hook", "blocks.1.hook_mlp_out", "--l1", 0.05])
+    print(f"every number agrees with SAELens within {TOLERANCE} (largest gap {worst['value']:.2e})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""What the checks against other tools share: the CLI run from the repository, and numbers compared
+within a tolerance, the largest gap kept for the summary."""
+
+import os
+import subprocess
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GPT_CLI = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
+TOLERANCE = 1e-4
+worst = {"value": 0.0}
+
+
+def gpt(*args):
+    cmd = [*GPT_CLI, *map(str, args)]
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def close(what, ours, theirs, relative=False):
+    """Asserts ours and theirs agree within TOLERANCE (relative to their size above 1 when asked)."""
+    ours, theirs = torch.as_tensor(ours, dtype=torch.float64), torch.as_tensor(theirs, dtype=torch.float64)
+    gaps = (ours - theirs).abs()
+    if relative:
+        gaps = gaps / theirs.abs().clamp(min=1.0)
+    gap = gaps.max().item() if ours.numel() else 0.0
+    worst["value"] = max(worst["value"], gap)
+    assert gap < TOLERANCE, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
+    return gap
