@@ -63,17 +63,11 @@ def loss(logits, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1).item()
 
 
-def check(checkpoint, data, hf, tmp, name, flags):
-    out, rows_out = os.path.join(tmp, name), os.path.join(tmp, f"{name}-rows.json")
-    lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--out", out, "--rows-out", rows_out,
-                "--json", *flags)
-    ours = json.loads(lines.strip().splitlines()[-1])["measures"]
-    rows = json.load(open(rows_out))
-    sae = SAE.load_from_disk(out)
-    model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+def measures(model, sae, rows, codes=None):
+    """SAELens's measures of `sae` on the held-out `rows` (`gpt features --rows-out`), the model
+    run by Transformers; checks the first batch's features against `codes` when given."""
     module = hooked_module(model, sae.cfg.metadata.hook_name)
     b, t = rows["b"], rows["t"]
-    print(f"{name}: {sae.cfg.architecture()} at {sae.cfg.metadata.hook_name}, {sae.cfg.d_sae} features")
     losses, fired, sums = [[], [], []], torch.zeros(sae.cfg.d_sae), {"err": 0.0, "sq": 0.0, "sum": 0.0, "n": 0}
     with torch.no_grad():
         for i, batch in enumerate(rows["batches"]):
@@ -82,8 +76,7 @@ def check(checkpoint, data, hf, tmp, name, flags):
             logits, acts = run_with(model, module, ids)
             flat = acts.reshape(-1, acts.shape[-1])
             feats = sae.encode(flat)
-            if i == 0:
-                codes = rows["codes"]
+            if i == 0 and codes is not None:
                 dense = torch.zeros_like(feats)
                 for n in range(len(codes["starts"]) - 1):
                     for k in range(codes["starts"][n], codes["starts"][n + 1]):
@@ -102,14 +95,27 @@ def check(checkpoint, data, hf, tmp, name, flags):
     clean, with_sae, zeroed = (sum(l) / len(l) for l in losses)
     n = sums["n"]
     variance = sums["sq"] / n - (sums["sum"] / n).pow(2).sum().item()
-    theirs = {
+    return {
         "loss_clean": clean,
         "loss_with_sae": with_sae,
         "loss_zeroed": zeroed,
         "loss_recovered": (zeroed - with_sae) / (zeroed - clean),
         "explained_variance": 1 - sums["err"] / n / variance,
         "l0": fired.sum().item() / n,
+        "silent": (fired == 0).float().mean().item(),
     }
+
+
+def check(checkpoint, data, hf, tmp, name, flags):
+    out, rows_out = os.path.join(tmp, name), os.path.join(tmp, f"{name}-rows.json")
+    lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--out", out, "--rows-out", rows_out,
+                "--json", *flags)
+    ours = json.loads(lines.strip().splitlines()[-1])["measures"]
+    rows = json.load(open(rows_out))
+    sae = SAE.load_from_disk(out)
+    model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+    print(f"{name}: {sae.cfg.architecture()} at {sae.cfg.metadata.hook_name}, {sae.cfg.d_sae} features")
+    theirs = measures(model, sae, rows, rows["codes"])
     for key, value in theirs.items():
         # L0 counts firings: one pre-activation within rounding of 0 may flip, so it is compared
         # relative to its size.
