@@ -12,7 +12,11 @@ block or the MLP, at TransformerLens's `hook_resid_post` / `hook_mlp_out`) and t
 loaded by `SAE.load_from_disk`:
 1. the features that fire on each token of the first batch, and their activations;
 2. the model's loss clean, with the reconstruction spliced in, and with the activations zeroed,
-   and SAELens's `ce_loss_score` (the loss recovered), the variance explained and L0.
+   and SAELens's `ce_loss_score` (the loss recovered), the variance explained and L0;
+3. what the feature views show (`gpt features --sae`): each listed feature's density and its
+   importance (attribution: −Σ a·d·∂L/∂x, the gradient by PyTorch's autograd), a card's
+   promoted and suppressed logits (the direction through ln_f's weight and the unembedding, as
+   TransformerLens's fold_ln), and the held-out loss with the feature knocked out.
 Every number agrees within 1e-4.
 """
 
@@ -106,6 +110,50 @@ def measures(model, sae, rows, codes=None):
     }
 
 
+def views(model, sae, rows, shown):
+    """Recomputes what `gpt features --list --card --knock-out --json` printed (`shown`)."""
+    module = hooked_module(model, sae.cfg.metadata.hook_name)
+    b, t = rows["b"], rows["t"]
+    fired, importance, knocked = torch.zeros(sae.cfg.d_sae), torch.zeros(sae.cfg.d_sae, dtype=torch.float64), []
+    j = shown["knock_out"]["feature"]
+    for batch in rows["batches"]:
+        ids = torch.tensor(batch["ids"]).reshape(b, t)
+        targets = torch.tensor(batch["targets"]).reshape(b, t)
+        held = {}
+
+        def keep_grad(value):
+            value = value.detach().requires_grad_(True)
+            held["acts"] = value
+            return value
+
+        logits, _ = run_with(model, module, ids, keep_grad)
+        torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                                          ignore_index=-1).backward()
+        with torch.no_grad():
+            acts = held["acts"].reshape(-1, sae.cfg.d_in)
+            grads = held["acts"].grad.reshape(-1, sae.cfg.d_in)
+            feats = sae.encode(acts)
+            fired += (feats > 0).sum(0)
+            importance -= (feats * (grads @ sae.W_dec.T)).sum(0).double()
+            without = lambda v: v - sae.encode(v)[..., j : j + 1] * sae.W_dec[j]
+            knocked.append(loss(run_with(model, module, ids, without)[0], targets))
+    tokens = len(rows["batches"]) * b * t
+    importance /= len(rows["batches"])
+    for s in shown["list"]:
+        close(f"feature {s['feature']}'s density", s["density"], fired[s["feature"]] / tokens)
+        close(f"feature {s['feature']}'s importance", s["importance"], importance[s["feature"]])
+    card = shown["card"]
+    f = card["summary"]["feature"]
+    with torch.no_grad():
+        logits = (sae.W_dec[f] * model.transformer.ln_f.weight) @ model.lm_head.weight.T
+    top = logits.topk(len(card["promoted"]))
+    close(f"feature {f}'s promoted logits", [p["logit"] for p in card["promoted"]], top.values)
+    bottom = (-logits).topk(len(card["suppressed"]))
+    close(f"feature {f}'s suppressed logits", [p["logit"] for p in card["suppressed"]], -bottom.values)
+    close(f"the loss with feature {j} knocked out", shown["knock_out"]["loss_without"], sum(knocked) / len(knocked))
+    print(f"  the views of {len(shown['list'])} features, feature {f}'s card and feature {j}'s knockout agree")
+
+
 def check(checkpoint, data, hf, tmp, name, flags):
     out, rows_out = os.path.join(tmp, name), os.path.join(tmp, f"{name}-rows.json")
     lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--out", out, "--rows-out", rows_out,
@@ -121,6 +169,12 @@ def check(checkpoint, data, hf, tmp, name, flags):
         # relative to its size.
         gap = close(key, ours[key], value, relative=key == "l0")
         print(f"  {key}: {ours[key]:.6f} against {value:.6f} (gap {gap:.1e})")
+    lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--sae", out, "--measure-batches", 2,
+                "--list", "importance", "--top", 8, "--card", 5, "--knock-out", 0, "--json")
+    shown = {}
+    for line in lines.strip().splitlines():
+        shown.update(json.loads(line))
+    views(model, sae, rows, shown)
 
 
 def main():

@@ -33,9 +33,13 @@ pub struct Args {
     /// A feature that has not fired for this many training tokens counts as dead.
     #[arg(long, default_value_t = 200_000)]
     dead_tokens: usize,
-    /// Training steps.
-    #[arg(long, default_value_t = 1000)]
-    steps: usize,
+    /// Training steps [default: 1000, or none with --sae].
+    #[arg(long)]
+    steps: Option<usize>,
+    /// Begin from an autoencoder saved in SAELens's format (by --out, or SAELens's
+    /// save_inference_model) instead of a fresh one; its own hook and sizes replace the flags'.
+    #[arg(long)]
+    sae: Option<PathBuf>,
     /// Rows per step (each a block of the text, or a problem).
     #[arg(long, default_value_t = 64)]
     rows: usize,
@@ -63,6 +67,8 @@ pub struct Args {
     /// Print each measurement as one line of JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    views: crate::feature_views::Views,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -78,13 +84,21 @@ pub fn run(a: Args) -> Result<(), String> {
         None => Architecture::TopK { k: a.k, aux_coefficient: a.aux },
     };
     let config = SaeConfig { point, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens };
-    let train = sae_recipe(a.rows, a.steps, a.lr, a.seed);
+    let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
+    let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
-    run.start_features(config, train, threads).map_err(crate::shared::explain)?;
+    match &a.sae {
+        None => run.start_features(config, train, threads),
+        Some(dir) => {
+            let sae = read_sae(dir, layers, run.model().config().n_embd)?;
+            run.use_features(sae, train, threads, false)
+        }
+    }
+    .map_err(crate::shared::explain)?;
     let mut train_s = 0.0;
     let mut step = 0;
-    while step < a.steps {
-        let n = a.every.max(1).min(a.steps - step);
+    while step < steps {
+        let n = a.every.max(1).min(steps - step);
         let start = crate::shared::now_ms();
         let report = run.train_features(n, &crate::shared::now_ms).map_err(|e| e.to_string())?;
         train_s += (crate::shared::now_ms() - start) / 1e3;
@@ -113,6 +127,7 @@ pub fn run(a: Args) -> Result<(), String> {
             );
         }
     }
+    crate::feature_views::show(&run, &a.views, a.measure_batches, a.json)?;
     if let Some(path) = &a.rows_out {
         std::fs::write(path, rows_json(&run, a.measure_batches)?.to_string())
             .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -149,4 +164,13 @@ fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String
         .collect();
     Ok(serde_json::json!({ "b": rows.b, "t": rows.t, "batches": batches,
         "codes": { "starts": codes.starts, "features": codes.features, "values": codes.values } }))
+}
+
+/// An autoencoder saved in SAELens's format in `dir`.
+fn read_sae(dir: &std::path::Path, layers: usize, d_in: usize) -> Result<gpt::sae::Sae, String> {
+    let read =
+        |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("--sae: {}: {e}", dir.join(name).display()));
+    let cfg = String::from_utf8(read("cfg.json")?).map_err(|_| "--sae: cfg.json is not UTF-8".to_string())?;
+    gpt::interop::saelens::import_sae(&cfg, &read("sae_weights.safetensors")?, layers, d_in)
+        .map_err(|e| format!("--sae: {e}"))
 }

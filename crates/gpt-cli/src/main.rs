@@ -4,6 +4,7 @@
 mod bench;
 mod eval;
 mod export;
+mod feature_views;
 mod features;
 mod import;
 mod inspect;

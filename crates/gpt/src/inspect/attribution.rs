@@ -46,16 +46,13 @@ impl Run {
         let trace = model.trace(&pair.clean)?;
         let row = |rows: &[f32]| rows[(t - 1) * c..t * c].to_vec();
         let weight = |name: &str| {
-            // A tied output projection is the token embedding.
-            let tied = || (name == "lm_head.weight").then(|| model.params().get("transformer.wte.weight")).flatten();
             model
                 .params()
                 .get(name)
-                .or_else(tied)
                 .and_then(|w| w.as_slice())
                 .ok_or_else(|| Error::Data(format!("the model has no {name}")))
         };
-        let unembed = weight("lm_head.weight")?;
+        let unembed = model.unembedding();
         let norm = weight("transformer.ln_f.weight")?;
         let centred = cfg.norm == NormKind::LayerNorm;
         let x = row(&trace.residual[cfg.n_layer]);

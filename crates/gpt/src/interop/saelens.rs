@@ -1,12 +1,17 @@
 //! A sparse autoencoder as SAELens saves one: `cfg.json` and `sae_weights.safetensors`, which
 //! `SAE.load_from_disk(folder)` loads as it is. The hook name is TransformerLens's, so SAELens runs
 //! it on the run's export opened in TransformerLens (`gpt_playground_lens.py`). The decoder's rows
-//! are at unit norm, so nothing needs folding.
+//! are at unit norm, so nothing needs folding. An autoencoder saved so (by us, or by SAELens's
+//! `save_inference_model`) comes back for a run of the same shape.
 
 use crate::checkpoint::{le_bytes, serialize, Tensor};
-use crate::error::Result;
-use crate::sae::{Architecture, Sae, NAMES};
-use serde_json::json;
+use crate::error::{Error, Result};
+use crate::model::HookPoint;
+use crate::params::Params;
+use crate::sae::{Architecture, Sae, SaeConfig, NAMES};
+use ndarray::{ArrayD, IxDyn};
+use safetensors::{Dtype, SafeTensors};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// The SAELens release whose format this writes (its loader reads `metadata.sae_lens_version`).
@@ -52,4 +57,48 @@ pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Ve
     let weights = serialize(&tensors, HashMap::new())?;
     let cfg = serde_json::to_string_pretty(&cfg).expect("a JSON value always serializes");
     Ok(vec![("cfg.json".into(), cfg.into_bytes()), ("sae_weights.safetensors".into(), weights)])
+}
+
+/// An autoencoder SAELens saved (`cfg.json`'s text and `sae_weights.safetensors`' bytes), for a
+/// model of `layers` layers and `d_in` channels.
+pub fn import_sae(cfg: &str, weights: &[u8], layers: usize, d_in: usize) -> Result<Sae> {
+    let bad = |m: String| Error::Format(format!("this autoencoder cannot be read: {m}"));
+    let cfg: Value = serde_json::from_str(cfg).map_err(|e| bad(format!("cfg.json is not JSON: {e}")))?;
+    let number = |key: &str| cfg[key].as_u64().map(|n| n as usize).ok_or_else(|| bad(format!("cfg.json has no {key}")));
+    let (file_d_in, d_sae) = (number("d_in")?, number("d_sae")?);
+    if file_d_in != d_in || d_sae % d_in != 0 {
+        return Err(bad(format!(
+            "it reads {file_d_in} channels into {d_sae} features; this model has {d_in} channels"
+        )));
+    }
+    let hook = cfg["metadata"]["hook_name"].as_str().or(cfg["hook_name"].as_str()).unwrap_or_default();
+    let point = HookPoint::parse(hook)
+        .ok_or_else(|| bad(format!("its hook {hook:?} is not blocks.N.hook_resid_post or blocks.N.hook_mlp_out")))?;
+    let architecture = match cfg["architecture"].as_str() {
+        Some("topk") => Architecture::TopK { k: number("k")?, aux_coefficient: 1.0 },
+        Some("standard") => Architecture::Relu { l1_coefficient: 0.0 },
+        other => return Err(bad(format!("its architecture {other:?} is not topk or standard"))),
+    };
+    let config = SaeConfig { point, expansion: d_sae / d_in, architecture, dead_tokens: 200_000 };
+    let file = SafeTensors::deserialize(weights).map_err(|e| bad(format!("the weights are not safetensors: {e}")))?;
+    let mut params = Params::default();
+    let shapes: [&[usize]; 4] = [&[d_in, d_sae], &[d_sae], &[d_sae, d_in], &[d_in]];
+    for (name, shape) in NAMES.iter().zip(shapes) {
+        let t = file.tensor(name).map_err(|_| bad(format!("it has no tensor {name}")))?;
+        if t.dtype() != Dtype::F32 || t.shape() != shape {
+            return Err(bad(format!("{name} is {:?} of shape {:?}, not float32 of {shape:?}", t.dtype(), t.shape())));
+        }
+        let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        params.names.push(name.to_string());
+        params.values.push(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape checked above"));
+    }
+    let sae = Sae::from_params(config, layers, d_in, params)?;
+    if let Some(j) =
+        (0..d_sae).find(|&j| (sae.direction(j).iter().map(|x| x * x).sum::<f32>().sqrt() - 1.0).abs() > 1e-3)
+    {
+        return Err(bad(format!(
+            "feature {j}'s decoder row is not of unit norm; save it with save_inference_model, or fold_W_dec_norm() first"
+        )));
+    }
+    Ok(sae)
 }

@@ -214,6 +214,21 @@ impl GPT {
         (scalar(g.value(loss)), rows_right)
     }
 
+    /// The output projection's weight (V, C), row by token: the token embedding when tied.
+    pub fn unembedding(&self) -> &[f32] {
+        self.params.values[self.lm_head.weight.0].as_slice().expect("parameters are kept in standard layout")
+    }
+
+    /// What a direction in the stream entering the final norm adds to each token's logit: its
+    /// product with the unembedding, the norm's weight folded in (TransformerLens's `fold_ln`)
+    /// and the norm's scale, which depends on the whole stream, left out.
+    pub fn unembed(&self, direction: &[f32]) -> Vec<f32> {
+        let gain = self.params.values[self.ln_f.weight.0].as_slice().expect("standard layout");
+        let folded: Vec<f32> = direction.iter().zip(gain).map(|(d, g)| d * g).collect();
+        let c = self.config.n_embd;
+        self.unembedding().chunks_exact(c).map(|row| row.iter().zip(&folded).map(|(u, d)| u * d).sum()).collect()
+    }
+
     /// The attention probabilities of every layer and head for one sequence, (L, nh, T, T).
     pub fn attention(&self, idx: &[usize]) -> Result<Vec<f32>> {
         Ok(self.trace(idx)?.attention)

@@ -61,6 +61,11 @@ impl HookPoint {
     }
 }
 
+/// `b` rows of `t` ids: (ids, b, t).
+type Rows<'a> = (&'a [usize], usize, usize);
+/// What rewrites a point's activations, (B×T, C) flat.
+type Replace<'a> = &'a mut dyn FnMut(&mut [f32]);
+
 /// A pass read to the end of a point's block: the point's activations and the stream leaving the
 /// block, each (B×T, C) flat.
 struct ReadTo {
@@ -84,14 +89,68 @@ impl GPT {
         point: HookPoint,
         replace: &mut dyn FnMut(&mut [f32]),
     ) -> Result<(f32, Vec<bool>)> {
-        let ReadTo { mut values, mut stream } = self.read_to(ws, batch.idx, batch.b, batch.t, point)?;
+        let stream = self.replaced_stream(ws, (batch.idx, batch.b, batch.t), point, replace)?;
+        self.score_from(ws, batch, point.layer() + 1, &stream, &[])
+    }
+
+    /// The logits (B×T rows of V) of `b` rows of `t` ids with the activations at `point` rewritten
+    /// by `replace`.
+    pub fn logits_replaced(
+        &self,
+        idx: &[usize],
+        b: usize,
+        t: usize,
+        point: HookPoint,
+        replace: &mut dyn FnMut(&mut [f32]),
+    ) -> Result<Vec<f32>> {
+        let ws = &self.workspace;
+        let stream = self.replaced_stream(ws, (idx, b, t), point, replace)?;
+        let mut given = ws.array(&[b, t, self.config().n_embd]);
+        given.as_slice_mut().expect("fresh array").copy_from_slice(&stream);
+        let mut g = Graph::new(&self.params().values, ws);
+        let x = g.push(given, vec![], super::edits::Edited);
+        let logits =
+            self.forward_from(&mut g, x, point.layer() + 1, &mut Extras { dropout: None, edits: &[], hooks: None });
+        Ok(flat(&g, logits))
+    }
+
+    /// The stream leaving `point`'s block once `replace` has rewritten the point's activations:
+    /// it holds them as one of its terms (or is them).
+    fn replaced_stream(&self, ws: &Workspace, rows: Rows, point: HookPoint, replace: Replace) -> Result<Vec<f32>> {
+        let (idx, b, t) = rows;
+        let ReadTo { mut values, mut stream } = self.read_to(ws, idx, b, t, point)?;
         let before = values.clone();
         replace(&mut values);
-        // The stream leaving the block holds the point's value as one of its terms (or is it).
         for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
             *s += new - old;
         }
-        self.score_from(ws, batch, point.layer() + 1, &stream, &[])
+        Ok(stream)
+    }
+
+    /// The activations at `point` for `batch` and the gradient there of the batch's mean loss, each
+    /// (B×T, C) flat: what attribution reads (a change δ at the point changes the loss by about
+    /// δ · gradient).
+    pub fn activation_gradients(&self, ws: &Workspace, batch: Batch, point: HookPoint) -> Result<(Vec<f32>, Vec<f32>)> {
+        let Batch { idx, targets, b, t } = batch;
+        self.check_input(idx, b, t)?;
+        self.check_targets(targets, b, t)?;
+        point.check(self.config().n_layer)?;
+        let mut g = Graph::new(&self.params().values, ws);
+        let mut hooks = Hooks::default();
+        let logits =
+            self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits: &[], hooks: Some(&mut hooks) });
+        let at = hooks
+            .var(&point.hook_name())
+            .ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))?;
+        let loss = g.cross_entropy(logits, targets);
+        let mut param_grads = vec![0.0; self.params().count()];
+        let kept = g.backward_keeping(loss, &mut self.params().views_mut(&mut param_grads), &[at]);
+        let grads = kept
+            .into_iter()
+            .next()
+            .flatten()
+            .map_or_else(|| vec![0.0; b * t * self.config().n_embd], |d| d.iter().copied().collect());
+        Ok((flat(&g, at), grads))
     }
 
     fn read_to(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<ReadTo> {
@@ -139,6 +198,8 @@ mod tests {
             let read = m.activations(&ws, &IDS[..4], 1, 4, point).unwrap();
             let hooked = m.hooked(&IDS[..4], None).unwrap();
             assert_eq!(read, hooked.get(&point.hook_name()).unwrap().values, "{point:?}");
+            let logits = m.logits_replaced(&IDS, 2, 4, point, &mut |_| {}).unwrap();
+            assert_eq!(logits, m.logits(&IDS, 2, 4).unwrap().as_slice().unwrap(), "{point:?}");
             let same = m.score_replaced(&ws, batch, point, &mut |_| {}).unwrap();
             assert_eq!(same, m.score_edited(&ws, batch, &[]).unwrap(), "{point:?}");
         }
@@ -155,5 +216,23 @@ mod tests {
         assert!((zeroed.0 - ablated.0).abs() < 1e-6, "{zeroed:?} vs {ablated:?}");
         let error = m.activations(&ws, &IDS, 2, 4, HookPoint::ResidPost { layer: 3 }).unwrap_err().to_string();
         assert!(error.contains("blocks.3.hook_resid_post is not in this model"), "{error}");
+    }
+
+    #[test]
+    fn the_gradient_at_a_point_matches_finite_differences_of_the_replaced_pass() {
+        let m = model();
+        let ws = Workspace::default();
+        let batch = Batch { idx: &IDS, targets: &TARGETS, b: 2, t: 4 };
+        for point in [HookPoint::ResidPost { layer: 1 }, HookPoint::MlpOut { layer: 0 }] {
+            let (values, grads) = m.activation_gradients(&ws, batch, point).unwrap();
+            assert_eq!(values, m.activations(&ws, &IDS, 2, 4, point).unwrap());
+            for i in [0, 13, 42, 63] {
+                // Small against the stream, which the next norm scales up.
+                let h = 1e-3;
+                let mut at = |delta: f32| m.score_replaced(&ws, batch, point, &mut |v| v[i] += delta).unwrap().0 as f64;
+                let numeric = (at(h) - at(-h)) / (2.0 * h as f64);
+                assert!((numeric - grads[i] as f64).abs() < 5e-4, "{point:?} {i}: {numeric} vs {}", grads[i]);
+            }
+        }
     }
 }

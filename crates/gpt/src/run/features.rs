@@ -106,13 +106,22 @@ impl<W: Watch> Run<W> {
     /// Begins training an autoencoder by `config` on a frozen copy of the model as it is now,
     /// by `train`, on `threads` threads; one begun before is dropped.
     pub fn start_features(&mut self, config: SaeConfig, train: TrainConfig, threads: usize) -> Result<()> {
+        let c = self.model().config();
+        let sae = Sae::new(config, c.n_layer, c.n_embd, train.seed)?;
+        self.use_features(sae, train, threads, true)
+    }
+
+    /// Takes `sae` (one trained before, or fresh) on a frozen copy of the model as it is now, to
+    /// train further by `train` on `threads` threads; `centre` sets its decoder bias to the
+    /// activations' median first.
+    pub fn use_features(&mut self, mut sae: Sae, train: TrainConfig, threads: usize, centre: bool) -> Result<()> {
         train.validate()?;
         let model = Arc::new(frozen_copy(self.model())?);
-        let c = model.config();
-        let mut sae = Sae::new(config, c.n_layer, c.n_embd, train.seed)?;
-        let sample = self.sample_activations(&model, config, train.batch_size)?;
-        sae.centre(&sample);
-        let variance = variance(&sample, c.n_embd);
+        let sample = self.sample_activations(&model, *sae.config(), train.batch_size)?;
+        if centre {
+            sae.centre(&sample);
+        }
+        let variance = variance(&sample, model.config().n_embd);
         let mut trainer = Trainer::new(SaeTrainee::new(sae, model, variance)?, train);
         trainer.set_threads(threads);
         self.features = Some(trainer);
@@ -268,6 +277,6 @@ fn frozen_copy(model: &GPT) -> Result<GPT> {
     Ok(copy)
 }
 
-fn no_features() -> Error {
+pub(super) fn no_features() -> Error {
     Error::Config("no autoencoder has been started on this run".into())
 }

@@ -9,9 +9,13 @@
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: samples streamed token by token, and the next-token distribution;
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong;
-//! - `features.rs`: a sparse autoencoder trained on the model, and SAELens's measures of it.
+//! - `features.rs`: a sparse autoencoder trained on the model, and SAELens's measures of it;
+//! - `feature_index.rs`: what each feature means: where it fires, what the loss needs of it;
+//! - `feature_edits.rs`: a feature knocked out, or added to steer generation.
 
 mod adjust;
+mod feature_edits;
+mod feature_index;
 mod features;
 mod generation;
 mod problems;
@@ -19,6 +23,8 @@ mod state;
 mod training;
 
 pub use adjust::TextFit;
+pub use feature_edits::{KnockOut, Steered, TokenFeatures};
+pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
 pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};

@@ -185,3 +185,47 @@ fn an_autoencoder_learns_through_the_trainer_the_same_on_any_number_of_threads()
         assert!((norm - 1.0).abs() < 1e-5, "row {j}: {norm}");
     }
 }
+
+#[test]
+fn the_views_agree_with_the_passes_they_summarise() {
+    let mut run = trained_run();
+    train_features(&mut run, 1, 60);
+    let index = run.index_features(2).unwrap();
+    let sae = run.features().unwrap().model().sae().clone();
+    // Firings, density and the card's strongest context agree.
+    let list = run.feature_list(&index, crate::run::FeatureOrder::Density);
+    let busiest = list[0].feature;
+    assert!(list.windows(2).all(|w| w[0].density >= w[1].density));
+    let card = run.feature_card(&index, busiest).unwrap();
+    assert_eq!(card.histogram.iter().sum::<u32>() as usize, index.firings[busiest].len());
+    let top = &card.contexts[0];
+    assert_eq!(top.activations[top.at], index.max(busiest));
+    assert!(card.promoted[0].logit >= card.suppressed[0].logit);
+    // Knocking the busiest feature out changes the loss; knocking out one that never fires does not.
+    let knocked = run.knock_out_feature(busiest, 2).unwrap();
+    assert_ne!(knocked.loss, knocked.loss_without);
+    if let Some(silent) = (0..sae.d_sae()).find(|&j| index.firings[j].is_empty()) {
+        let k = run.knock_out_feature(silent, 2).unwrap();
+        assert_eq!(k.loss, k.loss_without, "feature {silent} never fires");
+    }
+    // No strength steers nothing; a strong one changes the draw.
+    let config = crate::SampleConfig { prompt: "the ".into(), max_new_tokens: 12, ..Default::default() };
+    let calm = run.steer(busiest, 0.0, config.clone()).unwrap();
+    assert_eq!(calm.plain, calm.steered);
+    let strong = run.steer(busiest, 50.0, config).unwrap();
+    assert_eq!(strong.plain, calm.plain);
+    assert_ne!(strong.plain, strong.steered);
+    // A typed text's features are the encoder's on its activations.
+    let at = run.features_at("the lazy dog").unwrap();
+    assert_eq!(at.len(), 12);
+    assert!(at.iter().all(|t| t.features.len() <= 4 && t.features.windows(2).all(|w| w[0].1 >= w[1].1)));
+    assert!(run.features_at("").unwrap_err().to_string().contains("type some text"));
+    // Written in SAELens's format and read back, it is the same autoencoder.
+    let files = crate::interop::saelens::export_sae(&sae, "test", 16).unwrap();
+    let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+    let back = crate::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
+    assert_eq!(back.config(), sae.config());
+    assert_eq!(back.params().values, sae.params().values);
+    let wrong = crate::interop::saelens::import_sae(&cfg, &files[1].1, 2, 8).unwrap_err().to_string();
+    assert!(wrong.contains("this model has 8 channels"), "{wrong}");
+}

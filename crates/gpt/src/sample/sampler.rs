@@ -140,6 +140,28 @@ impl Sampler {
             self.cache.clear();
             last_logits(model, &self.context, &mut self.logits)?;
         }
+        Ok(Some(self.draw(allowed)))
+    }
+
+    /// As [`Sampler::next_token`], with the logits `logits_of` reads from the context's last
+    /// `block` tokens (a pass with an edit, as steering makes), and no cache.
+    pub fn next_token_from(
+        &mut self,
+        block: usize,
+        logits_of: impl FnOnce(&[usize]) -> Result<Vec<f32>>,
+    ) -> Result<Option<u32>> {
+        if self.produced >= self.config.max_new_tokens {
+            return Ok(None);
+        }
+        let window: Vec<usize> =
+            self.context[self.context.len().saturating_sub(block)..].iter().map(|&t| t as usize).collect();
+        self.logits = logits_of(&window)?;
+        Ok(Some(self.draw(|_| true)))
+    }
+
+    /// Draws the next token from the logits held, among those `allowed` accepts, and adds it to
+    /// the context.
+    fn draw(&mut self, allowed: impl Fn(u32) -> bool) -> u32 {
         let mut token = self.pick() as u32;
         for _ in 1..self.logits.len() {
             if allowed(token) {
@@ -150,7 +172,7 @@ impl Sampler {
         }
         self.context.push(token);
         self.produced += 1;
-        Ok(Some(token))
+        token
     }
 
     /// Draws from softmax(logits / temperature) restricted to the top k, or takes the argmax.
