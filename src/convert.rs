@@ -7,8 +7,7 @@ use wasm_bindgen::prelude::*;
 /// What every binding returns: a thrown JS `Error` on failure.
 pub type JsResult<T> = Result<T, JsValue>;
 
-/// A core error as a JS `Error` with the core's message and, for an invalid setting, a `field`
-/// property with its path (`train.max_iters`), for the page to show the message beside it.
+/// A core error as a JS `Error` with its message and, for an invalid setting, a `field`: its path, to show it beside.
 pub fn js_error(e: gpt::Error) -> JsValue {
     let error = js_sys::Error::new(&e.to_string());
     if let gpt::Error::Invalid(invalid) = &e {

@@ -62,8 +62,7 @@ impl TextCounter {
     }
 }
 
-/// A run brought back from other tools' files: our checkpoint file (for `Run.open`), the text it
-/// trained on when the files hold it, and the tool they came from.
+/// A run brought back from other tools' files: our checkpoint (for `Run.open`), its text if there, and their tool.
 #[wasm_bindgen(getter_with_clone)]
 pub struct Imported {
     pub checkpoint: Vec<u8>,

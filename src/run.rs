@@ -2,6 +2,7 @@
 
 use crate::convert::{js_error, read, to_js, ts, JsResult};
 use crate::types::{AttentionMaps, Buffers, Message, Progress};
+use gpt::run::{FeatureAnswer, FeatureRequest};
 use gpt::{inspect::Questions, TextFit, TrainReport};
 use gpt::{Budget, Details, Inside, JobKind, NextTokens, SampleConfig, Settings, Solution, Status};
 use js_sys::Float32Array;
@@ -132,6 +133,11 @@ impl Run {
     #[wasm_bindgen(getter)]
     pub fn details(&self) -> JsResult<Ts<Details<'static>>> {
         Ok(Ts::new_unchecked(to_js(&self.inner.details())?))
+    }
+
+    /// A sparse autoencoder on the model: begin, train, measure, and what its features mean and do.
+    pub fn features(&mut self, request: Ts<FeatureRequest>) -> JsResult<Ts<FeatureAnswer>> {
+        ts(&self.inner.features_do(read(request, "the features' request")?, &js_sys::Date::now).map_err(js_error)?)
     }
 
     /// Where the run stands.

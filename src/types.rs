@@ -21,8 +21,7 @@ pub struct AttentionMaps {
     pub steps: Option<Vec<usize>>,
 }
 
-/// An order for helper `to` (1 and up) or a reply: a JSON header, and floats (weights, pieces,
-/// gradients) that move between Web Workers without a copy.
+/// An order for helper `to` (1 and up) or a reply: a JSON header, and floats that move between workers without a copy.
 #[derive(Serialize, Tsify)]
 pub struct Message {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,14 +48,12 @@ impl From<gpt::AttentionMaps> for AttentionMaps {
     }
 }
 
-/// Buffers that came with messages (at most 16), kept once read for the messages this worker
-/// sends: a buffer goes to the other worker and comes back, so a step's floats need no new memory.
+/// Buffers that came with messages (at most 16), kept for the messages it sends: a step's floats need no new memory.
 #[derive(Default)]
 pub struct Buffers(Vec<Float32Array>);
 
 impl Buffers {
-    /// `header`, and the floats of `parts` one after another in a kept buffer (its memory
-    /// reused) or a new one.
+    /// `header`, and the floats of `parts` one after another in a kept buffer (its memory reused) or a new one.
     pub fn message(&mut self, to: Option<usize>, header: String, parts: &[&[f32]]) -> Message {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let buffer = (len > 0).then(|| self.take(len).unwrap_or_else(|| Float32Array::new_with_length(len as u32)));

@@ -14,6 +14,7 @@ import { initLibrary } from './library-panel.js';
 import { initShareLink, readSetup } from './share-link.js';
 import { initTextFit } from './text-fit.js';
 import { initWalk } from './walk-panel.js';
+import { initFeatures } from './features-panel.js';
 import { initLessonPanel } from './lesson-panel.js';
 import { initLessonMenu } from './lesson-menu.js';
 import { carriesLesson } from './lesson/link.js';
@@ -32,6 +33,7 @@ try {
   initAttention();
   initInside(uniformLoss);
   initWalk();
+  initFeatures();
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);

@@ -5,10 +5,11 @@
 //               load {files: [{name, bytes}], text, attentionText, name}, restore, open-saved {id}, train {settings?, budget?},
 //               workers {count (a number, or 'auto'), most}, pause, reset, save, export, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
-//               next {prompt, temperature}, inside {views, probe, questions}, walk {request (null: closed)}.
+//               next {prompt, temperature}, inside {views, probe, questions}, walk {request (null: closed)},
+//               features {request, train?}, features-pause.
 // Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
-//               inside {inside, timelapse?}, walk {walk}, sample-chunk {text}, sample-done, solutions {solutions},
+//               inside {inside, timelapse?}, walk {walk}, features {answer, asked}, features-paused {answer}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
@@ -22,6 +23,10 @@ import { yieldToMessages } from './yield.js';
 
 let runText = ''; // the text the run trains on ('' when none fits it)
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
+let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
+/** The autoencoder's steps between yields, and between its measures. */
+const FEATURE_STEPS = 2;
+const FEATURE_MEASURE_EVERY = 50;
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const views = new Views(post, report);
@@ -50,6 +55,24 @@ async function sample(options) {
     await yieldToMessages();
   }
   post({ type: 'sample-done' });
+}
+
+/** Trains the run's autoencoder a few steps at a time, measuring it every so often, until it is done or paused. */
+async function trainFeatures(run) {
+  const ticket = ++featureTraining;
+  for (let step = 0; ; ) {
+    await yieldToMessages();
+    if (ticket !== featureTraining || run !== trainer.run) {
+      if (run === trainer.run) post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
+      return;
+    }
+    const measure = Math.floor((step + FEATURE_STEPS) / FEATURE_MEASURE_EVERY) > Math.floor(step / FEATURE_MEASURE_EVERY);
+    const answer = run.features({ do: 'train', steps: FEATURE_STEPS, measure });
+    post({ type: 'features', answer, asked: 'train' });
+    if (answer.report?.stopped) throw new Error(answer.report.stopped);
+    if (answer.step >= answer.steps) return;
+    step = answer.step;
+  }
 }
 
 /** Swaps in a newly built run; the caller builds it first, so a rejected one leaves the old. */
@@ -198,6 +221,16 @@ const handlers = {
   walk({ request }) {
     views.walkRequest = request;
     views.walk(trainer.run); // at once, while training too: one sequence's pass costs little
+  },
+  async features({ request, train }) {
+    const { run } = trainer;
+    if (!run) return;
+    if (trainer.running) throw new Error('Pause the model\u2019s training first: the autoencoder reads the model as it is.');
+    post({ type: 'features', answer: run.features(request), asked: request.do });
+    if (train) await trainFeatures(run);
+  },
+  'features-pause'() {
+    featureTraining++;
   },
   inside({ views: shown, probe, questions }) {
     views.inside = { views: shown, probe, questions };

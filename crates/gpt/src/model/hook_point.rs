@@ -229,7 +229,7 @@ mod tests {
             for i in [0, 13, 42, 63] {
                 // Small against the stream, which the next norm scales up.
                 let h = 1e-3;
-                let mut at = |delta: f32| m.score_replaced(&ws, batch, point, &mut |v| v[i] += delta).unwrap().0 as f64;
+                let at = |delta: f32| m.score_replaced(&ws, batch, point, &mut |v| v[i] += delta).unwrap().0 as f64;
                 let numeric = (at(h) - at(-h)) / (2.0 * h as f64);
                 assert!((numeric - grads[i] as f64).abs() < 5e-4, "{point:?} {i}: {numeric} vs {}", grads[i]);
             }

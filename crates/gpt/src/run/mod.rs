@@ -11,11 +11,13 @@
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong;
 //! - `features.rs`: a sparse autoencoder trained on the model, and SAELens's measures of it;
 //! - `feature_index.rs`: what each feature means: where it fires, what the loss needs of it;
-//! - `feature_edits.rs`: a feature knocked out, or added to steer generation.
+//! - `feature_edits.rs`: a feature knocked out, or added to steer generation;
+//! - `feature_requests.rs`: the page's requests of the autoencoder, one entry point for them all.
 
 mod adjust;
 mod feature_edits;
 mod feature_index;
+mod feature_requests;
 mod features;
 mod generation;
 mod problems;
@@ -25,6 +27,7 @@ mod training;
 pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
+pub use feature_requests::{FeatureAnswer, FeatureRequest};
 pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
@@ -55,6 +58,8 @@ pub struct Run<W> {
     pub(crate) watch: W,
     /// A sparse autoencoder in training on the model (`features.rs`).
     pub(crate) features: Option<Trainer<crate::sae::SaeTrainee>>,
+    /// Its features' index, built when the page first asks and kept until it trains again.
+    pub(crate) feature_index: std::cell::OnceCell<FeatureIndex>,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -114,7 +119,16 @@ impl<W: Watch> Run<W> {
 
     fn assemble(tokenizer: Tokenizer, mut trainer: Trainer<GPT>) -> Run<W> {
         trainer.history_mut().keep_records(W::RECORDS);
-        Run { tokenizer, trainer, last_sample: None, data: None, generation: None, watch: W::default(), features: None }
+        Run {
+            tokenizer,
+            trainer,
+            last_sample: None,
+            data: None,
+            generation: None,
+            watch: W::default(),
+            features: None,
+            feature_index: Default::default(),
+        }
     }
 
     /// Trains on `text` from now on. It must encode with the run's tokenizer and hold a block

@@ -1,0 +1,141 @@
+//! What the page asks of a run's sparse autoencoder, as one request at a time (so the bindings
+//! need one entry point): begin one, train it a few steps, measure it, list its features, show a
+//! card, find the features on a typed text, knock one out, steer with one. The feature index the
+//! list and the cards read is kept until the autoencoder trains again.
+
+use super::feature_index::{FeatureCard, FeatureOrder, FeatureSummary};
+use super::features::{sae_recipe, FeatureMeasures};
+use super::training::Watch;
+use super::{KnockOut, Run, Steered, TokenFeatures};
+use crate::error::{Error, Result};
+use crate::sae::SaeConfig;
+use crate::train::TrainReport;
+use crate::SampleConfig;
+use serde::{Deserialize, Serialize};
+
+/// Held-out batches the page's measures and views read.
+pub const PAGE_BATCHES: usize = 2;
+
+/// One thing the page asks of the autoencoder.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum FeatureRequest {
+    /// A fresh autoencoder by `config`, to train `steps` steps of `rows` rows at `learning_rate`.
+    Start {
+        config: SaeConfig,
+        rows: usize,
+        steps: usize,
+        learning_rate: f32,
+        seed: u64,
+    },
+    /// Up to `steps` more steps, then the measures when `measure`.
+    Train {
+        steps: usize,
+        measure: bool,
+    },
+    Measure,
+    /// The first `top` features, by `order`: "density" or "importance".
+    List {
+        order: String,
+        top: usize,
+    },
+    Card {
+        feature: usize,
+    },
+    Which {
+        text: String,
+    },
+    KnockOut {
+        feature: usize,
+    },
+    Steer {
+        feature: usize,
+        strength: f32,
+        sample: SampleConfig,
+    },
+}
+
+/// What the autoencoder answered; only the field the request asks for is filled, beside where its
+/// training stands.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct FeatureAnswer {
+    /// Steps taken, and the steps it trains for.
+    pub step: usize,
+    pub steps: usize,
+    /// Its features, and the model's channels it reads.
+    pub d_sae: usize,
+    pub d_in: usize,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub report: Option<TrainReport>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub measures: Option<FeatureMeasures>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub list: Option<Vec<FeatureSummary>>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub card: Option<FeatureCard>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub which: Option<Vec<TokenFeatures>>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub knock_out: Option<KnockOut>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub steered: Option<Steered>,
+}
+
+impl<W: Watch> Run<W> {
+    /// Answers `request`, timing training with `now_ms`; a failed request changes nothing.
+    pub fn features_do(&mut self, request: FeatureRequest, now_ms: &dyn Fn() -> f64) -> Result<FeatureAnswer> {
+        let mut answer = FeatureAnswer::default();
+        match request {
+            FeatureRequest::Start { config, rows, steps, learning_rate, seed } => {
+                self.start_features(config, sae_recipe(rows, steps, learning_rate, seed), 1)?;
+                self.feature_index = std::cell::OnceCell::new();
+            }
+            FeatureRequest::Train { steps, measure } => {
+                let report = self.train_features(steps, now_ms)?;
+                self.feature_index = std::cell::OnceCell::new();
+                if measure || report.step >= report.max_iters {
+                    answer.measures = Some(self.feature_measures(PAGE_BATCHES)?);
+                }
+                answer.report = Some(report);
+            }
+            FeatureRequest::Measure => answer.measures = Some(self.feature_measures(PAGE_BATCHES)?),
+            FeatureRequest::List { order, top } => {
+                let order = match order.as_str() {
+                    "density" => FeatureOrder::Density,
+                    "importance" => FeatureOrder::Importance,
+                    other => {
+                        return Err(Error::Config(format!("features sort by density or importance, not {other:?}")))
+                    }
+                };
+                let list = self.feature_list(self.indexed_features()?, order);
+                answer.list = Some(list.into_iter().take(top).collect());
+            }
+            FeatureRequest::Card { feature } => {
+                answer.card = Some(self.feature_card(self.indexed_features()?, feature)?)
+            }
+            FeatureRequest::Which { text } => answer.which = Some(self.features_at(&text)?),
+            FeatureRequest::KnockOut { feature } => {
+                answer.knock_out = Some(self.knock_out_feature(feature, PAGE_BATCHES)?)
+            }
+            FeatureRequest::Steer { feature, strength, sample } => {
+                answer.steered = Some(self.steer(feature, strength, sample)?)
+            }
+        }
+        let trainer = self.features.as_ref().ok_or_else(super::features::no_features)?;
+        let sae = trainer.model().sae();
+        (answer.step, answer.steps) = (trainer.step_count(), trainer.train_config().max_iters);
+        (answer.d_sae, answer.d_in) = (sae.d_sae(), sae.d_in());
+        Ok(answer)
+    }
+
+    /// The feature index of the autoencoder as it is, built once and kept.
+    fn indexed_features(&self) -> Result<&super::FeatureIndex> {
+        if let Some(index) = self.feature_index.get() {
+            return Ok(index);
+        }
+        let index = self.index_features(PAGE_BATCHES)?;
+        Ok(self.feature_index.get_or_init(|| index))
+    }
+}

@@ -1,0 +1,124 @@
+//! A sparse autoencoder trained through a run (the GPT's own trainer): it learns, gives the same
+//! weights on any number of threads, keeps its decoder rows at unit norm; its views agree with the
+//! passes they summarise; and it comes back from SAELens's format as it went.
+
+use gpt::sae::{Architecture, SaeConfig};
+
+fn trained_run() -> gpt::Run {
+    use gpt::{Budget, GPTConfig, Run, Settings, TrainConfig};
+    let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 16, ..Default::default() };
+    let train = TrainConfig { batch_size: 4, max_iters: 30, warmup_iters: 2, eval_iters: 1, ..Default::default() };
+    let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
+    let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
+    run.train(30, &|| 0.0).unwrap();
+    run
+}
+
+/// An autoencoder's weights after `steps` steps on `threads` threads, and its measures.
+fn train_features(run: &mut gpt::Run, threads: usize, steps: usize) -> (Vec<f32>, gpt::run::FeatureMeasures) {
+    let config = SaeConfig {
+        expansion: 4,
+        architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
+        ..SaeConfig::top_k(1)
+    };
+    run.start_features(config, gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
+    let report = run.train_features(steps, &|| 0.0).unwrap();
+    assert_eq!(report.stopped, None);
+    let trainer = run.features().unwrap();
+    let weights = trainer.model().sae().params().values.iter().flat_map(|v| v.iter().copied()).collect();
+    (weights, run.feature_measures(2).unwrap())
+}
+
+#[test]
+fn an_autoencoder_learns_through_the_trainer_the_same_on_any_number_of_threads() {
+    let mut run = trained_run();
+    let (_, fresh) = train_features(&mut run, 1, 1);
+    let (one, trained) = train_features(&mut run, 1, 150);
+    let (two, _) = train_features(&mut run, 2, 150);
+    assert_eq!(one, two, "the same weights, bit for bit, on one thread or two");
+    assert!(trained.explained_variance > 0.8, "{trained:?}");
+    assert!(trained.explained_variance > fresh.explained_variance + 0.2, "{fresh:?} then {trained:?}");
+    assert!(trained.l0 <= 4.0 && trained.l0 > 1.0, "{trained:?}");
+    assert!(trained.loss_recovered > 0.5 && trained.loss_with_sae < trained.loss_zeroed, "{trained:?}");
+    // The decoder's rows stay at unit norm after every step.
+    let sae = run.features().unwrap().model().sae();
+    for j in 0..sae.d_sae() {
+        let norm = sae.direction(j).iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "row {j}: {norm}");
+    }
+}
+
+#[test]
+fn the_views_agree_with_the_passes_they_summarise() {
+    let mut run = trained_run();
+    train_features(&mut run, 1, 60);
+    let index = run.index_features(2).unwrap();
+    let sae = run.features().unwrap().model().sae().clone();
+    // Firings, density and the card's strongest context agree.
+    let list = run.feature_list(&index, gpt::run::FeatureOrder::Density);
+    let busiest = list[0].feature;
+    assert!(list.windows(2).all(|w| w[0].density >= w[1].density));
+    let card = run.feature_card(&index, busiest).unwrap();
+    assert_eq!(card.histogram.iter().sum::<u32>() as usize, index.firings[busiest].len());
+    let top = &card.contexts[0];
+    assert_eq!(top.activations[top.at], index.max(busiest));
+    assert!(card.promoted[0].logit >= card.suppressed[0].logit);
+    // Knocking the busiest feature out changes the loss; knocking out one that never fires does not.
+    let knocked = run.knock_out_feature(busiest, 2).unwrap();
+    assert_ne!(knocked.loss, knocked.loss_without);
+    if let Some(silent) = (0..sae.d_sae()).find(|&j| index.firings[j].is_empty()) {
+        let k = run.knock_out_feature(silent, 2).unwrap();
+        assert_eq!(k.loss, k.loss_without, "feature {silent} never fires");
+    }
+    // No strength steers nothing; a strong one changes the draw.
+    let config = gpt::SampleConfig { prompt: "the ".into(), max_new_tokens: 12, ..Default::default() };
+    let calm = run.steer(busiest, 0.0, config.clone()).unwrap();
+    assert_eq!(calm.plain, calm.steered);
+    let strong = run.steer(busiest, 50.0, config).unwrap();
+    assert_eq!(strong.plain, calm.plain);
+    assert_ne!(strong.plain, strong.steered);
+    // A typed text's features are the encoder's on its activations.
+    let at = run.features_at("the lazy dog").unwrap();
+    assert_eq!(at.len(), 12);
+    assert!(at.iter().all(|t| t.features.len() <= 4 && t.features.windows(2).all(|w| w[0].1 >= w[1].1)));
+    assert!(run.features_at("").unwrap_err().to_string().contains("type some text"));
+    // Written in SAELens's format and read back, it is the same autoencoder.
+    let files = gpt::interop::saelens::export_sae(&sae, "test", 16).unwrap();
+    let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+    let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
+    assert_eq!(back.config(), sae.config());
+    assert_eq!(back.params().values, sae.params().values);
+    let wrong = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 8).unwrap_err().to_string();
+    assert!(wrong.contains("this model has 8 channels"), "{wrong}");
+}
+
+#[test]
+fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong() {
+    use gpt::run::FeatureRequest;
+    let mut run = trained_run();
+    let now = || 0.0;
+    let refused = run.features_do(FeatureRequest::Measure, &now).unwrap_err().to_string();
+    assert!(refused.contains("no autoencoder has been started"), "{refused}");
+    let config = SaeConfig { expansion: 2, ..SaeConfig::top_k(1) };
+    let start = FeatureRequest::Start { config, rows: 4, steps: 6, learning_rate: 3e-3, seed: 1 };
+    let begun = run.features_do(start, &now).unwrap();
+    assert_eq!((begun.step, begun.steps, begun.d_sae, begun.d_in), (0, 6, 32, 16));
+    let trained = run.features_do(FeatureRequest::Train { steps: 4, measure: false }, &now).unwrap();
+    assert_eq!((trained.step, trained.measures.is_none()), (4, true));
+    let done = run.features_do(FeatureRequest::Train { steps: 4, measure: false }, &now).unwrap();
+    assert_eq!(done.step, 6, "never past its steps");
+    assert!(done.measures.is_some(), "the last steps bring the measures");
+    let list = run.features_do(FeatureRequest::List { order: "density".into(), top: 5 }, &now).unwrap().list.unwrap();
+    assert_eq!(list.len(), 5);
+    let bad = run.features_do(FeatureRequest::List { order: "size".into(), top: 5 }, &now).unwrap_err().to_string();
+    assert!(bad.contains("density or importance"), "{bad}");
+    let card = run.features_do(FeatureRequest::Card { feature: list[0].feature }, &now).unwrap().card.unwrap();
+    assert_eq!(card.summary, list[0]);
+    let missing = run.features_do(FeatureRequest::Card { feature: 32 }, &now).unwrap_err().to_string();
+    assert!(missing.contains("there is no feature 32: the autoencoder has 32"), "{missing}");
+    let odd = "\u{1F600} é\u{0301} ";
+    let which = run.features_do(FeatureRequest::Which { text: odd.into() }, &now).unwrap_err().to_string();
+    assert!(which.contains('\u{1F600}'), "a character the vocabulary lacks is named: {which}");
+    let read = run.features_do(FeatureRequest::Which { text: "the fox".into() }, &now).unwrap().which.unwrap();
+    assert_eq!(read.len(), 7);
+}

@@ -1,0 +1,110 @@
+// The features section in Chromium: an autoencoder trained in the tab on a trained model, its live
+// measures, the feature list and a card by mouse and by keyboard, which features fire on a typed
+// text, a feature knocked out and one steered with; a refusal while the model trains; desktop,
+// tablet and phone sizes, and no accessibility rule broken with it open.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+
+let session, page, errors;
+
+/** Trains the tiny preset for `steps`, then an autoencoder on it for `featureSteps`. */
+async function trainFeatures(p, steps, featureSteps, press = 'click') {
+  await p.getByLabel('Preset').selectOption('tiny');
+  await p.getByLabel('Iterations', { exact: true }).fill(String(steps));
+  await p.getByRole('button', { name: 'Train', exact: true })[press]();
+  await untilStatus(p, new RegExp(`^Finished ${steps} steps`), 120000);
+  if (!await p.locator('#features').evaluate((d) => d.open)) await p.getByText('8. Features')[press]();
+  await p.getByLabel('Steps', { exact: true }).fill(String(featureSteps));
+  await p.getByLabel('Active per token (k)').fill('8');
+  await p.getByRole('button', { name: 'Train features' })[press]();
+  await p.locator('#features-status').getByText(new RegExp(`^Step ${featureSteps} of ${featureSteps}:`)).waitFor({ timeout: 120000 });
+  await p.locator('#features-list tbody tr').first().waitFor();
+  await p.locator('#features-card-title').getByText(/^Feature \d+$/).waitFor();
+}
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors } = session);
+  await trainFeatures(page, 200, 60);
+});
+after(() => session?.close());
+
+test('an autoencoder trains in the tab and shows its measures, its features and a card', async () => {
+  const measures = await page.locator('#features-measures').textContent();
+  const explained = Number(measures.match(/Variance explained([\d.]+)%/)?.[1]);
+  assert.ok(explained > 50 && explained <= 100, measures);
+  assert.match(measures, /Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Dense[\d.]+%/);
+  assert.match(await page.locator('#features-status').textContent(), /^Step 60 of 60: \d+ features on \d+ channels, reading the model at step 200\./);
+  assert.ok(await page.locator('#features-list tbody tr').count() >= 10);
+  const contexts = page.locator('#features-contexts li');
+  assert.ok(await contexts.count() >= 1);
+  assert.equal(await contexts.first().locator('.token.strongest').count(), 1, 'the strongest token marked');
+  assert.equal(await page.locator('#features-histogram span').count(), 24);
+  assert.equal(await page.locator('#features-promoted li').count(), 8);
+  await page.locator('#features').screenshot({ path: `${SHOTS}60-features.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('a feature opens by keyboard, is knocked out and steers the text', async () => {
+  const row = page.locator('#features-list tbody tr').nth(2);
+  const feature = await row.locator('td').first().textContent();
+  await row.focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#features-card-title').getByText(`Feature ${feature}`, { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Knock it out' }).click();
+  await page.locator('#features-knock-result').getByText(new RegExp(`^Without feature ${feature}, the held-out loss goes from [\\d.]+ to [\\d.]+\\.$`)).waitFor();
+  await page.getByLabel('Steer with strength').fill('20');
+  await page.locator('#features-steer').click();
+  await page.locator('#features-steered dt').nth(1).getByText(`With feature ${feature} at 20`).waitFor();
+  const [plain, steered] = await page.locator('#features-steered dd').allTextContents();
+  assert.ok(plain.length > 0 && steered.length > 0);
+  assert.deepEqual(errors, []);
+});
+
+test('a typed text shows the features on each token, and one opens its card', async () => {
+  await page.getByLabel('Which features fire here?').fill('hello');
+  const tokens = page.locator('#features-which-tokens li');
+  await tokens.nth(4).waitFor();
+  assert.equal(await tokens.count(), 5);
+  const first = tokens.first().getByRole('button').first();
+  const feature = (await first.textContent()).split(' ')[0];
+  await first.click();
+  await page.locator('#features-card-title').getByText(`Feature ${feature}`, { exact: true }).waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test('while the model trains, features are refused with the reason', async () => {
+  await page.getByLabel('Iterations', { exact: true }).fill('100000');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-error').getByText(/^Pause the model’s training first/).waitFor();
+  await page.getByRole('button', { name: 'Pause', exact: true }).first().click();
+  await untilStatus(page, /^Paused/);
+});
+
+test('with the features open, no accessibility rule is broken', async () => {
+  assert.deepEqual(await axeViolations(page), []);
+});
+
+for (const [name, viewport, device] of [
+  ['tablet', { width: 768, height: 1024 }, { hasTouch: true }],
+  ['phone', { width: 390, height: 844 }, { hasTouch: true, isMobile: true }],
+]) {
+  test(`on a ${name}, the features fit the screen and a tap opens a card`, async () => {
+    const small = await openPlayground(viewport, [], device);
+    try {
+      await trainFeatures(small.page, 100, 30, 'tap');
+      const row = small.page.locator('#features-list tbody tr').nth(1);
+      const feature = await row.locator('td').first().textContent();
+      await row.tap();
+      await small.page.locator('#features-card-title').getByText(`Feature ${feature}`, { exact: true }).waitFor();
+      const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'nothing wider than the screen');
+      await small.page.locator('#features').screenshot({ path: `${SHOTS}61-features-${name}.png` });
+      assert.deepEqual(small.errors, []);
+    } finally {
+      await small.close();
+    }
+  });
+}

@@ -1,0 +1,239 @@
+// "Features": a sparse autoencoder trained in the tab on the run's model (crates/gpt/src/sae/),
+// its live measures, the list of its features, each feature's card (top contexts, histogram, the
+// tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
+// out or steered with. The worker trains it while the model's own training is paused.
+import { on, send } from './engine.js';
+import { tokenLabel } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  details: $('features'), form: $('features-form'), hook: $('features-hook'), expansion: $('features-expansion'),
+  k: $('features-k'), steps: $('features-steps'), train: $('features-train'), pause: $('features-pause'),
+  status: $('features-status'), progress: $('features-progress'), error: $('features-error'), measures: $('features-measures'),
+  browse: $('features-browse'), order: $('features-order'), list: $('features-list').tBodies[0],
+  cardTitle: $('features-card-title'), cardSummary: $('features-card-summary'), contexts: $('features-contexts'),
+  histogram: $('features-histogram'), promoted: $('features-promoted'), suppressed: $('features-suppressed'),
+  knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
+  prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
+  which: $('features-which'), whichTokens: $('features-which-tokens'),
+};
+/** Features the list shows. */
+const LISTED = 40;
+let card = null; // the feature whose card is open
+let modelStep = 0; // the model's step, which the autoencoder reads
+
+const ask = (request) => send({ type: 'features', request });
+const percent = (x) => `${(100 * x).toFixed(1)}%`;
+
+/** The hook points of a model of `layers` layers, the last block's stream first. */
+function hooks(layers) {
+  const points = [];
+  for (let layer = layers - 1; layer >= 0; layer--) {
+    points.push(new Option(`the stream leaving block ${layer + 1} (blocks.${layer}.hook_resid_post)`, `resid_post:${layer}`));
+  }
+  for (let layer = 0; layer < layers; layer++) {
+    points.push(new Option(`what MLP ${layer + 1} adds (blocks.${layer}.hook_mlp_out)`, `mlp_out:${layer}`));
+  }
+  ui.hook.replaceChildren(...points);
+}
+
+function start(event) {
+  event.preventDefault();
+  const [kind, layer] = ui.hook.value.split(':');
+  const config = {
+    point: { kind, layer: Number(layer) },
+    expansion: Number(ui.expansion.value),
+    architecture: { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 },
+    dead_tokens: 200000,
+  };
+  ui.error.textContent = '';
+  card = null;
+  ui.browse.hidden = true;
+  send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
+  ui.status.textContent = 'Reading the model\u2019s activations\u2026';
+  ui.pause.disabled = false;
+}
+
+function showMeasures(m) {
+  const items = [
+    ['Variance explained', percent(m.explained_variance), 'the share of the activations\u2019 variance its reconstruction keeps'],
+    ['Loss recovered', percent(m.loss_recovered), `the model\u2019s loss: ${m.loss_clean.toFixed(3)} as it is, ${m.loss_with_sae.toFixed(3)} with the reconstruction, ${m.loss_zeroed.toFixed(3)} zeroed`],
+    ['L0', m.l0.toFixed(1), 'features firing per token'],
+    ['Dead', percent(m.dead), 'features silent for the last 200,000 training tokens'],
+    ['Dense', percent(m.dense), 'features firing on more than a tenth of the tokens'],
+  ];
+  ui.measures.replaceChildren(...items.map(([term, value, title]) => {
+    const pair = document.createElement('div');
+    pair.title = title;
+    const [dt, dd] = [document.createElement('dt'), document.createElement('dd')];
+    dt.textContent = term;
+    dd.textContent = value;
+    pair.append(dt, dd);
+    return pair;
+  }));
+}
+
+function progress({ answer }) {
+  const { step, steps, report, measures } = answer;
+  ui.progress.max = steps;
+  ui.progress.value = step;
+  const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s, ${Math.ceil(report.eta_s)} s left` : '';
+  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features on ${answer.d_in} channels, reading the model at step ${modelStep}.`;
+  if (measures) showMeasures(measures);
+  if (step >= steps) finished();
+}
+
+function finished() {
+  ui.pause.disabled = true;
+  ui.browse.hidden = false;
+  for (const el of [ui.which, ui.knock, ui.steer]) el.disabled = false;
+  ask({ do: 'list', order: ui.order.value, top: LISTED });
+  if (ui.which.value) ask({ do: 'which', text: ui.which.value });
+}
+
+function showList({ answer }) {
+  ui.list.replaceChildren(...answer.list.map((f) => {
+    const row = ui.list.insertRow();
+    row.tabIndex = 0;
+    row.setAttribute('aria-label', `feature ${f.feature}: fires on ${percent(f.density)} of tokens, strongest on ${tokenLabel(f.top_token)}`);
+    const open = () => ask({ do: 'card', feature: f.feature });
+    row.addEventListener('click', open);
+    row.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), open()));
+    for (const text of [String(f.feature), percent(f.density), tokenLabel(f.top_token), f.importance.toFixed(4)]) row.insertCell().textContent = text;
+    return row;
+  }));
+  if (card === null && answer.list.length) ask({ do: 'card', feature: answer.list[0].feature });
+}
+
+/** `tokens` as spans shaded by `activations` against `max`, `at` marked. */
+function shaded(tokens, activations, max, at) {
+  return tokens.map((token, i) => {
+    const span = document.createElement('span');
+    span.className = i === at ? 'token strongest' : 'token';
+    span.textContent = tokenLabel(token);
+    const a = activations[i];
+    span.style.setProperty('--shade', String(max > 0 ? Math.max(0, a) / max : 0));
+    span.title = `${tokenLabel(token)}: ${a.toFixed(3)}`;
+    return span;
+  });
+}
+
+function tokenList(host, tokens) {
+  host.replaceChildren(...tokens.map((t) => {
+    const li = document.createElement('li');
+    li.textContent = `${tokenLabel(t.token)} ${t.logit >= 0 ? '+' : ''}${t.logit.toFixed(2)}`;
+    return li;
+  }));
+}
+
+function showCard({ answer }) {
+  const { summary: s, contexts, histogram, promoted, suppressed } = answer.card;
+  card = s.feature;
+  ui.cardTitle.textContent = `Feature ${s.feature}`;
+  ui.cardSummary.textContent = `Fires on ${percent(s.density)} of held-out tokens, at most ${s.max.toFixed(2)}; `
+    + `the loss would rise by about ${s.importance.toFixed(4)} without it (attribution).`;
+  ui.contexts.replaceChildren(...contexts.map((c) => {
+    const li = document.createElement('li');
+    const value = document.createElement('span');
+    value.className = 'value';
+    value.textContent = c.activations[c.at].toFixed(2);
+    li.append(value, ...shaded(c.tokens, c.activations, s.max, c.at));
+    return li;
+  }));
+  const most = Math.max(1, ...histogram);
+  ui.histogram.setAttribute('aria-label', `Histogram of feature ${s.feature}'s activations in ${histogram.length} bins from 0 to ${s.max.toFixed(2)}: ${histogram.join(', ')}`);
+  ui.histogram.replaceChildren(...histogram.map((n) => {
+    const bar = document.createElement('span');
+    bar.style.height = `${(100 * n) / most}%`;
+    return bar;
+  }));
+  tokenList(ui.promoted, promoted);
+  tokenList(ui.suppressed, suppressed);
+  ui.knockResult.textContent = '';
+  ui.steered.replaceChildren();
+}
+
+function showKnockOut({ answer }) {
+  const k = answer.knock_out;
+  let text = `Without feature ${k.feature}, the held-out loss goes from ${k.loss.toFixed(4)} to ${k.loss_without.toFixed(4)}`;
+  if (k.flipped.length || k.right !== k.right_without) text += `, and ${k.right} \u2192 ${k.right_without} of ${k.rows} problems are right`;
+  ui.knockResult.textContent = `${text}.`;
+}
+
+function showSteered({ answer }) {
+  const s = answer.steered;
+  const rows = [['Without it', s.plain], [`With feature ${s.feature} at ${s.strength}`, s.steered]];
+  ui.steered.replaceChildren(...rows.flatMap(([term, text]) => {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    dd.className = 'sample-text';
+    dd.textContent = text;
+    return [dt, dd];
+  }));
+}
+
+function showWhich({ answer }) {
+  ui.whichTokens.replaceChildren(...answer.which.map((t) => {
+    const li = document.createElement('li');
+    const token = document.createElement('span');
+    token.className = 'token';
+    token.textContent = tokenLabel(t.token);
+    const list = t.features.slice(0, 5).map(([j, a]) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = `${j} (${a.toFixed(2)})`;
+      b.setAttribute('aria-label', `open feature ${j}, active at ${a.toFixed(2)}`);
+      b.addEventListener('click', () => ask({ do: 'card', feature: j }));
+      return b;
+    });
+    li.append(token, ...list);
+    return li;
+  }));
+}
+
+const shown = { start: progress, train: progress, list: showList, card: showCard, knock_out: showKnockOut, steer: showSteered, which: showWhich };
+
+/** A new model: its hook points; an autoencoder of the old one is gone. */
+function newModel({ settings, step }) {
+  modelStep = step ?? 0;
+  hooks(settings.model.n_layer);
+  ui.train.disabled = false;
+  ui.browse.hidden = true;
+  ui.measures.replaceChildren();
+  for (const el of [ui.which, ui.knock, ui.steer, ui.pause]) el.disabled = true;
+  ui.progress.value = 0;
+  ui.status.textContent = 'Pause the model\u2019s training, then train features on it as it is.';
+}
+
+export function initFeatures() {
+  ui.form.addEventListener('submit', start);
+  ui.pause.addEventListener('click', () => {
+    send({ type: 'features-pause' });
+    ui.pause.disabled = true;
+  });
+  ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
+  ui.knock.addEventListener('click', () => card !== null && ask({ do: 'knock_out', feature: card }));
+  ui.steer.addEventListener('click', () => {
+    if (card === null) return;
+    const sample = { prompt: ui.prompt.value, temperature: 0.8, top_k: 0, seed: 1337, max_new_tokens: 120 };
+    ask({ do: 'steer', feature: card, strength: Number(ui.strength.value), sample });
+  });
+  let timer = 0;
+  ui.which.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => (ui.which.value ? ask({ do: 'which', text: ui.which.value }) : ui.whichTokens.replaceChildren()), 250);
+  });
+  on('features', (data) => shown[data.asked]?.(data));
+  on('error:features', ({ message }) => {
+    ui.error.textContent = message;
+    ui.pause.disabled = true;
+  });
+  on('features-paused', ({ answer }) => {
+    ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: its features so far are below.`;
+    finished();
+  });
+  on('created', newModel);
+  on('loaded', newModel);
+  on('progress', ({ report }) => { modelStep = report.step; });
+}
