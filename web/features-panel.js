@@ -51,6 +51,7 @@ function start(event) {
   ui.browse.hidden = true;
   send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
   ui.status.textContent = 'Reading the model\u2019s activations\u2026';
+  ui.pause.textContent = 'Pause features';
   ui.pause.disabled = false;
 }
 
@@ -85,6 +86,7 @@ function progress({ answer }) {
 
 function finished() {
   ui.pause.disabled = true;
+  ui.pause.textContent = 'Pause features';
   ui.browse.hidden = false;
   for (const el of [ui.which, ui.knock, ui.steer]) el.disabled = false;
   ask({ do: 'list', order: ui.order.value, top: LISTED });
@@ -209,8 +211,13 @@ function newModel({ settings, step }) {
 export function initFeatures() {
   ui.form.addEventListener('submit', start);
   ui.pause.addEventListener('click', () => {
-    send({ type: 'features-pause' });
-    ui.pause.disabled = true;
+    if (ui.pause.textContent === 'Resume features') {
+      send({ type: 'features', request: { do: 'measure' }, train: true });
+      ui.pause.textContent = 'Pause features';
+    } else {
+      send({ type: 'features-pause' });
+      ui.pause.disabled = true;
+    }
   });
   ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
   ui.knock.addEventListener('click', () => card !== null && ask({ do: 'knock_out', feature: card }));
@@ -231,7 +238,10 @@ export function initFeatures() {
   });
   on('features-paused', ({ answer }) => {
     ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: its features so far are below.`;
+    if (answer.measures) showMeasures(answer.measures);
     finished();
+    ui.pause.textContent = 'Resume features';
+    ui.pause.disabled = false;
   });
   on('created', newModel);
   on('loaded', newModel);

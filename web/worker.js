@@ -24,6 +24,7 @@ import { yieldToMessages } from './yield.js';
 let runText = ''; // the text the run trains on ('' when none fits it)
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
 let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
+let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
 /** The autoencoder's steps between yields, and between its measures. */
 const FEATURE_STEPS = 2;
 const FEATURE_MEASURE_EVERY = 50;
@@ -63,7 +64,7 @@ async function trainFeatures(run) {
   for (let step = 0; ; ) {
     await yieldToMessages();
     if (ticket !== featureTraining || run !== trainer.run) {
-      if (run === trainer.run) post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
+      if (run === trainer.run && featurePaused === featureTraining) post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
       return;
     }
     const measure = Math.floor((step + FEATURE_STEPS) / FEATURE_MEASURE_EVERY) > Math.floor(step / FEATURE_MEASURE_EVERY);
@@ -230,7 +231,7 @@ const handlers = {
     if (train) await trainFeatures(run);
   },
   'features-pause'() {
-    featureTraining++;
+    featurePaused = ++featureTraining;
   },
   inside({ views: shown, probe, questions }) {
     views.inside = { views: shown, probe, questions };

@@ -74,12 +74,25 @@ test('a typed text shows the features on each token, and one opens its card', as
   assert.deepEqual(errors, []);
 });
 
+test('a training paused shows its features so far, and resumed goes on to its steps', async () => {
+  await page.getByLabel('Steps', { exact: true }).fill('400');
+  await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-status').getByText(/^Step [1-9]\d* of 400/).waitFor();
+  await page.locator('#features-pause').click();
+  await page.locator('#features-status').getByText(/^Paused at step \d+ of 400: its features so far are below\.$/).waitFor();
+  assert.ok(await page.locator('#features-list tbody tr').count() >= 10);
+  await page.getByRole('button', { name: 'Resume features' }).click();
+  await page.locator('#features-status').getByText(/^Step 400 of 400:/).waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('#features-pause').textContent(), 'Pause features');
+  assert.deepEqual(errors, []);
+});
+
 test('while the model trains, features are refused with the reason', async () => {
   await page.getByLabel('Iterations', { exact: true }).fill('100000');
-  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.locator('#resume').click();
   await page.getByRole('button', { name: 'Train features' }).click();
   await page.locator('#features-error').getByText(/^Pause the model’s training first/).waitFor();
-  await page.getByRole('button', { name: 'Pause', exact: true }).first().click();
+  await page.locator('#pause').click();
   await untilStatus(page, /^Paused/);
 });
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// The time a learner waits in the page for a sparse autoencoder to explain 90% of the variance of
+// a model's activations: the page in Chromium, a checkpoint loaded with its text, section 8 opened,
+// Train features pressed; the time from the press to the first measure at or past the goal, and
+// the page's tokens/s. Run it beside `python bench/sae_quality.py`, which gives SAELens's tokens/s
+// on the same machine's CPU.
+// Usage: node bench/features.mjs --checkpoint nano.ckpt --data ../shared/data/tinyshakespeare.txt
+//        [--steps 300] [--k 32] [--expansion 8] [--goal 0.9] [--rounds 3]   (after scripts/build.sh)
+import { parseArgs } from 'node:util';
+import { median } from './median.mjs';
+import { openPlayground } from '../tests/e2e/session.mjs';
+
+const { values } = parseArgs({
+  options: {
+    checkpoint: { type: 'string' }, data: { type: 'string' }, steps: { type: 'string', default: '300' },
+    k: { type: 'string', default: '32' }, expansion: { type: 'string', default: '8' },
+    goal: { type: 'string', default: '0.9' }, rounds: { type: 'string', default: '3' },
+  },
+});
+if (!values.checkpoint || !values.data) throw new Error('give --checkpoint and --data (the text it trained on)');
+
+/** One round on a fresh page: seconds to the goal, the step there, and tokens/s. */
+async function round() {
+  const session = await openPlayground({ width: 1280, height: 1000 });
+  const { page } = session;
+  try {
+    await page.getByLabel('Upload .txt').setInputFiles(values.data);
+    await page.getByLabel('Load checkpoint').setInputFiles(values.checkpoint);
+    await page.getByText('8. Features').click();
+    await page.locator('#features-train:not([disabled])').waitFor({ timeout: 60000 });
+    await page.getByLabel('Features per channel').fill(values.expansion);
+    await page.getByLabel('Active per token (k)').fill(values.k);
+    await page.getByLabel('Steps', { exact: true }).fill(values.steps);
+    const goal = Number(values.goal);
+    const start = Date.now();
+    await page.getByRole('button', { name: 'Train features' }).click();
+    for (;;) {
+      const [measures, status, error] = await Promise.all(['#features-measures', '#features-status', '#features-error']
+        .map((id) => page.locator(id).textContent()));
+      if (error) throw new Error(error);
+      const explained = Number(measures.match(/Variance explained([\d.]+)%/)?.[1] ?? NaN) / 100;
+      const step = Number(status.match(/^Step (\d+) of/)?.[1] ?? 0);
+      const speed = Number(status.match(/([\d,]+) tokens\/s/)?.[1].replace(/,/g, '') ?? NaN);
+      if (explained >= goal) return { seconds: (Date.now() - start) / 1000, step, explained, speed };
+      if (/^Step (\d+) of \1:/.test(status)) return { seconds: Infinity, step, explained, speed };
+      await page.waitForTimeout(200);
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+const results = [];
+for (let r = 0; r < Number(values.rounds); r++) {
+  const result = await round();
+  results.push(result);
+  console.log(`round ${r + 1}: ${(100 * result.explained).toFixed(1)}% explained at step ${result.step}, ${result.seconds.toFixed(1)} s after Train features, ${result.speed} tokens/s`);
+}
+console.log(`median: ${median(results.map((r) => r.seconds)).toFixed(1)} s to ${100 * Number(values.goal)}% of the variance explained, ${median(results.map((r) => r.speed))} tokens/s`);
