@@ -64,14 +64,17 @@ async function trainFeatures(run) {
   for (let step = 0; ; ) {
     await yieldToMessages();
     if (ticket !== featureTraining || run !== trainer.run) {
-      if (run === trainer.run && featurePaused === featureTraining) post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
+      if (run === trainer.run && featurePaused === featureTraining) {
+        post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
+        saveNow();
+      }
       return;
     }
     const measure = Math.floor((step + FEATURE_STEPS) / FEATURE_MEASURE_EVERY) > Math.floor(step / FEATURE_MEASURE_EVERY);
     const answer = run.features({ do: 'train', steps: FEATURE_STEPS, measure });
     post({ type: 'features', answer, asked: 'train' });
     if (answer.report?.stopped) throw new Error(answer.report.stopped);
-    if (answer.step >= answer.steps) return;
+    if (answer.step >= answer.steps) return saveNow();
     step = answer.step;
   }
 }
@@ -110,6 +113,19 @@ function open(bytes, text, page, extra) {
   post({ type: 'loaded', ...describe(), textProblem, ...extra });
   views.live(opened);
   views.deep(opened);
+  restoreFeatures(opened);
+}
+
+/** Shows the autoencoder a checkpoint brought back with the run, if it kept one. */
+function restoreFeatures(run) {
+  let answer;
+  try {
+    answer = run.features({ do: 'measure' });
+  } catch (e) {
+    if (!/^no autoencoder has been started/.test(e.message)) report('features', e);
+    return;
+  }
+  post(answer.step < answer.steps ? { type: 'features-paused', answer } : { type: 'features', answer, asked: 'train' });
 }
 
 /** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */

@@ -87,6 +87,19 @@ test('a training paused shows its features so far, and resumed goes on to its st
   assert.deepEqual(errors, []);
 });
 
+test('a reload brings the autoencoder back with its run', async () => {
+  const shown = await page.locator('#features-card-title').textContent();
+  const measures = await page.locator('#features-measures').textContent();
+  await page.reload();
+  await untilStatus(page, /^Ready|^Loaded|^Restored/);
+  if (!await page.locator('#features').evaluate((d) => d.open)) await page.getByText('8. Features').click();
+  await page.locator('#features-status').getByText(/^Step 400 of 400:/).waitFor({ timeout: 60000 });
+  await page.locator('#features-list tbody tr').first().waitFor();
+  assert.equal(await page.locator('#features-measures').textContent(), measures, 'the same measures');
+  assert.match(shown, /^Feature \d+$/);
+  assert.deepEqual(errors, []);
+});
+
 test('while the model trains, features are refused with the reason', async () => {
   await page.getByLabel('Iterations', { exact: true }).fill('100000');
   await page.locator('#resume').click();

@@ -11,7 +11,9 @@ use crate::data::TaskConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::Optimizer;
+use crate::params::Params;
 use crate::rng::Rng;
+use crate::sae::SavedSae;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::History;
@@ -25,6 +27,8 @@ pub(crate) const EXP_AVG: &str = "optimizer.exp_avg.";
 pub(crate) const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
 /// What the optimiser's own names for its state go after.
 const OPTIMIZER: &str = "optimizer.";
+/// What a sparse autoencoder's weights go after (`sae.W_enc`), its state under `sae` in the metadata.
+const SAE: &str = "sae.";
 /// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
 pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
@@ -43,6 +47,8 @@ pub struct Checkpoint {
     pub sampling: Option<SampleConfig>,
     /// The task the run trains on, if it trains on one.
     pub task: Option<TaskConfig>,
+    /// A sparse autoencoder on the model, if one was trained: its state and weights.
+    pub features: Option<(SavedSae, Params)>,
 }
 
 /// `values` as little-endian f32 bytes, in the order given (an array's logical order).
@@ -80,6 +86,7 @@ pub struct Snapshot<'a> {
     pub history: &'a History,
     pub sampling: Option<&'a SampleConfig>,
     pub task: Option<&'a TaskConfig>,
+    pub features: Option<(SavedSae, &'a Params)>,
 }
 
 /// The file for a run's whole state.
@@ -98,7 +105,14 @@ pub fn save(run: &Snapshot) -> Result<Vec<u8>> {
     for (name, value) in run.optimizer.state() {
         tensors.push((format!("{OPTIMIZER}{name}"), value.shape().to_vec(), le_bytes(value)));
     }
-    serialize(&tensors, metadata(run))
+    let mut metadata = metadata(run);
+    if let Some((saved, params)) = &run.features {
+        for (name, value) in params.names.iter().zip(&params.values) {
+            tensors.push((format!("{SAE}{name}"), value.shape().to_vec(), le_bytes(value)));
+        }
+        metadata.insert("sae".into(), to_json(saved));
+    }
+    serialize(&tensors, metadata)
 }
 
 /// The header's metadata for a run: everything but the tensors (a nanoGPT export carries it too).
@@ -185,7 +199,8 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         let moment = name.strip_prefix(OPTIMIZER).is_some_and(|n| state_names.iter().any(|s| s == n));
         // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
         let mask_buffer = name.ends_with(".attn.bias");
-        if !(is_param(name) || name == LM_HEAD || moment || mask_buffer) {
+        let autoencoder = name.starts_with(SAE) && meta.contains_key("sae");
+        if !(is_param(name) || name == LM_HEAD || moment || mask_buffer || autoencoder) {
             return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
         }
     }
@@ -202,6 +217,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     } else {
         None
     };
+    let features = features(&file, parse(field("sae"), "sae")?, &model)?;
     Ok(Checkpoint {
         model,
         tokenizer,
@@ -212,7 +228,26 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         history: parse(field("history"), "history")?.unwrap_or_default(),
         sampling: parse(field("sampling"), "sampling")?,
         task: parse(field("task"), "task")?,
+        features,
     })
+}
+
+/// The autoencoder `saved` describes, its weights read from `file`, checked against `model`.
+fn features(file: &SafeTensors, saved: Option<SavedSae>, model: &GPT) -> Result<Option<(SavedSae, Params)>> {
+    let Some(saved) = saved else { return Ok(None) };
+    let c = model.config();
+    let fresh = crate::sae::Sae::new(saved.config, c.n_layer, c.n_embd, 0)?;
+    let mut params = fresh.params().clone();
+    for (name, value) in params.names.iter().zip(params.values.iter_mut()) {
+        let key = format!("{SAE}{name}");
+        let t = file.tensor(&key).map_err(|_| Error::Format(format!("the checkpoint's autoencoder has no {key}")))?;
+        if t.dtype() != Dtype::F32 || t.shape() != value.shape() {
+            return Err(Error::Format(format!("{key} is not float32 of shape {:?}", value.shape())));
+        }
+        let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        *value = ArrayD::from_shape_vec(IxDyn(value.shape()), values).expect("length checked by safetensors");
+    }
+    Ok(Some((saved, params)))
 }
 
 /// The JSON metadata value `text`, if present.

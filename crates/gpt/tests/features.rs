@@ -122,3 +122,24 @@ fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong(
     let read = run.features_do(FeatureRequest::Which { text: "the fox".into() }, &now).unwrap().which.unwrap();
     assert_eq!(read.len(), 7);
 }
+
+#[test]
+fn an_autoencoder_is_saved_with_its_run_and_comes_back_while_the_model_is_the_one_it_read() {
+    let mut run = trained_run();
+    let (weights, measures) = train_features(&mut run, 1, 20);
+    let dead = run.features().unwrap().model().since_fired().to_vec();
+    let reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+    let back = reopened.features().expect("the autoencoder comes back with the run");
+    assert_eq!(back.step_count(), 20);
+    let back_weights: Vec<f32> = back.model().sae().params().values.iter().flat_map(|v| v.iter().copied()).collect();
+    assert_eq!(back_weights, weights);
+    assert_eq!(back.model().since_fired(), dead, "how long each feature has been silent");
+    let mut reopened = reopened;
+    reopened.use_text(&"the quick brown fox jumps over the lazy dog. ".repeat(20)).unwrap();
+    assert_eq!(reopened.feature_measures(2).unwrap(), measures, "the same measures, bit for bit");
+    // Once the model trains on, the autoencoder read another model, which is not kept.
+    let mut run = reopened;
+    run.set_max_iters(31).unwrap();
+    run.train(1, &|| 0.0).unwrap();
+    assert!(gpt::Run::open(&run.save().unwrap()).unwrap().features().is_none());
+}

@@ -9,7 +9,7 @@ use super::Run;
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::sae::{Sae, SaeConfig, SaeTrainee};
+use crate::sae::{Sae, SaeConfig, SaeTrainee, SavedSae};
 use crate::train::{Batches, TrainReport, Trainer};
 use crate::work::{targets, Batch, Split};
 use crate::workspace::Workspace;
@@ -122,10 +122,26 @@ impl<W: Watch> Run<W> {
             sae.centre(&sample);
         }
         let variance = variance(&sample, model.config().n_embd);
-        let mut trainer = Trainer::new(SaeTrainee::new(sae, model, variance)?, train);
+        let mut trainer = Trainer::new(SaeTrainee::new(sae, model, self.step_count(), variance)?, train);
         trainer.set_threads(threads);
         self.features = Some(trainer);
         Ok(())
+    }
+
+    /// Takes back an autoencoder a checkpoint kept, if it reads the model at the run's step (one
+    /// trained on an earlier model is left out: that model is not kept); whether it did.
+    pub(crate) fn restore_features(&mut self, saved: SavedSae, params: crate::params::Params) -> Result<bool> {
+        if saved.model_step != self.step_count() {
+            return Ok(false);
+        }
+        let model = Arc::new(frozen_copy(self.model())?);
+        let c = model.config();
+        let sae = Sae::from_params(saved.config, c.n_layer, c.n_embd, params)?;
+        let mut trainee = SaeTrainee::new(sae, model, saved.model_step, saved.variance)?;
+        trainee.set_since_fired(saved.since_fired);
+        let history = crate::train::History::default();
+        self.features = Some(Trainer::resume(trainee, saved.train, saved.step, history, None, None));
+        Ok(true)
     }
 
     /// The autoencoder in training, with its trainer, if one was begun.
@@ -216,6 +232,19 @@ impl<W: Watch> Run<W> {
             sample.extend(model.activations(&ws, &idx, rows, t, config.point)?);
         }
         Ok(sample)
+    }
+}
+
+/// What a checkpoint keeps of `trainer`'s autoencoder beside its weights.
+pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
+    let trainee = trainer.model();
+    SavedSae {
+        config: *trainee.sae().config(),
+        model_step: trainee.model_step(),
+        step: trainer.step_count(),
+        train: trainer.train_config().clone(),
+        variance: trainee.variance(),
+        since_fired: trainee.since_fired().to_vec(),
     }
 }
 

@@ -114,6 +114,9 @@ impl<W: Watch> Run<W> {
         let mut run = Run::assemble(c.tokenizer, trainer);
         run.data = data;
         run.last_sample = c.sampling;
+        if let Some((saved, params)) = c.features {
+            run.restore_features(saved, params)?;
+        }
         Ok(run)
     }
 

@@ -108,6 +108,7 @@ impl<W: Watch> Run<W> {
             history: self.history(),
             sampling: self.last_sample.as_ref(),
             task: self.task().map(|t| t.config()),
+            features: self.features.as_ref().map(|t| (super::features::saved(t), t.model().sae().params())),
         }
     }
 

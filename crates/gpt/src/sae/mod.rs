@@ -12,7 +12,7 @@ mod weights;
 
 pub use codes::Codes;
 pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
-pub use trainee::{Losses, SaeTrainee};
+pub use trainee::{Losses, SaeTrainee, SavedSae};
 pub use weights::{Sae, NAMES};
 
 #[cfg(test)]

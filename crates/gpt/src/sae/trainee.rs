@@ -7,8 +7,9 @@
 //! fired (the tallies), from which every copy of the autoencoder alike knows which are dead.
 
 use super::codes::Codes;
-use super::config::Architecture;
+use super::config::{Architecture, SaeConfig};
 use super::weights::{Sae, W_ENC};
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
@@ -16,16 +17,33 @@ use crate::train::Trainable;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use crate::GPT;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// An autoencoder in training on a frozen model.
 pub struct SaeTrainee {
     sae: Sae,
     model: Arc<GPT>,
+    /// The step the model was at when it was frozen.
+    model_step: usize,
     /// Training tokens since each feature last fired.
     since_fired: Vec<u64>,
     /// The activations' variance summed over channels: the loss of guessing their mean.
     variance: f32,
+}
+
+/// What a checkpoint keeps of an autoencoder beside its weights (`sae.W_enc`, …): its settings,
+/// the model's step it reads, its own steps and recipe, and its loss scale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedSae {
+    pub config: SaeConfig,
+    pub model_step: usize,
+    pub step: usize,
+    pub train: TrainConfig,
+    pub variance: f32,
+    /// Training tokens since each feature last fired (how dead features are told).
+    #[serde(default)]
+    pub since_fired: Vec<u64>,
 }
 
 /// A batch's losses, each a mean over its tokens.
@@ -48,7 +66,7 @@ impl Losses {
 impl SaeTrainee {
     /// `sae` to train on `model`'s activations, whose variance (summed over channels) `variance`
     /// is: a step whose loss is far past it has diverged.
-    pub fn new(sae: Sae, model: Arc<GPT>, variance: f32) -> Result<SaeTrainee> {
+    pub fn new(sae: Sae, model: Arc<GPT>, model_step: usize, variance: f32) -> Result<SaeTrainee> {
         let c = model.config();
         if sae.d_in() != c.n_embd {
             return Err(Error::Config(format!(
@@ -59,7 +77,7 @@ impl SaeTrainee {
         }
         sae.config().validate(c.n_layer, c.n_embd)?;
         let since_fired = vec![0; sae.d_sae()];
-        Ok(SaeTrainee { sae, model, since_fired, variance })
+        Ok(SaeTrainee { sae, model, model_step, since_fired, variance })
     }
 
     pub fn sae(&self) -> &Sae {
@@ -72,6 +90,28 @@ impl SaeTrainee {
 
     pub fn model(&self) -> &GPT {
         &self.model
+    }
+
+    /// The step the model it reads was at.
+    pub fn model_step(&self) -> usize {
+        self.model_step
+    }
+
+    /// Training tokens since each feature last fired.
+    pub fn since_fired(&self) -> &[u64] {
+        &self.since_fired
+    }
+
+    /// Takes back the counts a checkpoint kept, when there is one per feature.
+    pub fn set_since_fired(&mut self, since_fired: Vec<u64>) {
+        if since_fired.len() == self.since_fired.len() {
+            self.since_fired = since_fired;
+        }
+    }
+
+    /// The activations' variance it measures its loss against.
+    pub fn variance(&self) -> f32 {
+        self.variance
     }
 
     /// Which features have not fired for the config's `dead_tokens` training tokens.
