@@ -17,6 +17,9 @@ loaded by `SAE.load_from_disk`:
    importance (attribution: −Σ a·d·∂L/∂x, the gradient by PyTorch's autograd), a card's
    promoted and suppressed logits (the direction through ln_f's weight and the unembedding, as
    TransformerLens's fold_ln), and the held-out loss with the feature knocked out.
+4. with TransformerLens 3 (the one sae-lens installs), the export opened by the lens's
+   `hooked(folder, HookedSAETransformer)`: SAELens's `run_with_cache_with_saes` gives the same
+   features on the first batch, and its logits with the autoencoder spliced in are Transformers'.
 Every number agrees within 1e-4.
 """
 
@@ -154,6 +157,29 @@ def views(model, sae, rows, shown):
     print(f"  the views of {len(shown['list'])} features, feature {f}'s card and feature {j}'s knockout agree")
 
 
+def through_transformer_lens_3(hf, sae, rows, codes):
+    """SAELens's HookedSAETransformer over the export (`gpt_playground_lens.hooked`), on the first batch."""
+    sys.path.insert(0, hf)
+    import gpt_playground_lens
+    from sae_lens import HookedSAETransformer
+
+    lens = gpt_playground_lens.hooked(hf, HookedSAETransformer)
+    ids = torch.tensor(rows["batches"][0]["ids"]).reshape(rows["b"], rows["t"])
+    hook = sae.cfg.metadata.hook_name
+    with torch.no_grad():
+        logits, cache = lens.run_with_cache_with_saes(ids, saes=[sae])
+        feats = cache[f"{hook}.hook_sae_acts_post"].reshape(-1, sae.cfg.d_sae)
+        model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+        spliced = run_with(model, hooked_module(model, hook), ids, lambda v: sae(v))[0]
+    dense = torch.zeros_like(feats)
+    for n in range(len(codes["starts"]) - 1):
+        for k in range(codes["starts"][n], codes["starts"][n + 1]):
+            dense[n, codes["features"][k]] = codes["values"][k]
+    gap = close("TransformerLens 3's features", dense, feats)
+    gap = max(gap, close("TransformerLens 3's logits with the autoencoder", spliced, logits))
+    print(f"  through TransformerLens 3's HookedSAETransformer: features and spliced logits agree within {gap:.1e}")
+
+
 def check(checkpoint, data, hf, tmp, name, flags):
     out, rows_out = os.path.join(tmp, name), os.path.join(tmp, f"{name}-rows.json")
     lines = gpt("features", "--checkpoint", checkpoint, "--data", data, "--out", out, "--rows-out", rows_out,
@@ -175,6 +201,8 @@ def check(checkpoint, data, hf, tmp, name, flags):
     for line in lines.strip().splitlines():
         shown.update(json.loads(line))
     views(model, sae, rows, shown)
+    if not hasattr(__import__("transformer_lens"), "TransformerBridge"):
+        through_transformer_lens_3(hf, sae, rows, rows["codes"])
 
 
 def main():

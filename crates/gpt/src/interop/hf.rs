@@ -216,6 +216,14 @@ fn readme(step: usize, architecture: Architecture) -> String {
          model = gpt_playground_lens.bridge(\"this-folder\")\n\
          logits, cache = model.run_with_cache(ids)\n\
          print(cache[\"blocks.0.attn.hook_pattern\"][0, 0])  # layer 1, head 1\n\
+         ```\n\n\
+         With TransformerLens 3 (the one `pip install sae-lens` brings), a GPT-2 export opens as its \
+         HookedTransformer, or SAELens's HookedSAETransformer, to run an autoencoder `gpt features --out` \
+         wrote:\n\n\
+         ```python\n\
+         from sae_lens import SAE, HookedSAETransformer\n\
+         model = gpt_playground_lens.hooked(\"this-folder\", HookedSAETransformer)\n\
+         logits, cache = model.run_with_cache_with_saes(ids, saes=[SAE.load_from_disk(\"sae\")])\n\
          ```\n"
     )
 }
