@@ -6,6 +6,7 @@
 // on the same machine's CPU.
 // Usage: node bench/features.mjs --checkpoint nano.ckpt --data ../shared/data/tinyshakespeare.txt
 //        [--steps 300] [--k 32] [--expansion 8] [--goal 0.9] [--rounds 3]   (after scripts/build.sh)
+//        [--shot FILE --card N]: once trained, a screenshot of the section with feature N's card open
 import { parseArgs } from 'node:util';
 import { median } from './median.mjs';
 import { openPlayground } from '../tests/e2e/session.mjs';
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     checkpoint: { type: 'string' }, data: { type: 'string' }, steps: { type: 'string', default: '300' },
     k: { type: 'string', default: '32' }, expansion: { type: 'string', default: '8' },
     goal: { type: 'string', default: '0.9' }, rounds: { type: 'string', default: '3' },
+    shot: { type: 'string' }, card: { type: 'string' },
   },
 });
 if (!values.checkpoint || !values.data) throw new Error('give --checkpoint and --data (the text it trained on)');
@@ -41,13 +43,24 @@ async function round() {
       const explained = Number(measures.match(/Variance explained([\d.]+)%/)?.[1] ?? NaN) / 100;
       const step = Number(status.match(/^Step (\d+) of/)?.[1] ?? 0);
       const speed = Number(status.match(/([\d,]+) tokens\/s/)?.[1].replace(/,/g, '') ?? NaN);
-      if (explained >= goal) return { seconds: (Date.now() - start) / 1000, step, explained, speed };
+      if (explained >= goal && !values.shot) return { seconds: (Date.now() - start) / 1000, step, explained, speed };
+      if (values.shot && /^Step (\d+) of \1:/.test(status)) return await screenshot(page, { seconds: NaN, step, explained, speed });
       if (/^Step (\d+) of \1:/.test(status)) return { seconds: Infinity, step, explained, speed };
       await page.waitForTimeout(200);
     }
   } finally {
     await session.close();
   }
+}
+
+/** Feature `--card`'s card open, the section's screenshot in `--shot`. */
+async function screenshot(page, result) {
+  await page.locator('#features-list tbody tr').first().waitFor();
+  await page.getByLabel('Open feature').fill(values.card ?? '0');
+  await page.getByLabel('Open feature').dispatchEvent('change');
+  await page.locator('#features-card-title').getByText(`Feature ${values.card ?? 0}`, { exact: true }).waitFor();
+  await page.locator('#features').screenshot({ path: values.shot });
+  return result;
 }
 
 const results = [];

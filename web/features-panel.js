@@ -15,7 +15,7 @@ const ui = {
   histogram: $('features-histogram'), promoted: $('features-promoted'), suppressed: $('features-suppressed'),
   knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
   prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
-  which: $('features-which'), whichTokens: $('features-which-tokens'),
+  which: $('features-which'), whichTokens: $('features-which-tokens'), open: $('features-open'),
 };
 /** Features the list shows. */
 const LISTED = 40;
@@ -24,6 +24,8 @@ let modelStep = 0; // the model's step, which the autoencoder reads
 
 const ask = (request) => send({ type: 'features', request });
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
+/** A loss difference: four decimals, or two figures when it is smaller than that. */
+const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(4) : x.toExponential(1));
 
 /** The hook points of a model of `layers` layers, the last block's stream first. */
 function hooks(layers) {
@@ -74,7 +76,10 @@ function showMeasures(m) {
   }));
 }
 
+let lastAnswer = { d_sae: 1 }; // the autoencoder's last answer: its size
+
 function progress({ answer }) {
+  lastAnswer = answer;
   const { step, steps, report, measures } = answer;
   ui.progress.max = steps;
   ui.progress.value = step;
@@ -85,6 +90,7 @@ function progress({ answer }) {
 }
 
 function finished() {
+  ui.open.max = String(lastAnswer.d_sae - 1);
   ui.pause.disabled = true;
   ui.pause.textContent = 'Pause features';
   ui.browse.hidden = false;
@@ -101,7 +107,7 @@ function showList({ answer }) {
     const open = () => ask({ do: 'card', feature: f.feature });
     row.addEventListener('click', open);
     row.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), open()));
-    for (const text of [String(f.feature), percent(f.density), tokenLabel(f.top_token), f.importance.toFixed(4)]) row.insertCell().textContent = text;
+    for (const text of [String(f.feature), percent(f.density), tokenLabel(f.top_token), lossChange(f.importance)]) row.insertCell().textContent = text;
     return row;
   }));
   if (card === null && answer.list.length) ask({ do: 'card', feature: answer.list[0].feature });
@@ -133,7 +139,7 @@ function showCard({ answer }) {
   card = s.feature;
   ui.cardTitle.textContent = `Feature ${s.feature}`;
   ui.cardSummary.textContent = `Fires on ${percent(s.density)} of held-out tokens, at most ${s.max.toFixed(2)}; `
-    + `the loss would rise by about ${s.importance.toFixed(4)} without it (attribution).`;
+    + `the loss would change by about ${lossChange(s.importance)} without it (attribution).`;
   ui.contexts.replaceChildren(...contexts.map((c) => {
     const li = document.createElement('li');
     const value = document.createElement('span');
@@ -220,6 +226,7 @@ export function initFeatures() {
     }
   });
   ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
+  ui.open.addEventListener('change', () => ui.open.value !== '' && ask({ do: 'card', feature: Number(ui.open.value) }));
   ui.knock.addEventListener('click', () => card !== null && ask({ do: 'knock_out', feature: card }));
   ui.steer.addEventListener('click', () => {
     if (card === null) return;
@@ -237,6 +244,7 @@ export function initFeatures() {
     ui.pause.disabled = true;
   });
   on('features-paused', ({ answer }) => {
+    lastAnswer = answer;
     ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: its features so far are below.`;
     if (answer.measures) showMeasures(answer.measures);
     finished();

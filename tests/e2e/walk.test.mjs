@@ -107,6 +107,7 @@ for (const [name, viewport, device] of [
       await small.page.getByRole('button', { name: /^Follow position 3:/ }).tap();
       await small.page.locator('#walk-status').getByText(/position 3 /).waitFor();
       const figure = small.page.locator('#walk-forward figure').first();
+      await figure.locator('canvas').scrollIntoViewIfNeeded(); // a tap lands only on the screen
       const box = await figure.locator('canvas').boundingBox();
       await small.page.touchscreen.tap(box.x + 4, box.y + 4);
       assert.match(await figure.locator('.stage-readout').textContent(), /^index 0: -?[\d.e-]+$/);
