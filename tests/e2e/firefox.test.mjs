@@ -1,7 +1,8 @@
 // A whole first visit in firefox-esr, through geckodriver: the names corpus and the tiny preset
 // trained, a sample, every attention head drawn, a checkpoint saved (a real download), a reset,
 // the checkpoint loaded and trained on, a corrupt file refused, the views that test what a head
-// does (testing-views.mjs), the walk through the model, and a lesson (lesson-views.mjs).
+// does (testing-views.mjs), the walk through the model, features trained in the tab
+// (feature-views.mjs), and a lesson (lesson-views.mjs).
 // Screenshots go beside Chromium's in target/screenshots/, prefixed "firefox-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
+import { checkFeatures } from './feature-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 let server, url, ff, downloads, page, run, until, statusMatches, press, shot;
@@ -86,5 +88,7 @@ test('firefox: a checkpoint downloads, survives a reset, loads and trains on; a 
 test('firefox: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));
 
 test('firefox: the walk through the model follows a token forward and back', () => checkWalk(page, 200));
+
+test('firefox: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
 
 test('firefox: a lesson sets the page up, points at a control, waits for its run, and leaving keeps the run', () => checkLesson(page));

@@ -1,7 +1,8 @@
 // Safari's engine: WebKitGTK's MiniBrowser through WebKitWebDriver, under Xvfb. A first visit,
 // training with a pause, a sample, 1 and 2 workers bit for bit, a checkpoint saved and loaded, a
 // reload that restores the run, the views that test what a head does (testing-views.mjs), the
-// walk through the model, a lesson (lesson-views.mjs), and the page with WebKit's relaxed SIMD
+// walk through the model, features trained in the tab (feature-views.mjs), a lesson
+// (lesson-views.mjs), and the page with WebKit's relaxed SIMD
 // switched on (it refuses the relaxed build, and the page falls back and trains). Screenshots are
 // prefixed "webkit-".
 import { test, before, after } from 'node:test';
@@ -15,6 +16,7 @@ import { drivenPage } from './driven-page.mjs';
 import { checkpointMetadata, SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
+import { checkFeatures } from './feature-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
@@ -124,6 +126,8 @@ test('webkit: a reload restores the run, and it trains on', async () => {
 test('webkit: a head knocked out, a pair patched, the answer attributed, composition, and the Fourier view', () => checkTestingViews(page));
 
 test('webkit: the walk through the model follows a token forward and back', () => checkWalk(page, 200));
+
+test('webkit: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
 
 test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and trains', async () => {
   const relaxed = await launchWebKit({ env: { JSC_useWasmRelaxedSIMD: '1' } });
