@@ -16,10 +16,12 @@ const ui = {
   knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
   prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
   which: $('features-which'), whichTokens: $('features-which-tokens'), open: $('features-open'),
+  architecture: $('features-architecture'), l1: $('features-l1'), flipped: $('features-flipped'),
 };
 /** Features the list shows. */
 const LISTED = 40;
 let card = null; // the feature whose card is open
+let saving = false; // whether the autoencoder waits for the run's next save to be kept
 let modelStep = 0; // the model's step, which the autoencoder reads
 
 const ask = (request) => send({ type: 'features', request });
@@ -45,7 +47,9 @@ function start(event) {
   const config = {
     point: { kind, layer: Number(layer) },
     expansion: Number(ui.expansion.value),
-    architecture: { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 },
+    architecture: ui.architecture.value === 'relu'
+      ? { kind: 'relu', l1_coefficient: Number(ui.l1.value) }
+      : { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 },
     dead_tokens: 200000,
   };
   ui.error.textContent = '';
@@ -90,6 +94,7 @@ function progress({ answer }) {
 }
 
 function finished() {
+  saving = true;
   ui.open.max = String(lastAnswer.d_sae - 1);
   ui.pause.disabled = true;
   ui.pause.textContent = 'Pause features';
@@ -158,6 +163,7 @@ function showCard({ answer }) {
   tokenList(ui.promoted, promoted);
   tokenList(ui.suppressed, suppressed);
   ui.knockResult.textContent = '';
+  ui.flipped.replaceChildren();
   ui.steered.replaceChildren();
 }
 
@@ -166,6 +172,11 @@ function showKnockOut({ answer }) {
   let text = `Without feature ${k.feature}, the held-out loss goes from ${k.loss.toFixed(4)} to ${k.loss_without.toFixed(4)}`;
   if (k.flipped.length || k.right !== k.right_without) text += `, and ${k.right} \u2192 ${k.right_without} of ${k.rows} problems are right`;
   ui.knockResult.textContent = `${text}.`;
+  ui.flipped.replaceChildren(...k.flipped.map(([problem, right]) => {
+    const li = document.createElement('li');
+    li.textContent = `${problem.replace(/\n/g, '\u21b5')} now ${right ? 'right' : 'wrong'}`;
+    return li;
+  }));
 }
 
 function showSteered({ answer }) {
@@ -225,6 +236,11 @@ export function initFeatures() {
       ui.pause.disabled = true;
     }
   });
+  ui.architecture.addEventListener('change', () => {
+    const relu = ui.architecture.value === 'relu';
+    ui.form.querySelector('.features-topk').hidden = relu;
+    ui.form.querySelector('.features-relu').hidden = !relu;
+  });
   ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
   ui.open.addEventListener('change', () => ui.open.value !== '' && ask({ do: 'card', feature: Number(ui.open.value) }));
   ui.knock.addEventListener('click', () => card !== null && ask({ do: 'knock_out', feature: card }));
@@ -250,6 +266,10 @@ export function initFeatures() {
     finished();
     ui.pause.textContent = 'Resume features';
     ui.pause.disabled = false;
+  });
+  on('autosaved', () => {
+    if (saving) ui.status.textContent += ' Saved with the run.';
+    saving = false;
   });
   on('created', newModel);
   on('loaded', newModel);

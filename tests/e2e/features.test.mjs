@@ -90,6 +90,7 @@ test('a training paused shows its features so far, and resumed goes on to its st
 test('a reload brings the autoencoder back with its run', async () => {
   const shown = await page.locator('#features-card-title').textContent();
   const measures = await page.locator('#features-measures').textContent();
+  await page.locator('#features-status').getByText(/ Saved with the run\.$/).waitFor();
   await page.reload();
   await untilStatus(page, /^Ready|^Loaded|^Restored/);
   if (!await page.locator('#features').evaluate((d) => d.open)) await page.getByText('8. Features').click();
@@ -97,6 +98,19 @@ test('a reload brings the autoencoder back with its run', async () => {
   await page.locator('#features-list tbody tr').first().waitFor();
   assert.equal(await page.locator('#features-measures').textContent(), measures, 'the same measures');
   assert.match(shown, /^Feature \d+$/);
+  assert.deepEqual(errors, []);
+});
+
+test('a ReLU autoencoder trains with its L1 penalty in place of k', async () => {
+  await page.getByLabel('Kind').selectOption('relu');
+  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), false);
+  await page.getByLabel('L1 penalty').fill('0.3');
+  await page.getByLabel('Steps', { exact: true }).fill('40');
+  await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-status').getByText(/^Step 40 of 40:/).waitFor({ timeout: 60000 });
+  const l0 = Number((await page.locator('#features-measures').textContent()).match(/L0([\d.]+)/)[1]);
+  assert.ok(l0 > 0, `L0 ${l0}`);
+  await page.getByLabel('Kind').selectOption('top_k');
   assert.deepEqual(errors, []);
 });
 

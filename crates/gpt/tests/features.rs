@@ -143,3 +143,34 @@ fn an_autoencoder_is_saved_with_its_run_and_comes_back_while_the_model_is_the_on
     run.train(1, &|| 0.0).unwrap();
     assert!(gpt::Run::open(&run.save().unwrap()).unwrap().features().is_none());
 }
+
+#[test]
+fn a_features_knockout_on_a_task_names_the_problems_whose_answer_flips() {
+    use gpt::{Budget, GPTConfig, Run, Settings, TaskConfig, TrainConfig};
+    let model = GPTConfig { block_size: 7, n_layer: 2, n_head: 2, n_embd: 32, ..Default::default() };
+    let train =
+        TrainConfig { batch_size: 16, max_iters: 150, learning_rate: 3e-3, warmup_iters: 10, ..Default::default() };
+    let task = TaskConfig { train_fraction: 0.5, ..TaskConfig::default().with("length", 3).with("symbols", 4) };
+    let settings = Settings { model, train, task: Some(task), ..Default::default() };
+    let mut run = Run::create(&settings, "", &Budget::UNLIMITED).unwrap();
+    run.train(150, &|| 0.0).unwrap();
+    let config = SaeConfig {
+        expansion: 2,
+        architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
+        ..SaeConfig::top_k(1)
+    };
+    run.start_features(config, gpt::run::sae_recipe(16, 40, 3e-3, 2), 1).unwrap();
+    run.train_features(40, &|| 0.0).unwrap();
+    let index = run.index_features(2).unwrap();
+    let busiest = run.feature_list(&index, gpt::run::FeatureOrder::Importance)[0].feature;
+    let k = run.knock_out_feature(busiest, 2).unwrap();
+    assert_eq!(k.rows, 32);
+    let changed = k.right.abs_diff(k.right_without);
+    assert!(changed > 0 && k.loss_without > k.loss, "the feature the loss needs most matters: {k:?}");
+    assert!(k.flipped.len() >= changed.min(gpt::run::SHOWN_FLIPS), "{k:?}");
+    for (problem, _) in &k.flipped {
+        // A problem whole, as typed: its three letters, '>', and the three reversed.
+        let (prompt, answer) = problem.split_once('>').expect("a reverse problem");
+        assert_eq!(prompt.chars().rev().collect::<String>(), answer, "{problem:?}");
+    }
+}

@@ -89,7 +89,10 @@ impl<W: Watch> Run<W> {
             right_without += after.iter().filter(|&&r| r).count();
             for (r, (&was, &is)) in before.iter().zip(&after).enumerate() {
                 if was != is && flipped.len() < SHOWN_FLIPS {
-                    let ids: Vec<u32> = idx[r * rows.t..(r + 1) * rows.t].iter().map(|&i| i as u32).collect();
+                    // The row's ids, and the last target after them: the whole problem.
+                    let row = r * rows.t..(r + 1) * rows.t;
+                    let mut ids: Vec<u32> = idx[row.clone()].iter().map(|&i| i as u32).collect();
+                    ids.extend(targets[row].last().filter(|&&t| t != crate::ops::IGNORE).map(|&t| t as u32));
                     flipped.push((self.tokenizer.decode(&ids), is));
                 }
             }

@@ -25,7 +25,7 @@ mod state;
 mod training;
 
 pub use adjust::TextFit;
-pub use feature_edits::{KnockOut, Steered, TokenFeatures};
+pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
 pub use feature_requests::{FeatureAnswer, FeatureRequest};
 pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
