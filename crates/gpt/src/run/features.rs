@@ -125,6 +125,7 @@ impl<W: Watch> Run<W> {
         let mut trainer = Trainer::new(SaeTrainee::new(sae, model, self.step_count(), variance)?, train);
         trainer.set_threads(threads);
         self.features = Some(trainer);
+        self.feature_baseline.set(None);
         Ok(())
     }
 
@@ -141,6 +142,7 @@ impl<W: Watch> Run<W> {
         trainee.set_since_fired(saved.since_fired);
         let history = crate::train::History::default();
         self.features = Some(Trainer::resume(trainee, saved.train, saved.step, history, None, None));
+        self.feature_baseline.set(None);
         Ok(true)
     }
 
@@ -166,6 +168,8 @@ impl<W: Watch> Run<W> {
         let mut sums = Sums { mean: vec![0.0; d], ..Sums::default() };
         let mut fired = vec![0usize; m];
         let mut losses = [0.0f64; 3];
+        // The model is frozen: its loss as it is and zeroed at the point are measured once.
+        let baseline = self.feature_baseline.get().filter(|&(n, ..)| n == batches);
         let rows = self.feature_rows(batches)?;
         for (idx, targets) in &rows.batches {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
@@ -175,13 +179,19 @@ impl<W: Watch> Run<W> {
             sums.add(&x, &recon, d);
             codes.features.iter().for_each(|&j| fired[j as usize] += 1);
             let point = sae.config().point;
-            losses[0] += model.score_edited(&ws, batch, &[])?.0 as f64;
-            losses[1] += model.score_replaced(&ws, batch, point, &mut |v| reconstruct(sae, &ws, v))?.0 as f64;
-            losses[2] += model.score_replaced(&ws, batch, point, &mut |v| v.fill(0.0))?.0 as f64;
+            losses[1] += model.score_replaced(&ws, batch, point, &mut |v| v.copy_from_slice(&recon))?.0 as f64;
+            if baseline.is_none() {
+                losses[0] += model.score_edited(&ws, batch, &[])?.0 as f64;
+                losses[2] += model.score_replaced(&ws, batch, point, &mut |v| v.fill(0.0))?.0 as f64;
+            }
         }
         let tokens = sums.tokens;
         let n = rows.batches.len() as f64;
-        let [clean, with_sae, zeroed] = losses.map(|l| (l / n) as f32);
+        let [mut clean, with_sae, mut zeroed] = losses.map(|l| (l / n) as f32);
+        match baseline {
+            Some((_, c, z)) => (clean, zeroed) = (c, z),
+            None => self.feature_baseline.set(Some((batches, clean, zeroed))),
+        }
         let share = |count: usize| count as f32 / m as f32;
         let density: Vec<f32> = fired.iter().map(|&f| f as f32 / tokens.max(1) as f32).collect();
         Ok(FeatureMeasures {
@@ -246,12 +256,6 @@ pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
         variance: trainee.variance(),
         since_fired: trainee.since_fired().to_vec(),
     }
-}
-
-/// `values` (rows of activations) replaced by the autoencoder's reconstruction.
-fn reconstruct(sae: &Sae, ws: &Workspace, values: &mut [f32]) {
-    let recon = sae.decode(&sae.encode(ws, values));
-    values.copy_from_slice(&recon);
 }
 
 fn codes_per_token(fired: &[usize], tokens: usize) -> f32 {

@@ -60,6 +60,8 @@ pub struct Run<W> {
     pub(crate) features: Option<Trainer<crate::sae::SaeTrainee>>,
     /// Its features' index, built when the page first asks and kept until it trains again.
     pub(crate) feature_index: std::cell::OnceCell<FeatureIndex>,
+    /// The frozen model's held-out loss as it is and with the point zeroed, over how many batches.
+    pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -131,6 +133,7 @@ impl<W: Watch> Run<W> {
             watch: W::default(),
             features: None,
             feature_index: Default::default(),
+            feature_baseline: Default::default(),
         }
     }
 
@@ -142,6 +145,9 @@ impl<W: Watch> Run<W> {
         }
         let ids = self.tokenizer.encode_text(text)?;
         self.data = Some(Dataset::Text(TextData::new(ids, self.model().config().block_size)?));
+        // Held-out rows of another text: the autoencoder's measures start afresh.
+        self.feature_baseline.set(None);
+        self.feature_index = Default::default();
         Ok(())
     }
 
