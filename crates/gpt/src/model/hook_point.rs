@@ -66,18 +66,19 @@ type Rows<'a> = (&'a [usize], usize, usize);
 /// What rewrites a point's activations, (B×T, C) flat.
 type Replace<'a> = &'a mut dyn FnMut(&mut [f32]);
 
-/// A pass read to the end of a point's block: the point's activations and the stream leaving the
-/// block, each (B×T, C) flat.
+/// A pass read to the end of a point's block: the stream leaving the block and, for an MLP's
+/// output, that output, each (B×T, C) flat.
 struct ReadTo {
-    values: Vec<f32>,
     stream: Vec<f32>,
+    mlp_out: Option<Vec<f32>>,
 }
 
 impl GPT {
     /// The activations at `point` for `b` rows of `t` ids, in evaluation mode: (B×T, C) flat. The
     /// pass stops at the point's block.
     pub fn activations(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<Vec<f32>> {
-        Ok(self.read_to(ws, idx, b, t, point)?.values)
+        let ReadTo { stream, mlp_out } = self.read_to(ws, idx, b, t, point)?;
+        Ok(mlp_out.unwrap_or(stream))
     }
 
     /// As [`GPT::score_edited`], with the activations at `point` (B×T rows of C) rewritten by
@@ -118,11 +119,16 @@ impl GPT {
     /// it holds them as one of its terms (or is them).
     fn replaced_stream(&self, ws: &Workspace, rows: Rows, point: HookPoint, replace: Replace) -> Result<Vec<f32>> {
         let (idx, b, t) = rows;
-        let ReadTo { mut values, mut stream } = self.read_to(ws, idx, b, t, point)?;
-        let before = values.clone();
-        replace(&mut values);
-        for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
-            *s += new - old;
+        let ReadTo { mut stream, mlp_out } = self.read_to(ws, idx, b, t, point)?;
+        match mlp_out {
+            None => replace(&mut stream), // the stream is the point's value
+            Some(mut values) => {
+                let before = values.clone();
+                replace(&mut values);
+                for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
+                    *s += new - old;
+                }
+            }
         }
         Ok(stream)
     }
@@ -163,12 +169,8 @@ impl GPT {
         for block in &self.blocks[..=point.layer()] {
             x = block.forward(&mut g, x, &mut extras);
         }
-        let stream = flat(&g, x);
-        let values = match point {
-            HookPoint::ResidPost { .. } => stream.clone(),
-            HookPoint::MlpOut { .. } => hooks.value(&g, &point.hook_name()),
-        };
-        Ok(ReadTo { values, stream })
+        let mlp_out = matches!(point, HookPoint::MlpOut { .. }).then(|| hooks.value(&g, &point.hook_name()));
+        Ok(ReadTo { stream: flat(&g, x), mlp_out })
     }
 }
 

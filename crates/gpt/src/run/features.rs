@@ -165,7 +165,7 @@ impl<W: Watch> Run<W> {
         let (sae, model) = (trainee.sae(), trainee.model());
         let (d, m) = (sae.d_in(), sae.d_sae());
         let ws = Workspace::default();
-        let mut sums = Sums { mean: vec![0.0; d], ..Sums::default() };
+        let mut sums = Sums::new(d);
         let mut fired = vec![0usize; m];
         let mut losses = [0.0f64; 3];
         // The model is frozen: its loss as it is and zeroed at the point are measured once.
@@ -269,14 +269,19 @@ struct Sums {
     tokens: usize,
     squared_error: f64,
     squared_norm: f64,
-    mean: Vec<f64>,
+    /// Each channel's sum.
+    sum: Vec<f64>,
 }
 
 impl Sums {
+    fn new(d: usize) -> Sums {
+        Sums { sum: vec![0.0; d], ..Sums::default() }
+    }
+
     fn add(&mut self, x: &[f32], recon: &[f32], d: usize) {
         for (row, r) in x.chunks_exact(d).zip(recon.chunks_exact(d)) {
             self.tokens += 1;
-            for ((&a, &b), m) in row.iter().zip(r).zip(self.mean.iter_mut()) {
+            for ((&a, &b), m) in row.iter().zip(r).zip(self.sum.iter_mut()) {
                 self.squared_error += ((a - b) as f64).powi(2);
                 self.squared_norm += (a as f64).powi(2);
                 *m += a as f64;
@@ -288,19 +293,22 @@ impl Sums {
         (self.squared_error / self.tokens.max(1) as f64) as f32
     }
 
-    fn explained_variance(&self) -> f32 {
+    /// The activations' variance summed over channels: E‖x‖² − ‖E x‖².
+    fn variance(&self) -> f64 {
         let n = self.tokens.max(1) as f64;
-        let total = self.squared_norm / n - self.mean.iter().map(|s| (s / n).powi(2)).sum::<f64>();
-        (1.0 - self.squared_error / n / total) as f32
+        self.squared_norm / n - self.sum.iter().map(|s| (s / n).powi(2)).sum::<f64>()
+    }
+
+    fn explained_variance(&self) -> f32 {
+        (1.0 - self.squared_error / self.tokens.max(1) as f64 / self.variance()) as f32
     }
 }
 
 /// The activations' variance summed over channels: the loss of guessing their mean.
 fn variance(sample: &[f32], d: usize) -> f32 {
-    let mut sums = Sums { mean: vec![0.0; d], ..Sums::default() };
+    let mut sums = Sums::new(d);
     sums.add(sample, sample, d);
-    let n = sums.tokens.max(1) as f64;
-    (sums.squared_norm / n - sums.mean.iter().map(|s| (s / n).powi(2)).sum::<f64>()) as f32
+    sums.variance() as f32
 }
 
 /// A copy of `model` that the autoencoder's training reads while the run may go on training.
