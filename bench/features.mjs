@@ -3,9 +3,11 @@
 // a model's activations: the page in Chromium, a checkpoint loaded with its text, section 8 opened,
 // Train features pressed; the time from the press to the first measure at or past the goal, and
 // the page's tokens/s. Run it beside `python bench/sae_quality.py`, which gives SAELens's tokens/s
-// on the same machine's CPU.
+// on the same machine's CPU. With several worker counts (`--workers 1,2`), each round runs them one
+// after another, so their times are compared side by side; the medians and their ratio follow.
 // Usage: node bench/features.mjs --checkpoint nano.ckpt --data ../shared/data/tinyshakespeare.txt
-//        [--steps 300] [--k 32] [--expansion 8] [--goal 0.9] [--rounds 3]   (after scripts/build.sh)
+//        [--steps 300] [--k 32] [--expansion 8] [--goal 0.9] [--rounds 3] [--workers auto|1,2]
+//        (after scripts/build.sh)
 //        [--shot FILE --card N]: once trained, a screenshot of the section with feature N's card open
 import { parseArgs } from 'node:util';
 import { median } from './median.mjs';
@@ -16,18 +18,19 @@ const { values } = parseArgs({
     checkpoint: { type: 'string' }, data: { type: 'string' }, steps: { type: 'string', default: '300' },
     k: { type: 'string', default: '32' }, expansion: { type: 'string', default: '8' },
     goal: { type: 'string', default: '0.9' }, rounds: { type: 'string', default: '3' },
-    shot: { type: 'string' }, card: { type: 'string' },
+    shot: { type: 'string' }, card: { type: 'string' }, workers: { type: 'string', default: 'auto' },
   },
 });
 if (!values.checkpoint || !values.data) throw new Error('give --checkpoint and --data (the text it trained on)');
 
-/** One round on a fresh page: seconds to the goal, the step there, and tokens/s. */
-async function round() {
+/** One round on a fresh page with `workers`: seconds to the goal, the step there, and tokens/s. */
+async function round(workers) {
   const session = await openPlayground({ width: 1280, height: 1000 });
   const { page } = session;
   try {
     await page.getByLabel('Upload .txt').setInputFiles(values.data);
     await page.getByLabel('Load checkpoint').setInputFiles(values.checkpoint);
+    await page.getByLabel('Workers').selectOption(workers);
     await page.getByText('8. Features').click();
     await page.locator('#features-train:not([disabled])').waitFor({ timeout: 60000 });
     await page.getByLabel('Features per channel').fill(values.expansion);
@@ -63,10 +66,17 @@ async function screenshot(page, result) {
   return result;
 }
 
-const results = [];
+const counts = values.workers.split(',');
+const results = Object.fromEntries(counts.map((w) => [w, []]));
 for (let r = 0; r < Number(values.rounds); r++) {
-  const result = await round();
-  results.push(result);
-  console.log(`round ${r + 1}: ${(100 * result.explained).toFixed(1)}% explained at step ${result.step}, ${result.seconds.toFixed(1)} s after Train features, ${result.speed} tokens/s`);
+  for (const workers of counts) {
+    const result = await round(workers);
+    results[workers].push(result);
+    console.log(`round ${r + 1}, workers ${workers}: ${(100 * result.explained).toFixed(1)}% explained at step ${result.step}, ${result.seconds.toFixed(1)} s after Train features, ${result.speed} tokens/s`);
+  }
 }
-console.log(`median: ${median(results.map((r) => r.seconds)).toFixed(1)} s to ${100 * Number(values.goal)}% of the variance explained, ${median(results.map((r) => r.speed))} tokens/s`);
+const medians = counts.map((w) => ({ w, seconds: median(results[w].map((r) => r.seconds)), speed: median(results[w].map((r) => r.speed)) }));
+for (const { w, seconds, speed } of medians) {
+  console.log(`median, workers ${w}: ${seconds.toFixed(1)} s to ${100 * Number(values.goal)}% of the variance explained, ${speed} tokens/s`);
+}
+if (medians.length > 1) console.log(`time, workers ${counts[0]} over ${counts.at(-1)}: ${(medians[0].seconds / medians.at(-1).seconds).toFixed(2)}×`);

@@ -1,32 +1,33 @@
-//! `Replica`: a helper Web Worker's copy of the model, answering the run's orders.
+//! `Replica`: a helper Web Worker's copies of the model and its autoencoder, answering the run's orders.
 
 use crate::convert::{js_error, read, ts, JsResult};
 use crate::types::{Buffers, Message};
-use gpt::{GPTConfig, GPT};
+use gpt::{run::HelperCopy, sae::SaeConfig, GPTConfig};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 pub struct Replica {
-    inner: gpt::train::Replica<GPT>,
+    inner: HelperCopy,
     buffers: Buffers,
 }
 
 #[wasm_bindgen]
 impl Replica {
-    /// A replica of the model `config` (a run's `settings.model`) describes.
+    /// A replica of the model `config` (a run's `settings.model`) describes, and with `features` (a features
+    /// answer's `config`) of the autoencoder on it.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: Ts<GPTConfig>) -> JsResult<Replica> {
-        let inner = gpt::train::Replica::new(GPT::new(read(config, "model config")?, 0).map_err(js_error)?);
+    pub fn new(config: Ts<GPTConfig>, features: Option<Ts<SaeConfig>>) -> JsResult<Replica> {
+        let features = features.map(|f| read(f, "the autoencoder's settings")).transpose()?;
+        let inner = HelperCopy::new(read(config, "model config")?, features).map_err(js_error)?;
         Ok(Replica { inner, buffers: Buffers::default() })
     }
 
-    /// Answers one of the run's orders (its `header` and floats) with a reply for `run.accept`,
-    /// its floats in a buffer an order brought when one holds them (so the memory goes back and
-    /// forth).
-    pub fn answer(&mut self, header: &str, data: Option<Float32Array>) -> JsResult<Ts<Message>> {
-        let header = self.buffers.read(data, |len, copy| self.inner.answer(header, len, copy)).map_err(js_error)?;
+    /// Answers one of the run's orders (its `header` and floats; the autoencoder's when `features`) for `run.accept`.
+    pub fn answer(&mut self, header: &str, data: Option<Float32Array>, features: bool) -> JsResult<Ts<Message>> {
+        let header =
+            self.buffers.read(data, |n, copy| self.inner.answer(header, n, copy, features)).map_err(js_error)?;
         ts(&self.buffers.message(None, header, &self.inner.reply_data()))
     }
 }

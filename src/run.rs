@@ -4,7 +4,7 @@ use crate::convert::{js_error, read, to_js, ts, JsResult};
 use crate::types::{AttentionMaps, Buffers, Message, Progress};
 use gpt::run::{FeatureAnswer, FeatureRequest};
 use gpt::{inspect::Questions, TextFit, TrainReport};
-use gpt::{Budget, Details, Inside, JobKind, NextTokens, SampleConfig, Settings, Solution, Status};
+use gpt::{Budget, Details, Inside, NextTokens, RunJob, SampleConfig, Settings, Solution, Status};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -36,8 +36,8 @@ impl Run {
         ts(&self.inner.attach_text(text).map_err(js_error)?)
     }
 
-    /// Begins a step or an evaluation, shared with the helper Web Workers `helpers` names (an id each).
-    pub fn begin(&mut self, kind: Ts<JobKind>, helpers: Vec<u32>) -> JsResult<Ts<Progress>> {
+    /// Begins a step or an evaluation of the model, or a step of its autoencoder, shared with the helpers `helpers` names.
+    pub fn begin(&mut self, kind: Ts<RunJob>, helpers: Vec<u32>) -> JsResult<Ts<Progress>> {
         let progress = self.inner.begin(read(kind, "the work")?, &helpers, js_sys::Date::now()).map_err(js_error)?;
         self.progress(progress)
     }
@@ -137,7 +137,7 @@ impl Run {
 
     /// A sparse autoencoder on the model: begin, train, measure, and what its features mean and do.
     pub fn features(&mut self, request: Ts<FeatureRequest>) -> JsResult<Ts<FeatureAnswer>> {
-        ts(&self.inner.features_do(read(request, "the features' request")?, &js_sys::Date::now).map_err(js_error)?)
+        ts(&self.inner.features_do(read(request, "the features' request")?).map_err(js_error)?)
     }
 
     /// Where the run stands.

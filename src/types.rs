@@ -64,8 +64,7 @@ impl Buffers {
         Message { to, header, data: buffer.map_or(JsValue::UNDEFINED, JsValue::from) }
     }
 
-    /// `f(len, copy)` of the `len` floats `data` brings, `copy(at, out)` copying `out.len()` of
-    /// them from `at`; then keeps its buffer, if there is room.
+    /// `f(len, copy)` of the `len` floats `data` brings, `copy(at, out)` filling `out` from `at`; keeps its buffer if room.
     pub fn read<T>(&mut self, data: Option<Float32Array>, f: impl FnOnce(usize, &dyn Fn(usize, &mut [f32])) -> T) -> T {
         let copy = |at: usize, out: &mut [f32]| {
             data.iter().for_each(|d| d.subarray(at as u32, (at + out.len()) as u32).copy_to(out))

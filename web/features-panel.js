@@ -22,7 +22,6 @@ const ui = {
 const LISTED = 40;
 let card = null; // the feature whose card is open
 let saving = false; // whether the autoencoder waits for the run's next save to be kept
-let modelStep = 0; // the model's step, which the autoencoder reads
 
 const ask = (request) => send({ type: 'features', request });
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -87,8 +86,9 @@ function progress({ answer }) {
   const { step, steps, report, measures } = answer;
   ui.progress.max = steps;
   ui.progress.value = step;
-  const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s, ${Math.ceil(report.eta_s)} s left` : '';
-  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features on ${answer.d_in} channels, reading the model at step ${modelStep}.`;
+  const workers = report && `${report.workers} worker${report.workers > 1 ? 's' : ''}`;
+  const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s on ${workers}, ${Math.ceil(report.eta_s)} s left` : '';
+  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features on ${answer.d_in} channels, reading the model at step ${answer.model_step}.`;
   if (measures) showMeasures(measures);
   if (step >= steps) finished();
 }
@@ -214,8 +214,7 @@ function showWhich({ answer }) {
 const shown = { start: progress, train: progress, list: showList, card: showCard, knock_out: showKnockOut, steer: showSteered, which: showWhich };
 
 /** A new model: its hook points; an autoencoder of the old one is gone. */
-function newModel({ settings, step }) {
-  modelStep = step ?? 0;
+function newModel({ settings }) {
   hooks(settings.model.n_layer);
   ui.train.disabled = false;
   ui.browse.hidden = true;
@@ -273,5 +272,4 @@ export function initFeatures() {
   });
   on('created', newModel);
   on('loaded', newModel);
-  on('progress', ({ report }) => { modelStep = report.step; });
 }

@@ -1,6 +1,7 @@
 // A helper: a copy of the model and its optimiser that answers the run's orders (shares of its
 // steps and evaluations) with replies (see helpers.js). It holds no text.
-// Messages in:  model {config}, order {id, header, data?} (data: the order's floats, moved).
+// Messages in:  model {config, features?}, order {id, header, data?, features?} (data: the order's floats,
+//               moved; features: an autoencoder's settings, or whether the order is for its copy).
 // Messages out: reply {id, header, data?, memory} (data: the reply's floats, in a buffer an
 //               order brought when one holds them; memory: this helper's wasm memory in bytes),
 //               error {id, message}.
@@ -15,9 +16,9 @@ self.onmessage = async ({ data }) => {
     if (loadError) throw new Error(loadError);
     if (data.type === 'model') {
       replica?.free();
-      replica = new Replica(data.config);
+      replica = new Replica(data.config, data.features ?? undefined);
     } else if (data.type === 'order') {
-      const reply = replica.answer(data.header, data.data);
+      const reply = replica.answer(data.header, data.data, Boolean(data.features));
       self.postMessage({ type: 'reply', id: data.id, ...reply, memory: memoryBytes() }, reply.data ? [reply.data.buffer] : []);
     }
   } catch (e) {

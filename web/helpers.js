@@ -14,7 +14,7 @@ let made = 0;
 
 /** One helper Web Worker and the orders it has been sent. */
 class Helper {
-  constructor(config) {
+  constructor(config, features) {
     this.id = ++made;
     this.worker = new Worker(new URL('./helper-worker.js', import.meta.url), { type: 'module' });
     this.jobs = new Map(); // id → { resolve, reject, timer }, in the order sent: the first is under way
@@ -33,12 +33,13 @@ class Helper {
       e.preventDefault(); // handled here: it must not take the run's worker down with it
       this.fail(e.message || 'it crashed');
     };
-    if (config) this.setModel(config);
+    if (config) this.setModel(config, features);
   }
 
-  setModel(config) {
+  /** A copy of the model `config` describes, or with `features` (an autoencoder's settings) of an autoencoder on it. */
+  setModel(config, features) {
     this.id = ++made; // a new copy, which holds nothing of the run's yet
-    this.worker.postMessage({ type: 'model', config });
+    this.worker.postMessage({ type: 'model', config, features });
   }
 
   /** Ends order `id` and hands back its callbacks. */
@@ -63,13 +64,13 @@ class Helper {
     }
   }
 
-  /** Sends `order` ({header, data?}, its buffer moved); resolves to the reply ({header, data?}). */
-  send(id, { header, data }) {
+  /** Sends `order` ({header, data?}, its buffer moved; the autoencoder's when `features`); resolves to the reply ({header, data?}). */
+  send(id, { header, data }, features) {
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject, timer: null });
       this.watch();
       if (this.failure) this.fail(this.failure);
-      else this.worker.postMessage({ type: 'order', id, header, data }, data ? [data.buffer] : []);
+      else this.worker.postMessage({ type: 'order', id, header, data, features }, data ? [data.buffer] : []);
     });
   }
 
@@ -83,19 +84,28 @@ export class Helpers {
   constructor() {
     this.list = [];
     this.config = null;
+    this.features = null; // the autoencoder's settings while the helpers hold copies of it
     this.nextId = 0;
   }
 
   /** Keeps `count` helpers running, each with the current model. */
   resize(count) {
     while (this.list.length > count) this.list.pop().terminate();
-    while (this.list.length < count) this.list.push(new Helper(this.config));
+    while (this.list.length < count) this.list.push(new Helper(this.config, this.features));
   }
 
   /** Gives every helper a model shaped by `config` (a run's `settings.model`). */
   setModel(config) {
     this.config = config;
+    this.features = null;
     this.list.forEach((h) => h.setModel(config));
+  }
+
+  /** Has every helper hold a copy of the model, or with `features` (an autoencoder's settings) of an autoencoder on it; only a change is sent. */
+  hold(features) {
+    if (JSON.stringify(features) === JSON.stringify(this.features)) return;
+    this.features = features;
+    this.list.forEach((h) => h.setModel(this.config, features));
   }
 
   /** Replaces every helper, after one failed. */
@@ -106,14 +116,15 @@ export class Helpers {
   }
 
   /**
-   * Does work `kind` ('step' or 'evaluation') on `run` with the helpers, and resolves to its
+   * Does work `kind` ('step', 'evaluation', or with `features` 'feature-step') on `run` with the helpers, and resolves to its
    * outcome; or to null when `live()` turns false first, the work given up. The run says what
    * comes next: a share of its own work (during an evaluation, then a look at the page's
    * messages) or a wait for a reply. Each reply goes straight back to the run, and the orders it
    * frees go out at once.
    * Rejects when a helper fails, or the run refuses what came back.
    */
-  async perform(run, kind, live) {
+  async perform(run, kind, live, features = null) {
+    this.hold(features);
     let [open, failure, wake] = [true, null, null];
     const woken = (error) => {
       if (error) failure ??= error;
@@ -124,7 +135,7 @@ export class Helpers {
     };
     const send = (orders) => {
       for (const order of orders) {
-        this.list[order.to - 1].send(this.nextId++, order).then((reply) => {
+        this.list[order.to - 1].send(this.nextId++, order, features !== null).then((reply) => {
           if (!open) return; // the work was given up, or the model replaced
           try {
             send(run.accept(reply.header, reply.data));

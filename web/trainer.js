@@ -33,6 +33,7 @@ export class Trainer {
     this.workers = 1; // this worker and its helpers
     this.choice = { count: 1 }; // the page's: a count, or 'auto' with the most to try
     this.search = null; // the automatic count's search, for the run it timed
+    this.featureSearch = null; // the same, for its autoencoder's steps
     this.sharing = 0; // work under way: while the helpers have work out, a new worker count waits
     this.helpers = new Helpers();
   }
@@ -41,7 +42,7 @@ export class Trainer {
   adopt(next) {
     this.run?.free();
     this.replace(next);
-    this.search = null; // another model: another best count
+    this.search = this.featureSearch = null; // another model: another best count
     this.helpers.setModel(next.details.settings.model);
   }
 
@@ -68,7 +69,7 @@ export class Trainer {
    */
   chooseWorkers(choice) {
     this.choice = choice;
-    this.search = null;
+    this.search = this.featureSearch = null;
     if (choice.count === 'auto') this.searchWorkers();
     else this.setWorkers(choice.count);
   }
@@ -91,18 +92,20 @@ export class Trainer {
   }
 
   /**
-   * Does work `kind` ('step' or 'evaluation') for model `id` with the helpers, while `live()`: a
-   * new worker count waits until it ends. Resolves to its outcome, null when `live()` turned
-   * false first (the work given up), or false if the model was replaced meanwhile.
+   * Does work `kind` ('step', 'evaluation', or with `features` (an autoencoder's settings)
+   * 'feature-step') for model `id` with the helpers, while `live()`: a new worker count waits
+   * until it ends. Resolves to its outcome, null when `live()` turned false first (the work given
+   * up), or false if the model was replaced meanwhile.
    */
-  async perform(id, kind, live = () => true) {
+  async perform(id, kind, live = () => true, features = null) {
     this.sharing++;
     try {
-      const outcome = await this.helpers.perform(this.run, kind, () => id === this.modelId && live());
+      const outcome = await this.helpers.perform(this.run, kind, () => id === this.modelId && live(), features);
       return id === this.modelId && outcome;
     } catch (e) {
       if (id !== this.modelId) return false;
       this.run.abort();
+      if (e.message?.startsWith('a training worker stopped')) this.helpers.restart(); // fresh ones for the next work
       throw e;
     } finally {
       if (--this.sharing === 0) this.applyWorkers();
@@ -120,6 +123,29 @@ export class Trainer {
     this.hooks.views.deep(this.run);
     this.hooks.save();
     return true;
+  }
+
+  /**
+   * Steps the run's autoencoder (`answer`: where it stands, as the run last said) with the helpers
+   * for about a chunk of time, or to its last step: the steps taken, or null if the model was
+   * replaced. The workers
+   * are the page's count, or with 'auto' the fastest count for these steps, timed as for the model's.
+   */
+  async stepFeatures(id, { config, shards, step, steps }) {
+    const { count, most } = this.choice;
+    if (count === 'auto' && this.featureSearch?.most !== Math.min(most, shards)) {
+      this.featureSearch = new WorkerSearch(Math.min(most, shards));
+    }
+    this.setWorkers(count === 'auto' ? this.featureSearch.count : count);
+    const started = performance.now();
+    let taken = 0;
+    while (step + taken < steps && performance.now() - started < CHUNK_MS) {
+      const began = performance.now();
+      if (!await this.perform(id, 'feature-step', () => true, config)) return null;
+      taken++;
+      if (this.featureSearch?.record(performance.now() - began)) this.setWorkers(this.featureSearch.count);
+    }
+    return taken;
   }
 
   /** Trains until the run ends, the page pauses it, or another model replaces it. */
@@ -164,7 +190,6 @@ export class Trainer {
       this.running = false;
       if (id !== this.modelId) return;
       if (!(e instanceof WebAssembly.RuntimeError)) reportProgress(); // the steps before the failure
-      if (e.message?.startsWith('a training worker stopped')) this.helpers.restart(); // fresh ones for Resume
       report('train', e);
       return;
     }

@@ -25,8 +25,8 @@ let runText = ''; // the text the run trains on ('' when none fits it)
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
 let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
 let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
-/** The autoencoder's steps between yields, and between its measures. */
-const FEATURE_STEPS = 2;
+let featureLoop = Promise.resolve(); // the autoencoder's training under way, if any
+/** The autoencoder's steps between its measures. */
 const FEATURE_MEASURE_EVERY = 50;
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
@@ -58,10 +58,14 @@ async function sample(options) {
   post({ type: 'sample-done' });
 }
 
-/** Trains the run's autoencoder a few steps at a time, measuring it every so often, until it is done or paused. */
-async function trainFeatures(run) {
-  const ticket = ++featureTraining;
-  for (let step = 0; ; ) {
+/**
+ * Trains the run's autoencoder (`answer`: where it stands) a chunk of time at a time, its steps
+ * shared with the helpers as the model's are, measuring it every so often, until it is done or
+ * paused.
+ */
+async function trainFeatures(run, answer) {
+  const [ticket, id] = [++featureTraining, trainer.modelId];
+  for (;;) {
     await yieldToMessages();
     if (ticket !== featureTraining || run !== trainer.run) {
       if (run === trainer.run && featurePaused === featureTraining) {
@@ -70,12 +74,12 @@ async function trainFeatures(run) {
       }
       return;
     }
-    const measure = Math.floor((step + FEATURE_STEPS) / FEATURE_MEASURE_EVERY) > Math.floor(step / FEATURE_MEASURE_EVERY);
-    const answer = run.features({ do: 'train', steps: FEATURE_STEPS, measure });
+    const taken = await trainer.stepFeatures(id, answer);
+    if (taken === null) return;
+    const [before, after] = [answer.step, answer.step + taken].map((s) => Math.floor(s / FEATURE_MEASURE_EVERY));
+    answer = run.features({ do: 'report', measure: after > before });
     post({ type: 'features', answer, asked: 'train' });
-    if (answer.report?.stopped) throw new Error(answer.report.stopped);
     if (answer.step >= answer.steps) return saveNow();
-    step = answer.step;
   }
 }
 
@@ -194,8 +198,12 @@ const handlers = {
     if (autosave.current?.id === id) autosave.forget();
     post({ type: 'runs-changed' });
   },
-  train({ settings, budget }) {
+  async train({ settings, budget }) {
     if (!trainer.run || trainer.running) return;
+    // The model's steps and the autoencoder's share the helpers: the autoencoder's pause first.
+    featurePaused = ++featureTraining;
+    await featureLoop;
+    if (trainer.running) return;
     if (settings) trainer.run.updateSettings(settings, budget);
     return trainer.train();
   },
@@ -243,8 +251,9 @@ const handlers = {
     const { run } = trainer;
     if (!run) return;
     if (trainer.running) throw new Error('Pause the model\u2019s training first: the autoencoder reads the model as it is.');
-    post({ type: 'features', answer: run.features(request), asked: request.do });
-    if (train) await trainFeatures(run);
+    const answer = run.features(request);
+    post({ type: 'features', answer, asked: request.do });
+    if (train) await (featureLoop = trainFeatures(run, answer));
   },
   'features-pause'() {
     featurePaused = ++featureTraining;

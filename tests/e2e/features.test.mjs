@@ -62,6 +62,22 @@ test('a feature opens by keyboard, is knocked out and steers the text', async ()
   assert.deepEqual(errors, []);
 });
 
+test('two workers share the autoencoder\u2019s steps and train the same features as one', async () => {
+  const trainOn = async (workers) => {
+    await page.getByLabel('Workers').selectOption(workers);
+    await page.getByLabel('Steps', { exact: true }).fill('150');
+    await page.getByRole('button', { name: 'Train features' }).click();
+    await page.locator('#features-status').getByText(new RegExp(`^Step \\d+ of 150, [\\d,]+ tokens/s on ${workers} workers?, `)).waitFor();
+    await page.locator('#features-status').getByText(/^Step 150 of 150:/).waitFor({ timeout: 120000 });
+    await page.locator('#features-list tbody tr').first().waitFor();
+    return [await page.locator('#features-measures').textContent(), await page.locator('#features-list tbody').textContent()];
+  };
+  const two = await trainOn('2');
+  assert.deepEqual(await trainOn('1'), two, 'the same measures and features');
+  await page.getByLabel('Workers').selectOption('auto');
+  assert.deepEqual(errors, []);
+});
+
 test('a typed text shows the features on each token, and one opens its card', async () => {
   await page.getByLabel('Which features fire here?').fill('hello');
   const tokens = page.locator('#features-which-tokens li');
@@ -121,6 +137,19 @@ test('while the model trains, features are refused with the reason', async () =>
   await page.locator('#features-error').getByText(/^Pause the model’s training first/).waitFor();
   await page.locator('#pause').click();
   await untilStatus(page, /^Paused/);
+});
+
+test('a reload after the model trained on brings the autoencoder back on the model it read', async () => {
+  // The model trained past step 200 in the test before; the autoencoder still reads step 200.
+  const paused = Number((await page.locator('#status').textContent()).match(/^Paused at step ([\d,]+)/)[1].replace(/,/g, ''));
+  assert.ok(paused > 200, `paused at ${paused}`);
+  await page.getByText(`step ${paused.toLocaleString('en-US')}`).first().waitFor(); // saved in the library
+  await page.reload();
+  await untilStatus(page, new RegExp(`^Restored run .* at step ${paused.toLocaleString('en-US')}\\.`));
+  if (!await page.locator('#features').evaluate((d) => d.open)) await page.getByText('8. Features').click();
+  await page.locator('#features-status').getByText(/reading the model at step 200\.$/).waitFor({ timeout: 60000 });
+  await page.locator('#features-list tbody tr').first().waitFor();
+  assert.deepEqual(errors, []);
 });
 
 test('with the features open, no accessibility rule is broken', async () => {

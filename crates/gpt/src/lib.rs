@@ -46,7 +46,7 @@ pub use inspect::AttentionMaps;
 pub use inspect::{Inside, Run};
 pub use model::{Trace, GPT};
 pub use optim::OptimizerKind;
-pub use run::{Details, Milestones, Origin, Solution, Status, TaskDetails, TextFit};
+pub use run::{Details, Milestones, Origin, RunJob, Solution, Status, TaskDetails, TextFit};
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use sample::{NextToken, NextTokens};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};

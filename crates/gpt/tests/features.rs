@@ -14,14 +14,14 @@ fn trained_run() -> gpt::Run {
     run
 }
 
+/// A small TopK autoencoder on the stream leaving block 1.
+fn small_top_k() -> SaeConfig {
+    SaeConfig { expansion: 4, architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 }, ..SaeConfig::top_k(1) }
+}
+
 /// An autoencoder's weights after `steps` steps on `threads` threads, and its measures.
 fn train_features(run: &mut gpt::Run, threads: usize, steps: usize) -> (Vec<f32>, gpt::run::FeatureMeasures) {
-    let config = SaeConfig {
-        expansion: 4,
-        architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
-        ..SaeConfig::top_k(1)
-    };
-    run.start_features(config, gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
+    run.start_features(small_top_k(), gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
     let report = run.train_features(steps, &|| 0.0).unwrap();
     assert_eq!(report.stopped, None);
     let trainer = run.features().unwrap();
@@ -96,30 +96,39 @@ fn the_views_agree_with_the_passes_they_summarise() {
 fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong() {
     use gpt::run::FeatureRequest;
     let mut run = trained_run();
-    let now = || 0.0;
-    let refused = run.features_do(FeatureRequest::Measure, &now).unwrap_err().to_string();
+    let refused = run.features_do(FeatureRequest::Measure).unwrap_err().to_string();
     assert!(refused.contains("no autoencoder has been started"), "{refused}");
     let config = SaeConfig { expansion: 2, ..SaeConfig::top_k(1) };
     let start = FeatureRequest::Start { config, rows: 4, steps: 6, learning_rate: 3e-3, seed: 1 };
-    let begun = run.features_do(start, &now).unwrap();
+    let begun = run.features_do(start).unwrap();
     assert_eq!((begun.step, begun.steps, begun.d_sae, begun.d_in), (0, 6, 32, 16));
-    let trained = run.features_do(FeatureRequest::Train { steps: 4, measure: false }, &now).unwrap();
+    assert_eq!((begun.config, begun.shards), (Some(config), 1), "what a helper's copy is built from");
+    // The page shares each step with its helpers (here none), then asks what the steps did.
+    let mut steps = |n: usize| {
+        for _ in 0..n {
+            run.begin(gpt::RunJob::FeatureStep, &[], 0.0).unwrap();
+            while run.advance(&|| 0.0).unwrap().outcome.is_none() {}
+        }
+        run.features_do(FeatureRequest::Report { measure: false }).unwrap()
+    };
+    let trained = steps(4);
     assert_eq!((trained.step, trained.measures.is_none()), (4, true));
-    let done = run.features_do(FeatureRequest::Train { steps: 4, measure: false }, &now).unwrap();
-    assert_eq!(done.step, 6, "never past its steps");
+    assert_eq!(trained.report.as_ref().map(|r| r.step), Some(4));
+    let done = steps(2);
+    assert_eq!(done.step, 6);
     assert!(done.measures.is_some(), "the last steps bring the measures");
-    let list = run.features_do(FeatureRequest::List { order: "density".into(), top: 5 }, &now).unwrap().list.unwrap();
+    let list = run.features_do(FeatureRequest::List { order: "density".into(), top: 5 }).unwrap().list.unwrap();
     assert_eq!(list.len(), 5);
-    let bad = run.features_do(FeatureRequest::List { order: "size".into(), top: 5 }, &now).unwrap_err().to_string();
+    let bad = run.features_do(FeatureRequest::List { order: "size".into(), top: 5 }).unwrap_err().to_string();
     assert!(bad.contains("density or importance"), "{bad}");
-    let card = run.features_do(FeatureRequest::Card { feature: list[0].feature }, &now).unwrap().card.unwrap();
+    let card = run.features_do(FeatureRequest::Card { feature: list[0].feature }).unwrap().card.unwrap();
     assert_eq!(card.summary, list[0]);
-    let missing = run.features_do(FeatureRequest::Card { feature: 32 }, &now).unwrap_err().to_string();
+    let missing = run.features_do(FeatureRequest::Card { feature: 32 }).unwrap_err().to_string();
     assert!(missing.contains("there is no feature 32: the autoencoder has 32"), "{missing}");
     let odd = "\u{1F600} é\u{0301} ";
-    let which = run.features_do(FeatureRequest::Which { text: odd.into() }, &now).unwrap_err().to_string();
+    let which = run.features_do(FeatureRequest::Which { text: odd.into() }).unwrap_err().to_string();
     assert!(which.contains('\u{1F600}'), "a character the vocabulary lacks is named: {which}");
-    let read = run.features_do(FeatureRequest::Which { text: "the fox".into() }, &now).unwrap().which.unwrap();
+    let read = run.features_do(FeatureRequest::Which { text: "the fox".into() }).unwrap().which.unwrap();
     assert_eq!(read.len(), 7);
 }
 
@@ -127,7 +136,7 @@ fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong(
 fn an_autoencoder_is_saved_with_its_run_and_comes_back_while_the_model_is_the_one_it_read() {
     let mut run = trained_run();
     let (weights, measures) = train_features(&mut run, 1, 20);
-    let dead = run.features().unwrap().model().since_fired().to_vec();
+    let dead = run.features().unwrap().model().since_fired();
     let reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
     let back = reopened.features().expect("the autoencoder comes back with the run");
     assert_eq!(back.step_count(), 20);
@@ -137,11 +146,34 @@ fn an_autoencoder_is_saved_with_its_run_and_comes_back_while_the_model_is_the_on
     let mut reopened = reopened;
     reopened.use_text(&"the quick brown fox jumps over the lazy dog. ".repeat(20)).unwrap();
     assert_eq!(reopened.feature_measures(2).unwrap(), measures, "the same measures, bit for bit");
-    // Once the model trains on, the autoencoder read another model, which is not kept.
+    // Once the model trains on, the model the autoencoder reads is kept beside it.
     let mut run = reopened;
     run.set_max_iters(31).unwrap();
     run.train(1, &|| 0.0).unwrap();
-    assert!(gpt::Run::open(&run.save().unwrap()).unwrap().features().is_none());
+    let mut later = gpt::Run::open(&run.save().unwrap()).unwrap();
+    assert_eq!(later.features().expect("kept with the model it reads").model().model_step(), 30);
+    later.use_text(&"the quick brown fox jumps over the lazy dog. ".repeat(20)).unwrap();
+    assert_eq!(later.feature_measures(2).unwrap(), measures, "the measures of the model it read");
+}
+
+#[test]
+fn an_autoencoder_saved_part_way_trains_on_as_if_it_never_stopped() {
+    let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
+    let straight = {
+        let mut run = trained_run();
+        train_features(&mut run, 1, 20).0
+    };
+    let mut run = trained_run();
+    // The same recipe, stopped at step 8 and saved: Adam's moments and the batches' random state go with it.
+    run.start_features(small_top_k(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.train_features(8, &|| 0.0).unwrap();
+    let mut reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+    reopened.use_text(&text).unwrap();
+    reopened.train_features(12, &|| 0.0).unwrap();
+    let trainer = reopened.features().unwrap();
+    let weights: Vec<f32> = trainer.model().sae().params().values.iter().flat_map(|v| v.iter().copied()).collect();
+    assert_eq!(trainer.step_count(), 20);
+    assert_eq!(weights, straight, "bit for bit as twenty steps in one go");
 }
 
 #[test]

@@ -1,26 +1,31 @@
-//! Helpers (the page's Web Workers, here on one thread) sharing a run's steps and evaluations:
-//! they compute what the run would alone, bit for bit, and keep their copies of the model and the
-//! optimiser at the run's step, whatever changes between steps.
+//! Helpers (the page's Web Workers, here on one thread) sharing a run's steps and evaluations, and
+//! its autoencoder's steps: they compute what the run would alone, bit for bit, and keep their
+//! copies of the model (or the autoencoder) and the optimiser at the run's step, whatever changes
+//! between steps.
 
 mod common;
 
 use common::{muon_run, muon_run_with, no_clock, setup_with};
 use gpt::inspect::AblationGrid;
-use gpt::train::Replica;
+use gpt::run::HelperCopy;
+use gpt::sae::SaeConfig;
 use gpt::work::{Data, Outgoing};
-use gpt::{JobKind, Next, Outcome, Progress, Run};
+use gpt::{Next, Outcome, Progress, Run, RunJob};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A helper's copy of the run's model, shaped as it is (its weights come with its first order).
-fn replica(run: &Run) -> Replica<gpt::GPT> {
-    Replica::new(gpt::GPT::new(run.model().config().clone(), 0).unwrap())
+/// A helper's copy of the run's model, shaped as it is, or of an autoencoder by `features` on it
+/// (its weights come with its first order).
+fn replica(run: &Run, features: Option<SaeConfig>) -> HelperCopy {
+    HelperCopy::new(run.model().config().clone(), features).unwrap()
 }
 
 /// Helpers as the page's Web Workers are: each answers its orders in the order they were sent,
 /// and an order may outlive the job that sent it (the run never waits for a step's last ones).
 struct Helpers {
-    replicas: Vec<Replica<gpt::GPT>>,
+    replicas: Vec<HelperCopy>,
+    /// Whether they hold copies of the autoencoder.
+    features: bool,
     /// Each helper's id, by which the run knows its copy.
     ids: Vec<u32>,
     /// Orders not yet answered: the helper, the header and the floats.
@@ -31,10 +36,14 @@ struct Helpers {
 
 impl Helpers {
     fn new(run: &Run, count: usize) -> Helpers {
+        Helpers::holding(run, count, None)
+    }
+
+    fn holding(run: &Run, count: usize, features: Option<SaeConfig>) -> Helpers {
         static MADE: AtomicU32 = AtomicU32::new(0);
-        let replicas = (0..count).map(|_| replica(run)).collect();
+        let replicas = (0..count).map(|_| replica(run, features)).collect();
         let ids = (0..count).map(|_| MADE.fetch_add(1, Ordering::Relaxed)).collect();
-        Helpers { replicas, ids, queue: VecDeque::new(), syncs: 0 }
+        Helpers { replicas, features: features.is_some(), ids, queue: VecDeque::new(), syncs: 0 }
     }
 
     fn send(&mut self, run: &Run, orders: Vec<Outgoing>) {
@@ -49,7 +58,8 @@ impl Helpers {
     fn answer_one(&mut self, run: &mut Run) -> bool {
         let Some((to, header, data)) = self.queue.pop_front() else { return false };
         let replica = &mut self.replicas[to - 1];
-        let reply = replica.answer(&header, data.len(), |at, out| out.copy_from_slice(&data[at..at + out.len()]));
+        let read = |at: usize, out: &mut [f32]| out.copy_from_slice(&data[at..at + out.len()]);
+        let reply = replica.answer(&header, data.len(), read, self.features);
         let flat = replica.reply_data().concat();
         let more = run.accept(&reply.unwrap(), flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
         self.send(run, more.unwrap());
@@ -58,7 +68,7 @@ impl Helpers {
 
     /// Does `kind` on `run`, a helper answering the oldest order on every turn of the run's loop,
     /// so that replies come in while the run works.
-    fn perform(&mut self, run: &mut Run, kind: JobKind) -> Outcome {
+    fn perform(&mut self, run: &mut Run, kind: RunJob) -> Outcome {
         let mut progress = run.begin(kind, &self.ids, 0.0).unwrap();
         loop {
             self.send(run, std::mem::take(&mut progress.orders));
@@ -74,9 +84,16 @@ impl Helpers {
         }
     }
 
+    /// An autoencoder's step alone, its loss in bits.
+    fn feature_step(&mut self, run: &mut Run) -> u32 {
+        self.features = true;
+        self.step(run)
+    }
+
     /// A step's loss, in bits.
     fn step(&mut self, run: &mut Run) -> u32 {
-        match self.perform(run, JobKind::Step) {
+        let kind = if self.features { RunJob::FeatureStep } else { RunJob::Step };
+        match self.perform(run, kind) {
             Outcome::Step(stats) => stats.loss.to_bits(),
             other => panic!("a step ended as {other:?}"),
         }
@@ -113,7 +130,7 @@ fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
             let mut helpers = Helpers::new(&run, count);
             let shared: Vec<u32> = (0..6).map(|_| helpers.step(&mut run)).collect();
             assert_eq!(shared, losses, "{count} helpers, {optimizer}");
-            let shared_evaluation = helpers.perform(&mut run, JobKind::Evaluation);
+            let shared_evaluation = helpers.perform(&mut run, RunJob::Evaluation);
             assert_eq!(shared_evaluation, Outcome::Evaluation(evaluation), "{count} helpers, {optimizer}");
             assert_eq!(run.history().records::<AblationGrid>(), grid, "the grid, {count} helpers, {optimizer}");
             assert_eq!(run.workers(), count + 1);
@@ -145,10 +162,10 @@ fn helpers_follow_new_settings_and_new_helpers_are_sent_the_state() {
         helpers = Helpers::new(&run, 1);
         both(&mut run, &mut solo, &mut helpers);
         // A copy the run takes for another (under its id) refuses to compute on weights it lacks.
-        helpers.replicas[0] = replica(&run);
-        let progress = run.begin(JobKind::Step, &helpers.ids, 0.0).unwrap();
+        helpers.replicas[0] = replica(&run, None);
+        let progress = run.begin(RunJob::Step, &helpers.ids, 0.0).unwrap();
         let order = &progress.orders[0];
-        let error = helpers.replicas[0].answer(&order.header, 0, |_, _| {}).unwrap_err().to_string();
+        let error = helpers.replicas[0].answer(&order.header, 0, |_, _| {}, false).unwrap_err().to_string();
         assert!(error.contains("no copy of the run's state"), "{error}");
         run.abort();
     }
@@ -159,7 +176,7 @@ fn a_reply_to_work_given_up_is_dropped_and_the_helpers_get_the_state_again() {
     let (mut run, mut solo) = (muon_run(), muon_run());
     let mut helpers = Helpers::new(&run, 1);
     assert_eq!(helpers.step(&mut run), alone(&mut solo));
-    let progress = run.begin(JobKind::Step, &helpers.ids, 0.0).unwrap();
+    let progress = run.begin(RunJob::Step, &helpers.ids, 0.0).unwrap();
     helpers.send(&run, progress.orders);
     run.advance(&no_clock).unwrap(); // the run's own shards, and the helper's sums go out
     run.abort(); // a helper failed, say
@@ -173,5 +190,49 @@ fn a_reply_to_work_given_up_is_dropped_and_the_helpers_get_the_state_again() {
     assert_eq!(run.step_count(), 1);
     for _ in 0..3 {
         assert_eq!(helpers.step(&mut run), alone(&mut solo), "the helper was sent the state again");
+    }
+}
+
+/// An autoencoder's weights and its counts of silence, in bits.
+fn autoencoder(run: &Run) -> (Vec<u32>, Vec<u64>) {
+    let trainee = run.features().unwrap().model();
+    let weights = trainee.sae().params().values.iter().flat_map(|v| v.iter().map(|w| w.to_bits())).collect();
+    (weights, trainee.since_fired())
+}
+
+#[test]
+fn helpers_train_an_autoencoder_as_the_run_would_alone_and_the_model_after_it() {
+    // A short window of silence, so that dead features (and the auxiliary loss) come within the steps.
+    let architecture = gpt::sae::Architecture::TopK { k: 1, aux_coefficient: 1.0 };
+    let config = SaeConfig { expansion: 8, architecture, dead_tokens: 1500, ..SaeConfig::top_k(1) };
+    let make = || {
+        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+        run.start_features(config, gpt::run::sae_recipe(24, 12, 3e-3, 5), 1).unwrap(); // 4 shards a step
+        run
+    };
+    let mut solo = make();
+    let losses: Vec<u32> = (0..12).map(|_| Helpers::new(&solo, 0).feature_step(&mut solo)).collect();
+    let trained = autoencoder(&solo);
+    assert!(trained.1.iter().any(|&s| s >= 1500), "some features died: the auxiliary loss is in play");
+    for count in 1..=2 {
+        // The helpers join half-way, when the counts of silence they must be sent are not all 0.
+        let mut run = make();
+        let mut shared: Vec<u32> = (0..6).map(|_| Helpers::new(&run, 0).feature_step(&mut run)).collect();
+        let mut helpers = Helpers::holding(&run, count, Some(config));
+        shared.extend((0..6).map(|_| helpers.step(&mut run)));
+        assert_eq!(shared, losses, "{count} helpers");
+        assert_eq!(autoencoder(&run), trained, "the weights and the counts of silence, {count} helpers");
+        // Each copy was sent the state (the frozen model's weights with it) once.
+        assert_eq!(helpers.syncs, count);
+        // A copy of the autoencoder refuses the model's orders, and a fresh copy of the model
+        // gets the model's state.
+        let progress = run.begin(RunJob::Step, &helpers.ids, 0.0).unwrap();
+        let error = helpers.replicas[0].answer(&progress.orders[0].header, 0, |_, _| {}, false).unwrap_err();
+        assert!(error.to_string().contains("holds a copy of an autoencoder"), "{error}");
+        run.abort();
+        let mut helpers = Helpers::new(&run, count);
+        let mut alone = make();
+        (0..12).for_each(|_| _ = Helpers::new(&alone, 0).feature_step(&mut alone));
+        assert_eq!(helpers.step(&mut run), self::alone(&mut alone), "the model's step after the autoencoder's");
     }
 }

@@ -1,6 +1,7 @@
 //! What the page asks of a run's sparse autoencoder, as one request at a time (so the bindings
-//! need one entry point): begin one, train it a few steps, measure it, list its features, show a
-//! card, find the features on a typed text, knock one out, steer with one. The feature index the
+//! need one entry point): begin one, report its steps (which the page shares with its helpers as
+//! [`super::RunJob::FeatureStep`]s), measure it, list its features, show a card, find the
+//! features on a typed text, knock one out, steer with one. The feature index the
 //! list and the cards read is kept until the autoencoder trains again.
 
 use super::feature_index::{FeatureCard, FeatureOrder, FeatureSummary};
@@ -29,9 +30,9 @@ pub enum FeatureRequest {
         learning_rate: f32,
         seed: u64,
     },
-    /// Up to `steps` more steps, then the measures when `measure`.
-    Train {
-        steps: usize,
+    /// What the steps since the last report did, with the measures when `measure` or once it is
+    /// done.
+    Report {
         measure: bool,
     },
     Measure,
@@ -61,12 +62,17 @@ pub enum FeatureRequest {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct FeatureAnswer {
-    /// Steps taken, and the steps it trains for.
+    /// Steps taken, and the steps it trains for; the step of the model it reads.
     pub step: usize,
     pub steps: usize,
+    pub model_step: usize,
     /// Its features, and the model's channels it reads.
     pub d_sae: usize,
     pub d_in: usize,
+    /// Its settings (a helper's copy is built from them), and the shards of each step.
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub config: Option<SaeConfig>,
+    pub shards: usize,
     #[cfg_attr(feature = "ts", tsify(optional))]
     pub report: Option<TrainReport>,
     #[cfg_attr(feature = "ts", tsify(optional))]
@@ -84,17 +90,16 @@ pub struct FeatureAnswer {
 }
 
 impl<W: Watch> Run<W> {
-    /// Answers `request`, timing training with `now_ms`; a failed request changes nothing.
-    pub fn features_do(&mut self, request: FeatureRequest, now_ms: &dyn Fn() -> f64) -> Result<FeatureAnswer> {
+    /// Answers `request`; a failed request changes nothing.
+    pub fn features_do(&mut self, request: FeatureRequest) -> Result<FeatureAnswer> {
         let mut answer = FeatureAnswer::default();
         match request {
             FeatureRequest::Start { config, rows, steps, learning_rate, seed } => {
                 self.start_features(config, sae_recipe(rows, steps, learning_rate, seed), 1)?;
                 self.feature_index = std::cell::OnceCell::new();
             }
-            FeatureRequest::Train { steps, measure } => {
-                let report = self.train_features(steps, now_ms)?;
-                self.feature_index = std::cell::OnceCell::new();
+            FeatureRequest::Report { measure } => {
+                let report = self.features.as_mut().ok_or_else(super::features::no_features)?.take_report();
                 if measure || report.step >= report.max_iters {
                     answer.measures = Some(self.feature_measures(PAGE_BATCHES)?);
                 }
@@ -124,9 +129,11 @@ impl<W: Watch> Run<W> {
             }
         }
         let trainer = self.features.as_ref().ok_or_else(super::features::no_features)?;
-        let sae = trainer.model().sae();
-        (answer.step, answer.steps) = (trainer.step_count(), trainer.train_config().max_iters);
-        (answer.d_sae, answer.d_in) = (sae.d_sae(), sae.d_in());
+        let (sae, train) = (trainer.model().sae(), trainer.train_config());
+        (answer.step, answer.steps, answer.model_step) =
+            (trainer.step_count(), train.max_iters, trainer.model().model_step());
+        (answer.d_sae, answer.d_in, answer.config) = (sae.d_sae(), sae.d_in(), Some(*sae.config()));
+        answer.shards = crate::work::shard_count(train.batch_size, self.seq_len());
         Ok(answer)
     }
 

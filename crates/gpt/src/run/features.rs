@@ -6,6 +6,7 @@
 
 use super::training::Watch;
 use super::Run;
+use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
@@ -46,7 +47,7 @@ pub fn sae_recipe(rows: usize, steps: usize, learning_rate: f32, seed: u64) -> T
 }
 
 /// A run's batches with every position counted: an autoencoder reads the activations at each.
-struct EveryPosition<'a>(&'a dyn Batches);
+pub(super) struct EveryPosition<'a>(pub(super) &'a dyn Batches);
 
 impl Batches for EveryPosition<'_> {
     fn seq_len(&self, block_size: usize) -> usize {
@@ -129,19 +130,23 @@ impl<W: Watch> Run<W> {
         Ok(())
     }
 
-    /// Takes back an autoencoder a checkpoint kept, if it reads the model at the run's step (one
-    /// trained on an earlier model is left out: that model is not kept); whether it did.
-    pub(crate) fn restore_features(&mut self, saved: SavedSae, params: crate::params::Params) -> Result<bool> {
-        if saved.model_step != self.step_count() {
-            return Ok(false);
-        }
-        let model = Arc::new(frozen_copy(self.model())?);
+    /// Takes back an autoencoder a checkpoint kept, on the model it reads: the one the file kept
+    /// for it, or the run's when it reads the run's step (a file written before models were kept
+    /// beside it may have neither: then it is left out); whether it came back.
+    pub(crate) fn restore_features(&mut self, features: SavedFeatures) -> Result<bool> {
+        let SavedFeatures { saved, sae, optimizer, model } = features;
+        let model = match model {
+            Some(model) => model,
+            None if saved.model_step == self.step_count() => frozen_copy(self.model())?,
+            None => return Ok(false),
+        };
         let c = model.config();
-        let sae = Sae::from_params(saved.config, c.n_layer, c.n_embd, params)?;
-        let mut trainee = SaeTrainee::new(sae, model, saved.model_step, saved.variance)?;
-        trainee.set_since_fired(saved.since_fired);
+        let sae = Sae::from_params(saved.config, c.n_layer, c.n_embd, sae)?;
+        let mut trainee = SaeTrainee::new(sae, Arc::new(model), saved.model_step, saved.variance)?;
+        trainee.set_since_fired(&saved.since_fired);
         let history = crate::train::History::default();
-        self.features = Some(Trainer::resume(trainee, saved.train, saved.step, history, None, None));
+        let trainer = Trainer::resume(trainee, saved.train, saved.step, history, Some(optimizer), saved.rng);
+        self.features = Some(trainer);
         self.feature_baseline.set(None);
         Ok(true)
     }
@@ -254,7 +259,9 @@ pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
         step: trainer.step_count(),
         train: trainer.train_config().clone(),
         variance: trainee.variance(),
-        since_fired: trainee.since_fired().to_vec(),
+        since_fired: trainee.since_fired(),
+        optimizer_steps: trainer.optimizer().steps(),
+        rng: Some(trainer.rng().clone()),
     }
 }
 

@@ -5,6 +5,7 @@
 //!
 //! - `mod.rs`: creating a run from text and settings, opening a checkpoint, attaching text, saving;
 //! - `training.rs`: its trainer's jobs on its data, and what watches them at each evaluation;
+//! - `sharing.rs`: the jobs it shares with the page's helpers, and what a helper holds;
 //! - `adjust.rs`: what can change between steps, and text fitted to the vocabulary;
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: samples streamed token by token, and the next-token distribution;
@@ -21,6 +22,7 @@ mod feature_requests;
 mod features;
 mod generation;
 mod problems;
+mod sharing;
 mod state;
 mod training;
 
@@ -31,6 +33,7 @@ pub use feature_requests::{FeatureAnswer, FeatureRequest};
 pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
+pub use sharing::{HelperCopy, RunJob};
 pub use state::{Details, Milestones, Onset, Status, TrainingCurve, GENERALISED};
 pub use training::Watch;
 
@@ -62,6 +65,8 @@ pub struct Run<W> {
     pub(crate) feature_index: std::cell::OnceCell<FeatureIndex>,
     /// The frozen model's held-out loss as it is and with the point zeroed, over how many batches.
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
+    /// Whether the job under way is the autoencoder's.
+    pub(crate) features_job: bool,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -116,8 +121,8 @@ impl<W: Watch> Run<W> {
         let mut run = Run::assemble(c.tokenizer, trainer);
         run.data = data;
         run.last_sample = c.sampling;
-        if let Some((saved, params)) = c.features {
-            run.restore_features(saved, params)?;
+        if let Some(features) = c.features {
+            run.restore_features(features)?;
         }
         Ok(run)
     }
@@ -134,6 +139,7 @@ impl<W: Watch> Run<W> {
             features: None,
             feature_index: Default::default(),
             feature_baseline: Default::default(),
+            features_job: false,
         }
     }
 

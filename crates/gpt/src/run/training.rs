@@ -4,10 +4,10 @@
 //! run knows them only through [`Watch`].
 
 use super::Run;
+use super::RunJob;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::train::{Evaluation, JobKind, Outcome, Progress, StepStats, TrainReport};
-use crate::work::{Data, Outgoing};
+use crate::train::{Evaluation, Outcome, StepStats, TrainReport};
 
 /// What watches a run as it trains: measures of the model taken at each evaluation, kept in the
 /// run's history under their own names ([`crate::train::Record`]), and what they keep for this
@@ -39,43 +39,8 @@ impl<W: Watch> Run<W> {
         self.data.as_ref().ok_or_else(no_text)
     }
 
-    /// Begins a step or an evaluation, shared with the helpers `helpers` names (each by an id of
-    /// its own; none: all here), at `now_ms`: the orders to send them at once.
-    pub fn begin(&mut self, kind: JobKind, helpers: &[u32], now_ms: f64) -> Result<Progress> {
-        let data = self.data.as_ref().ok_or_else(no_text)?;
-        self.trainer.begin(kind, helpers, now_ms, data)
-    }
-
-    /// Takes the job a step further (see [`crate::train::Trainer::advance`]); once an evaluation
-    /// is done, what watches the run measures the model.
-    pub fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
-        let progress = self.trainer.advance(now_ms)?;
-        if matches!(progress.outcome, Some(Outcome::Evaluation(_))) {
-            let start = now_ms();
-            W::evaluated(self)?;
-            self.trainer.timing.records_ms += now_ms() - start;
-        }
-        Ok(progress)
-    }
-
-    /// Takes a helper's reply in (its header, and `len` floats that `fill(at, out)` copies from
-    /// its buffer): the orders it frees to send.
-    pub fn accept(&mut self, header: &str, len: usize, fill: impl FnMut(usize, &mut [f32])) -> Result<Vec<Outgoing>> {
-        self.trainer.accept(header, len, fill)
-    }
-
-    /// The floats that go with an order, piece by piece, for the caller to copy into its buffer.
-    pub fn order_data(&self, data: &Data) -> Vec<&[f32]> {
-        self.trainer.order_data(data)
-    }
-
-    /// Gives up the job under way (a worker failed, or Pause came mid-evaluation).
-    pub fn abort(&mut self) {
-        self.trainer.abort();
-    }
-
     /// A whole job on the run's threads, with no helpers.
-    fn run_alone(&mut self, kind: JobKind, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
+    fn run_alone(&mut self, kind: RunJob, now_ms: &dyn Fn() -> f64) -> Result<Outcome> {
         self.begin(kind, &[], now_ms())?;
         loop {
             if let Some(outcome) = self.advance(now_ms)?.outcome {
@@ -86,7 +51,7 @@ impl<W: Watch> Run<W> {
 
     /// One whole step on the run's threads, timed with `now_ms`.
     pub fn step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        match self.run_alone(JobKind::Step, now_ms)? {
+        match self.run_alone(RunJob::Step, now_ms)? {
             Outcome::Step(stats) => Ok(stats),
             Outcome::Evaluation(_) => Err(Error::Config("a step ended as an evaluation".into())),
         }
@@ -99,7 +64,7 @@ impl<W: Watch> Run<W> {
 
     /// [`Run::evaluate`], its records timed with `now_ms` (see [`Run::records_s`]).
     pub fn evaluate_timed(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Evaluation> {
-        match self.run_alone(JobKind::Evaluation, now_ms)? {
+        match self.run_alone(RunJob::Evaluation, now_ms)? {
             Outcome::Evaluation(evaluation) => Ok(evaluation),
             Outcome::Step(_) => Err(Error::Config("an evaluation ended as a step".into())),
         }

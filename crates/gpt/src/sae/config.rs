@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 /// The most features per channel of the model.
 pub const MAX_EXPANSION: usize = 64;
+/// The longest window a feature may take to fire before it counts as dead: each copy counts in
+/// `f32`, whole to 2^24.
+pub const MAX_DEAD_TOKENS: usize = 1 << 24;
 
 /// How features are chosen for each token.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,8 +82,11 @@ impl SaeConfig {
             }
             Architecture::Relu { .. } => {}
         }
-        if self.dead_tokens == 0 {
-            return Err(Error::Config("dead_tokens: a feature's window to fire in must be at least 1 token".into()));
+        if !(1..=MAX_DEAD_TOKENS).contains(&self.dead_tokens) {
+            return Err(Error::Config(format!(
+                "dead_tokens: a feature's window to fire in must be 1 to {MAX_DEAD_TOKENS} tokens, not {}",
+                self.dead_tokens
+            )));
         }
         Ok(())
     }

@@ -9,7 +9,7 @@
 use super::codes::Codes;
 use super::config::{Architecture, SaeConfig};
 use super::weights::{Sae, W_ENC};
-use crate::config::TrainConfig;
+use crate::config::{GPTConfig, TrainConfig};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
@@ -26,14 +26,15 @@ pub struct SaeTrainee {
     model: Arc<GPT>,
     /// The step the model was at when it was frozen.
     model_step: usize,
-    /// Training tokens since each feature last fired.
-    since_fired: Vec<u64>,
+    /// Training tokens since each feature last fired, up to the config's `dead_tokens` (past it a
+    /// feature is dead however long it stays silent), so every count is a whole `f32`.
+    since_fired: Vec<f32>,
     /// The activations' variance summed over channels: the loss of guessing their mean.
     variance: f32,
 }
 
 /// What a checkpoint keeps of an autoencoder beside its weights (`sae.W_enc`, …): its settings,
-/// the model's step it reads, its own steps and recipe, and its loss scale.
+/// the model's step it reads, its own steps, recipe and random state, and its loss scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedSae {
     pub config: SaeConfig,
@@ -44,6 +45,12 @@ pub struct SavedSae {
     /// Training tokens since each feature last fired (how dead features are told).
     #[serde(default)]
     pub since_fired: Vec<u64>,
+    /// Its optimiser's steps (Adam's bias correction) and the state its batches are drawn from;
+    /// a file written before they were kept starts them afresh.
+    #[serde(default)]
+    pub optimizer_steps: u64,
+    #[serde(default)]
+    pub rng: Option<crate::rng::Rng>,
 }
 
 /// A batch's losses, each a mean over its tokens.
@@ -76,8 +83,17 @@ impl SaeTrainee {
             )));
         }
         sae.config().validate(c.n_layer, c.n_embd)?;
-        let since_fired = vec![0; sae.d_sae()];
+        let since_fired = vec![0.0; sae.d_sae()];
         Ok(SaeTrainee { sae, model, model_step, since_fired, variance })
+    }
+
+    /// A helper's copy: `config`'s autoencoder on a model `model` describes, its weights and the
+    /// model's to come with the run's state.
+    pub fn blank(model: GPTConfig, config: SaeConfig) -> Result<SaeTrainee> {
+        let model = GPT::new(model, 0)?;
+        let c = model.config();
+        let sae = Sae::new(config, c.n_layer, c.n_embd, 0)?;
+        SaeTrainee::new(sae, Arc::new(model), 0, 0.0)
     }
 
     pub fn sae(&self) -> &Sae {
@@ -97,15 +113,16 @@ impl SaeTrainee {
         self.model_step
     }
 
-    /// Training tokens since each feature last fired.
-    pub fn since_fired(&self) -> &[u64] {
-        &self.since_fired
+    /// Training tokens since each feature last fired, up to the config's `dead_tokens`.
+    pub fn since_fired(&self) -> Vec<u64> {
+        self.since_fired.iter().map(|&s| s as u64).collect()
     }
 
     /// Takes back the counts a checkpoint kept, when there is one per feature.
-    pub fn set_since_fired(&mut self, since_fired: Vec<u64>) {
+    pub fn set_since_fired(&mut self, since_fired: &[u64]) {
         if since_fired.len() == self.since_fired.len() {
-            self.since_fired = since_fired;
+            let window = self.sae.config().dead_tokens as u64;
+            self.since_fired = since_fired.iter().map(|&s| s.min(window) as f32).collect();
         }
     }
 
@@ -116,7 +133,7 @@ impl SaeTrainee {
 
     /// Which features have not fired for the config's `dead_tokens` training tokens.
     pub fn dead(&self) -> Vec<bool> {
-        let window = self.sae.config().dead_tokens as u64;
+        let window = self.sae.config().dead_tokens as f32;
         self.since_fired.iter().map(|&s| s >= window).collect()
     }
 
@@ -185,9 +202,24 @@ impl Trainable for SaeTrainee {
     fn after_step(&mut self, tallies: &[f32]) {
         self.sae.normalize_decoder();
         let Some((&tokens, fired)) = tallies.split_last() else { return };
+        let window = self.sae.config().dead_tokens as f32;
         for (since, &count) in self.since_fired.iter_mut().zip(fired) {
-            *since = if count > 0.0 { 0 } else { *since + tokens as u64 };
+            *since = if count > 0.0 { 0.0 } else { (*since + tokens).min(window) };
         }
+    }
+
+    /// The frozen model's weights and the counts of silence: a helper has neither.
+    fn held_parts(&self) -> Vec<&[f32]> {
+        let model = self.model.params().flat_parts().map(|(_, part)| part);
+        model.chain([&self.since_fired[..]]).collect()
+    }
+
+    fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
+        let model = Arc::get_mut(&mut self.model)
+            .ok_or_else(|| Error::Config("the frozen model is shared: a helper's copy must hold its own".into()))?;
+        let parts = model.params_mut().values.iter_mut();
+        let parts = parts.map(|v| v.as_slice_mut().expect("parameters are kept in standard layout"));
+        Ok(parts.chain([&mut self.since_fired[..]]).collect())
     }
 }
 

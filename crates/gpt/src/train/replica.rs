@@ -107,7 +107,8 @@ impl<M: Trainable> Replica<M> {
             .ok_or_else(|| Error::Data(format!("an order names an unknown optimizer {:?}", train.optimizer)))?;
         let n = self.model.params().count();
         let sizes: Vec<usize> = tensors.iter().map(|(_, shape)| shape.iter().product()).collect();
-        if n + sizes.iter().sum::<usize>() != len {
+        let held: usize = self.model.held_parts().iter().map(|p| p.len()).sum();
+        if n + sizes.iter().sum::<usize>() + held != len {
             return Err(Error::Data(format!(
                 "the run's state came as {len} floats, which do not hold its weights and optimizer"
             )));
@@ -134,6 +135,10 @@ impl<M: Trainable> Replica<M> {
             }
         })?;
         optimizer.set_steps(optimizer_steps);
+        for part in self.model.held_parts_mut()? {
+            read_data(at, part);
+            at += part.len();
+        }
         self.learner = Some(Learner { optimizer, train, step, uniform_loss });
         Ok(())
     }

@@ -240,7 +240,8 @@ impl<M: Trainable> Trainer<M> {
             Data::None => vec![],
             Data::Sync => {
                 let state = self.optimizer.state().into_iter().map(|(_, t)| t.as_slice().unwrap_or(&[]));
-                self.model.params().flat_parts().map(|(_, part)| part).chain(state).collect()
+                let params = self.model.params().flat_parts().map(|(_, part)| part);
+                params.chain(state).chain(self.model.held_parts()).collect()
             }
             Data::Partials(is) => {
                 let partials = job.map_or(&[][..], |j| &j.partials);

@@ -52,6 +52,18 @@ pub trait Trainable: Send + Sync {
     /// or counts across steps (how long since each feature fired).
     fn after_step(&mut self, _tallies: &[f32]) {}
 
+    /// What a helper's copy needs beside the weights and the optimiser and cannot work out for
+    /// itself (a frozen model the autoencoder reads, its counts across steps): the run sends it,
+    /// flat, with its state.
+    fn held_parts(&self) -> Vec<&[f32]> {
+        vec![]
+    }
+
+    /// The same parts, to fill from the run's state.
+    fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
+        Ok(vec![])
+    }
+
     /// Every gradient and tally a step's shard writes.
     fn grad_len(&self) -> usize {
         self.params().count() + self.tally_len()

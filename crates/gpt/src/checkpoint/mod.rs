@@ -3,7 +3,14 @@
 //! names it gives it (AdamW's moments as `optimizer.exp_avg.*` and `optimizer.exp_avg_sq.*`,
 //! Muon's momentum as `optimizer.muon.*`), and the header's `__metadata__` carries `config`
 //! (nanoGPT's GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss
-//! history, the last sampling settings and, for a task's run, its `task`.
+//! history, the last sampling settings and, for a task's run, its `task`; a sparse autoencoder
+//! trained on the model goes under `sae` (`features.rs`).
+
+mod features;
+mod tensors;
+pub use features::{FeaturesSnapshot, SavedFeatures};
+pub(crate) use tensors::{le_bytes, serialize, Tensor};
+use tensors::{optimizer_tensors, read_tensor, restore_optimizer, to_json};
 
 use crate::config::GPTConfig;
 use crate::config::TrainConfig;
@@ -11,14 +18,11 @@ use crate::data::TaskConfig;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::Optimizer;
-use crate::params::Params;
 use crate::rng::Rng;
-use crate::sae::SavedSae;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::History;
-use ndarray::{ArrayD, IxDyn};
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -27,8 +31,6 @@ pub(crate) const EXP_AVG: &str = "optimizer.exp_avg.";
 pub(crate) const EXP_AVG_SQ: &str = "optimizer.exp_avg_sq.";
 /// What the optimiser's own names for its state go after.
 const OPTIMIZER: &str = "optimizer.";
-/// What a sparse autoencoder's weights go after (`sae.W_enc`), its state under `sae` in the metadata.
-const SAE: &str = "sae.";
 /// nanoGPT's state_dict name for the output projection, the token embedding itself when tied.
 pub(crate) const LM_HEAD: &str = "lm_head.weight";
 
@@ -47,32 +49,8 @@ pub struct Checkpoint {
     pub sampling: Option<SampleConfig>,
     /// The task the run trains on, if it trains on one.
     pub task: Option<TaskConfig>,
-    /// A sparse autoencoder on the model, if one was trained: its state and weights.
-    pub features: Option<(SavedSae, Params)>,
-}
-
-/// `values` as little-endian f32 bytes, in the order given (an array's logical order).
-pub(crate) fn le_bytes<'a>(values: impl IntoIterator<Item = &'a f32>) -> Vec<u8> {
-    values.into_iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// A tensor to write: name, shape and little-endian f32 bytes.
-pub(crate) type Tensor = (String, Vec<usize>, Vec<u8>);
-
-/// One safetensors file of f32 `tensors` and string `metadata` (ours, and the Transformers export's).
-pub(crate) fn serialize(tensors: &[Tensor], metadata: HashMap<String, String>) -> Result<Vec<u8>> {
-    let views = tensors
-        .iter()
-        .map(|(name, shape, data)| {
-            Ok((name.as_str(), safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), data)?))
-        })
-        .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
-        .and_then(|views| safetensors::serialize(views, Some(metadata)));
-    views.map_err(|e| Error::Format(format!("could not write the safetensors file: {e}")))
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("plain data serialises")
+    /// A sparse autoencoder on the model, if one was trained.
+    pub features: Option<SavedFeatures>,
 }
 
 /// A run's whole state, as a checkpoint writes it (a run's `snapshot`).
@@ -86,7 +64,7 @@ pub struct Snapshot<'a> {
     pub history: &'a History,
     pub sampling: Option<&'a SampleConfig>,
     pub task: Option<&'a TaskConfig>,
-    pub features: Option<(SavedSae, &'a Params)>,
+    pub features: Option<FeaturesSnapshot<'a>>,
 }
 
 /// The file for a run's whole state.
@@ -102,15 +80,10 @@ pub fn save(run: &Snapshot) -> Result<Vec<u8>> {
         let wte = params.get("transformer.wte.weight").expect("every model has wte");
         tensors.push((LM_HEAD.into(), wte.shape().to_vec(), le_bytes(wte)));
     }
-    for (name, value) in run.optimizer.state() {
-        tensors.push((format!("{OPTIMIZER}{name}"), value.shape().to_vec(), le_bytes(value)));
-    }
+    tensors.extend(optimizer_tensors(run.optimizer, OPTIMIZER));
     let mut metadata = metadata(run);
-    if let Some((saved, params)) = &run.features {
-        for (name, value) in params.names.iter().zip(&params.values) {
-            tensors.push((format!("{SAE}{name}"), value.shape().to_vec(), le_bytes(value)));
-        }
-        metadata.insert("sae".into(), to_json(saved));
+    if let Some(features) = &run.features {
+        features::write(features, &mut tensors, &mut metadata);
     }
     serialize(&tensors, metadata)
 }
@@ -169,17 +142,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     }
     let mut model = GPT::new(config, 0).map_err(|e| bad(format!("the checkpoint's config is invalid: {e}")))?;
     let names = model.params().names.clone();
-    let tensor = |name: &str, want: &[usize]| -> Result<ArrayD<f32>> {
-        let t = file.tensor(name).map_err(|_| bad(format!("the checkpoint has no tensor {name}")))?;
-        if t.dtype() != Dtype::F32 {
-            return Err(bad(format!("{name} is stored as {:?}; save the weights as float32", t.dtype())));
-        }
-        if t.shape() != want {
-            return Err(bad(format!("{name} has shape {:?}, but the config needs {want:?}", t.shape())));
-        }
-        let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        Ok(ArrayD::from_shape_vec(IxDyn(want), values).expect("length checked by safetensors"))
-    };
+    let tensor = |name: &str, want: &[usize]| read_tensor(&file, name, want);
     for (i, name) in names.iter().enumerate() {
         let shape = model.params().values[i].shape().to_vec();
         // A tied embedding saved only as lm_head.weight (safetensors' save_model keeps one name).
@@ -199,7 +162,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         let moment = name.strip_prefix(OPTIMIZER).is_some_and(|n| state_names.iter().any(|s| s == n));
         // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
         let mask_buffer = name.ends_with(".attn.bias");
-        let autoencoder = name.starts_with(SAE) && meta.contains_key("sae");
+        let autoencoder = name.starts_with(features::SAE) && meta.contains_key("sae");
         if !(is_param(name) || name == LM_HEAD || moment || mask_buffer || autoencoder) {
             return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
         }
@@ -207,17 +170,13 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     // A file with no optimiser state (written by PyTorch) starts a fresh one.
     let has_state = file.iter().any(|(name, _)| name.starts_with(OPTIMIZER));
     let optimizer = if has_state {
-        let saved = |name: &str, shape: &[usize]| -> Result<Option<ArrayD<f32>>> {
-            let key = format!("{OPTIMIZER}{name}");
-            file.tensor(&key).ok().map(|_| tensor(&key, shape)).transpose()
-        };
-        optimizer.restore(&saved)?;
+        restore_optimizer(&file, OPTIMIZER, optimizer.as_mut())?;
         optimizer.set_steps(parse(field("optimizer_step"), "optimizer_step")?.unwrap_or(0));
         Some(optimizer)
     } else {
         None
     };
-    let features = features(&file, parse(field("sae"), "sae")?, &model)?;
+    let features = features::read(&file, parse(field("sae"), "sae")?, &model)?;
     Ok(Checkpoint {
         model,
         tokenizer,
@@ -230,24 +189,6 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         task: parse(field("task"), "task")?,
         features,
     })
-}
-
-/// The autoencoder `saved` describes, its weights read from `file`, checked against `model`.
-fn features(file: &SafeTensors, saved: Option<SavedSae>, model: &GPT) -> Result<Option<(SavedSae, Params)>> {
-    let Some(saved) = saved else { return Ok(None) };
-    let c = model.config();
-    let fresh = crate::sae::Sae::new(saved.config, c.n_layer, c.n_embd, 0)?;
-    let mut params = fresh.params().clone();
-    for (name, value) in params.names.iter().zip(params.values.iter_mut()) {
-        let key = format!("{SAE}{name}");
-        let t = file.tensor(&key).map_err(|_| Error::Format(format!("the checkpoint's autoencoder has no {key}")))?;
-        if t.dtype() != Dtype::F32 || t.shape() != value.shape() {
-            return Err(Error::Format(format!("{key} is not float32 of shape {:?}", value.shape())));
-        }
-        let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        *value = ArrayD::from_shape_vec(IxDyn(value.shape()), values).expect("length checked by safetensors");
-    }
-    Ok(Some((saved, params)))
 }
 
 /// The JSON metadata value `text`, if present.
