@@ -19,7 +19,9 @@ loaded by `SAE.load_from_disk`:
    TransformerLens's fold_ln), and the held-out loss with the feature knocked out.
 4. with TransformerLens 3 (the one sae-lens installs), the export opened by the lens's
    `hooked(folder, HookedSAETransformer)`: SAELens's `run_with_cache_with_saes` gives the same
-   features on the first batch, and its logits with the autoencoder spliced in are Transformers'.
+   features on the first batch, and its logits with the autoencoder spliced in are Transformers';
+   also for two short runs of the other exports: rotary positions with RMSNorm and QK-norm (our
+   modelling code), and rotary positions alone (Starcoder2).
 Every number agrees within 1e-4.
 """
 
@@ -40,10 +42,17 @@ from checking import TOLERANCE, close, gpt, worst  # noqa: E402
 
 
 def hooked_module(model, hook_name):
-    """The Transformers module whose output is TransformerLens's `hook_name`."""
+    """The Transformers module whose output is TransformerLens's `hook_name` (a Starcoder2 export's
+    blocks are `model.layers`, the others' `transformer.h`)."""
     _, layer, hook = hook_name.split(".")
-    block = model.transformer.h[int(layer)]
+    blocks = model.model.layers if model.config.model_type == "starcoder2" else model.transformer.h
+    block = blocks[int(layer)]
     return {"hook_resid_post": block, "hook_mlp_out": block.mlp}[hook]
+
+
+def transformers_model(folder):
+    """The export in `folder` as Transformers loads it (our modelling code, when it has it)."""
+    return AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, trust_remote_code=True).eval()
 
 
 def run_with(model, module, ids, replace=None):
@@ -169,7 +178,7 @@ def through_transformer_lens_3(hf, sae, rows, codes):
     with torch.no_grad():
         logits, cache = lens.run_with_cache_with_saes(ids, saes=[sae])
         feats = cache[f"{hook}.hook_sae_acts_post"].reshape(-1, sae.cfg.d_sae)
-        model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+        model = transformers_model(hf)
         spliced = run_with(model, hooked_module(model, hook), ids, lambda v: sae(v))[0]
     dense = torch.zeros_like(feats)
     for n in range(len(codes["starts"]) - 1):
@@ -187,7 +196,7 @@ def check(checkpoint, data, hf, tmp, name, flags):
     ours = json.loads(lines.strip().splitlines()[-1])["measures"]
     rows = json.load(open(rows_out))
     sae = SAE.load_from_disk(out)
-    model = AutoModelForCausalLM.from_pretrained(hf, dtype=torch.float32).eval()
+    model = transformers_model(hf)
     print(f"{name}: {sae.cfg.architecture()} at {sae.cfg.metadata.hook_name}, {sae.cfg.d_sae} features")
     theirs = measures(model, sae, rows, rows["codes"])
     for key, value in theirs.items():
@@ -205,6 +214,21 @@ def check(checkpoint, data, hf, tmp, name, flags):
         through_transformer_lens_3(hf, sae, rows, rows["codes"])
 
 
+def other_architectures(data, tmp):
+    """TransformerLens 3 over the exports that are not GPT-2's, each with a short TopK autoencoder."""
+    for tag, name, flags in [("ours", "rotary, RMSNorm and QK-norm", ["--rope", "--qk-norm", "--norm", "rmsnorm"]),
+                             ("starcoder2", "rotary (Starcoder2)", ["--rope"])]:
+        run, hf, out = (os.path.join(tmp, f"{tag}-{k}") for k in ("run.ckpt", "hf", "sae"))
+        gpt("train", "--preset", "nano-cpu", "--data", data, "--iters", 100, "--out", run, *flags)
+        gpt("export", "--checkpoint", run, "--hf", hf)
+        rows_out = os.path.join(tmp, f"{tag}-rows.json")
+        gpt("features", "--checkpoint", run, "--data", data, "--out", out, "--rows-out", rows_out,
+            "--steps", 40, "--every", 40, "--measure-batches", 1)
+        rows = json.load(open(rows_out))
+        print(f"{name}:")
+        through_transformer_lens_3(hf, SAE.load_from_disk(out), rows, rows["codes"])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare.txt"))
@@ -219,6 +243,8 @@ def main():
         common = ["--steps", 60, "--every", 60, "--measure-batches", 2]
         check(checkpoint, a.data, hf, tmp, "topk", common)
         check(checkpoint, a.data, hf, tmp, "relu", [*common, "--hook", "blocks.1.hook_mlp_out", "--l1", 0.05])
+        if not hasattr(__import__("transformer_lens"), "TransformerBridge"):
+            other_architectures(a.data, tmp)
     print(f"every number agrees with SAELens within {TOLERANCE} (largest gap {worst['value']:.2e})")
 
 

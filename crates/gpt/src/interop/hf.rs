@@ -217,7 +217,7 @@ fn readme(step: usize, architecture: Architecture) -> String {
          logits, cache = model.run_with_cache(ids)\n\
          print(cache[\"blocks.0.attn.hook_pattern\"][0, 0])  # layer 1, head 1\n\
          ```\n\n\
-         With TransformerLens 3 (the one `pip install sae-lens` brings), a GPT-2 export opens as its \
+         With TransformerLens 3 (the one `pip install sae-lens` brings), it opens as its \
          HookedTransformer, or SAELens's HookedSAETransformer, to run an autoencoder `gpt features --out` \
          wrote:\n\n\
          ```python\n\
