@@ -54,6 +54,8 @@ function start(event) {
   ui.error.textContent = '';
   card = null;
   ui.browse.hidden = true;
+  ui.list.replaceChildren(); // the old autoencoder's features and measures, gone with it
+  ui.measures.replaceChildren();
   send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
   ui.status.textContent = 'Reading the model\u2019s activations\u2026';
   ui.pause.textContent = 'Pause features';

@@ -26,8 +26,12 @@ let sampleRequest = 0; // counts sample requests: a new one (or a new model) can
 let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
 let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
 let featureLoop = Promise.resolve(); // the autoencoder's training under way, if any
-/** The autoencoder's steps between its measures. */
+/**
+ * The autoencoder is measured every 50 steps, but at most a twentieth of its time: a measure
+ * comes once the steps since the last one took 19 times as long as that one did.
+ */
 const FEATURE_MEASURE_EVERY = 50;
+const FEATURE_MEASURE_PACE = 19;
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const views = new Views(post, report);
@@ -65,6 +69,7 @@ async function sample(options) {
  */
 async function trainFeatures(run, answer) {
   const [ticket, id] = [++featureTraining, trainer.modelId];
+  let [trainedMs, measureMs] = [0, 0]; // training since the last measure, and what that one took
   for (;;) {
     await yieldToMessages();
     if (ticket !== featureTraining || run !== trainer.run) {
@@ -74,10 +79,14 @@ async function trainFeatures(run, answer) {
       }
       return;
     }
+    const began = performance.now();
     const taken = await trainer.stepFeatures(id, answer);
     if (taken === null) return;
+    const asked = performance.now();
+    trainedMs += asked - began;
     const [before, after] = [answer.step, answer.step + taken].map((s) => Math.floor(s / FEATURE_MEASURE_EVERY));
-    answer = run.features({ do: 'report', measure: after > before });
+    answer = run.features({ do: 'report', measure: after > before && trainedMs >= FEATURE_MEASURE_PACE * measureMs });
+    if (answer.measures) [trainedMs, measureMs] = [0, performance.now() - asked];
     post({ type: 'features', answer, asked: 'train' });
     if (answer.step >= answer.steps) return saveNow();
   }
