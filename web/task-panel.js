@@ -8,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   watch: $('task-watch'), summary: $('task-summary'), outlook: $('task-outlook'),
   fields: document.querySelector('.task-fields'), iterations: $('config').elements.max_iters,
+  optimizer: $('config').elements.optimizer,
 };
 /** Shows the settings of the task named (null: none), from the engine's description of each. */
 const showFieldsOf = ownedFields(ui.fields, catalog().tasks, 'config');
@@ -30,29 +31,32 @@ export function enableTaskFields(task) {
   showFieldsOf(task);
 }
 
-/** Sets the Iterations field to `steps`, as a learner would type it. */
-function trainFor(steps) {
-  ui.iterations.value = String(steps);
-  ui.iterations.dispatchEvent(new Event('input', { bubbles: true }));
+/** Sets `field` to `value`, as a learner would (whose edit fires both events). */
+function set(field, value) {
+  field.value = String(value);
+  for (const type of ['input', 'change']) field.dispatchEvent(new Event(type, { bubbles: true }));
 }
 
 /**
  * Says what the settings do to the phenomenon under the preset's recipe (the engine's outlook),
- * before Train; where more steps than `iterations` form it, a button sets them.
+ * before Train; where more steps than `iterations`, or another optimiser, form it, a button sets them.
  */
 function showOutlook(outlook, iterations) {
   ui.outlook.replaceChildren();
-  for (const { says, steps } of outlook) {
+  const button = (label, onClick) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    b.addEventListener('click', onClick);
+    ui.outlook.append(b);
+  };
+  for (const { says, steps, optimizer } of outlook) {
     const line = document.createElement('p');
     line.textContent = says;
     ui.outlook.append(line);
-    if (steps && iterations < steps) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.textContent = `Train for ${count(steps)} steps`;
-      button.addEventListener('click', () => trainFor(steps));
-      ui.outlook.append(button);
-    }
+    if (steps && iterations < steps) button(`Train for ${count(steps)} steps`, () => set(ui.iterations, steps));
+    const option = optimizer && [...ui.optimizer.options].find((o) => o.value === optimizer);
+    if (option && ui.optimizer.value !== optimizer) button(`Train with ${option.textContent}`, () => set(ui.optimizer, optimizer));
   }
   ui.outlook.hidden = outlook.length === 0;
 }

@@ -61,7 +61,7 @@ test('a task shows its own settings and what to watch for; settings that cannot 
   await fill({ 'Sequence length': 1 });
   assert.match(await problemBeside('Sequence length'), /at length 1 a problem is a single letter, and no held-out letter ever appears in training/);
   // A setting that keeps the phenomenon from forming says so before Train, and where more steps
-  // form it, a button sets them.
+  // (or another optimiser) form it, a button sets them.
   await page.getByLabel('Corpus').selectOption('task:brackets');
   const outlook = page.getByRole('status', { name: 'What these settings do to the phenomenon' });
   assert.equal(await outlook.isVisible(), false, 'the preset forms its phenomenon');
@@ -73,6 +73,13 @@ test('a task shows its own settings and what to watch for; settings that cannot 
   assert.equal(await page.getByLabel('Iterations', { exact: true }).inputValue(), '6000');
   await page.waitForFunction(() => document.querySelectorAll('#task-outlook button').length === 0);
   assert.equal(await train.isDisabled(), false);
+  // Where another optimiser forms it, a button sets that one.
+  await page.getByLabel('Corpus').selectOption('task:repeat');
+  await fill({ 'Sequence length': 9 });
+  await outlook.getByText(/^At a sequence length of 9 most copies are short enough/).waitFor();
+  await outlook.getByRole('button', { name: 'Train with Muon' }).click();
+  assert.equal(await page.getByLabel('Optimizer').inputValue(), 'muon');
+  await page.waitForFunction(() => document.querySelectorAll('#task-outlook button').length === 0);
   await page.getByLabel('Preset').selectOption('reverse');
   assert.equal(await page.locator('.field-error').count(), 0);
   assert.equal(await train.isDisabled(), false);

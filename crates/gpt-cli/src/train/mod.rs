@@ -23,11 +23,14 @@ pub fn run(a: Args) -> Result<(), String> {
     let text = a.data.as_deref().map(crate::shared::read_text).transpose()?;
     let mut run = build::open_run(&a, text.as_deref())?;
     run.set_threads(a.threads.unwrap_or_else(crate::shared::all_cores));
-    let max_iters = run.train_config().max_iters;
+    let (max_iters, optimizer) = (run.train_config().max_iters, run.train_config().optimizer.clone());
     // What the settings do to the task's phenomenon, as the page says it beside the fields.
     for outlook in run.task().map_or(vec![], |task| task.config().outlook()) {
-        let steps = outlook.steps.filter(|&s| s > max_iters).map_or(String::new(), |s| format!(" (--iters {s})"));
-        eprintln!("note: {}{steps}", outlook.says);
+        let steps = outlook.steps.filter(|&s| s > max_iters).map(|s| format!("--iters {s}"));
+        let by = outlook.optimizer.filter(|&o| o != optimizer).map(|o| format!("--optimizer {o}"));
+        let flags: Vec<String> = steps.into_iter().chain(by).collect();
+        let flags = if flags.is_empty() { String::new() } else { format!(" ({})", flags.join(" ")) };
+        eprintln!("note: {}{flags}", outlook.says);
     }
     if !a.json {
         println!(

@@ -88,16 +88,23 @@ pub struct Outlook {
     pub says: String,
     /// Steps that form the phenomenon here, where the preset's are too few and more do it.
     pub steps: Option<usize>,
+    /// The optimiser that forms it here, where the preset's does not (a `TrainConfig::optimizer`).
+    pub optimizer: Option<&'static str>,
 }
 
 impl Outlook {
     pub fn new(field: &'static str, says: String) -> Outlook {
-        Outlook { field, says, steps: None }
+        Outlook { field, says, steps: None, optimizer: None }
     }
 
     /// The same, with the steps that form it.
     pub fn within(self, steps: usize) -> Outlook {
         Outlook { steps: Some(steps), ..self }
+    }
+
+    /// The same, with the optimiser that forms it.
+    pub fn trained_by(self, optimizer: &'static str) -> Outlook {
+        Outlook { optimizer: Some(optimizer), ..self }
     }
 }
 

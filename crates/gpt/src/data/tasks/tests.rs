@@ -271,6 +271,7 @@ fn a_preset_has_no_outlook_and_a_setting_that_stalls_says_so_beside_its_field() 
     assert_eq!(task("recall").with("pairs", 10).with("queries", 1).outlook().len(), 2);
     assert_eq!(task("recall").with("values", 2).outlook(), vec![], "Muon forms it at any count of values");
     assert_eq!(task("brackets").with("length", 32).outlook()[0].steps, Some(6000), "more steps form it");
+    assert_eq!(task("repeat").with("length", 9).outlook()[0].optimizer, Some("muon"), "Muon forms it");
 }
 
 #[test]
