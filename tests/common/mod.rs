@@ -314,7 +314,7 @@ fn message_parts(message: &JsValue) -> (String, Option<Float32Array>) {
 fn answer_all(run: &mut Run, replica: &mut Replica, orders: js_sys::Array) {
     for order in orders.iter() {
         let (header, data) = message_parts(&order);
-        let reply: JsValue = replica.answer(&header, data).unwrap().into();
+        let reply: JsValue = replica.answer(&header, data, false).unwrap().into();
         let (header, data) = message_parts(&reply);
         let more = run.accept(&header, data).unwrap().dyn_into().unwrap();
         answer_all(run, replica, more);
@@ -330,7 +330,7 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
     let (mut alone, mut shared) = (new_run(settings, &text()).unwrap(), new_run(settings, &text()).unwrap());
     train(&mut alone, 3);
     let config = get(&get(&shared.details().unwrap().into(), "settings"), "model");
-    let mut replica = Replica::new(Ts::new_unchecked(config)).unwrap();
+    let mut replica = Replica::new(Ts::new_unchecked(config), None).unwrap();
     let mut sent = 0;
     for kind in ["step", "step", "step", "evaluation"] {
         let mut progress: JsValue = shared.begin(typed(&format!("{kind:?}")), vec![1]).unwrap().into();
@@ -353,7 +353,7 @@ fn a_helper_computes_what_the_run_would_alone_with_muon() {
     let losses = |run: &Run| JSON::stringify(&get(&get(&run.details().unwrap().into(), "history"), "losses")).unwrap();
     assert_eq!(losses(&shared), losses(&alone));
     assert_eq!(last_loss(&train(&mut shared, 1)).to_bits(), last_loss(&train(&mut alone, 1)).to_bits());
-    assert!(message(replica.answer("{}", None).unwrap_err()).contains("an order from another worker"));
+    assert!(message(replica.answer("{}", None, false).unwrap_err()).contains("an order from another worker"));
     assert!(message(shared.begin(typed(r#""nap""#), vec![1]).unwrap_err()).contains("unknown variant `nap`"));
 }
 
