@@ -4,7 +4,7 @@
 //! counts of silence under the metadata's `sae`. So it comes back as it was, to train on bit for
 //! bit, whatever the run's model did since.
 
-use super::tensors::{le_bytes, optimizer_tensors, read_params, restore_optimizer, to_json, Tensor};
+use super::tensors::{optimizer_tensors, param_tensors, read_params, restore_optimizer, to_json, Tensor};
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::optim::Optimizer;
@@ -37,14 +37,10 @@ pub struct SavedFeatures {
 }
 
 pub(super) fn write(features: &FeaturesSnapshot, tensors: &mut Vec<Tensor>, metadata: &mut HashMap<String, String>) {
-    let named = |prefix: &str, params: &Params| -> Vec<Tensor> {
-        let pairs = params.names.iter().zip(&params.values);
-        pairs.map(|(name, value)| (format!("{prefix}{name}"), value.shape().to_vec(), le_bytes(value))).collect()
-    };
-    tensors.extend(named(SAE, features.sae));
+    tensors.extend(param_tensors(features.sae, SAE));
     tensors.extend(optimizer_tensors(features.optimizer, OPTIMIZER));
     if let Some(model) = features.model {
-        tensors.extend(named(MODEL, model));
+        tensors.extend(param_tensors(model, MODEL));
     }
     metadata.insert("sae".into(), to_json(&features.saved));
 }

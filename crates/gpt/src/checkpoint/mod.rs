@@ -10,7 +10,7 @@ mod features;
 mod tensors;
 pub use features::{FeaturesSnapshot, SavedFeatures};
 pub(crate) use tensors::{le_bytes, serialize, Tensor};
-use tensors::{optimizer_tensors, read_tensor, restore_optimizer, to_json};
+use tensors::{optimizer_tensors, param_tensors, read_tensor, restore_optimizer, to_json};
 
 use crate::config::GPTConfig;
 use crate::config::TrainConfig;
@@ -71,10 +71,7 @@ pub struct Snapshot<'a> {
 pub fn save(run: &Snapshot) -> Result<Vec<u8>> {
     let model = run.model;
     let params = model.params();
-    let mut tensors: Vec<Tensor> = Vec::new();
-    for (name, value) in params.names.iter().zip(&params.values) {
-        tensors.push((name.clone(), value.shape().to_vec(), le_bytes(value)));
-    }
+    let mut tensors = param_tensors(params, "");
     if model.config().tie_weights {
         // nanoGPT's state_dict lists the tied tensor under both names; strict loading wants both.
         let wte = params.get("transformer.wte.weight").expect("every model has wte");

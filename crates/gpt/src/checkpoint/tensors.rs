@@ -54,10 +54,19 @@ pub(super) fn read_params(file: &SafeTensors, prefix: &str, params: &mut Params)
     Ok(())
 }
 
+/// Every parameter of `params`, each under `prefix` and its name.
+pub(super) fn param_tensors(params: &Params, prefix: &str) -> Vec<Tensor> {
+    named(prefix, params.names.iter().map(String::as_str).zip(&params.values))
+}
+
 /// The optimiser's state tensors `optimizer` keeps, each under `prefix` and its own name.
 pub(super) fn optimizer_tensors(optimizer: &dyn Optimizer, prefix: &str) -> Vec<Tensor> {
-    let state = optimizer.state().into_iter();
-    state.map(|(name, value)| (format!("{prefix}{name}"), value.shape().to_vec(), le_bytes(value))).collect()
+    let state = optimizer.state();
+    named(prefix, state.iter().map(|(name, value)| (name.as_str(), *value)))
+}
+
+fn named<'a>(prefix: &str, arrays: impl Iterator<Item = (&'a str, &'a ArrayD<f32>)>) -> Vec<Tensor> {
+    arrays.map(|(name, value)| (format!("{prefix}{name}"), value.shape().to_vec(), le_bytes(value))).collect()
 }
 
 /// The state `optimizer` keeps, read from `file` under `prefix` (each tensor it needs must be there).

@@ -51,7 +51,7 @@ pub struct Steered {
 
 impl<W: Watch> Run<W> {
     fn trainee(&self) -> Result<&SaeTrainee> {
-        Ok(self.features.as_ref().ok_or_else(super::features::no_features)?.model())
+        Ok(self.features.as_ref().ok_or_else(super::no_features)?.model())
     }
 
     /// Which features fire on each token of `text`, strongest first (its last `block_size` tokens).

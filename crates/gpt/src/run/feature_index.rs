@@ -5,7 +5,7 @@
 //! these for the dashboard: its top contexts with the tokens around them, the histogram of its
 //! activations, its density, and the tokens it promotes and suppresses.
 
-use super::features::FeatureRows;
+use super::feature_measures::FeatureRows;
 use super::training::Watch;
 use super::Run;
 use crate::error::{Error, Result};
@@ -112,7 +112,7 @@ pub struct FeatureCard {
 impl<W: Watch> Run<W> {
     /// Indexes the autoencoder's features on `batches` held-out batches (those the measures read).
     pub fn index_features(&self, batches: usize) -> Result<FeatureIndex> {
-        let trainee = self.features.as_ref().ok_or_else(super::features::no_features)?.model();
+        let trainee = self.features.as_ref().ok_or_else(super::no_features)?.model();
         let (sae, model) = (trainee.sae(), trainee.model());
         let (d, m) = (sae.d_in(), sae.d_sae());
         let rows = self.feature_rows(batches)?;
@@ -163,7 +163,7 @@ impl<W: Watch> Run<W> {
 
     /// Feature `j`'s card.
     pub fn feature_card(&self, index: &FeatureIndex, j: usize) -> Result<FeatureCard> {
-        let trainee = self.features.as_ref().ok_or_else(super::features::no_features)?.model();
+        let trainee = self.features.as_ref().ok_or_else(super::no_features)?.model();
         if j >= index.firings.len() {
             return Err(Error::Data(format!("there is no feature {j}: the autoencoder has {}", index.firings.len())));
         }

@@ -5,7 +5,8 @@
 //! list and the cards read is kept until the autoencoder trains again.
 
 use super::feature_index::{FeatureCard, FeatureOrder, FeatureSummary};
-use super::features::{sae_recipe, FeatureMeasures};
+use super::feature_measures::FeatureMeasures;
+use super::features::sae_recipe;
 use super::training::Watch;
 use super::{KnockOut, Run, Steered, TokenFeatures};
 use crate::error::{Error, Result};
@@ -99,7 +100,7 @@ impl<W: Watch> Run<W> {
                 self.feature_index = std::cell::OnceCell::new();
             }
             FeatureRequest::Report { measure } => {
-                let report = self.features.as_mut().ok_or_else(super::features::no_features)?.take_report();
+                let report = self.features.as_mut().ok_or_else(super::no_features)?.take_report();
                 if measure || report.step >= report.max_iters {
                     answer.measures = Some(self.feature_measures(PAGE_BATCHES)?);
                 }
@@ -128,7 +129,7 @@ impl<W: Watch> Run<W> {
                 answer.steered = Some(self.steer(feature, strength, sample)?)
             }
         }
-        let trainer = self.features.as_ref().ok_or_else(super::features::no_features)?;
+        let trainer = self.features.as_ref().ok_or_else(super::no_features)?;
         let (sae, train) = (trainer.model().sae(), trainer.train_config());
         (answer.step, answer.steps, answer.model_step) =
             (trainer.step_count(), train.max_iters, trainer.model().model_step());

@@ -10,7 +10,8 @@
 //! - `state.rs`: where a run stands and what a page shows of it; the parts a checkpoint saves;
 //! - `generation.rs`: samples streamed token by token, and the next-token distribution;
 //! - `problems.rs`: a task's problems with the model's answers, marked right or wrong;
-//! - `features.rs`: a sparse autoencoder trained on the model, and SAELens's measures of it;
+//! - `features.rs`: a sparse autoencoder trained on the model;
+//! - `feature_measures.rs`: SAELens's measures of it on held-out batches;
 //! - `feature_index.rs`: what each feature means: where it fires, what the loss needs of it;
 //! - `feature_edits.rs`: a feature knocked out, or added to steer generation;
 //! - `feature_requests.rs`: the page's requests of the autoencoder, one entry point for them all.
@@ -18,6 +19,7 @@
 mod adjust;
 mod feature_edits;
 mod feature_index;
+mod feature_measures;
 mod feature_requests;
 mod features;
 mod generation;
@@ -29,8 +31,9 @@ mod training;
 pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
+pub use feature_measures::{FeatureMeasures, FeatureRows, DENSE};
 pub use feature_requests::{FeatureAnswer, FeatureRequest};
-pub use features::{sae_recipe, FeatureMeasures, FeatureRows, DENSE};
+pub use features::sae_recipe;
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use sharing::{HelperCopy, RunJob};
@@ -189,4 +192,9 @@ fn task_data(task: &TaskConfig, seed: u64) -> Result<(Tokenizer, Dataset)> {
     let data = TaskData::new(task, seed)?;
     let tokenizer = Tokenizer::Symbols(SymbolTokenizer::new(data.vocab().to_vec())?);
     Ok((tokenizer, Dataset::Task(data)))
+}
+
+/// The error for a request of an autoencoder the run has not begun.
+pub(crate) fn no_features() -> crate::Error {
+    crate::Error::Config("no autoencoder has been started on this run".into())
 }

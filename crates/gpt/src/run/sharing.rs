@@ -2,7 +2,8 @@
 //! autoencoder's steps, each by its own trainer; and what a helper holds to do its part
 //! ([`HelperCopy`]). Natively a run has no helpers and does all of it on its own threads.
 
-use super::features::{no_features, EveryPosition};
+use super::features::EveryPosition;
+use super::no_features;
 use super::training::{no_text, Watch};
 use super::Run;
 use crate::config::GPTConfig;
