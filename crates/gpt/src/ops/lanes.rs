@@ -32,6 +32,8 @@ pub(crate) trait Lanes: Copy {
     fn clamp(self, lo: f32, hi: f32) -> Self;
     /// These lanes, none negative, with the signs of `sign`'s.
     fn with_sign_of(self, sign: Self) -> Self;
+    /// These lanes, with 0 where `x`'s lane is below `cut` (a NaN in `x` keeps the lane).
+    fn zero_where_below(self, x: Self, cut: f32) -> Self;
     /// 2^k in each lane that holds `k + 1.5·2²³`, k an integer in [-126, 127]: k sits in the
     /// low bits, so integer adds and a shift build 2^k (see `ops::exp`).
     fn pow2_of_shifted(self) -> Self;
@@ -94,6 +96,10 @@ impl Lanes for [f32; 4] {
 
     fn with_sign_of(self, sign: Self) -> Self {
         std::array::from_fn(|i| self[i].copysign(sign[i]))
+    }
+
+    fn zero_where_below(self, x: Self, cut: f32) -> Self {
+        std::array::from_fn(|i| if x[i] < cut { 0.0 } else { self[i] })
     }
 
     fn pow2_of_shifted(self) -> Self {
@@ -174,6 +180,10 @@ mod simd {
 
         fn with_sign_of(self, sign: Self) -> Self {
             v128_or(self, v128_and(sign, f32x4_splat(-0.0)))
+        }
+
+        fn zero_where_below(self, x: Self, cut: f32) -> Self {
+            v128_andnot(self, f32x4_lt(x, f32x4_splat(cut)))
         }
 
         fn pow2_of_shifted(self) -> Self {

@@ -1,6 +1,7 @@
 //! AdamW, as PyTorch's `torch.optim.AdamW`: nanoGPT's optimiser, for every parameter.
 
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+use super::{floored, MOMENT_FLOOR, SQUARE_FLOOR};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use ndarray::ArrayD;
@@ -70,8 +71,8 @@ impl AdamW {
             let (p, m, v) = (flat(p), flat(m), flat(v));
             for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m).zip(v) {
                 *p *= decay;
-                *m += (1.0 - b1) * (g - *m);
-                *v = *v * b2 + (1.0 - b2) * g * g;
+                *m = floored(*m + (1.0 - b1) * (g - *m), MOMENT_FLOOR);
+                *v = floored(*v * b2 + (1.0 - b2) * g * g, SQUARE_FLOOR);
                 *p -= step_size * *m / (v.sqrt() / bc2_sqrt + eps);
             }
         }

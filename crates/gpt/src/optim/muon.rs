@@ -11,6 +11,7 @@
 use super::adamw::AdamW;
 use super::newton_schulz::{cost, orthogonalize, Coefficients};
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+use super::{floored, MOMENT_FLOOR};
 use crate::error::{FieldError, Result};
 use crate::fields::Field;
 use crate::params::Params;
@@ -124,7 +125,7 @@ impl Muon {
     fn next_momentum<'a>(&'a self, k: usize, g: &'a [f32]) -> impl Iterator<Item = f32> + 'a {
         let mu = self.momentum;
         let b = self.buffers[k].as_slice().expect("standard layout");
-        b.iter().zip(g).map(move |(&b, &g)| lerp(b, g, 1.0 - mu))
+        b.iter().zip(g).map(move |(&b, &g)| floored(lerp(b, g, 1.0 - mu), MOMENT_FLOOR))
     }
 }
 
