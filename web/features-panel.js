@@ -22,6 +22,8 @@ const ui = {
 const LISTED = 40;
 let card = null; // the feature whose card is open
 let saving = false; // whether the autoencoder waits for the run's next save to be kept
+let before = null; // the status line before a new autoencoder was asked for, until it starts or is refused
+const READING = 'Reading the model\u2019s activations\u2026';
 
 const ask = (request) => send({ type: 'features', request });
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -52,14 +54,21 @@ function start(event) {
     dead_tokens: 200000,
   };
   ui.error.textContent = '';
+  before ??= ui.status.textContent;
+  send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
+  ui.status.textContent = READING;
+}
+
+/** The new autoencoder started: the old one's features and measures are gone with it. */
+function started(data) {
+  before = null;
   card = null;
   ui.browse.hidden = true;
-  ui.list.replaceChildren(); // the old autoencoder's features and measures, gone with it
+  ui.list.replaceChildren();
   ui.measures.replaceChildren();
-  send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
-  ui.status.textContent = 'Reading the model\u2019s activations\u2026';
   ui.pause.textContent = 'Pause features';
   ui.pause.disabled = false;
+  progress(data);
 }
 
 function showMeasures(m) {
@@ -213,10 +222,11 @@ function showWhich({ answer }) {
   }));
 }
 
-const shown = { start: progress, train: progress, list: showList, card: showCard, knock_out: showKnockOut, steer: showSteered, which: showWhich };
+const shown = { start: started, train: progress, list: showList, card: showCard, knock_out: showKnockOut, steer: showSteered, which: showWhich };
 
 /** A new model: its hook points; an autoencoder of the old one is gone. */
 function newModel({ settings }) {
+  before = null;
   hooks(settings.model.n_layer);
   ui.train.disabled = false;
   ui.browse.hidden = true;
@@ -258,7 +268,13 @@ export function initFeatures() {
   on('features', (data) => shown[data.asked]?.(data));
   on('error:features', ({ message }) => {
     ui.error.textContent = message;
-    ui.pause.disabled = true;
+    if (before !== null) {
+      // A new autoencoder refused: the one there was stays, and so does what the line said of it.
+      if (ui.status.textContent === READING) ui.status.textContent = before;
+      before = null;
+    } else if (ui.pause.textContent === 'Pause features') {
+      ui.pause.disabled = true; // its training stopped
+    }
   });
   on('features-paused', ({ answer }) => {
     lastAnswer = answer;

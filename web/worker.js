@@ -26,6 +26,7 @@ let sampleRequest = 0; // counts sample requests: a new one (or a new model) can
 let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
 let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
 let featureLoop = Promise.resolve(); // the autoencoder's training under way, if any
+let modelStarting = false; // Train or Resume arrived, and waits for the autoencoder's training to pause
 /**
  * The autoencoder is measured every 50 steps, but at most a twentieth of its time: a measure
  * comes once the steps since the last one took 19 times as long as that one did.
@@ -208,12 +209,17 @@ const handlers = {
     post({ type: 'runs-changed' });
   },
   async train({ settings, budget }) {
-    if (!trainer.run || trainer.running) return;
+    if (!trainer.run || trainer.running || modelStarting) return;
     // The model's steps and the autoencoder's share the helpers: the autoencoder's pause first.
-    featurePaused = ++featureTraining;
-    await featureLoop;
-    if (trainer.running) return;
-    if (settings) trainer.run.updateSettings(settings, budget);
+    // Until the model's training starts, a request to train features is refused as during it.
+    modelStarting = true;
+    try {
+      featurePaused = ++featureTraining;
+      await featureLoop;
+      if (settings) trainer.run.updateSettings(settings, budget);
+    } finally {
+      modelStarting = false;
+    }
     return trainer.train();
   },
   workers({ count, most }) {
@@ -259,7 +265,7 @@ const handlers = {
   async features({ request, train }) {
     const { run } = trainer;
     if (!run) return;
-    if (trainer.running) throw new Error('Pause the model\u2019s training first: the autoencoder reads the model as it is.');
+    if (trainer.running || modelStarting) throw new Error('Pause the model\u2019s training first: the autoencoder reads the model as it is.');
     const answer = run.features(request);
     post({ type: 'features', answer, asked: request.do });
     if (train) await (featureLoop = trainFeatures(run, answer));

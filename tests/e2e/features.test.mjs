@@ -95,7 +95,7 @@ test('a training paused shows its features so far, and resumed goes on to its st
   await page.getByRole('button', { name: 'Train features' }).click();
   await page.locator('#features-status').getByText(/^Step [1-9]\d* of 400/).waitFor();
   await page.locator('#features-pause').click();
-  await page.locator('#features-status').getByText(/^Paused at step \d+ of 400: its features so far are below\.$/).waitFor();
+  await page.locator('#features-status').getByText(/^Paused at step \d+ of 400: its features so far are below\./).waitFor();
   await page.locator('#features-list tbody tr').nth(9).waitFor(); // the features so far, listed
   await page.getByRole('button', { name: 'Resume features' }).click();
   await page.locator('#features-status').getByText(/^Step 400 of 400:/).waitFor({ timeout: 120000 });
@@ -130,13 +130,27 @@ test('a ReLU autoencoder trains with its L1 penalty in place of k', async () => 
   assert.deepEqual(errors, []);
 });
 
-test('while the model trains, features are refused with the reason', async () => {
-  await page.getByLabel('Iterations', { exact: true }).fill('100000');
-  await page.locator('#resume').click();
+test('while the model trains, or is about to, features are refused with the reason', async () => {
+  // An autoencoder training when Resume is pressed, and Train features pressed at once after:
+  // the model's training waits for the autoencoder's to pause, and a new one must not start then.
+  await page.getByLabel('Steps', { exact: true }).fill('200');
   await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-status').getByText(/^Step [1-9]\d* of 200/).waitFor({ timeout: 60000 });
+  await page.getByLabel('Iterations', { exact: true }).fill('100000');
+  // Both presses in one task of the page's, so Train features lands in that moment on any machine.
+  await page.evaluate(() => {
+    document.getElementById('resume').click();
+    document.getElementById('features-train').click();
+  });
   await page.locator('#features-error').getByText(/^Pause the model’s training first/).waitFor();
+  await page.locator('#features-status').getByText(/^Paused at step \d+ of 200/).waitFor();
+  await page.locator('#status').getByText(/^Training/).waitFor();
+  // Then, once the model pauses, the autoencoder there was resumes and finishes.
   await page.locator('#pause').click();
-  await untilStatus(page, /^Paused/);
+  await page.locator('#status').getByText(/^Paused at step [\d,]+\./).waitFor();
+  await page.getByRole('button', { name: 'Resume features' }).click();
+  await page.locator('#features-status').getByText(/^Step 200 of 200:/).waitFor({ timeout: 120000 });
+  assert.deepEqual(errors, []);
 });
 
 test('a reload after the model trained on brings the autoencoder back on the model it read', async () => {
