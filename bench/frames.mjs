@@ -2,8 +2,8 @@
 // How long the page's frames take while it trains (Chromium, automatic workers), with nothing
 // open, with every view inside the model open, and with the walk through the model open: the
 // tiny preset on names for 300 steps, each setup on a fresh page in turn (the order alternating
-// by round). Reports each setup's longest frame and 99th percentile, medians of the rounds. The
-// tests only hold frames under a second (a freeze); this is where their real length is read.
+// by round). Reports each setup's longest frame and 99th percentile, medians of the rounds. No
+// test times frames (a loaded machine's frames are its own); this is where their length is read.
 // Usage: node bench/frames.mjs [rounds]   (after scripts/build.sh)
 import { openPlayground, recordFrames, untilStatus } from '../tests/e2e/session.mjs';
 import { upperMedian } from './median.mjs';

@@ -5,8 +5,9 @@ must equal by construction):
 
     python python/check_walk.py [--data ../shared/data/tinyshakespeare.txt]
 
-For a text run (a GPT-2 export), a RoPE task run (the induction preset: a Starcoder2 export) and a
-QK-norm, RMSNorm, ReLU, untied run (our modelling code), each trained briefly by `gpt train`:
+For a text run (a GPT-2 export), a RoPE task run (the induction preset: a Starcoder2 export), a
+QK-norm, RMSNorm, ReLU, untied run and a Muon run with RoPE and QK-norm (our modelling code), each
+trained briefly by `gpt train`:
 1. the run's Transformers export is hooked with PyTorch forward hooks at every stage the walk
    shows (embeddings, the stream, the norms, the head's queries, keys and values, with QK-norm and
    RoPE applied here as the playground's PyTorch model applies them, the scores, the attention
@@ -14,10 +15,13 @@ QK-norm, RMSNorm, ReLU, untied run (our modelling code), each trained briefly by
 2. the loss at the position followed, −log p(target), is back-propagated there, and its gradient at
    each of those stages and every weight's gradient norm match the walk's within 1e-4;
 3. the training step is taken in the playground's PyTorch model (python/nanogpt.py) with
-   torch.optim.AdamW holding the checkpoint's moments, clipped as training clips: each weight's
-   update norm and the loss after it match the walk's within 1e-4;
-4. every hook name the walk gives that TransformerLens's bridge has holds the same numbers in its
-   run_with_cache.
+   torch.optim.AdamW holding the checkpoint's moments (and for a Muon run torch.optim.Muon
+   holding its momentum, at the rates the walk names: each optimiser's, and each matrix's as
+   torch's own adjustment scales it), clipped as training clips: each weight's update norm and
+   the loss after it match the walk's within 1e-4;
+4. every hook name the walk gives is in TransformerLens's bridge's run_with_cache and holds the
+   same numbers there, row by row where a stage's rows are several hooks (a closed block's), and
+   the masked scores are masked there too.
 """
 
 import argparse
@@ -35,7 +39,9 @@ from transformers import AutoModelForCausalLM
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "crates", "gpt", "tests", "fixtures"))
 from nanogpt import GPT, rotary  # noqa: E402
+from make_golden import newton_schulz_f32, polar_express_f32  # noqa: E402
 
 GPT_CLI = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 FORWARD, BACKWARD = 1e-5, 1e-4
@@ -49,10 +55,20 @@ def gpt(*args):
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
+def masked(x):
+    """Where a score is masked: −∞ (ours, and TransformerLens's own), or float32's lowest (what
+    Transformers' eager attention fills in)."""
+    return x <= -3.0e38
+
+
 def close(what, ours, theirs, key, tolerance):
+    # JSON has no −∞: a masked score comes as null.
+    ours = [-math.inf if v is None else v for v in ours] if isinstance(ours, list) else ours
     ours = torch.as_tensor(ours, dtype=torch.float64).flatten()
     theirs = torch.as_tensor(theirs, dtype=torch.float64).flatten()
     assert ours.shape == theirs.shape, f"{what}: {ours.shape} values against {theirs.shape}"
+    assert torch.equal(masked(ours), masked(theirs)), f"{what}: masked at other places"
+    ours, theirs = ours[~masked(ours)], theirs[~masked(theirs)]
     gap = (ours - theirs).abs().max().item() if ours.numel() else 0.0
     worst[key] = max(worst[key], gap)
     assert gap < tolerance, f"{what}: differ by {gap}\nours   {ours[:8]}\ntheirs {theirs[:8]}"
@@ -173,29 +189,35 @@ def check_forward_and_backward(walk, model):
     streams = {"ln_final": f"blocks.{walk['n_layer'] - 1}.hook_resid_post"}
     for layer in range(walk["n_layer"]):
         streams |= {f"blocks.{layer}.ln1": f"blocks.{layer}.hook_resid_pre", f"blocks.{layer}.ln2": f"blocks.{layer}.hook_resid_mid"}
+    values["embed.hook_in"] = torch.tensor([ids])
+    values["unembed.hook_out"], grads["unembed.hook_out"] = values["logits"], grads["logits"]
     checked = 0
     for s in walk["forward"]:
-        hook, title, ours = s["hook"], s["title"], s["values"]
+        hooks, title, ours = s["hooks"], s["title"], s["values"]
+        hook = hooks[0] if hooks else None
+        assert hook or "has no hook here" in s["what"], f"{title}: a hook, or the words that say there is none"
         head_cols = lambda x, part: x[0].detach()[:, part * c + h * hs: part * c + (h + 1) * hs]  # noqa: E731
-        if hook == "idx":
+        if len(hooks) > 1:  # a closed block: each row is its own hook at the position
+            assert len(hooks) == s["rows"], f"{title}: a hook for each row"
+            theirs = torch.stack([values[x][0, p] for x in hooks])
+        elif hook == "embed.hook_in":
             theirs = torch.tensor(ids)
-        elif hook.endswith("attn.hook_q") or hook.endswith("attn.hook_k") or hook.endswith("attn.hook_v"):
-            theirs = head_cols(values[f"blocks.{l}.attn.hook_qkv"], "qkv".index(hook[-1]))
-        elif "_norm.hook_normalized" in hook:
-            theirs = derived["q_norm"][0 if ".q_norm" in hook else 1]
-        elif "hook_rot_" in hook:
-            theirs = derived["rot"][0 if hook.endswith("_q") else 1]
+        elif title.startswith(("Queries, ", "Keys, ", "Values, ")):
+            theirs = head_cols(values[f"blocks.{l}.attn.hook_qkv"], "QKV".index(title[0]))
+        elif "after QK-norm" in title:
+            theirs = derived["q_norm"]["QK".index(title[0])]
+        elif "turned by position" in title:
+            theirs = derived["rot"]["QK".index(title[0])]
+        elif title.startswith("Scores q·k"):
+            theirs = scores.masked_fill(torch.ones(t, t).triu(1).bool(), -math.inf)
         elif hook.endswith(".hook_normalized") and hook.rsplit(".", 1)[0] in streams:
             theirs = normalised(streams[hook.rsplit(".", 1)[0]])
         elif hook.endswith("hook_attn_scores"):
-            theirs = scores.tril()
+            theirs = scores.masked_fill(torch.ones(t, t).triu(1).bool(), -math.inf)
         elif hook.endswith("hook_pattern"):
             theirs = patterns[l, h]
         elif hook.endswith("attn.hook_z") and s["cols"] == hs:
             theirs = values[hook][0, p, h * hs:(h + 1) * hs]
-        elif s["rows"] == 3:  # a closed block: what attention and the MLP add, and the stream after
-            b = hook.rsplit(".", 1)[0]
-            theirs = torch.stack([values[f"{b}.{x}"][0, p] for x in ("hook_attn_out", "hook_mlp_out", "hook_resid_post")])
         elif hook == "hook_pos_embed":
             theirs = values[hook].reshape(-1, c)[p]
         else:
@@ -209,9 +231,9 @@ def check_forward_and_backward(walk, model):
     b = walk["backward"]
     close("the loss −log p(target)", [b["loss"]], [loss], "backward", BACKWARD)
     for s in b["stages"]:
-        hook, title, ours = s["hook"], s["title"], s["values"]
-        if hook.endswith(("attn.hook_q", "attn.hook_k", "attn.hook_v")):
-            part = "qkv".index(hook[-1])
+        [hook], title, ours = s["hooks"], s["title"], s["values"]
+        if title.startswith("Into the head's "):
+            part = ["queries", "keys", "values"].index(title.split()[3].rstrip(","))
             theirs = grads[f"blocks.{l}.attn.hook_qkv"][0, :, part * c + h * hs: part * c + (h + 1) * hs]
         elif hook.endswith("attn.hook_z"):
             theirs = grads[hook][0, :, h * hs:(h + 1) * hs]
@@ -227,14 +249,13 @@ def check_forward_and_backward(walk, model):
 
 
 def check_update(walk, ckpt):
-    """The step in the playground's PyTorch model with torch.optim.AdamW holding the checkpoint's moments."""
+    """The step in the playground's PyTorch model: torch.optim.AdamW holding the checkpoint's
+    moments, and for a Muon run torch.optim.Muon holding its momentum for the block matrices, each
+    at the rate the walk says it took."""
     with safe_open(ckpt, "pt") as f:
         meta = f.metadata()
         state = {k: f.get_tensor(k) for k in f.keys()}
     cfg, train = json.loads(meta["config"]), json.loads(meta["train_config"])
-    if train["optimizer"] != "adamw":
-        print(f"  the update: {train['optimizer']}'s is not checked here")
-        return
     model = GPT(cfg)
     model.load_state_dict({k: v for k, v in state.items() if not k.startswith("optimizer.")}, strict=True)
     f, b = walk["followed"], walk["backward"]
@@ -247,29 +268,71 @@ def check_update(walk, ckpt):
         return F.cross_entropy(logits[0, p:p + 1], targets[0, p:p + 1])
 
     named = dict(model.named_parameters())
-    decay = [w for n, w in named.items() if w.dim() >= 2]
-    no_decay = [w for n, w in named.items() if w.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": train["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=b["lr"], betas=(train["beta1"], train["beta2"]), eps=1e-8)
+    rates = {r["optimizer"]: r for r in b["rates"]}
+    by = {ps["name"]: ps for ps in b["params"]}
+    muon = [n for n in named if by[n]["optimizer"] == "muon"]
+    rest = [n for n in named if n not in muon]
+    assert set(rates) == {"adamw"} | ({"muon"} if muon else set()), f"the walk's optimisers: {list(rates)}"
+    assert train["optimizer"] == ("muon" if muon else "adamw"), "Muon moves the block matrices in a Muon run"
+    # AdamW's rate is the schedule's at this step; Muon's follows it in proportion.
+    lr = rates["adamw"]["lr"]
+    close("AdamW's rate", [lr], [learning_rate(train, int(meta["step"]))], "update", 1e-9)
     steps = int(meta["optimizer_step"])
-    for n, w in named.items():
-        opt.state[w] = {"step": torch.tensor(float(steps)), "exp_avg": state[f"optimizer.exp_avg.{n}"].clone(),
-                        "exp_avg_sq": state[f"optimizer.exp_avg_sq.{n}"].clone()}
+    decay = [named[n] for n in rest if named[n].dim() >= 2]
+    no_decay = [named[n] for n in rest if named[n].dim() < 2]
+    opts = [torch.optim.AdamW([{"params": decay, "weight_decay": train["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}],
+                              lr=lr, betas=(train["beta1"], train["beta2"]), eps=1e-8)]
+    for n in rest:
+        opts[0].state[named[n]] = {"step": torch.tensor(float(steps)), "exp_avg": state[f"optimizer.exp_avg.{n}"].clone(),
+                                   "exp_avg_sq": state[f"optimizer.exp_avg_sq.{n}"].clone()}
+    if muon:
+        import torch.optim._muon as muon_module
+        polar = train.get("muon_ns_coefficients") == "polar_express"
+        muon_module._zeropower_via_newtonschulz = polar_express_f32 if polar else newton_schulz_f32
+        share = lr / train["learning_rate"]
+        close("Muon's rate", [rates["muon"]["lr"]], [train["muon_lr"] * share], "update", 1e-9)
+        for n in muon:
+            theirs = muon_module._adjust_lr(rates["muon"]["lr"], "original", named[n].shape)
+            close(f"the rate of {n}", [by[n]["lr"]], [theirs], "update", 1e-9)
+        opts.append(torch.optim.Muon([named[n] for n in muon], lr=rates["muon"]["lr"], momentum=train["muon_momentum"],
+                                     weight_decay=train["weight_decay"], nesterov=True, ns_steps=train.get("muon_ns_steps", 5)))
+        for n in muon:
+            opts[1].state[named[n]] = {"momentum_buffer": state[f"optimizer.muon.{n}"].clone()}
+    for n in rest:
+        close(f"the rate of {n}", [by[n]["lr"]], [lr], "update", 1e-9)
     before = {n: w.detach().clone() for n, w in named.items()}
     loss = loss_at()
     loss.backward()
     if train["grad_clip"] > 0:
-        torch.nn.utils.clip_grad_norm_(model.parameters(), train["grad_clip"])
-    opt.step()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), train["grad_clip"]).item()
+        close("the gradient norm before clipping", [b["grad_norm"]], [norm], "update", BACKWARD)
+        close("what clipping multiplied the gradients by", [b["clip_scale"]], [min(1.0, train["grad_clip"] / (norm + 1e-6))], "update", BACKWARD)
+    for opt in opts:
+        opt.step()
     for ps in b["params"]:
         close(f"the update of {ps['name']}", [ps["update_norm"]], [(named[ps["name"]].detach() - before[ps["name"]]).norm()], "update", BACKWARD)
     with torch.no_grad():
         close("the loss after the step", [b["loss_after"]], [loss_at()], "update", BACKWARD)
-    print(f"  AdamW's update of {len(b['params'])} weights and the loss after it ({b['loss']:.4f} → {b['loss_after']:.4f}) agree")
+    told = "; ".join(f"{r['title']} at {r['lr']:.3e} for {r['weights']}" for r in b["rates"])
+    print(f"  the update ({told}) of {len(b['params'])} weights and the loss after it ({b['loss']:.4f} → {b['loss_after']:.4f}) agree")
+
+
+def learning_rate(train, step):
+    """nanoGPT's schedule: linear warmup, then cosine decay to min_lr (train.py's get_lr)."""
+    warmup, top, low = train["warmup_iters"], train["learning_rate"], train["min_lr"]
+    decay = train.get("lr_decay_iters") or train["max_iters"]
+    if not train.get("decay_lr", True):
+        return top
+    if step < warmup:
+        return top * (step + 1) / (warmup + 1)
+    if step > decay or decay <= warmup:
+        return low
+    ratio = (step - warmup) / (decay - warmup)
+    return low + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (top - low)
 
 
 def check_lens_names(walk, folder):
-    """Every hook name the walk gives that TransformerLens's bridge has: the same numbers."""
+    """Every hook name the walk gives is in TransformerLens's bridge's cache, with the same numbers."""
     sys.path.insert(0, folder)
     try:
         import gpt_playground_lens
@@ -279,25 +342,29 @@ def check_lens_names(walk, folder):
         sys.modules.pop("gpt_playground_lens", None)
     f = walk["followed"]
     _, cache = bridge.run_with_cache(torch.tensor([f["ids"]]))
-    same, p, h = [], f["position"], f["head"]
+    p, h, names = f["position"], f["head"], set()
     for s in walk["forward"]:
-        if s["hook"] not in cache or s["rows"] == 3:
-            continue
-        theirs = cache[s["hook"]][0]
-        if s["hook"].endswith("hook_pattern"):
-            theirs = theirs[h]
-        elif s["hook"].endswith("hook_z"):
-            theirs = theirs.reshape(theirs.shape[0], -1)[p]
-            theirs = theirs[h * s["cols"]:(h + 1) * s["cols"]] if s["cols"] < theirs.numel() else theirs
-        elif theirs.dim() == 2:
-            theirs = theirs[p]
-        else:
-            continue
-        close(f"TransformerLens's {s['hook']}", s["values"], theirs.detach(), "forward", FORWARD)
-        same.append(s["hook"])
-    missing = sorted({s["hook"] for s in walk["forward"]} - set(same) - {"idx", "logits"})
-    print(f"  TransformerLens's run_with_cache holds {len(set(same))} of the walk's hook names with the same numbers"
-          f" (not: {', '.join(missing)})")
+        rows = [s["values"][r * s["cols"]:(r + 1) * s["cols"]] for r in range(s["rows"])] if len(s["hooks"]) > 1 else [s["values"]]
+        for hook, ours in zip(s["hooks"], rows):
+            assert hook in cache, f"{s['title']}: TransformerLens's cache has no {hook}"
+            theirs = cache[hook][0]
+            if hook == "hook_pos_embed":  # (T, C), with or without a batch axis
+                theirs = cache[hook].reshape(-1, s["cols"])[p]
+            elif hook.endswith(("hook_pattern", "hook_attn_scores")):
+                theirs = theirs[h]
+            elif hook.endswith(("attn.hook_q", "attn.hook_k", "attn.hook_v", "hook_rot_q", "hook_rot_k")):
+                theirs = theirs[:, h]  # (T, nh, hs): the head's, every position
+            elif hook.endswith("attn.qkv.hook_out"):  # (T, 3C): the head's columns of the part
+                part, c = "QKV".index(s["title"][0]), theirs.shape[-1] // 3
+                theirs = theirs[:, part * c + h * s["cols"]: part * c + (h + 1) * s["cols"]]
+            elif hook.endswith("hook_z"):
+                theirs = theirs.reshape(theirs.shape[0], -1)[p]
+                theirs = theirs[h * s["cols"]:(h + 1) * s["cols"]] if s["cols"] < theirs.numel() else theirs
+            elif hook != "embed.hook_in":
+                theirs = theirs[p]
+            close(f"TransformerLens's {hook}", ours, theirs.detach(), "forward", FORWARD)
+            names.add(hook)
+    print(f"  TransformerLens's run_with_cache holds all {len(names)} of the walk's hook names, with the same numbers")
 
 
 def main():
@@ -311,6 +378,8 @@ def main():
         ("QK-norm, RMSNorm, ReLU, untied (our modelling code)",
          ["--data", data, "--preset", "tiny", "--qk-norm", "--norm", "rmsnorm", "--activation", "relu", "--tie-weights", "false"],
          ["--data", data], ["--position", "5", "--target", "e"]),
+        ("Muon with RoPE and QK-norm (our modelling code)",
+         ["--data", data, "--preset", "tiny", "--optimizer", "muon", "--rope", "--qk-norm"], ["--data", data], ["--position", "7"]),
     ]
     for name, train, text, asked in runs:
         print(f"{name}:", flush=True)

@@ -12,6 +12,11 @@ const CELL = 14; // the largest a matrix's cell is drawn, and a strip's height, 
 const MASKED = [215, 219, 226];
 
 const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : v.toFixed(4));
+/** A row's label: a token (its spaces and line breaks shown), or words where each row is a hook. */
+const rowLabel = (stage, label) => (stage.hooks.length > 1 ? label : tokenLabel(label));
+
+/** A stage's value as it reads: a whole number (a token id) as one. */
+const value = (stage, v) => (stage.whole ? String(v) : number(v));
 
 /** A paragraph of `text` with class `className`. */
 function text(tag, className, content) {
@@ -54,16 +59,17 @@ export class StageFigure {
   update(stage) {
     this.stage = stage;
     this.title.textContent = stage.title;
-    this.hook.textContent = stage.hook;
+    this.hook.textContent = stage.hooks.length ? stage.hooks.join(', ') : 'no TransformerLens hook';
     this.shape.textContent = stage.shape;
     this.code.textContent = stage.code;
     this.what.textContent = stage.what;
     this.notes.textContent = stage.notes.map((n) => `${n.label}: ${number(n.value)}`).join(' · ');
     this.scale = extent(stage.values);
-    const [lo, hi] = stage.values.reduce(([a, b], v) => [Math.min(a, v), Math.max(b, v)], [Infinity, -Infinity]);
+    const [lo, hi] = stage.values.filter(Number.isFinite).reduce(([a, b], v) => [Math.min(a, v), Math.max(b, v)], [Infinity, -Infinity]);
     const kind = stage.rows === 1 ? `a strip of ${stage.cols} values` : `a ${stage.rows} × ${stage.cols} matrix`;
     const focus = stage.focus_row != null ? `; row ${stage.focus_row} (${tokenLabel(stage.row_labels[stage.focus_row] ?? '')}) is the position followed` : '';
-    this.canvas.setAttribute('aria-label', `${stage.title}: ${kind} from ${number(lo)} to ${number(hi)}${focus}. Arrow keys read each value.`);
+    const masked = stage.causal ? ', later positions masked' : '';
+    this.canvas.setAttribute('aria-label', `${stage.title}: ${kind} from ${value(stage, lo)} to ${value(stage, hi)}${masked}${focus}. Arrow keys read each value.`);
     this.draw();
     if (this.cursor) this.say(...this.cursor);
   }
@@ -74,7 +80,7 @@ export class StageFigure {
     const strip = rows === 1;
     const perLine = strip ? Math.min(cols, LINE) : cols;
     const lines = strip ? Math.ceil(cols / perLine) : rows;
-    const longest = strip ? 0 : Math.max(...labels.map((l) => tokenLabel(l).length), 1);
+    const longest = strip ? 0 : Math.max(...labels.map((l) => rowLabel(this.stage, l).length), 1);
     const label = strip ? 0 : Math.min(120, 12 + 6.5 * longest);
     const width = this.canvas.getBoundingClientRect().width || 300;
     const cell = Math.max(1, Math.min(CELL, (width - label) / perLine));
@@ -110,7 +116,7 @@ export class StageFigure {
       ctx.font = `${Math.min(11, Math.max(8, high - 2))}px system-ui, sans-serif`;
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';
-      stage.row_labels.forEach((l, r) => { if (high >= 7 || r === stage.focus_row) ctx.fillText(tokenLabel(l), label - 4, r * high + high / 2); });
+      stage.row_labels.forEach((l, r) => { if (high >= 7 || r === stage.focus_row) ctx.fillText(rowLabel(stage, l), label - 4, r * high + high / 2); });
       if (stage.focus_row != null) {
         ctx.strokeStyle = '#111827';
         ctx.lineWidth = 1.5;
@@ -153,8 +159,11 @@ export class StageFigure {
     const { rows, cols, values, row_labels: labels, causal } = this.stage;
     this.cursor = [Math.min(r, rows - 1), Math.min(c, cols - 1)];
     [r, c] = this.cursor;
-    const where = rows === 1 ? `index ${c}` : `row ${r} (${tokenLabel(labels[r] ?? '')}), column ${c}`;
-    this.readout.textContent = causal && c > r ? `${where}: masked (a later position)` : `${where}: ${number(values[r * cols + c])}`;
+    const where = rows === 1 ? `index ${c}` : `row ${r} (${rowLabel(this.stage, labels[r] ?? '')}), column ${c}`;
+    // A masked score is −∞ (it crosses as null: JSON has no −∞); a masked weight is 0.
+    const v = values[r * cols + c];
+    const masked = Number.isFinite(v) ? value(this.stage, v) : '−∞';
+    this.readout.textContent = causal && c > r ? `${where}: masked, ${masked} (a later position)` : `${where}: ${value(this.stage, v)}`;
     this.draw();
   }
 }
@@ -193,16 +202,24 @@ export function drawList(list, { likeliest, picked }) {
   }));
 }
 
-/** A training step's weights: each one's gradient norm, update norm and norm. */
-export function paramRows(body, params) {
+/** A training step's weights: each one's optimiser and rate, gradient norm, update norm and norm. */
+export function paramRows(body, params, rates) {
+  const title = Object.fromEntries(rates.map((r) => [r.optimizer, r.title]));
   body.replaceChildren(...params.map((p) => {
     const tr = document.createElement('tr');
     const name = document.createElement('th');
     name.scope = 'row';
     name.textContent = `${p.name} (${p.shape.join(' × ')})`;
-    tr.append(name, ...[p.grad_norm, p.update_norm, p.weight_norm].map((v) => text('td', '', number(v))));
+    const moved = [text('td', '', title[p.optimizer] ?? p.optimizer), text('td', '', p.lr.toExponential(2))];
+    tr.append(name, ...moved, ...[p.grad_norm, p.update_norm, p.weight_norm].map((v) => text('td', '', number(v))));
     return tr;
   }));
+}
+
+/** Each optimiser's part of a step, in words: "AdamW at rate 3.00e-4 for 6 weights; …". */
+export function ratesText(rates) {
+  return rates.map((r) => `${r.title} at rate ${r.lr.toExponential(2)} for ${r.weights} weight${r.weights === 1 ? '' : 's'}`
+    + (r.shape_scaled ? ' (each matrix times √max(1, rows / columns))' : '')).join('; ');
 }
 
 export { number };

@@ -4,7 +4,7 @@
 // evaluation while training.
 import { on, send } from './engine.js';
 import { samplingSettings } from './sample-panel.js';
-import { StageFigure, drawList, number, paramRows, tokenButtons } from './walk-figures.js';
+import { StageFigure, drawList, number, paramRows, ratesText, tokenButtons } from './walk-figures.js';
 import { tokenLabel } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -16,6 +16,7 @@ const ui = {
 };
 /** Each section's stage figures, by their place, kept between refreshes. */
 const figures = { forward: [], backward: [] };
+let followed = null; // what the last walk followed
 
 /** What the walk follows, as the controls say it; a control left empty takes the run's default. */
 function request() {
@@ -29,6 +30,20 @@ function request() {
     target: ui.target.value,
     ...samplingSettings(),
   };
+}
+
+/**
+ * A layer or a head chosen with the other left to the run's scores: the other is set to the one
+ * the walk follows now, so the choice takes effect and the controls say what is shown.
+ */
+function choose(event) {
+  const other = event.target === ui.layer ? ui.head : ui.layer;
+  if (event.target.value !== '' && other.value === '' && followed) {
+    other.value = String(other === ui.layer ? followed.layer : followed.head);
+  } else if (event.target.value === '') {
+    other.value = '';
+  }
+  ask();
 }
 
 /** Tells the worker what to follow (nothing while the section is closed). */
@@ -61,6 +76,7 @@ function showStages(list, host, stages) {
 function show({ walk }) {
   ui.error.textContent = '';
   const { followed: f, forward, draw, backward: b } = walk;
+  followed = f;
   numbered(ui.layer, walk.n_layer);
   numbered(ui.head, walk.n_head);
   ui.position.max = String(f.ids.length - 1);
@@ -75,12 +91,14 @@ function show({ walk }) {
   ui.drawTitle.textContent = `The draw at temperature ${Number(draw.temperature.toPrecision(4))}${draw.top_k ? `, top-k ${draw.top_k}` : ''} (the sample panel's): `
     + `${tokenLabel(draw.picked.token)} drawn with probability ${(draw.picked.prob * 100).toFixed(1)}%`;
   drawList(ui.draw, draw);
-  ui.step.textContent = `Teaching ${tokenLabel(b.target.token)} at position ${f.position}: loss −log p = ${number(b.loss)} (p = ${number(b.target.prob)}). `
-    + `${b.optimizer === 'muon' ? 'Muon (AdamW for embeddings, norms and biases)' : 'AdamW'} at rate ${b.lr.toExponential(2)}, `
-    + `gradient norm ${number(b.grad_norm)}${b.grad_clip > 0 && b.grad_norm > b.grad_clip ? `, clipped to ${b.grad_clip}` : ''}: `
-    + `the loss there goes from ${number(b.loss)} to ${number(b.loss_after)} after the step (on a copy: the run does not move).`;
+  const clipped = b.clip_scale < 1
+    ? ` The gradients below are the loss's own: the step clipped them all to norm ${b.grad_clip} (× ${number(b.clip_scale)}), and each stage gives its norm both ways.`
+    : '';
+  ui.step.textContent = `Teaching ${tokenLabel(b.target.token)} at position ${f.position}: loss −log p = ${number(b.loss)} (p = ${number(b.target.prob)} at temperature 1). `
+    + `${ratesText(b.rates)}; gradient norm ${number(b.grad_norm)}: `
+    + `the loss there goes from ${number(b.loss)} to ${number(b.loss_after)} after the step (on a copy: the run does not move).${clipped}`;
   showStages(figures.backward, ui.backward, b.stages);
-  paramRows(ui.params, b.params);
+  paramRows(ui.params, b.params, b.rates);
 }
 
 /** Forgets a model that is gone. */
@@ -88,6 +106,7 @@ export function clearWalk() {
   ui.status.textContent = 'Train or load a model to walk through it.';
   for (const host of [ui.forward, ui.backward, ui.tokens, ui.draw, ui.params]) host.replaceChildren();
   figures.forward.length = figures.backward.length = 0;
+  followed = null;
   ui.step.textContent = '';
   ui.drawTitle.textContent = '';
 }
@@ -95,7 +114,7 @@ export function clearWalk() {
 export function initWalk() {
   ui.details.addEventListener('toggle', ask);
   for (const el of [ui.text, ui.position, ui.target]) el.addEventListener('input', askSoon);
-  for (const el of [ui.layer, ui.head]) el.addEventListener('change', ask);
+  for (const el of [ui.layer, ui.head]) el.addEventListener('change', choose);
   ui.sampleForm.addEventListener('input', () => ui.details.open && askSoon());
   on('walk', show);
   on('error:walk', ({ message }) => { ui.error.textContent = message; });

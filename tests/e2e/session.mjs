@@ -19,7 +19,8 @@ export async function axeViolations(page) {
 
 /**
  * Starts timing `page`'s frames; the function it returns stops and gives every gap between two
- * frames, in ms. bench/frames.mjs reports them; a test only holds them under `FREEZE_MS`.
+ * frames, in ms. bench/frames.mjs reports them; no test times them (a loaded machine's frames are
+ * its own).
  */
 export async function recordFrames(page) {
   await page.evaluate(() => {
@@ -36,12 +37,6 @@ export async function recordFrames(page) {
   return () => page.evaluate(() => { window.stopFrames = true; return window.frameGaps; });
 }
 
-/**
- * The longest frame a test accepts: only a page that blocks on its own work (training on the
- * page's thread, a view computed all at once) takes this long, however loaded the machine. How
- * long frames really take is a benchmark's question (bench/frames.mjs), not a timed test's.
- */
-export const FREEZE_MS = 1000;
 
 /** The step the stats line shows (0 before the first). */
 export const stepShown = async (page) => Number((await page.locator('#stats').textContent()).match(/step ([\d,]+)/)?.[1].replace(/,/g, '') ?? 0);

@@ -14,8 +14,8 @@ pub struct Args {
     checkpoint: PathBuf,
     /// The text to follow, or a task's problem as typed (`bdca`, `12+34`) [default: the start of the
     /// held-out text, or a held-out problem].
-    #[arg(long, default_value = "")]
-    prompt: String,
+    #[arg(long)]
+    prompt: Option<String>,
     /// The position to follow, counting from 0 [default: the prompt's last].
     #[arg(long)]
     position: Option<usize>,
@@ -26,8 +26,8 @@ pub struct Args {
     #[arg(long, requires = "layer")]
     head: Option<usize>,
     /// The token the training step teaches at the position [default: the one that follows].
-    #[arg(long, default_value = "")]
-    target: String,
+    #[arg(long)]
+    target: Option<String>,
     /// The draw's temperature (0: the likeliest), top-k (0: all) and seed [default: the checkpoint's
     /// last generation's, else 0.8, 0 and 1337].
     #[arg(long)]
@@ -52,11 +52,11 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let sample = run.last_sample().cloned().unwrap_or_default();
     let request = WalkRequest {
-        text: a.prompt,
+        text: a.prompt.unwrap_or_default(),
         position: a.position,
         layer: from_one(a.layer, "--layer")?,
         head: from_one(a.head, "--head")?,
-        target: a.target,
+        target: a.target.unwrap_or_default(),
         temperature: a.temperature.unwrap_or(sample.temperature),
         top_k: a.top_k.unwrap_or(sample.top_k),
         seed: a.seed.unwrap_or(sample.seed),
@@ -86,31 +86,66 @@ fn print_walk(w: &Walk) {
     let d = &w.draw;
     let likeliest: Vec<String> = d.likeliest.iter().map(|t| format!("{:?} {:.3}", t.token, t.prob)).collect();
     println!("\nDraw at temperature {} and top-k {}: {}", d.temperature, d.top_k, likeliest.join(", "));
-    println!("  picked {:?} (p {:.3})", d.picked.token, d.picked.prob);
+    println!("  picked {:?} (p {:.3} at these settings)", d.picked.token, d.picked.prob);
     let b = &w.backward;
-    println!("\nOne training step on {:?}: loss −log p = {:.4}", b.target.token, b.loss);
-    b.stages.iter().for_each(print_stage);
     println!(
-        "\n{} step at rate {:.3e}, gradient norm {:.4} (clipped to {}): loss {:.4} → {:.4}",
-        b.optimizer, b.lr, b.grad_norm, b.grad_clip, b.loss, b.loss_after
+        "\nOne training step on {:?}: loss −log p = {:.4}, p = {:.4} at temperature 1",
+        b.target.token, b.loss, b.target.prob
     );
-    println!("{:<40} {:>12} {:>12} {:>12}", "weight", "‖grad‖", "‖update‖", "‖weight‖");
+    if b.clip_scale < 1.0 {
+        println!(
+            "The gradients below are the loss's own; the step clipped them all from norm {:.4} to {} (× {:.4}).",
+            b.grad_norm, b.grad_clip, b.clip_scale
+        );
+    }
+    b.stages.iter().for_each(print_stage);
+    let rates: Vec<String> = b
+        .rates
+        .iter()
+        .map(|r| {
+            let scaled = if r.shape_scaled { ", each times √max(1, rows / columns)" } else { "" };
+            format!(
+                "{} at rate {:.3e} for {} weight{}{scaled}",
+                r.title,
+                r.lr,
+                r.weights,
+                if r.weights == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    let clipped = if b.grad_clip > 0.0 { format!(" (clipped to {})", b.grad_clip) } else { String::new() };
+    println!("\nThe update: {}", rates.join("; "));
+    println!("gradient norm {:.4}{clipped}: loss {:.4} → {:.4}", b.grad_norm, b.loss, b.loss_after);
+    println!(
+        "{:<40} {:>9} {:>10} {:>12} {:>12} {:>12}",
+        "weight", "optimiser", "rate", "‖grad‖", "‖update‖", "‖weight‖"
+    );
     for p in &b.params {
-        println!("{:<40} {:>12.4e} {:>12.4e} {:>12.4}", p.name, p.grad_norm, p.update_norm, p.weight_norm);
+        println!(
+            "{:<40} {:>9} {:>10.3e} {:>12.4e} {:>12.4e} {:>12.4}",
+            p.name, p.optimizer, p.lr, p.grad_norm, p.update_norm, p.weight_norm
+        );
     }
 }
 
 fn print_stage(s: &Stage) {
-    println!("- {} [{}] {}", s.title, s.hook, s.shape);
+    let hooks = if s.hooks.is_empty() { "no TransformerLens hook".to_string() } else { s.hooks.join(", ") };
+    println!("- {} [{hooks}] {}", s.title, s.shape);
     println!("    {}", s.code);
     let shown = |values: &[f32]| {
-        let head: Vec<String> = values.iter().take(SHOWN).map(|v| format!("{v:.4}")).collect();
+        let number = |v: &f32| if s.whole { format!("{v:.0}") } else { format!("{v:.4}") };
+        let head: Vec<String> = values.iter().take(SHOWN).map(number).collect();
         format!("{}{}", head.join(" "), if values.len() > SHOWN { " …" } else { "" })
     };
+    let row = |r: usize| &s.values[r * s.cols..(r + 1) * s.cols];
     match (s.rows, s.focus_row) {
         (1, _) => println!("    {}", shown(&s.values)),
-        (_, Some(r)) => {
-            println!("    row {r} of {}×{}: {}", s.rows, s.cols, shown(&s.values[r * s.cols..(r + 1) * s.cols]))
+        (_, Some(r)) => println!("    row {r} of {}×{}: {}", s.rows, s.cols, shown(row(r))),
+        // Rows that are different values: each with its label and hook.
+        (rows, None) if s.hooks.len() == rows => {
+            for (r, (label, hook)) in s.row_labels.iter().zip(&s.hooks).enumerate() {
+                println!("    {label} [{hook}]: {}", shown(row(r)));
+            }
         }
         _ => println!("    {}×{}: {}", s.rows, s.cols, shown(&s.values)),
     }

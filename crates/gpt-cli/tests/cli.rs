@@ -18,12 +18,17 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A text of names written to `text`, and where `checkpoint` goes, both in the scratch folder.
+fn names_and_checkpoint(text: &str, checkpoint: &str) -> (String, String) {
+    let data = scratch(text);
+    std::fs::write(&data, "anna\nbob\ncarla\ndavid\nemma\nfrank\n".repeat(40)).unwrap();
+    (data.to_str().unwrap().into(), scratch(checkpoint).to_str().unwrap().into())
+}
+
 #[test]
 fn train_resume_sample_and_eval() {
-    let data = scratch("names.txt");
-    std::fs::write(&data, "anna\nbob\ncarla\ndavid\nemma\nfrank\n".repeat(40)).unwrap();
-    let (data, ckpt) = (data.to_str().unwrap(), scratch("model.safetensors"));
-    let ckpt = ckpt.to_str().unwrap();
+    let (data, ckpt) = names_and_checkpoint("names.txt", "model.safetensors");
+    let (data, ckpt) = (data.as_str(), ckpt.as_str());
     let tiny = [
         "--preset",
         "tiny",
@@ -161,4 +166,44 @@ fn a_task_trains_resumes_answers_problems_and_evaluates() {
     std::fs::write(&text, "some text ".repeat(100)).unwrap();
     let stray = gpt(&["train", "--data", text.to_str().unwrap(), "--digits", "3"]);
     assert!(String::from_utf8_lossy(&stray.stderr).contains("--digits is a task's setting"));
+}
+
+#[test]
+fn walk_prints_each_stage_as_what_its_rows_hold() {
+    let (data, ckpt) = names_and_checkpoint("walk-names.txt", "walk.safetensors");
+    let (data, ckpt) = (data.as_str(), ckpt.as_str());
+    let train = ["train", "--data", data, "--preset", "tiny", "--iters", "6", "--eval-iters", "1", "--out", ckpt];
+    stdout(&gpt(&[&train[..], &["--optimizer", "muon", "--rope", "--qk-norm", "--json"]].concat()));
+    let walk = stdout(&gpt(&[
+        "walk",
+        "--checkpoint",
+        ckpt,
+        "--data",
+        data,
+        "--prompt",
+        "anna\nbob",
+        "--position",
+        "2",
+        "--layer",
+        "1",
+        "--head",
+        "1",
+    ]));
+    let after =
+        |heading: &str| walk.lines().skip_while(|l| !l.contains(heading)).nth(2).unwrap_or_default().to_string();
+    // Token ids as whole numbers, and the ids and the logits by TransformerLens's hooks for them.
+    assert!(walk.contains("- Tokens to ids [embed.hook_in]"), "{walk}");
+    assert_eq!(after("Tokens to ids").trim(), "1 11 11 1 0 2 12 2", "{walk}");
+    assert!(walk.contains("- Logits at position 2 (\"n\") [unembed.hook_out]"), "{walk}");
+    // The closed block's rows, each named by its hook.
+    assert!(walk.contains("    attention adds [blocks.1.hook_attn_out]: "), "{walk}");
+    assert!(walk.contains("    stream after [blocks.1.hook_resid_post]: "), "{walk}");
+    // The scores past the position followed are masked, as −∞.
+    assert!(after("Scores q·k").contains(" -inf -inf"), "{walk}");
+    // The loss's probability is at temperature 1; Muon's rate is its own, not AdamW's.
+    assert!(walk.contains(" at temperature 1\n"), "{walk}");
+    assert!(walk.contains("The update: AdamW at rate ") && walk.contains("; Muon at rate "), "{walk}");
+    let help = stdout(&gpt(&["walk", "--help"]));
+    assert!(!help.contains("[default: \"\"]"), "{help}");
+    assert!(help.lines().all(|l| l.matches("[default:").count() <= 1), "{help}");
 }

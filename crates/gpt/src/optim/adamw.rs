@@ -1,6 +1,6 @@
 //! AdamW, as PyTorch's `torch.optim.AdamW`: nanoGPT's optimiser, for every parameter.
 
-use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
 use super::{floored, MOMENT_FLOOR, SQUARE_FLOOR};
 use crate::error::{Error, Result};
 use crate::params::Params;
@@ -133,6 +133,10 @@ impl Optimizer for AdamW {
 
     fn retune(&mut self, hyper: &Hyper) {
         (self.beta1, self.beta2, self.weight_decay) = (hyper.beta1, hyper.beta2, hyper.weight_decay);
+    }
+
+    fn param_rates(&self, rates: Rates) -> Vec<ParamRate> {
+        vec![ParamRate { optimizer: KIND.name, base: rates.lr, lr: rates.lr }; self.m.len()]
     }
 
     fn boxed_clone(&self) -> Box<dyn Optimizer> {

@@ -14,7 +14,7 @@ mod optimizer;
 pub use adamw::{AdamW, EPS as ADAM_EPS};
 pub use muon::Muon;
 pub use newton_schulz::{orthogonalize, Coefficients};
-pub use optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+pub use optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
 
 use crate::fields::Reader;
 
@@ -66,11 +66,17 @@ pub fn global_norm(grads: &[f32]) -> f32 {
     crate::ops::fold8(grads, 0.0, |s, x| s + square(x), |a, b| a + b).sqrt() as f32
 }
 
+/// What clipping gradients of global norm `norm` to `max_norm` multiplies them by, as PyTorch's
+/// `clip_grad_norm_` (1 when they are within it).
+pub fn clip_coefficient(norm: f32, max_norm: f32) -> f32 {
+    (max_norm / (norm + 1e-6)).min(1.0)
+}
+
 /// Scales all gradients down so their global norm is at most `max_norm`, as PyTorch's
 /// `clip_grad_norm_`; returns the norm before clipping.
 pub fn clip_grad_norm(grads: &mut [f32], max_norm: f32) -> f32 {
     let norm = global_norm(grads);
-    let coef = max_norm / (norm + 1e-6);
+    let coef = clip_coefficient(norm, max_norm);
     if coef < 1.0 {
         grads.iter_mut().for_each(|g| *g *= coef);
     }

@@ -10,7 +10,7 @@
 
 use super::adamw::AdamW;
 use super::newton_schulz::{cost, orthogonalize, Coefficients};
-use super::optimizer::{Hyper, Optimizer, OptimizerKind, Piece, Rates, Saved};
+use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
 use super::{floored, MOMENT_FLOOR};
 use crate::error::{FieldError, Result};
 use crate::fields::Field;
@@ -121,6 +121,15 @@ impl Muon {
         &grads[at..at + self.buffers[k].len()]
     }
 
+    /// Muon's rate at `rates` along the schedule, and matrix `k`'s: times √max(1, rows / columns),
+    /// as PyTorch's "original" adjustment (a wide matrix's update has larger entries than a tall
+    /// one's).
+    fn rates_of(&self, rates: Rates, k: usize) -> (f32, f32) {
+        let base = self.lr * rates.scale;
+        let shape = self.buffers[k].shape();
+        (base, base * (1f32).max(shape[0] as f32 / shape[1] as f32).sqrt())
+    }
+
     /// Matrix `k`'s momentum after taking in its gradient `g`.
     fn next_momentum<'a>(&'a self, k: usize, g: &'a [f32]) -> impl Iterator<Item = f32> + 'a {
         let mu = self.momentum;
@@ -148,18 +157,16 @@ impl Optimizer for Muon {
     }
 
     /// AdamW for the rest; then every matrix shrinks by `lr × weight_decay` of itself and moves by
-    /// its orthogonalised update at `lr` times √max(1, rows / columns), as PyTorch's "original"
-    /// adjustment (a wide matrix's update has larger entries than a tall one's), `lr` being
-    /// `muon_lr` along the schedule; and the momentum is kept.
+    /// its orthogonalised update at its own rate ([`Muon::rates_of`]), `lr` being `muon_lr` along
+    /// the schedule; and the momentum is kept.
     fn finish(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], rates: Rates, pieces: Vec<Piece>) {
         self.adamw.step_except(params, grads, rates.lr, &self.params);
-        let lr = self.lr * rates.scale;
-        let decay = 1.0 - lr * self.weight_decay;
         for (k, piece) in pieces.into_iter().enumerate() {
             assert!(piece.done, "every piece is orthogonalised before the step is applied");
             let next: Vec<f32> = self.next_momentum(k, self.grad(grads, k)).collect();
             self.buffers[k].as_slice_mut().expect("standard layout").copy_from_slice(&next);
-            let scale = lr * (1f32).max(piece.rows as f32 / piece.cols as f32).sqrt();
+            let (lr, scale) = self.rates_of(rates, k);
+            let decay = 1.0 - lr * self.weight_decay;
             let p = params[self.params[k]].as_slice_mut().expect("standard layout");
             p.iter_mut().zip(&piece.values).for_each(|(p, &o)| {
                 *p *= decay;
@@ -198,6 +205,15 @@ impl Optimizer for Muon {
         self.adamw.retune(hyper);
         self.lr = hyper.own.number("muon_lr") as f32;
         (self.momentum, self.weight_decay) = (hyper.own.number("muon_momentum") as f32, hyper.weight_decay);
+    }
+
+    fn param_rates(&self, rates: Rates) -> Vec<ParamRate> {
+        let mut all = self.adamw.param_rates(rates);
+        for k in 0..self.params.len() {
+            let (base, lr) = self.rates_of(rates, k);
+            all[self.params[k]] = ParamRate { optimizer: KIND.name, base, lr };
+        }
+        all
     }
 
     fn boxed_clone(&self) -> Box<dyn Optimizer> {

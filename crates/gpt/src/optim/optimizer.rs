@@ -41,6 +41,17 @@ pub struct Rates {
     pub scale: f32,
 }
 
+/// The rate one parameter moves at in a step, and the optimiser that moves it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamRate {
+    /// The optimiser, as the settings name it (`adamw`, `muon`).
+    pub optimizer: &'static str,
+    /// That optimiser's rate at this step, along the schedule.
+    pub base: f32,
+    /// The parameter's own: `base`, times a matrix's shape scale where the optimiser has one.
+    pub lr: f32,
+}
+
 /// Saved state by name: `saved(name, shape)` gives a tensor, `None` when the file lacks it, or an
 /// error when it does not fit `shape`.
 pub type Saved<'a> = &'a dyn Fn(&str, &[usize]) -> Result<Option<ArrayD<f32>>>;
@@ -66,6 +77,8 @@ pub trait Optimizer: Send {
     fn set_steps(&mut self, steps: u64);
     /// Takes new settings between steps.
     fn retune(&mut self, hyper: &Hyper);
+    /// Each parameter's rate in a step at `rates`, in the parameters' order.
+    fn param_rates(&self, rates: Rates) -> Vec<ParamRate>;
     /// A copy of the whole state.
     fn boxed_clone(&self) -> Box<dyn Optimizer>;
 }

@@ -8,7 +8,7 @@ use super::timing::Timing;
 use super::trainable::Trainable;
 use crate::config::TrainConfig;
 use crate::error::Result;
-use crate::optim::{complete, Optimizer};
+use crate::optim::{complete, Optimizer, ParamRate};
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::work::job::Job;
@@ -153,9 +153,9 @@ impl<M: Trainable> Trainer<M> {
             super::update::Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() };
         let mut update = rules.begin(root, &params, optimizer.as_ref(), &pool)?;
         complete(optimizer.kind(), self.train.hyper().own, update.pieces.iter_mut().collect(), 1);
-        let (lr, grad_norm) = (update.lr, update.grad_norm);
+        let (rates, grad_norm) = (optimizer.param_rates(rules.rates(update.lr)), update.grad_norm);
         rules.finish(update, &mut params, optimizer.as_mut(), &pool)?;
-        Ok(StepOnCopy { params, lr, grad_norm })
+        Ok(StepOnCopy { params, rates, grad_norm })
     }
 
     /// Takes `train` (checked by the caller) and `dropout` for the next steps. The optimiser
@@ -173,8 +173,9 @@ impl<M: Trainable> Trainer<M> {
 pub struct StepOnCopy {
     /// The parameters after the step.
     pub params: Params,
-    /// The step's learning rate, and the gradients' norm before clipping.
-    pub lr: f32,
+    /// Each parameter's rate in the step and the optimiser that moved it, and the gradients'
+    /// norm before clipping.
+    pub rates: Vec<ParamRate>,
     pub grad_norm: f32,
 }
 

@@ -59,12 +59,17 @@ impl Rules<'_> {
             pool.recycle(grads);
             return Err(Error::Data(format!("piece {k} of the step's update was never computed")));
         }
-        let rates = Rates { lr, scale: lr / self.train.learning_rate };
+        let rates = self.rates(lr);
         let n = params.count();
         optimizer.finish(&mut params.values, &grads[..n], rates, pieces);
         let tallies = grads[n..].to_vec();
         pool.recycle(grads);
         Ok(Applied { loss, lr, grad_norm, tallies })
+    }
+
+    /// A step's rates at AdamW's rate `lr`: its share of the peak scales the other optimisers'.
+    pub fn rates(&self, lr: f32) -> Rates {
+        Rates { lr, scale: lr / self.train.learning_rate }
     }
 
     /// Checks a step's loss and summed gradients (not its tallies), and clips them; returns their norm before clipping.

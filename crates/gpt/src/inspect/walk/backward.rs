@@ -4,12 +4,15 @@
 //! optimiser's update, applied as training applies it to copies of the weights and the
 //! optimiser, with the loss before and after. The run itself does not move.
 
+use super::block::{activation_line, qkv_hook, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
+use super::forward::LOGITS;
 use super::sequence::Followed;
 use super::stage::columns;
 use super::stage::{stage, Stage};
 use crate::error::Result;
 use crate::model::{Hooked, GPT};
 use crate::ops::IGNORE;
+use crate::optim::{clip_coefficient, optimizer_named, ParamRate};
 use crate::sample::NextToken;
 use crate::Run;
 use serde::Serialize;
@@ -18,33 +21,75 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Backward {
-    /// The token taught at the position, and the loss there, −log p(target).
+    /// The token taught at the position (its probability at temperature 1, where the loss is
+    /// counted), and the loss there, −log p(target).
     pub target: NextToken,
     pub loss: f32,
-    /// The loss's gradient at each stage, from the logits back to the embeddings.
+    /// The loss's gradient at each stage, from the logits back to the embeddings, as the backward
+    /// pass computes it: before clipping.
     pub stages: Vec<Stage>,
     /// Each weight's gradient and the update the optimiser makes to it.
     pub params: Vec<ParamStep>,
-    /// The optimiser (`adamw`, `muon`), its rate this step, the gradients' norm before clipping
-    /// and the norm they are clipped to (0: no clipping).
+    /// The optimiser chosen (`adamw`, `muon`), and each optimiser's part of the step: Muon's runs
+    /// alongside AdamW's, which trains the embeddings, norms and biases.
     pub optimizer: String,
-    pub lr: f32,
+    pub rates: Vec<OptimizerRate>,
+    /// The gradients' norm before clipping, the norm they are clipped to (0: no clipping), and
+    /// what clipping multiplied them by (1: they were within it).
     pub grad_norm: f32,
     pub grad_clip: f32,
+    pub clip_scale: f32,
     /// The loss at the position with the updated weights.
     pub loss_after: f32,
 }
 
-/// One weight matrix (or vector) in a training step: the norms of its gradient, of the
-/// optimiser's update to it, and of the weight itself.
+/// One optimiser's part of a training step: its rate there, along the schedule, and how many
+/// weights it moved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct OptimizerRate {
+    pub optimizer: String,
+    pub title: String,
+    pub lr: f32,
+    pub weights: usize,
+    /// Whether each of its weights moves at `lr` times a scale of its shape (Muon's
+    /// √max(1, rows / columns)).
+    pub shape_scaled: bool,
+}
+
+/// One weight matrix (or vector) in a training step: the optimiser that moved it and its rate,
+/// and the norms of its gradient (before clipping), of the update, and of the weight itself.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct ParamStep {
     pub name: String,
     pub shape: Vec<usize>,
+    pub optimizer: String,
+    pub lr: f32,
     pub grad_norm: f32,
     pub update_norm: f32,
     pub weight_norm: f32,
+}
+
+/// Each optimiser's part of a step, in the order the weights first name them.
+fn group_rates(rates: &[ParamRate]) -> Vec<OptimizerRate> {
+    let mut groups: Vec<OptimizerRate> = vec![];
+    for r in rates {
+        match groups.iter_mut().find(|g| g.optimizer == r.optimizer) {
+            Some(g) => {
+                g.weights += 1;
+                g.shape_scaled |= r.lr != r.base;
+            }
+            None => groups.push(OptimizerRate {
+                optimizer: r.optimizer.into(),
+                title: optimizer_named(r.optimizer).map_or(r.optimizer, |k| k.title).into(),
+                lr: r.base,
+                weights: 1,
+                shape_scaled: r.lr != r.base,
+            }),
+        }
+    }
+    groups
 }
 
 fn norm(xs: impl Iterator<Item = f32>) -> f32 {
@@ -70,31 +115,68 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
     let (t, c, p, l, h) = (f.ids.len(), cfg.n_embd, f.position, f.layer, f.head);
     let hs = c / cfg.n_head;
     let loss = hooked.loss.unwrap_or(f32::NAN);
+    let stepped = run.trainer.step_on_copy(hooked.param_grads.clone(), loss)?;
+    let grad_clip = run.train_config().grad_clip;
+    let clip_scale = if grad_clip > 0.0 { clip_coefficient(stepped.grad_norm, grad_clip) } else { 1.0 };
     let at = format!("at position {p} ({:?})", f.tokens[p]);
     let btc = |width: usize, dim: &str| format!("(B, T, {dim}) = (1, {t}, {width})");
+    // Each gradient as the backward pass computes it; where the step clipped, its norm both ways.
+    let clipped = |s: Stage| {
+        let shown = norm(s.values.iter().copied());
+        let s = s.noting("norm", shown);
+        if clip_scale < 1.0 {
+            s.noting("norm once clipped, as the step used it", shown * clip_scale)
+        } else {
+            s
+        }
+    };
     let grad_strip = |hook: &str, title: String, code: &str, what: &str| {
         let width = grad_row(hooked, hook, p).len();
-        stage(hook, title, btc(width, if width == c { "C" } else { "4C" }), code, what.into())
-            .strip(grad_row(hooked, hook, p))
+        clipped(
+            stage(hook, title, btc(width, if width == c { "C" } else { "4C" }), code, what.into())
+                .strip(grad_row(hooked, hook, p)),
+        )
     };
-    let mut stages = vec![stage(
-        "logits",
-        format!("dL/dlogits {at}: p − onehot"),
-        btc(cfg.vocab_size, "V"),
-        "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1); loss.backward()",
-        format!(
-            "The loss is −log p({:?}) = {loss:.4}. Its gradient at the logits is each token's probability, less 1 at \
-             the target: the step pushes the target's score up and every other down, each by its probability.",
-            f.target.token
-        ),
-    )
-    .strip(grad_row(hooked, "logits", p))];
+    let mut stages = vec![clipped(
+        stage(
+            LOGITS,
+            format!("dL/dlogits {at}: p − onehot"),
+            btc(cfg.vocab_size, "V"),
+            "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1); loss.backward()",
+            format!(
+                "The loss is −log p({:?}) = {loss:.4}, p = {:.4} at temperature 1 (the draw's temperature does not \
+                 enter it). Its gradient at the logits is each token's probability, less 1 at the target: the step \
+                 pushes the target's score up and every other down, each by its probability.",
+                f.target.token, f.target.prob
+            ),
+        )
+        .strip(grad_row(hooked, "logits", p)),
+    )];
     stages.push(grad_strip(
         "ln_final.hook_out",
         format!("Back through the output layer {at}"),
         "logits = self.lm_head(x)",
         "The gradient at the final norm's output: the output layer's weights carry it back to the channels.",
     ));
+    let (activation_code, _) = activation_line(cfg.activation);
+    // Back through the scores, and before them whatever changed the queries and keys.
+    let mut query_key_code =
+        "y = att @ v; att = F.softmax(att, dim=-1); att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))"
+            .to_string();
+    let mut through = vec!["the weighted sum", "the softmax", "the scores"];
+    if cfg.rope {
+        query_key_code += &format!("; {ROPE_LINE}");
+        through.push("RoPE's rotation (turned back by the same angle)");
+    }
+    if cfg.qk_norm {
+        query_key_code += &format!("; {QK_NORM_LINE}");
+        through.push("QK-norm");
+    }
+    if cfg.rope || cfg.qk_norm {
+        query_key_code += &format!(" # {OUR_MODEL}");
+    }
+    let last = through.pop().unwrap_or_default();
+    let query_key_through = format!("{} and {last}", through.join(", "));
     for layer in (0..cfg.n_layer).rev() {
         let name = |hook: &str| format!("blocks.{layer}.{hook}");
         stages.push(grad_strip(
@@ -115,7 +197,7 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
         stages.push(grad_strip(
             &name("mlp.hook_pre"),
             format!("Back through the activation, block {} {at}", layer + 1),
-            "x = self.gelu(x) # the model's activation",
+            activation_code,
             "Only neurons that fired pass it on (fully for ReLU; GELU scales it by its slope).",
         ));
         stages.push(grad_strip(
@@ -125,7 +207,7 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
             "What the MLP sends back through its norm, added to what comes straight down the stream.",
         ));
         let z = grads(hooked, &name("attn.hook_z"));
-        stages.push(
+        stages.push(clipped(
             stage(
                 &name("attn.hook_z"),
                 format!("Into head {} of layer {}'s output, every position", h + 1, layer + 1),
@@ -134,23 +216,28 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
                 "The output projection hands each head its part of the gradient.".into(),
             )
             .matrix(hs, columns(&z, t, h * hs, hs), f.tokens.clone(), Some(p)),
-        );
+        ));
         let qkv = grads(hooked, &name("attn.hook_qkv"));
         for (k, part, what) in [
             (0, "q", "only the position followed asks, so only its query moves"),
             (1, "k", "each earlier key it attended to moves, more where it attended more"),
             (2, "v", "each earlier value moves by its weight in the position's row"),
         ] {
-            stages.push(
+            let (code, through) = if part == "v" {
+                ("y = att @ v", "the weighted sum")
+            } else {
+                (query_key_code.as_str(), query_key_through.as_str())
+            };
+            stages.push(clipped(
                 stage(
-                    &name(&format!("attn.hook_{part}")),
+                    &qkv_hook(cfg, layer, part),
                     format!("Into the head's {}, every position", ["queries", "keys", "values"][k]),
                     format!("(B, nh, T, hs) = (1, {}, {t}, {hs})", cfg.n_head),
-                    "y = att @ v; att = F.softmax(att, dim=-1); att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))",
-                    format!("Back through the weighted sum, the softmax and the scores: {what}."),
+                    code,
+                    format!("Back through {through}: {what}."),
                 )
                 .matrix(hs, columns(&qkv, t, k * c + h * hs, hs), f.tokens.clone(), Some(p)),
-            );
+            ));
         }
         stages.push(grad_strip(
             &name("hook_resid_pre"),
@@ -159,7 +246,7 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
             "Through the residual path and back through the norm and c_attn, added up.",
         ));
     }
-    stages.push(
+    stages.push(clipped(
         stage(
             "hook_embed",
             "Into the token embeddings, every position".into(),
@@ -170,9 +257,7 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
                 .into(),
         )
         .matrix(c, grads(hooked, "hook_embed"), f.tokens.clone(), Some(p)),
-    );
-    let trainer = &run.trainer;
-    let stepped = trainer.step_on_copy(hooked.param_grads.clone(), loss)?;
+    ));
     let params = model.params();
     let at_offsets = params.flat_parts().map(|(at, _)| at);
     let steps = params
@@ -180,10 +265,12 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
         .iter()
         .zip(&params.values)
         .zip(&stepped.params.values)
-        .zip(at_offsets)
-        .map(|(((name, before), after), at)| ParamStep {
+        .zip(at_offsets.zip(&stepped.rates))
+        .map(|(((name, before), after), (at, rate))| ParamStep {
             name: name.clone(),
             shape: before.shape().to_vec(),
+            optimizer: rate.optimizer.into(),
+            lr: rate.lr,
             grad_norm: norm(hooked.param_grads[at..at + before.len()].iter().copied()),
             update_norm: norm(before.iter().zip(after.iter()).map(|(a, b)| b - a)),
             weight_norm: norm(before.iter().copied()),
@@ -201,9 +288,10 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
         stages,
         params: steps,
         optimizer: run.train_config().optimizer.clone(),
-        lr: stepped.lr,
+        rates: group_rates(&stepped.rates),
         grad_norm: stepped.grad_norm,
-        grad_clip: run.train_config().grad_clip,
+        grad_clip,
+        clip_scale,
         loss_after,
     })
 }

@@ -5,9 +5,10 @@
 
 use super::sequence::Followed;
 use super::stage::{columns, row, stage, Stage};
+use crate::interop::hf::Architecture;
 use crate::model::Hooked;
 use crate::ops::{Activation, NormKind};
-use crate::Run;
+use crate::{GPTConfig, Run};
 
 /// A norm's two stages at position `p`: the stream `input` normalised (its mean and spread
 /// noted), then scaled channel by channel by its gain (and for a LayerNorm with biases shifted),
@@ -76,10 +77,11 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
         ("k", "Keys", "what each position offers to be found by"),
         ("v", "Values", "what each position passes on when it is looked at"),
     ];
+    let ours = Architecture::of(cfg) == Architecture::Ours;
     for (k, (part, noun, what)) in parts.into_iter().enumerate() {
         out.push(
             stage(
-                &name(&format!("attn.hook_{part}")),
+                &qkv_hook(cfg, l, part),
                 format!("{noun}, {head}"),
                 bnth.clone(),
                 &format!("{part} = {part}.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)"),
@@ -93,17 +95,22 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             .matrix(hs, columns(&qkv, t, k * c + h * hs, hs), tokens.clone(), Some(p)),
         );
     }
-    // The head's query and key after a change both go through (QK-norm, RoPE), from its hooks.
+    // The head's query and key after a change both go through (QK-norm, RoPE), from its hooks;
+    // TransformerLens's bridge over our modelling code has none for them (it happens inside its
+    // attention).
     let query_and_key = |values: &[f32], hook: &dyn Fn(&str) -> String, change: &str, line: &str, note: &str| {
         let stage_of = |(k, part): (usize, &str)| {
-            stage(
-                &name(&hook(part)),
-                format!("{} {change}, {head}", part.to_uppercase()),
-                bnth.clone(),
-                line,
-                note.into(),
+            let (hook, note) = if ours {
+                (String::new(), format!("{note} {INSIDE_ATTENTION}"))
+            } else {
+                (name(&hook(part)), note.to_string())
+            };
+            stage(&hook, format!("{} {change}, {head}", part.to_uppercase()), bnth.clone(), line, note).matrix(
+                hs,
+                columns(values, t, k * c + h * hs, hs),
+                tokens.clone(),
+                Some(p),
             )
-            .matrix(hs, columns(values, t, k * c + h * hs, hs), tokens.clone(), Some(p))
         };
         ["q", "k"].into_iter().enumerate().map(stage_of).collect::<Vec<_>>()
     };
@@ -114,7 +121,7 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             &normed,
             &|part| format!("attn.{part}_norm.hook_normalized"),
             "after QK-norm",
-            "q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k)) # python/nanogpt.py",
+            &format!("{QK_NORM_LINE} # {OUR_MODEL}"),
             "Each query and key divided by its root mean square, so their dot products stay in range.",
         ));
         last = normed;
@@ -125,7 +132,7 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             &rotated,
             &|part| format!("attn.hook_rot_{part}"),
             "turned by position (RoPE)",
-            "q, k = rotary(q), rotary(k) # python/nanogpt.py",
+            &format!("{ROPE_LINE} # {OUR_MODEL}"),
             "Each pair of channels turned by an angle that grows with the position: a query and a key then meet at \
              an angle set by how far apart they are.",
         ));
@@ -138,7 +145,7 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             let (q, k) = (&q, &k);
             (0..t).map(move |j| {
                 if j > i {
-                    0.0
+                    f32::NEG_INFINITY
                 } else {
                     q[i * hs..(i + 1) * hs].iter().zip(&k[j * hs..(j + 1) * hs]).map(|(a, b)| a * b).sum::<f32>()
                         * scale
@@ -146,14 +153,21 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             })
         })
         .collect();
+    let scores_what = "How well each query matches each key, divided by the square root of the head size. Cells \
+                       above the diagonal are masked to −∞ (att.masked_fill(... float('-inf')), as TransformerLens \
+                       holds them): a position never sees a later one, since the softmax turns −∞ into a weight of 0.";
+    // On our modelling code the bridge's hook_attn_scores holds the pattern: no hook holds the scores.
+    let (scores_hook, scores_what) = if ours {
+        (String::new(), format!("{scores_what} {INSIDE_ATTENTION} (Its hook_attn_scores holds the softmax's output.)"))
+    } else {
+        (name("attn.hook_attn_scores"), scores_what.to_string())
+    };
     let mut scores_stage = stage(
-        &name("attn.hook_attn_scores"),
+        &scores_hook,
         format!("Scores q·k / √{hs}, {head}"),
         format!("(B, nh, T, T) = (1, {nh}, {t}, {t})"),
         "att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))",
-        "How well each query matches each key, divided by the square root of the head size. Cells above the \
-         diagonal are masked (att.masked_fill(... float('-inf'))): a position never sees a later one."
-            .into(),
+        scores_what,
     )
     .matrix(t, scores, tokens.clone(), Some(p));
     scores_stage.causal = true;
@@ -228,19 +242,7 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     );
     let post = row(hooked, &name("mlp.hook_post"), p);
     let firing = post.iter().filter(|&&x| x > 0.0).count() as f32 / post.len().max(1) as f32;
-    let (code, activation) = match cfg.activation {
-        Activation::Relu => (
-            "x = self.act(x) # nn.ReLU(), python/nanogpt.py",
-            "ReLU keeps a neuron's input where it is positive and zeroes it elsewhere",
-        ),
-        Activation::GeluTanh => (
-            "x = self.act(x) # nn.GELU(approximate='tanh'), python/nanogpt.py",
-            "GELU (its tanh form) lets positive inputs through and squashes negative ones towards 0",
-        ),
-        Activation::Gelu => {
-            ("x = self.gelu(x)", "GELU lets positive inputs through and squashes negative ones towards 0")
-        }
-    };
+    let (code, activation) = activation_line(cfg.activation);
     out.push(
         stage(
             &name("mlp.hook_post"),
@@ -273,6 +275,44 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
         .strip(row(hooked, &name("hook_resid_post"), p)),
     );
     out
+}
+
+/// Why a stage of our modelling code's attention has no hook in TransformerLens.
+const INSIDE_ATTENTION: &str =
+    "TransformerLens has no hook here: the exported model (our modelling code) does this inside its attention.";
+
+/// TransformerLens's hook for a head's queries, keys or values (`part`) in layer `l`, as its bridge
+/// names them on the run's export: `hook_q` (one head's columns of it), or on our modelling code,
+/// whose attention keeps its fused projection, `qkv.hook_out`.
+pub(super) fn qkv_hook(cfg: &GPTConfig, l: usize, part: &str) -> String {
+    match Architecture::of(cfg) {
+        Architecture::Ours => format!("blocks.{l}.attn.qkv.hook_out"),
+        Architecture::Gpt2 | Architecture::Starcoder2 => format!("blocks.{l}.attn.hook_{part}"),
+    }
+}
+
+/// The playground's PyTorch model, whose lines the walk shows where nanoGPT's `model.py` has none.
+pub(super) const OUR_MODEL: &str = "python/nanogpt.py";
+/// QK-norm's line there.
+pub(super) const QK_NORM_LINE: &str = "q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k))";
+/// RoPE's line there.
+pub(super) const ROPE_LINE: &str = "q, k = rotary(q), rotary(k)";
+
+/// The MLP's activation as its line of code, and what it does.
+pub(super) fn activation_line(kind: Activation) -> (&'static str, &'static str) {
+    match kind {
+        Activation::Relu => (
+            "x = self.act(x) # nn.ReLU(), python/nanogpt.py",
+            "ReLU keeps a neuron's input where it is positive and zeroes it elsewhere",
+        ),
+        Activation::GeluTanh => (
+            "x = self.act(x) # nn.GELU(approximate='tanh'), python/nanogpt.py",
+            "GELU (its tanh form) lets positive inputs through and squashes negative ones towards 0",
+        ),
+        Activation::Gelu => {
+            ("x = self.gelu(x)", "GELU lets positive inputs through and squashes negative ones towards 0")
+        }
+    }
 }
 
 /// Head `h` of layer `l`'s attention probabilities (T × T).

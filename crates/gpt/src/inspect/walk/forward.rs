@@ -14,6 +14,8 @@ use serde::Serialize;
 
 /// Likeliest tokens the draw lists.
 const LIKELIEST: usize = 8;
+/// TransformerLens's hook for the logits (its bridge's; run_with_cache also returns them).
+pub(super) const LOGITS: &str = "unembed.hook_out";
 
 /// The probabilities at the sampling settings after the followed position, and the token a
 /// sample with them draws first.
@@ -34,14 +36,16 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
     let (t, c, p) = (f.ids.len(), cfg.n_embd, f.position);
     let at = format!("at position {p} ({:?})", f.tokens[p]);
     let btc = |width: usize, name: &str| format!("(B, T, {name}) = (1, {t}, {width})");
-    let mut out = vec![stage(
-        "idx",
+    let mut ids = stage(
+        "embed.hook_in",
         "Tokens to ids".into(),
         format!("(B, T) = (1, {t})"),
         "b, t = idx.size()",
         format!("The text is split into {t} tokens, each looked up by its id in a vocabulary of {}.", cfg.vocab_size),
     )
-    .matrix(t, f.ids.iter().map(|&i| i as f32).collect(), vec!["id".into()], None)];
+    .matrix(t, f.ids.iter().map(|&i| i as f32).collect(), vec!["id".into()], None);
+    ids.whole = true;
+    let mut out = vec![ids];
     out.push(
         stage(
             "hook_embed",
@@ -91,23 +95,24 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
         if l == f.layer {
             out.extend(opened_block(run, f, hooked));
         } else {
-            let rows = ["hook_attn_out", "hook_mlp_out", "hook_resid_post"];
-            let values = rows.iter().flat_map(|h| row(hooked, &format!("blocks.{l}.{h}"), p)).collect();
-            let labels = ["attention", "MLP", "after"].map(String::from).to_vec();
+            let hooks: Vec<String> =
+                ["hook_attn_out", "hook_mlp_out", "hook_resid_post"].map(|h| format!("blocks.{l}.{h}")).to_vec();
+            let values = hooks.iter().flat_map(|h| row(hooked, h, p)).collect();
+            let labels = ["attention adds", "MLP adds", "stream after"].map(String::from).to_vec();
             out.push(
                 stage(
-                    &format!("blocks.{l}.hook_resid_post"),
+                    "",
                     format!("Block {} {at}", l + 1),
                     btc(c, "C"),
                     "x = x + self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x))",
                     format!(
-                        "What block {}'s attention and its MLP add to the residual stream here, and the stream after \
-                         (choose layer {} to open it).",
+                        "Three rows: what block {}'s attention adds to the residual stream here, what its MLP adds, \
+                         and the stream after (choose layer {} to open it).",
                         l + 1,
                         l + 1
                     ),
                 )
-                .matrix(c, values, labels, None),
+                .rows_of(hooks, labels, values, c),
             );
         }
     }
@@ -119,7 +124,7 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
     let max = logits.iter().cloned().fold(f32::MIN, f32::max);
     out.push(
         stage(
-            "logits",
+            LOGITS,
             format!("Logits {at}"),
             btc(cfg.vocab_size, "V"),
             "logits = self.lm_head(x)",

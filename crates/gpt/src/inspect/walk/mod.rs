@@ -14,7 +14,7 @@ mod sequence;
 mod stage;
 mod view;
 
-pub use backward::{Backward, ParamStep};
+pub use backward::{Backward, OptimizerRate, ParamStep};
 pub use forward::Draw;
 pub use request::WalkRequest;
 pub use sequence::Followed;

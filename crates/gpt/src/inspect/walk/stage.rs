@@ -8,8 +8,11 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Stage {
-    /// TransformerLens's hook point for it (`blocks.0.attn.hook_z`), or what names it otherwise.
-    pub hook: String,
+    /// TransformerLens's hook points the figure holds, in its names: one (`blocks.0.attn.hook_z`),
+    /// or one a row where the rows are different values (a closed block's: what its attention and
+    /// its MLP add, and the stream after). None where TransformerLens has no hook: the token ids
+    /// `run_with_cache` is given, and the logits it returns.
+    pub hooks: Vec<String>,
     pub title: String,
     /// Its shape as nanoGPT's comments write it, with the sizes: `(B, T, C) = (1, 12, 64)`.
     pub shape: String,
@@ -24,8 +27,11 @@ pub struct Stage {
     /// Each row's label (the tokens, for a matrix over positions), and the row followed.
     pub row_labels: Vec<String>,
     pub focus_row: Option<usize>,
-    /// Cells above the diagonal are masked (causal attention's scores and pattern).
+    /// Cells above the diagonal are masked (causal attention's scores, −∞ there as TransformerLens
+    /// holds them, which JSON writes as null; and its pattern, 0 there).
     pub causal: bool,
+    /// The values are whole numbers (token ids).
+    pub whole: bool,
     /// A few figures worth reading off (a norm's mean and spread, the share of neurons firing).
     pub notes: Vec<Note>,
 }
@@ -38,11 +44,13 @@ pub struct Note {
     pub value: f32,
 }
 
-/// A stage being written: its words, then its figure.
+/// A stage being written: its words, then its figure. `hook` is TransformerLens's hook point for
+/// it, or "" where it has none.
 pub(super) fn stage(hook: &str, title: String, shape: String, code: &str, what: String) -> Stage {
+    let hooks = if hook.is_empty() { vec![] } else { vec![hook.to_string()] };
     let (code, rows, cols, values) = (code.to_string(), 0, 0, vec![]);
-    let (row_labels, focus_row, causal, notes) = (vec![], None, false, vec![]);
-    Stage { hook: hook.into(), title, shape, code, what, rows, cols, values, row_labels, focus_row, causal, notes }
+    let (row_labels, focus_row, causal, whole, notes) = (vec![], None, false, false, vec![]);
+    Stage { hooks, title, shape, code, what, rows, cols, values, row_labels, focus_row, causal, whole, notes }
 }
 
 impl Stage {
@@ -54,6 +62,11 @@ impl Stage {
     /// A `rows` × `cols` matrix of `values`, its rows labelled, row `focus` the one followed.
     pub(super) fn matrix(self, cols: usize, values: Vec<f32>, labels: Vec<String>, focus: Option<usize>) -> Stage {
         Stage { rows: values.len() / cols.max(1), cols, values, row_labels: labels, focus_row: focus, ..self }
+    }
+
+    /// A matrix whose rows are the hook points `hooks`, labelled `labels`, each at one position.
+    pub(super) fn rows_of(self, hooks: Vec<String>, labels: Vec<String>, values: Vec<f32>, cols: usize) -> Stage {
+        Stage { hooks, ..self.matrix(cols, values, labels, None) }
     }
 
     pub(super) fn noting(mut self, label: &str, value: f32) -> Stage {

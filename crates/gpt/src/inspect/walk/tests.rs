@@ -18,7 +18,14 @@ fn text_run(model: GPTConfig) -> Run {
 }
 
 fn stage<'a>(walk: &'a super::Walk, hook: &str, title: &str) -> &'a super::Stage {
-    walk.forward.iter().find(|s| s.hook == hook && s.title.contains(title)).unwrap_or_else(|| panic!("{hook} {title}"))
+    walk.forward
+        .iter()
+        .find(|s| s.hooks == [hook] && s.title.contains(title))
+        .unwrap_or_else(|| panic!("{hook} {title}"))
+}
+
+fn backward_stage<'a>(walk: &'a super::Walk, hook: &str) -> &'a super::Stage {
+    walk.backward.stages.iter().find(|s| s.hooks == [hook]).unwrap_or_else(|| panic!("{hook}"))
 }
 
 fn close(a: &[f32], b: &[f32], what: &str) {
@@ -63,14 +70,14 @@ fn each_stage_is_what_the_one_before_makes_of_it_on_every_kind_of_model() {
         let sum: Vec<f32> = mid.iter().zip(mlp).map(|(a, b)| a + b).collect();
         close(&sum, post, "resid_post = resid_mid + mlp_out");
         // The softmax of the scores' row is the pattern's row; the weighted sum of values is z.
-        let scores = &stage(&walk, &name("attn.hook_attn_scores"), "").values;
+        let scores = &walk.forward.iter().find(|s| s.title.starts_with("Scores q·k")).unwrap().values;
         let pattern = &stage(&walk, &name("attn.hook_pattern"), "").values;
         let row = &scores[p * t..p * t + p + 1];
         let max = row.iter().cloned().fold(f32::MIN, f32::max);
         let total: f32 = row.iter().map(|s| (s - max).exp()).sum();
         let softmax: Vec<f32> = row.iter().map(|s| (s - max).exp() / total).collect();
         close(&softmax, &pattern[p * t..p * t + p + 1], "softmax(scores) = pattern");
-        let v = &stage(&walk, &name("attn.hook_v"), "").values;
+        let v = &walk.forward.iter().find(|s| s.title.starts_with("Values, head")).unwrap().values;
         let z: Vec<f32> = (0..hs).map(|d| (0..=p).map(|j| pattern[p * t + j] * v[j * hs + d]).sum()).collect();
         close(&z, &stage(&walk, &name("attn.hook_z"), "Weighted sum").values, "z = pattern · v");
         let pre = &stage(&walk, &name("mlp.hook_pre"), "").values;
@@ -85,7 +92,90 @@ fn each_stage_is_what_the_one_before_makes_of_it_on_every_kind_of_model() {
         assert!((b.loss + b.target.prob.ln()).abs() < 1e-4, "loss {} = −ln {}", b.loss, b.target.prob);
         assert!(b.stages.iter().all(|s| s.values.iter().all(|x| x.is_finite())));
         assert!(b.params.iter().all(|s| s.update_norm.is_finite()) && b.params.iter().any(|s| s.update_norm > 0.0));
-        assert!(b.loss_after.is_finite() && b.lr > 0.0);
+        assert!(b.loss_after.is_finite() && b.rates.iter().all(|r| r.lr > 0.0));
+    }
+}
+
+#[test]
+fn every_stage_is_labelled_by_the_hooks_its_rows_hold() {
+    for model in [GPTConfig::default(), GPTConfig { rope: true, qk_norm: true, ..Default::default() }] {
+        let run = text_run(model);
+        let (opened, other) = (
+            WalkRequest { layer: Some(1), head: Some(0), ..Default::default() },
+            WalkRequest { layer: Some(0), head: Some(0), ..Default::default() },
+        );
+        let (walk, other) = (run.walk(&opened).unwrap(), run.walk(&other).unwrap());
+        // A closed block's three rows: what its attention adds, what its MLP adds, the stream after,
+        // each labelled by its own hook and equal to that hook's stage where the block is opened.
+        let closed = walk.forward.iter().find(|s| s.title.starts_with("Block 1 ")).unwrap();
+        let hooks = ["blocks.0.hook_attn_out", "blocks.0.hook_mlp_out", "blocks.0.hook_resid_post"];
+        assert_eq!(closed.hooks, hooks);
+        for (r, hook) in hooks.iter().enumerate() {
+            let open = other.forward.iter().find(|s| s.hooks == [*hook]).unwrap();
+            assert_eq!(&closed.values[r * closed.cols..(r + 1) * closed.cols], &open.values[..], "{hook}");
+        }
+        // TransformerLens's names only (python/check_walk.py finds each in its cache): the ids it
+        // is given, the logits it returns, and what lies between.
+        assert_eq!(walk.forward[0].hooks, ["embed.hook_in"]);
+        assert_eq!(walk.forward.last().unwrap().hooks, ["unembed.hook_out"]);
+        assert_eq!(walk.backward.stages[0].hooks, ["unembed.hook_out"]);
+        let all = walk.forward.iter().chain(&walk.backward.stages).flat_map(|s| &s.hooks);
+        for hook in all {
+            let block = hook.strip_prefix("blocks.").and_then(|rest| rest.split_once('.'));
+            let known = ["embed.hook_in", "hook_embed", "hook_pos_embed", "unembed.hook_out"].contains(&&hook[..])
+                || hook.starts_with("ln_final.hook_")
+                || block.is_some_and(|(l, _)| l.parse::<usize>().is_ok());
+            assert!(known && hook.contains("hook_"), "{hook}");
+        }
+        // Token ids are whole numbers; the scores above the diagonal are −∞, as TransformerLens
+        // holds them, and the pattern 0 there.
+        assert!(walk.forward[0].whole && !walk.forward[1].whole);
+        let t = walk.followed.ids.len();
+        let scores = walk.forward.iter().find(|s| s.title.starts_with("Scores q·k")).unwrap();
+        let pattern = stage(&walk, "blocks.1.attn.hook_pattern", "");
+        for i in 0..t {
+            for j in 0..t {
+                let (s, p) = (scores.values[i * t + j], pattern.values[i * t + j]);
+                assert_eq!(s == f32::NEG_INFINITY, j > i, "score {i},{j}: {s}");
+                assert!(j <= i || p == 0.0, "pattern {i},{j}: {p}");
+            }
+        }
+        // Back through the queries and keys: the code names RoPE's and QK-norm's lines.
+        for part in ["queries", "keys"] {
+            let into =
+                walk.backward.stages.iter().find(|s| s.title == format!("Into the head's {part}, every position"));
+            let code = &into.unwrap().code;
+            assert_eq!(code.contains("rotary(q)"), run.model().config().rope, "{code}");
+            assert_eq!(code.contains("rms_norm"), run.model().config().qk_norm, "{code}");
+        }
+    }
+}
+
+#[test]
+fn the_backward_pass_shows_the_activation_the_model_has_and_the_gradients_as_clipped() {
+    for activation in [Activation::Gelu, Activation::GeluTanh, Activation::Relu] {
+        let run = text_run(GPTConfig { activation, ..Default::default() });
+        let walk = run.walk(&WalkRequest::default()).unwrap();
+        let l = walk.followed.layer;
+        let hook = |h: &str| format!("blocks.{l}.{h}");
+        let forward = &stage(&walk, &hook("mlp.hook_post"), "").code;
+        assert_eq!(&backward_stage(&walk, &hook("mlp.hook_pre")).code, forward, "{activation:?}");
+        // The target's probability is at temperature 1, where the loss is counted.
+        let f = &walk.followed;
+        let probs = crate::sample::next_token_probs(run.model(), &f.ids[..=f.position], 1.0).unwrap();
+        assert_eq!(walk.backward.target.prob, probs[f.target.id as usize]);
+        // The gradients shown are before clipping; where the step clipped, each says both norms.
+        let b = &walk.backward;
+        let clip = crate::optim::clip_coefficient(b.grad_norm, b.grad_clip);
+        assert_eq!(b.clip_scale, clip);
+        let z = backward_stage(&walk, &hook("attn.hook_z"));
+        let norm = z.values.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert_eq!(z.notes[0].value, norm);
+        if clip < 1.0 {
+            assert_eq!(z.notes[1].value, norm * clip, "{:?}", z.notes);
+        } else {
+            assert_eq!(z.notes.len(), 1);
+        }
     }
 }
 
@@ -160,4 +250,18 @@ fn a_muon_run_shows_muons_update_on_a_copy() {
     let c_attn = walk.backward.params.iter().find(|p| p.name.ends_with("0.attn.c_attn.weight")).unwrap();
     assert!(c_attn.update_norm > 0.0 && c_attn.update_norm.is_finite());
     assert_eq!(run.model().params().values, before, "the run does not move");
+    // Each optimiser's own rate: AdamW's along the schedule, Muon's (0.02 at the peak) scaled by
+    // the same share, and each Muon matrix's by its shape.
+    let adamw_lr = run.train_config().schedule().lr(run.step_count());
+    let share = adamw_lr / run.train_config().learning_rate;
+    let rates: Vec<(&str, f32, usize, bool)> =
+        walk.backward.rates.iter().map(|r| (&r.optimizer[..], r.lr, r.weights, r.shape_scaled)).collect();
+    let rest = walk.backward.params.len() - 8; // embeddings, norms and biases
+    assert_eq!(rates, [("adamw", adamw_lr, rest, false), ("muon", 0.02 * share, 8, true)]);
+    let rate =
+        |name: &str| walk.backward.params.iter().find(|p| p.name.ends_with(name)).map(|p| (&p.optimizer[..], p.lr));
+    assert_eq!(rate("0.attn.c_attn.weight"), Some(("muon", 0.02 * share * 3f32.sqrt())), "(3C, C): √3");
+    assert_eq!(rate("0.mlp.c_fc.weight"), Some(("muon", 0.02 * share * 2.0)), "(4C, C): 2");
+    assert_eq!(rate("0.mlp.c_proj.weight"), Some(("muon", 0.02 * share)), "(C, 4C): 1");
+    assert_eq!(rate("0.ln_1.weight"), Some(("adamw", adamw_lr)));
 }
