@@ -12,7 +12,8 @@ block or the MLP, at TransformerLens's `hook_resid_post` / `hook_mlp_out`) and t
 loaded by `SAE.load_from_disk`:
 1. the features that fire on each token of the first batch, and their activations;
 2. the model's loss clean, with the reconstruction spliced in, and with the activations zeroed,
-   and SAELens's `ce_loss_score` (the loss recovered), the variance explained and L0;
+   and SAELens's `ce_loss_score` (the loss recovered), the loss the reconstruction adds, the
+   variance explained and L0;
 3. what the feature views show (`gpt features --sae`): each listed feature's density and its
    importance (attribution: −Σ a·d·∂L/∂x, the gradient by PyTorch's autograd), a card's
    promoted and suppressed logits (the direction through ln_f's weight and the unembedding, as
@@ -116,6 +117,7 @@ def measures(model, sae, rows, codes=None):
         "loss_with_sae": with_sae,
         "loss_zeroed": zeroed,
         "loss_recovered": (zeroed - with_sae) / (zeroed - clean),
+        "loss_added": with_sae - clean,
         "explained_variance": 1 - sums["err"] / n / variance,
         "l0": fired.sum().item() / n,
         "silent": (fired == 0).float().mean().item(),

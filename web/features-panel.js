@@ -3,7 +3,8 @@
 // tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
 // out or steered with. The worker trains it while the model's own training is paused.
 import { on, send } from './engine.js';
-import { tokenLabel } from './format.js';
+import { count, tokenLabel } from './format.js';
+import { FeaturesCurve } from './features-curve.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -16,8 +17,9 @@ const ui = {
   knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
   prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
   which: $('features-which'), whichTokens: $('features-which-tokens'), open: $('features-open'),
-  architecture: $('features-architecture'), l1: $('features-l1'), flipped: $('features-flipped'),
+  architecture: $('features-architecture'), l1: $('features-l1'), flipped: $('features-flipped'), read: $('features-read'),
 };
+const curve = new FeaturesCurve($('features-curve'));
 /** Features the list shows. */
 const LISTED = 40;
 let card = null; // the feature whose card is open
@@ -66,19 +68,25 @@ function started(data) {
   ui.browse.hidden = true;
   ui.list.replaceChildren();
   ui.measures.replaceChildren();
+  ui.read.hidden = true;
+  curve.reset();
   ui.pause.textContent = 'Pause features';
   ui.pause.disabled = false;
   progress(data);
 }
 
 function showMeasures(m) {
+  const losses = `the model\u2019s loss: ${m.loss_clean.toFixed(3)} as it is, ${m.loss_with_sae.toFixed(3)} with the reconstruction, ${m.loss_zeroed.toFixed(3)} zeroed`;
   const items = [
     ['Variance explained', percent(m.explained_variance), 'the share of the activations\u2019 variance its reconstruction keeps'],
-    ['Loss recovered', percent(m.loss_recovered), `the model\u2019s loss: ${m.loss_clean.toFixed(3)} as it is, ${m.loss_with_sae.toFixed(3)} with the reconstruction, ${m.loss_zeroed.toFixed(3)} zeroed`],
+    ['Loss added', `+${lossChange(m.loss_added)}`, `what the reconstruction adds to ${losses.replace('the model\u2019s loss: ', 'the model\u2019s loss (')}); 0 is perfect`],
+    ['Loss recovered', percent(m.loss_recovered), `${losses}: the share of what zeroing costs that the reconstruction keeps`],
     ['L0', m.l0.toFixed(1), 'features firing per token'],
     ['Dead', percent(m.dead), 'features silent for the last 200,000 training tokens'],
+    [`Silent in ${count(m.tokens)} tokens`, percent(m.silent), `features that fired on none of the ${count(m.tokens)} held-out tokens measured (more tokens, fewer silent)`],
     ['Dense', percent(m.dense), 'features firing on more than a tenth of the tokens'],
   ];
+  ui.read.hidden = false;
   ui.measures.replaceChildren(...items.map(([term, value, title]) => {
     const pair = document.createElement('div');
     pair.title = title;
@@ -95,6 +103,8 @@ let lastAnswer = { d_sae: 1 }; // the autoencoder's last answer: its size
 function progress({ answer }) {
   lastAnswer = answer;
   const { step, steps, report, measures } = answer;
+  if (answer.losses) curve.reset(answer.losses); // the whole curve: a reopened autoencoder's
+  else if (report) curve.add(report.losses);
   ui.progress.max = steps;
   ui.progress.value = step;
   const workers = report && `${report.workers} worker${report.workers > 1 ? 's' : ''}`;
@@ -231,6 +241,8 @@ function newModel({ settings }) {
   ui.train.disabled = false;
   ui.browse.hidden = true;
   ui.measures.replaceChildren();
+  ui.read.hidden = true;
+  curve.reset();
   for (const el of [ui.which, ui.knock, ui.steer, ui.pause]) el.disabled = true;
   ui.progress.value = 0;
   ui.status.textContent = 'Pause the model\u2019s training, then train features on it as it is.';
@@ -280,6 +292,7 @@ export function initFeatures() {
     lastAnswer = answer;
     ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: its features so far are below.`;
     if (answer.measures) showMeasures(answer.measures);
+    if (answer.losses) curve.reset(answer.losses);
     finished();
     ui.pause.textContent = 'Resume features';
     ui.pause.disabled = false;

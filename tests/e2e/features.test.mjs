@@ -34,7 +34,9 @@ test('an autoencoder trains in the tab and shows its measures, its features and 
   const measures = await page.locator('#features-measures').textContent();
   const explained = Number(measures.match(/Variance explained([\d.]+)%/)?.[1]);
   assert.ok(explained > 50 && explained <= 100, measures);
-  assert.match(measures, /Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Dense[\d.]+%/);
+  assert.match(measures, /Loss added\+-?[\d.e-]+Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Silent in [\d,]+ tokens[\d.]+%Dense[\d.]+%/);
+  assert.ok(await page.locator('#features-read').isVisible(), 'it says which loss measure to read');
+  assert.match(await page.locator('#features-losses').getAttribute('aria-label'), /^The autoencoder's training loss over 60 steps: [\d.]+ at step 1, [\d.]+ at step 60$/);
   assert.match(await page.locator('#features-status').textContent(), /^Step 60 of 60: \d+ features on \d+ channels, reading the model at step 200\./);
   assert.ok(await page.locator('#features-list tbody tr').count() >= 10);
   const contexts = page.locator('#features-contexts li');
@@ -106,6 +108,8 @@ test('a training paused shows its features so far, and resumed goes on to its st
 test('a reload brings the autoencoder back with its run', async () => {
   const shown = await page.locator('#features-card-title').textContent();
   const measures = await page.locator('#features-measures').textContent();
+  const curve = await page.locator('#features-losses').getAttribute('aria-label');
+  assert.match(curve, /over 400 steps/);
   await page.locator('#features-status').getByText(/ Saved with the run\.$/).waitFor();
   await page.reload();
   await untilStatus(page, /^Ready|^Loaded|^Restored/);
@@ -113,6 +117,7 @@ test('a reload brings the autoencoder back with its run', async () => {
   await page.locator('#features-status').getByText(/^Step 400 of 400:/).waitFor({ timeout: 60000 });
   await page.locator('#features-list tbody tr').first().waitFor();
   assert.equal(await page.locator('#features-measures').textContent(), measures, 'the same measures');
+  assert.equal(await page.locator('#features-losses').getAttribute('aria-label'), curve, 'the same loss curve, every step');
   assert.match(shown, /^Feature \d+$/);
   assert.deepEqual(errors, []);
 });

@@ -115,11 +115,15 @@ pub fn run(a: Args) -> Result<(), String> {
         } else {
             println!(
                 "step {step:>6}  {tokens:>9} tokens  {train_s:>6.1}s  variance explained {:.3}  L0 {:.1}  \
-                 dead {:.1}%  dense {:.1}%  loss recovered {:.3} ({:.3} with it, {:.3} clean, {:.3} zeroed)",
+                 dead {:.1}%  silent {:.1}% of {} held-out tokens  dense {:.1}%  loss added {:.4}  \
+                 loss recovered {:.3} ({:.3} with it, {:.3} clean, {:.3} zeroed)",
                 m.explained_variance,
                 m.l0,
                 100.0 * m.dead,
+                100.0 * m.silent,
+                m.tokens,
                 100.0 * m.dense,
+                m.loss_added,
                 m.loss_recovered,
                 m.loss_with_sae,
                 m.loss_clean,

@@ -40,6 +40,11 @@ fn an_autoencoder_learns_through_the_trainer_the_same_on_any_number_of_threads()
     assert!(trained.explained_variance > fresh.explained_variance + 0.2, "{fresh:?} then {trained:?}");
     assert!(trained.l0 <= 4.0 && trained.l0 > 1.0, "{trained:?}");
     assert!(trained.loss_recovered > 0.5 && trained.loss_with_sae < trained.loss_zeroed, "{trained:?}");
+    // The loss the reconstruction adds, which reads the same wherever zeroing costs everything.
+    assert_eq!(trained.loss_added, trained.loss_with_sae - trained.loss_clean);
+    assert!(trained.loss_added < fresh.loss_added, "{fresh:?} then {trained:?}");
+    // Silent over the held-out tokens measured, which it says.
+    assert!(trained.tokens > 0 && (0.0..=1.0).contains(&trained.silent), "{trained:?}");
     // The decoder's rows stay at unit norm after every step.
     let sae = run.features().unwrap().model().sae();
     for j in 0..sae.d_sae() {
@@ -143,6 +148,8 @@ fn an_autoencoder_is_saved_with_its_run_and_comes_back_while_the_model_is_the_on
     let back_weights: Vec<f32> = back.model().sae().params().values.iter().flat_map(|v| v.iter().copied()).collect();
     assert_eq!(back_weights, weights);
     assert_eq!(back.model().since_fired(), dead, "how long each feature has been silent");
+    let losses = &run.features().unwrap().history().losses;
+    assert_eq!((losses.len(), &back.history().losses), (20, losses), "its loss curve, step by step");
     let mut reopened = reopened;
     reopened.use_text(&"the quick brown fox jumps over the lazy dog. ".repeat(20)).unwrap();
     assert_eq!(reopened.feature_measures(2).unwrap(), measures, "the same measures, bit for bit");

@@ -40,7 +40,8 @@ pub struct FeatureMeasures {
     pub l0: f32,
     /// The share of features that have not fired for the config's `dead_tokens` training tokens.
     pub dead: f32,
-    /// The share that fired on no held-out token.
+    /// The share that fired on none of the `tokens` held-out tokens measured (more tokens, fewer
+    /// silent: it is a count over this many).
     pub silent: f32,
     /// The share firing on more than [`DENSE`] of the tokens.
     pub dense: f32,
@@ -50,8 +51,13 @@ pub struct FeatureMeasures {
     pub loss_with_sae: f32,
     pub loss_zeroed: f32,
     /// How much of the loss that zeroing costs the reconstruction keeps (SAELens's
-    /// `ce_loss_score`): 1 is the model's own.
+    /// `ce_loss_score`): 1 is the model's own. Where zeroing already costs about everything (the
+    /// last block of a small model), it reads near 1 for any autoencoder: read `loss_added`.
     pub loss_recovered: f32,
+    /// The loss the reconstruction adds to the model's own (`loss_with_sae − loss_clean`: the
+    /// "delta loss" of the SAE literature), which tells a good autoencoder from a poor one wherever
+    /// it reads.
+    pub loss_added: f32,
     /// Each feature's share of tokens it fires on.
     pub density: Vec<f32>,
 }
@@ -105,6 +111,7 @@ impl<W: Watch> Run<W> {
             loss_with_sae: with_sae,
             loss_zeroed: zeroed,
             loss_recovered: (zeroed - with_sae) / (zeroed - clean),
+            loss_added: with_sae - clean,
             density,
         })
     }

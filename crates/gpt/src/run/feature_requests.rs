@@ -88,6 +88,10 @@ pub struct FeatureAnswer {
     pub knock_out: Option<KnockOut>,
     #[cfg_attr(feature = "ts", tsify(optional))]
     pub steered: Option<Steered>,
+    /// Every training step's loss so far (with a measure asked for alone: the curve to redraw,
+    /// after a reload too).
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub losses: Option<Vec<f32>>,
 }
 
 impl<W: Watch> Run<W> {
@@ -106,7 +110,10 @@ impl<W: Watch> Run<W> {
                 }
                 answer.report = Some(report);
             }
-            FeatureRequest::Measure => answer.measures = Some(self.feature_measures(PAGE_BATCHES)?),
+            FeatureRequest::Measure => {
+                answer.measures = Some(self.feature_measures(PAGE_BATCHES)?);
+                answer.losses = self.features.as_ref().map(|t| t.history().losses.clone());
+            }
             FeatureRequest::List { order, top } => {
                 let order = match order.as_str() {
                     "density" => FeatureOrder::Density,

@@ -98,8 +98,7 @@ impl<W: Watch> Run<W> {
         let sae = Sae::from_params(saved.config, c.n_layer, c.n_embd, sae)?;
         let mut trainee = SaeTrainee::new(sae, Arc::new(model), saved.model_step, saved.variance)?;
         trainee.set_since_fired(&saved.since_fired);
-        let history = crate::train::History::default();
-        let trainer = Trainer::resume(trainee, saved.train, saved.step, history, Some(optimizer), saved.rng);
+        let trainer = Trainer::resume(trainee, saved.train, saved.step, saved.history, Some(optimizer), saved.rng);
         self.features = Some(trainer);
         self.feature_baseline.set(None);
         Ok(true)
@@ -147,6 +146,7 @@ pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
         since_fired: trainee.since_fired(),
         optimizer_steps: trainer.optimizer().steps(),
         rng: Some(trainer.rng().clone()),
+        history: trainer.history().clone(),
     }
 }
 

@@ -34,7 +34,7 @@ pub struct SaeTrainee {
 }
 
 /// What a checkpoint keeps of an autoencoder beside its weights (`sae.W_enc`, …): its settings,
-/// the model's step it reads, its own steps, recipe and random state, and its loss scale.
+/// the model's step it reads, its own steps, recipe, random state and losses, and its loss scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedSae {
     pub config: SaeConfig,
@@ -51,6 +51,9 @@ pub struct SavedSae {
     pub optimizer_steps: u64,
     #[serde(default)]
     pub rng: Option<crate::rng::Rng>,
+    /// Its training losses, step by step, so a reopened autoencoder shows its curve.
+    #[serde(default)]
+    pub history: crate::train::History,
 }
 
 /// A batch's losses, each a mean over its tokens.
