@@ -26,6 +26,8 @@ let at = 0; // the step shown
 let reached = 0; // the furthest step entered: a step's set-up applies only the first time
 let met = []; // per step, the training seconds its waits took (0 when it has none), once met
 let from = null; // where the step started (waits.js mark)
+let waiting = null; // the step whose set-up waits for the run training now to pause
+const TRAINING = ['creating', 'training', 'pausing'];
 
 /** Says why a lesson was not opened, or that one finished, under the page's title. */
 export const say = (message) => { ui.notice.textContent = message; };
@@ -65,6 +67,7 @@ async function startLesson(text, id, resume = null) {
   met = resume?.met ?? [];
   reached = resume ? resume.reached ?? resume.step : -1;
   ui.title.textContent = lesson.title;
+  ui.title.title = lesson.title; // the bar shows three lines of a long one
   ui.shareStatus.textContent = '';
   ui.problems.hidden = lesson.problems.length === 0;
   ui.problemsTitle.textContent = `${lesson.problems.length} line${lesson.problems.length > 1 ? 's' : ''} of this lesson could not be followed`;
@@ -96,10 +99,8 @@ async function enter(index, moved) {
   ui.note.textContent = '';
   ui.setup.hidden = directives('setup').length === 0;
   ui.show.hidden = directives('point').length + directives('open').length === 0;
+  waiting = null;
   if (moved && at > reached) await setUp();
-  if (directives('setup').length && ['creating', 'training', 'pausing'].includes(state.phase)) {
-    ui.note.textContent = 'A run is still training: press Pause, then Train, to start the model this step sets up.';
-  }
   reached = Math.max(reached, at);
   save();
   directives('open').forEach((d) => openTarget(d.target));
@@ -111,8 +112,16 @@ async function enter(index, moved) {
   update();
 }
 
-/** Applies the step's set-ups; one past every preset's size asks first. */
+/**
+ * Applies the step's set-ups; one past every preset's size asks first. While a run trains, the
+ * form it was started from stays as it is: the set-up waits until the run is paused or done.
+ */
 async function setUp() {
+  if (directives('setup').length && TRAINING.includes(state.phase)) {
+    waiting = at;
+    ui.note.textContent = 'A run is training, so this step\'s set-up waits: the form keeps your run\'s settings until you press Pause, then it sets the step up.';
+    return;
+  }
   for (const { values } of directives('setup')) {
     const why = whyAsk(values);
     if (why && !confirm(why)) {
@@ -134,6 +143,11 @@ function point(focus) {
 /** Judges the step's waits, saves progress and offers Next once they are met (or overdue). */
 function update() {
   if (!lesson || !from) return;
+  if (waiting === at && !TRAINING.includes(state.phase)) {
+    waiting = null;
+    ui.note.textContent = '';
+    setUp();
+  }
   const waits = directives('wait');
   const pending = waits.filter((w) => !isMet(w, from));
   const seconds = Math.round(trainedSince(from));

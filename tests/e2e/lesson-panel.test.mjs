@@ -208,3 +208,105 @@ for (const [size, viewport] of [['tablet', { width: 820, height: 1180 }], ['phon
     }
   });
 }
+
+/** Every field of the model form and the Corpus menu, as they read now. */
+const formValues = (p) => p.evaluate(() => [...document.getElementById('config').elements, document.getElementById('corpus')]
+  .filter((el) => el.name || el.id).map((el) => `${el.name || el.id}=${el.type === 'checkbox' ? el.checked : el.value}`));
+
+for (const [what, setup] of [['96 layers and a block of 100,000', 'n_layer=96 block_size=100000'], ['24 layers of 768 channels', 'n_layer=24 n_embd=768 n_head=12']]) {
+  test(`a lesson link setting up ${what} asks first, and a decline leaves every field as it was`, async () => {
+    const other = await session.newPage();
+    const asked = [];
+    other.on('dialog', (dialog) => { asked.push(dialog.message()); dialog.dismiss(); });
+    try {
+      await other.goto(session.url);
+      await untilStatus(other, /^Ready|^Restored/);
+      const before = await formValues(other);
+      await other.goto(await lessonLink(`# Too big\n\n## Set up\n@setup ${setup}\nA model past the page.\n`, session.url));
+      await other.locator('#lesson-title').getByText('Too big').waitFor();
+      assert.equal(asked.length, 1, 'asked once');
+      assert.match(asked[0], /^This lesson sets up (settings the page cannot train: .+\. Set them up anyway\?|a model of [\d,]+ parameters .+ Set it up\?)/);
+      assert.deepEqual(await formValues(other), before, 'declined: every field as it was');
+      assert.match(await other.locator('#lesson-note').textContent(), /not applied/);
+    } finally {
+      await other.close();
+    }
+  });
+}
+
+const LONG_TITLE = `# Notes on https://github.com/karpathy/nanoGPT/blob/master/model.py#L42-L97 ${'and_a_very_long_word_'.repeat(6)}`;
+
+for (const width of [1280, 320]) {
+  test(`a 200-character lesson title wraps, and Hide and Leave stay on screen at ${width} px`, async () => {
+    const title = LONG_TITLE.slice(0, 202);
+    assert.equal(title.length - 2, 200);
+    const small = await openPlayground({ width, height: 800 }, [], width < 500 ? { hasTouch: true, isMobile: true } : {});
+    try {
+      await small.page.goto(await lessonLink(`${title}\n\n## One\nA step.\n`, small.url));
+      await small.page.locator('#lesson-title').waitFor({ state: 'visible' });
+      for (const name of ['Hide', 'Leave']) {
+        const box = await small.page.getByRole('button', { name, exact: true }).boundingBox();
+        assert.ok(box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= 800, `${name} at ${JSON.stringify(box)}`);
+      }
+      const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'nothing wider than the screen');
+      await small.page.screenshot({ path: `${SHOTS}64-lesson-long-title-${width}.png` });
+      await small.page.getByRole('button', { name: 'Leave', exact: true }).click();
+      assert.ok(await small.page.locator('#lesson').isHidden(), 'Leave closes it');
+      assert.deepEqual(small.errors, []);
+    } finally {
+      await small.close();
+    }
+  });
+}
+
+test('"Show me" on a view taller than the room above the phone\'s sheet puts its title on screen', async () => {
+  const phone = await openPlayground({ width: 390, height: 844 }, [], { hasTouch: true, isMobile: true });
+  try {
+    const lesson = '# Patching\n\n## Train\n@setup corpus=task:repeat preset=induction max_iters=20\nPress Train.\n@wait finished within=60\n\n'
+      + '## Patch it back\n@open patching\nPatching runs a corrupted problem.\n';
+    await phone.page.goto(await lessonLink(lesson, phone.url));
+    await phone.page.locator('#train').tap();
+    await phone.page.locator('#lesson-next').and(phone.page.locator(':enabled')).waitFor({ timeout: 90000 });
+    await phone.page.locator('#lesson-next').tap();
+    const view = phone.page.locator('[data-view="patching"]');
+    await view.locator('summary').waitFor();
+    // Taller than the room above the sheet once its grid is drawn.
+    await phone.page.waitForFunction(() => document.querySelector('[data-view="patching"]').getBoundingClientRect().height > 844 * 0.55, null, { timeout: 30000 })
+      .catch(async () => assert.fail(`the view is ${(await view.boundingBox()).height} px tall`));
+    await phone.page.evaluate(() => window.scrollTo(0, 0));
+    await phone.page.locator('#lesson-show').tap();
+    const onScreen = () => {
+      const title = document.querySelector('[data-view="patching"] summary').getBoundingClientRect();
+      return title.top >= 0 && title.bottom <= document.getElementById('lesson').getBoundingClientRect().top;
+    };
+    await phone.page.waitForFunction(onScreen, null, { timeout: 3000 }).catch(async () => {
+      const [title, sheet] = await Promise.all(['[data-view="patching"] summary', '#lesson'].map((s) => phone.page.locator(s).boundingBox()));
+      assert.fail(`the title at ${title.y}-${title.y + title.height}, the sheet from ${sheet.y}`);
+    });
+    await phone.page.screenshot({ path: `${SHOTS}65-lesson-show-me-phone.png` });
+    assert.deepEqual(phone.errors, []);
+  } finally {
+    await phone.close();
+  }
+});
+
+test('a lesson link opened while a run trains keeps the form and the corpus until the run is paused', async () => {
+  await page.getByLabel('Corpus').selectOption('names');
+  await page.getByLabel('Preset').selectOption('tiny');
+  await page.getByLabel('Iterations', { exact: true }).fill('100000');
+  page.on('dialog', (d) => d.accept()); // the "start over?" of a new run
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.locator('#stats').getByText(/step [1-9]/).waitFor();
+  const before = await formValues(page);
+  await page.goto(await lessonLink('# While training\n\n## Set up\n@setup corpus=task:reverse preset=reverse\nA task.\n', session.url));
+  await page.locator('#lesson-title').getByText('While training').waitFor();
+  await page.locator('#lesson-note').getByText(/^A run is training, so this step's set-up waits/).waitFor();
+  assert.deepEqual(await formValues(page), before, 'the run keeps the settings it trains with');
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await untilStatus(page, /^Paused/);
+  await page.waitForFunction(() => document.getElementById('corpus').value === 'task:reverse');
+  assert.equal(await page.locator('#lesson-note').textContent(), '');
+  await page.getByRole('button', { name: 'Leave' }).click();
+  assert.deepEqual(errors, []);
+});

@@ -3,7 +3,7 @@
 // them: the Corpus menu, the Preset menu, then each field. Nothing trains until the learner
 // presses Train, and a set-up past every preset's size or length asks first.
 import { catalog, describeModel } from '../wasm.js';
-import { readConfig, settingsWith } from '../config-form.js';
+import { inFormWords, readConfig, settingsWith } from '../config-form.js';
 import { chooseCorpus } from '../data-panel.js';
 import { BUDGET, validate } from '../model-panel.js';
 import { applyValues } from '../share-link.js';
@@ -46,13 +46,13 @@ function readSetting(key, text) {
 }
 
 /**
- * A model's size and its run's arithmetic (FLOP), or null when the settings are not valid. Sizes
- * are weighed on a stand-in text (a vocabulary of 100), so a set-up is judged the same before the
- * text is counted, and whatever it is.
+ * A model's size and its run's arithmetic (FLOP), or what keeps the page from building it (a
+ * setting past the page's budget, or one that is wrong). Sizes are weighed on a stand-in text (a
+ * vocabulary of 100), so a set-up is judged the same before the text is counted, and whatever it is.
  */
 function costOf(settings) {
-  const { size } = describeModel(settings, { chars: 1_000_000, vocab_size: 100 }, BUDGET);
-  if (!size) return null;
+  const { size, errors } = describeModel(settings, { chars: 1_000_000, vocab_size: 100 }, BUDGET);
+  if (!size) return { problem: errors[0]?.message ?? 'the settings are not valid' };
   const { batch_size: batch, max_iters: iters } = settings.train;
   return { params: size.params, flop: 6 * size.params * batch * settings.model.block_size * iters };
 }
@@ -61,24 +61,31 @@ let largest = null;
 /** The preset with the most parameters, and the most arithmetic a preset's run does. */
 function largestPreset() {
   if (largest) return largest;
-  const costs = catalog().presets.map((p) => ({ name: p.name, ...costOf(p.settings) })).filter((c) => c.params);
+  const costs = catalog().presets.map((p) => ({ name: p.name, ...costOf(p.settings) })).filter((c) => !c.problem);
   const biggest = costs.reduce((a, b) => (b.params > a.params ? b : a));
   largest = { name: biggest.name, params: biggest.params, flop: Math.max(...costs.map((c) => c.flop)) };
   return largest;
 }
 
-/** Why the set-up `values` should ask first ('' when it need not): a model or a run past every preset's. */
+/**
+ * Why the set-up `values` should ask first ('' when it need not): a model or a run past every
+ * preset's, or settings the page cannot build at all (past its budget, or wrong).
+ */
 export function whyAsk(values) {
   const form = $('config');
   const base = values.preset ? presetNamed(values.preset).settings : readConfig(form).config;
   let cost;
   try {
     cost = costOf(settingsWith(form, base, values));
-  } catch {
-    return ''; // settings the engine refuses: the form shows why once they are set, and Train waits
+  } catch (e) {
+    cost = { problem: e.message };
+  }
+  if (cost.problem) {
+    return `This lesson sets up settings the page cannot train: ${inFormWords(form, cost.problem)}. Set them up anyway? The form will say what `
+      + 'to change, and nothing trains until you press Train.';
   }
   const most = largestPreset();
-  if (!cost || (cost.params <= MARGIN * most.params && cost.flop <= MARGIN * most.flop)) return '';
+  if (cost.params <= MARGIN * most.params && cost.flop <= MARGIN * most.flop) return '';
   const minutes = Math.max(1, Math.round(cost.flop / FLOPS / 60));
   return `This lesson sets up a model of ${count(cost.params)} parameters (the largest preset, ${most.name}, has ${count(most.params)}), `
     + `whose run would take about ${count(minutes)} minutes on one core of a laptop. Set it up? Nothing trains until you press Train.`;

@@ -131,16 +131,28 @@ export function pointAt(names, { focus = false } = {}) {
       problems.push(`${found?.what ?? name} is not shown now: ${SHOWN_WHEN[name] ?? 'it is not on the page'}`);
       continue;
     }
-    el.classList.add('lesson-target'); // first: its scroll margin keeps it clear of a lesson sheet
+    el.classList.add('lesson-target');
     if (marked.length === 0) show(el, focus);
     marked.push(el);
   }
   return problems;
 }
 
+/** Space kept above a part scrolled to the top of the screen, for its outline. */
+const ROOM_ABOVE = 12;
+
+/**
+ * Scrolls `el` into the room the screen has above a lesson's sheet (the whole height beside a
+ * panel): centred where it fits, else its top (its title and controls) at the top.
+ */
 function show(el, focus) {
   const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
-  el.scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
+  const sheet = document.getElementById('lesson').getBoundingClientRect();
+  const sheetBelow = sheet.height > 0 && sheet.bottom >= innerHeight - 1 && sheet.left <= 0;
+  const room = (sheetBelow ? sheet.top : innerHeight) - ROOM_ABOVE;
+  const box = el.getBoundingClientRect();
+  const top = box.height <= room ? box.top - ROOM_ABOVE - (room - box.height) / 2 : box.top - ROOM_ABOVE;
+  window.scrollBy({ top, behavior: still ? 'auto' : 'smooth' });
   if (!focus) return;
   if (!el.matches('input, select, textarea, button, a[href], details, label')) el.tabIndex = -1; // a region takes focus too
   const control = el.matches('details') ? el.querySelector('summary') : el.matches('label') ? el.querySelector('input') : el;
