@@ -3,10 +3,12 @@
 //! learning-rate [`Schedule`] in `schedule.rs`). Plain data with the rules that check it, below
 //! everything that builds or trains from it.
 
+mod architecture;
 mod model;
 mod schedule;
 mod train;
 
+pub use architecture::Architecture;
 pub use model::{Budget, GPTConfig};
 pub use schedule::Schedule;
 pub use train::{TrainConfig, MAX_BATCH, MAX_EVAL_ITERS, MAX_ITERS};

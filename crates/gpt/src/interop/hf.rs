@@ -10,9 +10,8 @@ use super::hf_shared::{activation_name, zero_bias};
 use super::hf_tokenizer::tokenizer_json;
 use super::{hf_remote, hf_starcoder2, hf_task};
 use crate::checkpoint::{le_bytes, Tensor};
-use crate::config::GPTConfig;
+use crate::config::{Architecture, GPTConfig};
 use crate::error::Result;
-use crate::ops::NormKind;
 use crate::Run;
 use serde_json::json;
 use std::collections::HashMap;
@@ -27,30 +26,12 @@ pub const TASK: &str = "gpt_playground_task";
 const LENS_FILE: &str = "gpt_playground_lens.py";
 const LENS: &str = include_str!("python/gpt_playground_lens.py");
 
-/// Which Transformers model holds a run: GPT-2 where it can (learned positions, LayerNorm, no
-/// QK-norm), Starcoder2 for rotary positions with LayerNorm and no QK-norm, else our own modelling
-/// code (`hf_remote.rs`), loaded with `trust_remote_code=True`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Architecture {
-    Gpt2,
-    Starcoder2,
-    Ours,
-}
-
 impl Architecture {
     /// What `from_pretrained` needs beside the folder.
     fn trust(self) -> &'static str {
         match self {
             Architecture::Gpt2 | Architecture::Starcoder2 => "",
             Architecture::Ours => ", trust_remote_code=True",
-        }
-    }
-
-    pub fn of(c: &GPTConfig) -> Architecture {
-        match (c.norm, c.rope, c.qk_norm) {
-            (NormKind::LayerNorm, false, false) => Architecture::Gpt2,
-            (NormKind::LayerNorm, true, false) => Architecture::Starcoder2,
-            _ => Architecture::Ours,
         }
     }
 }

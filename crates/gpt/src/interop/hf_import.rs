@@ -4,12 +4,13 @@
 //! must be one of ours (characters, our byte pairs, or a task's symbols). A GPT-2's or Starcoder2's
 //! biases come back when any is not zero.
 
-use super::hf::{gpt2_names, Architecture, CONV1D, OURS, TASK};
+use super::hf::{gpt2_names, CONV1D, OURS, TASK};
 use super::hf_remote::{config_from_json, MODEL_TYPE};
 use super::hf_shared::{activation, bad, count};
 use super::hf_starcoder2;
 use super::hf_tokenizer::tokenizer_from_json;
 use crate::checkpoint::{serialize, Tensor, FORMAT};
+use crate::config::Architecture;
 use crate::config::GPTConfig;
 use crate::error::Result;
 use safetensors::{Dtype, SafeTensors};

@@ -1,7 +1,7 @@
 //! AdamW, as PyTorch's `torch.optim.AdamW`: nanoGPT's optimiser, for every parameter.
 
+use super::floor::{floored, MOMENT_FLOOR, SQUARE_FLOOR};
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
-use super::{floored, MOMENT_FLOOR, SQUARE_FLOOR};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use ndarray::ArrayD;

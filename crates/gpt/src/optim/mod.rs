@@ -7,6 +7,7 @@
 //! [`OptimizerKind`], and add the kind to [`OPTIMIZERS`].
 
 mod adamw;
+mod floor;
 mod muon;
 mod newton_schulz;
 mod optimizer;
@@ -39,25 +40,6 @@ pub fn optimizers() -> Vec<OptimizerInfo> {
 /// The optimiser called `name`.
 pub fn optimizer_named(name: &str) -> Option<&'static OptimizerKind> {
     OPTIMIZERS.iter().copied().find(|k| k.name == name)
-}
-
-/// Below this a first moment (Adam's `m`, Muon's momentum) is kept as 0. A weight whose gradient
-/// stays 0 (a dead ReLU unit, a token the text lacks) has its moments shrink by β each step, into
-/// the subnormal floats that many CPUs handle a hundred times slower; at 2⁻¹⁰⁰ the update it would
-/// make is far below any weight's last bit.
-pub(crate) const MOMENT_FLOOR: f32 = 7.888_609e-31;
-/// Below this Adam's second moment `v` is kept as 0: its root, 2⁻⁶⁰, is lost in ε = 1e-8 even
-/// after the bias correction, so the update is the same bit for bit.
-pub(crate) const SQUARE_FLOOR: f32 = 7.523_164e-37;
-
-/// `x`, or 0 when it is smaller than `floor` in size (a NaN stays, so divergence is still seen).
-#[inline(always)]
-pub(crate) fn floored(x: f32, floor: f32) -> f32 {
-    if x.abs() < floor {
-        0.0
-    } else {
-        x
-    }
 }
 
 /// The L2 norm of all gradients together (a flat buffer of them).

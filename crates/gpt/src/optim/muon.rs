@@ -9,9 +9,9 @@
 //! scaled updates, and keeps the momentum.
 
 use super::adamw::AdamW;
+use super::floor::{floored, MOMENT_FLOOR};
 use super::newton_schulz::{cost, orthogonalize, Coefficients};
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
-use super::{floored, MOMENT_FLOOR};
 use crate::error::{FieldError, Result};
 use crate::fields::Field;
 use crate::params::Params;

@@ -5,7 +5,7 @@
 
 use super::sequence::Followed;
 use super::stage::{columns, row, stage, Stage};
-use crate::interop::hf::Architecture;
+use crate::config::Architecture;
 use crate::model::Hooked;
 use crate::ops::{Activation, NormKind};
 use crate::{GPTConfig, Run};
