@@ -39,6 +39,8 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, pipeline
 
+from checking import lens_bridge
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 TOLERANCE = 1e-4
@@ -90,13 +92,7 @@ def ours_on(run, work, text=None):
 
 
 def check_lens(folder, ref, model):
-    sys.path.insert(0, folder)
-    try:
-        import gpt_playground_lens
-        bridge = gpt_playground_lens.bridge(folder)
-    finally:
-        sys.path.remove(folder)
-        sys.modules.pop("gpt_playground_lens", None)
+    bridge = lens_bridge(folder)
     logits, cache = bridge.run_with_cache(ref["idx"])
     patterns = torch.stack([cache[f"blocks.{l}.attn.hook_pattern"][0] for l in range(ref["attention"].shape[0])])
     gap("TransformerLens's attention patterns against ours", patterns, ref["attention"], "patterns")

@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "crates", "gpt", "tests", "fixtures"))
 from nanogpt import GPT, rotary  # noqa: E402
 from make_golden import newton_schulz_f32, polar_express_f32  # noqa: E402
+from checking import lens_bridge  # noqa: E402
 
 GPT_CLI = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 FORWARD, BACKWARD = 1e-5, 1e-4
@@ -333,13 +334,7 @@ def learning_rate(train, step):
 
 def check_lens_names(walk, folder):
     """Every hook name the walk gives is in TransformerLens's bridge's cache, with the same numbers."""
-    sys.path.insert(0, folder)
-    try:
-        import gpt_playground_lens
-        bridge = gpt_playground_lens.bridge(folder)
-    finally:
-        sys.path.remove(folder)
-        sys.modules.pop("gpt_playground_lens", None)
+    bridge = lens_bridge(folder)
     f = walk["followed"]
     _, cache = bridge.run_with_cache(torch.tensor([f["ids"]]))
     p, h, names = f["position"], f["head"], set()

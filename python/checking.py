@@ -3,6 +3,7 @@ within a tolerance, the largest gap kept for the summary."""
 
 import os
 import subprocess
+import sys
 
 import torch
 
@@ -28,3 +29,15 @@ def close(what, ours, theirs, relative=False):
     worst["value"] = max(worst["value"], gap)
     assert gap < TOLERANCE, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
     return gap
+
+
+def lens_bridge(folder):
+    """TransformerLens's bridge over a Transformers export, by the lens module the export ships."""
+    sys.path.insert(0, folder)
+    try:
+        import gpt_playground_lens
+
+        return gpt_playground_lens.bridge(folder)
+    finally:
+        sys.path.remove(folder)
+        sys.modules.pop("gpt_playground_lens", None)

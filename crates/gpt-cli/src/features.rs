@@ -9,11 +9,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long)]
-    checkpoint: PathBuf,
-    /// The text a text run trained on; a task's run makes its own problems.
-    #[arg(long)]
-    data: Option<PathBuf>,
+    #[command(flatten)]
+    run: crate::shared::RunFlags,
     /// The hook point, by TransformerLens's name [default: the stream leaving the last block,
     /// `blocks.L.hook_resid_post`]; `blocks.0.hook_mlp_out` reads an MLP's output.
     #[arg(long)]
@@ -72,7 +69,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let mut run = crate::shared::open_run_with_text(&a.checkpoint, a.data.as_deref())?;
+    let mut run = a.run.open()?;
     let layers = run.model().config().n_layer;
     let point = match &a.hook {
         None => HookPoint::ResidPost { layer: layers.saturating_sub(1) },
@@ -138,7 +135,7 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     if let Some(dir) = &a.out {
         let trainer = run.features().ok_or("the autoencoder is gone")?;
-        let name = a.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
+        let name = a.run.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
         let files = gpt::interop::saelens::export_sae(trainer.model().sae(), &name, run.seq_len())
             .map_err(|e| e.to_string())?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

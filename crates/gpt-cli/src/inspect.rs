@@ -19,15 +19,11 @@ enum Measure {
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long)]
-    checkpoint: PathBuf,
+    #[command(flatten)]
+    run: crate::shared::RunFlags,
     /// What to measure.
     #[arg(value_enum)]
     measure: Measure,
-    /// The text a text run trained on (its held-out part is what ablation scores); a task's run
-    /// makes its own problems.
-    #[arg(long)]
-    data: Option<PathBuf>,
     /// The part to knock out, counting from 1: `L1H2` (layer 1, head 2) or `MLP1`; by default the
     /// head whose loss costs the most.
     #[arg(long)]
@@ -52,7 +48,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let run = crate::shared::open_run_with_text(&a.checkpoint, a.data.as_deref())?;
+    let run = a.run.open()?;
     if let Some(path) = &a.rows_out {
         let rows = match a.measure {
             Measure::Fourier => {

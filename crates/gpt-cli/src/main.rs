@@ -2,6 +2,7 @@
 //! a non-zero exit.
 
 mod bench;
+mod draw_flags;
 mod eval;
 mod export;
 mod feature_views;

@@ -21,15 +21,8 @@ pub struct Args {
     /// [default: 500]
     #[arg(long)]
     max_new_tokens: Option<usize>,
-    /// 0 always takes the most likely token [default: 0.8].
-    #[arg(long)]
-    temperature: Option<f32>,
-    /// Keep only the k most likely tokens; 0 keeps all [default: 0].
-    #[arg(long)]
-    top_k: Option<usize>,
-    /// [default: 1337]
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    draw: crate::draw_flags::DrawFlags,
     /// Instead of sampling, list the K most likely next tokens after the prompt (at the
     /// temperature, or 1 when it is 0) with their probabilities.
     #[arg(long, value_name = "K")]
@@ -69,11 +62,9 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let saved = run.last_sample().cloned().unwrap_or(SampleConfig { max_new_tokens: 500, ..Default::default() });
     let config = SampleConfig {
-        prompt: a.prompt.unwrap_or(saved.prompt),
-        temperature: a.temperature.unwrap_or(saved.temperature),
-        top_k: a.top_k.unwrap_or(saved.top_k),
-        seed: a.seed.unwrap_or(saved.seed),
+        prompt: a.prompt.unwrap_or(saved.prompt.clone()),
         max_new_tokens: a.max_new_tokens.unwrap_or(saved.max_new_tokens),
+        ..a.draw.over(saved)
     };
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| e.to_string();

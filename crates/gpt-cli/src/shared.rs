@@ -36,13 +36,27 @@ pub fn open_run(path: &std::path::Path) -> Result<gpt::Run, String> {
     gpt::Run::open(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The run saved at `path`, with the text a text run trained on read from `data` when given.
-pub fn open_run_with_text(path: &std::path::Path, data: Option<&std::path::Path>) -> Result<gpt::Run, String> {
-    let mut run = open_run(path)?;
-    if let Some(data) = data {
-        run.use_text(&read_text(data)?).map_err(|e| format!("{}: {e}", data.display()))?;
+/// The flags that open a saved run for reading: the checkpoint, and for a text run the text it
+/// trained on (a checkpoint keeps the text's counts, not the text).
+#[derive(clap::Args)]
+pub struct RunFlags {
+    #[arg(long)]
+    pub checkpoint: std::path::PathBuf,
+    /// The text a text run trained on, whose held-out part is what is read; a task's run makes its
+    /// own problems.
+    #[arg(long)]
+    data: Option<std::path::PathBuf>,
+}
+
+impl RunFlags {
+    /// The run, with its text when given, or a one-line reason it cannot be opened.
+    pub fn open(&self) -> Result<gpt::Run, String> {
+        let mut run = open_run(&self.checkpoint)?;
+        if let Some(data) = &self.data {
+            run.use_text(&read_text(data)?).map_err(|e| format!("{}: {e}", data.display()))?;
+        }
+        Ok(run)
     }
-    Ok(run)
 }
 
 /// A file's text, or a one-line reason it cannot be read.

@@ -3,15 +3,14 @@
 //! and one training step's backward pass and update. `--json` prints the walk whole.
 
 use gpt::inspect::walk::{Stage, Walk, WalkRequest};
-use std::path::PathBuf;
 
 /// Values a stage prints on a line before "…".
 const SHOWN: usize = 8;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long)]
-    checkpoint: PathBuf,
+    #[command(flatten)]
+    run: crate::shared::RunFlags,
     /// The text to follow, or a task's problem as typed (`bdca`, `12+34`) [default: the start of the
     /// held-out text, or a held-out problem].
     #[arg(long)]
@@ -28,38 +27,29 @@ pub struct Args {
     /// The token the training step teaches at the position [default: the one that follows].
     #[arg(long)]
     target: Option<String>,
-    /// The draw's temperature (0: the likeliest), top-k (0: all) and seed [default: the checkpoint's
-    /// last generation's, else 0.8, 0 and 1337].
-    #[arg(long)]
-    temperature: Option<f32>,
-    #[arg(long)]
-    top_k: Option<usize>,
-    #[arg(long)]
-    seed: Option<u64>,
-    /// The text a text run trained on, for the held-out text it follows by default.
-    #[arg(long)]
-    data: Option<PathBuf>,
+    #[command(flatten)]
+    draw: crate::draw_flags::DrawFlags,
     /// Print the walk as one JSON object.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let run = crate::shared::open_run_with_text(&a.checkpoint, a.data.as_deref())?;
+    let run = a.run.open()?;
     let from_one = |n: Option<usize>, flag: &str| match n {
         Some(0) => Err(format!("{flag} counts from 1")),
         n => Ok(n.map(|n| n - 1)),
     };
-    let sample = run.last_sample().cloned().unwrap_or_default();
+    let draw = a.draw.over(run.last_sample().cloned().unwrap_or_default());
     let request = WalkRequest {
         text: a.prompt.unwrap_or_default(),
         position: a.position,
         layer: from_one(a.layer, "--layer")?,
         head: from_one(a.head, "--head")?,
         target: a.target.unwrap_or_default(),
-        temperature: a.temperature.unwrap_or(sample.temperature),
-        top_k: a.top_k.unwrap_or(sample.top_k),
-        seed: a.seed.unwrap_or(sample.seed),
+        temperature: draw.temperature,
+        top_k: draw.top_k,
+        seed: draw.seed,
     };
     let walk = run.walk(&request).map_err(|e| e.to_string())?;
     if a.json {

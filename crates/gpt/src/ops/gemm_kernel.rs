@@ -105,9 +105,9 @@ pub(crate) unsafe fn gemm<L: Lanes, const MR: usize, const NV: usize>(
                             let rows = rows.map(|row| row.offset(from as isize * a_step));
                             microkernel::<L, MR, NV>(to - from, rows, a_step, b_panel.add(from * nr))
                         };
-                        let add = accumulate || pc > 0;
+                        let to = TileOut { c, at: (i0, j0), left: (m - i0, n - j0), alpha, add: accumulate || pc > 0 };
                         // SAFETY: the tile's rows i0.. and columns j0.. that exist are inside c.
-                        unsafe { store_tile(tile, alpha, c, (i0, j0), (m - i0, n - j0), add) };
+                        unsafe { store_tile(tile, to) };
                     }
                 }
             }
@@ -146,24 +146,28 @@ unsafe fn microkernel<L: Lanes, const MR: usize, const NV: usize>(
     acc
 }
 
-/// Writes (or adds) `alpha ·` the tile's first `m_left` rows and `n_left` columns at `(i0, j0)`.
-/// Whole tiles of contiguous rows, nearly all of them, are stored here, inline; the rest by
+/// Where a tile goes: `alpha ·` its first `m_left` rows and `n_left` columns (`left`) are written,
+/// or added when `add`, at `(i0, j0)` (`at`) of `c`.
+#[derive(Clone, Copy)]
+struct TileOut {
+    c: Strided<*mut f32>,
+    at: (usize, usize),
+    left: (usize, usize),
+    alpha: f32,
+    add: bool,
+}
+
+/// Stores a tile where [`TileOut`] says. Whole tiles of contiguous rows, nearly all of them, are stored here, inline; the rest by
 /// [`store_edge`], a call away so its code does not crowd the kernel's registers.
 ///
 /// # Safety
 /// Those elements of `c` must be writable.
 #[inline(always)]
-unsafe fn store_tile<L: Lanes, const MR: usize, const NV: usize>(
-    tile: [[L; NV]; MR],
-    alpha: f32,
-    c: Strided<*mut f32>,
-    (i0, j0): (usize, usize),
-    (m_left, n_left): (usize, usize),
-    add: bool,
-) {
+unsafe fn store_tile<L: Lanes, const MR: usize, const NV: usize>(tile: [[L; NV]; MR], to: TileOut) {
+    let TileOut { c, at: (i0, j0), left: (m_left, n_left), alpha, add } = to;
     if c.cols != 1 || m_left < MR || n_left < 4 * NV {
         // SAFETY: forwarded from the caller.
-        return unsafe { store_edge(tile, alpha, c, (i0, j0), (m_left, n_left), add) };
+        return unsafe { store_edge(tile, to) };
     }
     let scale = L::splat(alpha);
     for (r, row) in tile.iter().enumerate() {
@@ -186,14 +190,8 @@ unsafe fn store_tile<L: Lanes, const MR: usize, const NV: usize>(
 /// # Safety
 /// As [`store_tile`].
 #[inline(never)]
-unsafe fn store_edge<L: Lanes, const MR: usize, const NV: usize>(
-    tile: [[L; NV]; MR],
-    alpha: f32,
-    c: Strided<*mut f32>,
-    (i0, j0): (usize, usize),
-    (m_left, n_left): (usize, usize),
-    add: bool,
-) {
+unsafe fn store_edge<L: Lanes, const MR: usize, const NV: usize>(tile: [[L; NV]; MR], to: TileOut) {
+    let TileOut { c, at: (i0, j0), left: (m_left, n_left), alpha, add } = to;
     let scale = L::splat(alpha);
     for (r, row) in tile.iter().enumerate().take(m_left) {
         // SAFETY: row i0 + r, column j0 is inside c.

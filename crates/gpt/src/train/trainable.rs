@@ -26,14 +26,14 @@ pub trait Trainable: Send + Sync {
     /// The loss of knowing nothing (for a language model a uniform guess over its vocabulary): a
     /// step whose loss is far past it has diverged.
     fn uniform_loss(&self) -> f32;
-    /// Runs forward and backward in training mode, writes `weight` times the gradient of the
-    /// batch's mean loss into `grads` (every parameter, flat; left alone when the loss is not
-    /// finite), and returns the loss.
+    /// Runs forward and backward in training mode, with dropout's masks drawn from `masks` when
+    /// given, writes `weight` times the gradient of the batch's mean loss into `grads` (every
+    /// parameter, flat; left alone when the loss is not finite), and returns the loss.
     fn loss_and_grad(
         &self,
         ws: &Workspace,
         batch: Batch,
-        dropout: Option<&mut Rng>,
+        masks: Option<&mut Rng>,
         weight: f32,
         grads: &mut [f32],
     ) -> Result<f32>;
