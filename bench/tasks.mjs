@@ -6,7 +6,7 @@
 // the Train click; a run stops once its phenomenon is in. Each run also reports the share of its
 // time the views' records took (the page's stats line).
 // Usage: node bench/tasks.mjs [--tasks repeat,reverse,sort,addition,modular,brackets,parity,recall]
-//        [--seeds 1337,1,2]
+//        [--seeds 1337,1,2] [--workers auto|1|2]
 //        (after scripts/build.sh). One JSON line per run, then the medians; each run's attention
 //        grid goes to target/screenshots/attention-<task>-<seed>.png.
 import { parseArgs } from 'node:util';
@@ -34,7 +34,7 @@ const READ = () => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** One run of `task`'s preset with `seed`: when each goal was first seen (step and seconds). */
-async function run(url, task, seed, limitS) {
+async function run(url, task, seed, limitS, workerCount) {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ acceptDownloads: true });
@@ -42,6 +42,7 @@ async function run(url, task, seed, limitS) {
     await page.getByRole('status').getByText(/^Ready/).waitFor({ timeout: 60000 });
     await page.getByLabel('Corpus').selectOption(`task:${task}`);
     await page.locator('#config').getByLabel('Seed').fill(String(seed));
+    await page.getByLabel('Workers').selectOption(workerCount);
     const workers = await page.getByLabel('Workers').inputValue();
     const t0 = await page.evaluate(() => { document.getElementById('train').click(); return performance.now(); });
     const goal = GOALS[task];
@@ -88,7 +89,7 @@ async function lossAround(page, step) {
 
 const { values } = parseArgs({ options: {
   tasks: { type: 'string', default: Object.keys(GOALS).join(',') }, seeds: { type: 'string', default: '1337,1,2' },
-  limit: { type: 'string', default: '900' },
+  limit: { type: 'string', default: '900' }, workers: { type: 'string', default: 'auto' },
 } });
 mkdirSync(SHOTS, { recursive: true });
 const { server, url } = await serve(0);
@@ -96,7 +97,7 @@ try {
   for (const task of values.tasks.split(',')) {
     const results = [];
     for (const seed of values.seeds.split(',').map(Number)) {
-      const result = await run(url, task, seed, Number(values.limit));
+      const result = await run(url, task, seed, Number(values.limit), values.workers);
       console.log(JSON.stringify(result));
       results.push(result);
     }

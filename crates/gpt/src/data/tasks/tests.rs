@@ -254,6 +254,7 @@ fn a_preset_has_no_outlook_and_a_setting_that_stalls_says_so_beside_its_field() 
         task("repeat").with("length", 9),
         task("addition").with("digits", 1),
         task("brackets").with("length", 32),
+        task("sort").with("length", 64),
         task("parity").with("answer", "final"),
         task("recall").with("pairs", 10).with("queries", 1),
     ];
@@ -270,7 +271,10 @@ fn a_preset_has_no_outlook_and_a_setting_that_stalls_says_so_beside_its_field() 
     }
     assert_eq!(task("recall").with("pairs", 10).with("queries", 1).outlook().len(), 2);
     assert_eq!(task("recall").with("values", 2).outlook(), vec![], "Muon forms it at any count of values");
-    assert_eq!(task("brackets").with("length", 32).outlook()[0].steps, Some(6000), "more steps form it");
+    let steps = |config: TaskConfig| config.outlook().first().and_then(|o| o.steps);
+    let brackets = [16, 18, 26, 32].map(|n| steps(task("brackets").with("length", n)));
+    assert_eq!(brackets, [None, Some(4000), Some(6000), Some(10000)], "more steps form it, as measured");
+    assert_eq!([48, 64].map(|n| steps(task("sort").with("length", n))), [None, Some(3000)]);
     assert_eq!(task("repeat").with("length", 9).outlook()[0].optimizer, Some("muon"), "Muon forms it");
 }
 
