@@ -13,7 +13,7 @@ export async function checkFeatures({ run, until, shot }, steps) {
   await until(`new RegExp('^Step ${steps} of ${steps}:').test(${TEXT('features-status')})`, { what: `the autoencoder at step ${steps}`, timeout: 120000 });
   await until("document.querySelectorAll('#features-list tbody tr').length >= 10", { what: 'the feature list' });
   await until(`/^Feature \\d+$/.test(${TEXT('features-card-title')})`, { what: 'a feature card' });
-  assert.match(await run(`return ${TEXT('features-measures')};`), /^Variance explained[\d.]+%Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Dense[\d.]+%$/);
+  assert.match(await run(`return ${TEXT('features-measures')};`), /^Variance explained[\d.]+%Loss added\+-?[\d.e-]+Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Silent in [\d,]+ tokens[\d.]+%Dense[\d.]+%$/);
   assert.ok(await run("return document.querySelectorAll('#features-contexts li').length;") >= 1, 'its contexts');
   await run("document.getElementById('features-knock').click();");
   await until(`/^Without feature \\d+, the held-out loss goes from [\\d.]+ to [\\d.]+\\.$/.test(${TEXT('features-knock-result')})`, { what: 'the knockout' });

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { lessonLink } from '../../web/lesson/link.js';
 import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+import { readLesson } from './lesson-walk.mjs';
 
 let session, page, errors;
 
@@ -45,7 +46,8 @@ test('Back, Next and Leave keep the run as it is, and a reload comes back to the
   await page.locator('#lesson-next').click();
   assert.equal(await page.evaluate(() => document.activeElement.id), 'lesson-step-title', 'a screen reader reads the new step');
   assert.ok(await page.locator('#lesson-next').isDisabled(), 'Next waits for the run');
-  assert.match(await page.locator('#lesson-wait').textContent(), /^Next waits for the run to finish\. It usually comes within 30 s of training; 0 s so far\. Press Train/);
+  const { within } = readLesson('first-model').steps[1].directives.find((d) => d.name === 'wait');
+  assert.match(await page.locator('#lesson-wait').textContent(), new RegExp(`^Next waits for the run to finish\\. It usually comes within ${within} s of training; 0 s so far\\. Press Train`));
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await untilStatus(page, /^Finished 40 steps/, 60000);
   await page.locator('#lesson-next').and(page.locator(':enabled')).waitFor();

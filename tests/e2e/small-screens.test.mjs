@@ -4,11 +4,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPlayground, trainTinyAndLookInside } from './session.mjs';
 
-/** The elements that reach past the right edge of the screen, by tag, id and class. */
+/**
+ * The elements that reach past the right edge of the screen, by tag, id and class. What a
+ * scrolling region holds (a wide table) scrolls within it; the region itself must fit.
+ */
 const tooWide = (page) => page.evaluate(() => {
   const edge = document.documentElement.clientWidth + 1;
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const inScroller = (el) => { for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) if (scrolls(up)) return true; return false; };
   return [...document.querySelectorAll('body *')]
-    .filter((el) => el.getBoundingClientRect().right > edge && el.getClientRects().length > 0)
+    .filter((el) => el.getBoundingClientRect().right > edge && el.getClientRects().length > 0 && !inScroller(el))
     .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`);
 });
 
