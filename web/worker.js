@@ -27,6 +27,7 @@ let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new 
 let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
 let featureLoop = Promise.resolve(); // the autoencoder's training under way, if any
 let modelStarting = false; // Train or Resume arrived, and waits for the autoencoder's training to pause
+let insideAsked = false; // an ask of the views inside waits for the asks queued behind it
 /**
  * The autoencoder is measured every 50 steps, but at most a twentieth of its time: a measure
  * comes once the steps since the last one took 19 times as long as that one did.
@@ -273,10 +274,16 @@ const handlers = {
   'features-pause'() {
     featurePaused = ++featureTraining;
   },
-  inside({ views: shown, probe, questions }) {
+  async inside({ views: shown, probe, questions }) {
     views.inside = { views: shown, probe, questions };
     views.lapseSent = -1; // a time-lapse opened again needs its snapshots
-    if (!trainer.running) views.insideViews(trainer.run); // while training, evaluations bring the views
+    // While training, evaluations bring the views. A burst of asks (views closed one by one, then a
+    // head knocked out) is answered once, with the last, not each in turn behind the others.
+    if (trainer.running || insideAsked) return;
+    insideAsked = true;
+    await yieldToMessages();
+    insideAsked = false;
+    if (!trainer.running) views.insideViews(trainer.run);
   },
 };
 

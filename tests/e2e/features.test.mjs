@@ -163,6 +163,7 @@ test('a reload after the model trained on brings the autoencoder back on the mod
   const paused = Number((await page.locator('#status').textContent()).match(/^Paused at step ([\d,]+)/)[1].replace(/,/g, ''));
   assert.ok(paused > 200, `paused at ${paused}`);
   await page.getByText(`step ${paused.toLocaleString('en-US')}`).first().waitFor(); // saved in the library
+  await page.locator('#features-status').getByText(/Saved with the run\.$/).waitFor(); // and the autoencoder's last step with it
   await page.reload();
   await untilStatus(page, new RegExp(`^Restored run .* at step ${paused.toLocaleString('en-US')}\\.`));
   if (!await page.locator('#features').evaluate((d) => d.open)) await page.getByText('8. Features').click();
