@@ -4,8 +4,8 @@
 //! optimiser's update, applied as training applies it to copies of the weights and the
 //! optimiser, with the loss before and after. The run itself does not move.
 
-use super::block::{activation_line, qkv_hook, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
 use super::forward::LOGITS;
+use super::names::{activation_line, qkv_hook, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
 use super::sequence::Followed;
 use super::stage::columns;
 use super::stage::{stage, Stage};

@@ -3,12 +3,13 @@
 //! heads together, the projection and the MLP; and a norm's two stages, which the final norm
 //! shares.
 
+use super::names::{activation_line, qkv_hook, INSIDE_ATTENTION, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
 use super::sequence::Followed;
 use super::stage::{columns, row, stage, Stage};
 use crate::config::Architecture;
 use crate::model::Hooked;
-use crate::ops::{Activation, NormKind};
-use crate::{GPTConfig, Run};
+use crate::ops::NormKind;
+use crate::Run;
 
 /// A norm's two stages at position `p`: the stream `input` normalised (its mean and spread
 /// noted), then scaled channel by channel by its gain (and for a LayerNorm with biases shifted),
@@ -275,44 +276,6 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
         .strip(row(hooked, &name("hook_resid_post"), p)),
     );
     out
-}
-
-/// Why a stage of our modelling code's attention has no hook in TransformerLens.
-const INSIDE_ATTENTION: &str =
-    "TransformerLens has no hook here: the exported model (our modelling code) does this inside its attention.";
-
-/// TransformerLens's hook for a head's queries, keys or values (`part`) in layer `l`, as its bridge
-/// names them on the run's export: `hook_q` (one head's columns of it), or on our modelling code,
-/// whose attention keeps its fused projection, `qkv.hook_out`.
-pub(super) fn qkv_hook(cfg: &GPTConfig, l: usize, part: &str) -> String {
-    match Architecture::of(cfg) {
-        Architecture::Ours => format!("blocks.{l}.attn.qkv.hook_out"),
-        Architecture::Gpt2 | Architecture::Starcoder2 => format!("blocks.{l}.attn.hook_{part}"),
-    }
-}
-
-/// The playground's PyTorch model, whose lines the walk shows where nanoGPT's `model.py` has none.
-pub(super) const OUR_MODEL: &str = "python/nanogpt.py";
-/// QK-norm's line there.
-pub(super) const QK_NORM_LINE: &str = "q, k = (F.rms_norm(t, (t.size(-1),), eps=1e-5) for t in (q, k))";
-/// RoPE's line there.
-pub(super) const ROPE_LINE: &str = "q, k = rotary(q), rotary(k)";
-
-/// The MLP's activation as its line of code, and what it does.
-pub(super) fn activation_line(kind: Activation) -> (&'static str, &'static str) {
-    match kind {
-        Activation::Relu => (
-            "x = self.act(x) # nn.ReLU(), python/nanogpt.py",
-            "ReLU keeps a neuron's input where it is positive and zeroes it elsewhere",
-        ),
-        Activation::GeluTanh => (
-            "x = self.act(x) # nn.GELU(approximate='tanh'), python/nanogpt.py",
-            "GELU (its tanh form) lets positive inputs through and squashes negative ones towards 0",
-        ),
-        Activation::Gelu => {
-            ("x = self.gelu(x)", "GELU lets positive inputs through and squashes negative ones towards 0")
-        }
-    }
 }
 
 /// Head `h` of layer `l`'s attention probabilities (T × T).

@@ -9,6 +9,7 @@
 mod backward;
 mod block;
 mod forward;
+mod names;
 mod request;
 mod sequence;
 mod stage;
