@@ -15,6 +15,7 @@ enum Measure {
     Attribution,
     Composition,
     Fourier,
+    Circuit,
 }
 
 #[derive(clap::Args)]
@@ -45,10 +46,15 @@ pub struct Args {
     /// positions); for Fourier, which problems a + b (row a·p + b) are training ones.
     #[arg(long)]
     rows_out: Option<PathBuf>,
+    #[command(flatten)]
+    circuit: crate::circuit::CircuitFlags,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
     let run = a.run.open()?;
+    if let Measure::Circuit = a.measure {
+        return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
+    }
     if let Some(path) = &a.rows_out {
         let rows = match a.measure {
             Measure::Fourier => {
@@ -77,6 +83,7 @@ pub fn run(a: Args) -> Result<(), String> {
         Measure::Attribution => "attribution",
         Measure::Composition => "composition",
         Measure::Fourier => "fourier",
+        Measure::Circuit => unreachable!("answered above"),
     };
     let inside = run.inside(&[name.to_string()], "", "", &questions).map_err(|e| e.to_string())?;
     let data = &inside.views[name];
@@ -116,6 +123,7 @@ pub fn run(a: Args) -> Result<(), String> {
             }
         }
         Measure::Fourier if data.is_null() => println!("the Fourier measures are for the modular task"),
+        Measure::Circuit => {}
         Measure::Fourier => {
             let now = &data["now"];
             let norms: Vec<String> =

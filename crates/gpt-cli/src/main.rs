@@ -2,6 +2,7 @@
 //! a non-zero exit.
 
 mod bench;
+mod circuit;
 mod draw_flags;
 mod eval;
 mod export;

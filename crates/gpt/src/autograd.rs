@@ -48,6 +48,11 @@ impl<'p> Graph<'p> {
         Graph { params, ws, nodes: Vec::with_capacity(256) }
     }
 
+    /// The parameters, as the graph's leaves hold them.
+    pub(crate) fn params(&self) -> &'p [ArrayD<f32>] {
+        self.params
+    }
+
     /// Where ops take their buffers from.
     pub(crate) fn ws(&self) -> &'p Workspace {
         self.ws
@@ -100,17 +105,18 @@ impl<'p> Graph<'p> {
         self.backward_seeing(out, seed, param_grads, |_, _| {});
     }
 
-    /// [`Graph::backward`], and the gradient of the loss with respect to each of `kept`'s values
-    /// (none for one the loss does not depend on): what looking inside a training step shows.
+    /// [`Graph::backward_from`], and the gradient with respect to each of `kept`'s values (none
+    /// for one `out` does not depend on): what looking inside a training step shows, and what
+    /// attribution reads.
     pub fn backward_keeping(
         &self,
-        loss: Var,
+        out: Var,
+        seed: ArrayD<f32>,
         param_grads: &mut [ArrayViewMutD<f32>],
         kept: &[Var],
     ) -> Vec<Option<ArrayD<f32>>> {
         let mut found: Vec<Option<ArrayD<f32>>> = vec![None; kept.len()];
-        let seed = ArrayD::from_elem(self.shape(loss), 1.0);
-        self.backward_seeing(loss, seed, param_grads, |node, grad| {
+        self.backward_seeing(out, seed, param_grads, |node, grad| {
             for (k, _) in kept.iter().enumerate().filter(|(_, v)| v.0 == self.params.len() + node) {
                 found[k] = Some(grad.clone());
             }

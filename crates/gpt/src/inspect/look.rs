@@ -29,12 +29,14 @@ pub struct Questions {
     pub corrupted: String,
     /// What the walk through the model follows.
     pub walk: super::walk::WalkRequest,
+    /// What the circuit view finds the circuit of.
+    pub circuit: super::circuit::request::CircuitRequest,
 }
 
 impl Default for Questions {
     fn default() -> Questions {
-        let (clean, corrupted, walk) = (String::new(), String::new(), Default::default());
-        Questions { ablate: None, fill: Default::default(), shown: 8, clean, corrupted, walk }
+        let (clean, corrupted, walk, circuit) = (String::new(), String::new(), Default::default(), Default::default());
+        Questions { ablate: None, fill: Default::default(), shown: 8, clean, corrupted, walk, circuit }
     }
 }
 

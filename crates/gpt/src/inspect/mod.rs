@@ -10,6 +10,7 @@
 mod ablation;
 mod attention;
 mod attribution;
+pub mod circuit;
 mod composition;
 mod embeddings;
 mod fourier;
@@ -77,6 +78,7 @@ pub static VIEWS: &[View] = &[
     View { name: "patching", compute: patching::view },
     View { name: "attribution", compute: attribution::view },
     View { name: "composition", compute: composition::view },
+    View { name: "circuit", compute: circuit::view },
     View { name: "fourier", compute: fourier::view },
     View { name: "walk", compute: walk::view },
 ];

@@ -17,7 +17,7 @@ use crate::Run;
 pub const MAX_PATCH_TOKENS: usize = 32;
 
 /// Two inputs and their answers.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pair {
     pub clean: Vec<usize>,
     pub corrupted: Vec<usize>,
@@ -49,22 +49,20 @@ impl Run {
         } else {
             task.parse(corrupted, block)?
         };
-        let k = first_difference(&clean, &corrupted).ok_or_else(|| {
+        problem_pair(task, &clean, &corrupted).ok_or_else(|| {
             Error::Data(format!(
                 "{} and {} need prompts of the same length whose answers differ",
                 task.typed(&clean),
                 task.typed(&corrupted)
             ))
-        })?;
-        let ids = |p: &Problem| p.tokens[..p.prompt_len + k].iter().map(|&t| t as usize).collect();
-        Ok(Pair {
-            clean: ids(&clean),
-            corrupted: ids(&corrupted),
-            answer: clean.answer()[k] as usize,
-            wrong: corrupted.answer()[k] as usize,
-            clean_text: task.typed(&clean),
-            corrupted_text: task.typed(&corrupted),
         })
+    }
+
+    /// `clean` and the one-symbol change to it the patching view would propose, if one changes
+    /// its answer.
+    pub(super) fn proposed_pair(&self, task: &TaskData, clean: &Problem) -> Option<Pair> {
+        let corrupted = propose_corruption(task, clean, self.model().config().block_size)?;
+        problem_pair(task, clean, &corrupted)
     }
 
     fn text_pair(&self, clean: &str, corrupted: &str) -> Result<Pair> {
@@ -132,6 +130,20 @@ impl Run {
         let v = self.vocab_size();
         Ok(crate::ops::argmax(&logits.as_slice().expect("fresh logits")[(ids.len() - 1) * v..]))
     }
+}
+
+/// Two problems as a pair, cut where their answers first differ, if they do.
+fn problem_pair(task: &TaskData, clean: &Problem, corrupted: &Problem) -> Option<Pair> {
+    let k = first_difference(clean, corrupted)?;
+    let ids = |p: &Problem| p.tokens[..p.prompt_len + k].iter().map(|&t| t as usize).collect();
+    Some(Pair {
+        clean: ids(clean),
+        corrupted: ids(corrupted),
+        answer: clean.answer()[k] as usize,
+        wrong: corrupted.answer()[k] as usize,
+        clean_text: task.typed(clean),
+        corrupted_text: task.typed(corrupted),
+    })
 }
 
 /// Where two problems' answers first differ, if their prompts and answers have the same lengths.

@@ -15,6 +15,7 @@ use super::edits::{apply, Site};
 use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::{dropout, Linear};
+use super::rewire::{splice, HeadRead};
 use crate::autograd::{Graph, Var};
 use crate::ops::attention::attend_cached;
 use crate::ops::qk_norm::normalize_head;
@@ -27,7 +28,7 @@ pub(crate) struct CausalSelfAttention {
     layer: usize,
     pub(crate) c_attn: Linear,
     pub(crate) c_proj: Linear,
-    n_head: usize,
+    pub(super) n_head: usize,
     rope: bool,
     qk_norm: bool,
 }
@@ -50,10 +51,14 @@ impl CausalSelfAttention {
     /// Shapes: (B, T, C) → (B, T, C).
     /// Hooked as TransformerLens names the stages (`hook_qkv` is the fused q|k|v projection; q and
     /// k again after QK-norm, `q_norm.hook_normalized`, and after RoPE, `hook_rot_q`).
-    pub(crate) fn forward(&self, g: &mut Graph, x: Var, extras: &mut Extras) -> Var {
+    /// `reads` are the head inputs a circuit's pass reads from a stream of their own.
+    pub(crate) fn forward(&self, g: &mut Graph, x: Var, reads: &[HeadRead], extras: &mut Extras) -> Var {
         let layer = self.layer;
         let hook = |name: &str| format!("blocks.{layer}.attn.{name}");
-        let mut qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        let qkv = self.c_attn.forward(g, x); // (B, T, 3C)
+        let params = g.params();
+        let weights = (self.c_attn.weight.slice(params), self.c_attn.bias.map(|b| b.slice(params)));
+        let mut qkv = splice(g, qkv, reads, self.n_head, weights);
         extras.hook(|| hook("hook_qkv"), qkv);
         if self.qk_norm {
             qkv = g.qk_norm(qkv, self.n_head);
@@ -69,6 +74,9 @@ impl CausalSelfAttention {
         let head_size = g.shape(y)[2] / self.n_head;
         let y = apply(g, y, extras.edits, head_size, |s| matches!(s, Site::Head { layer: l, .. } if *l == layer));
         extras.hook(|| hook("hook_z"), y);
+        if let Some(rewire) = extras.rewire.as_deref_mut() {
+            rewire.heads(layer, g.value(y).as_slice().expect("standard layout"));
+        }
         let y = self.c_proj.forward(g, y);
         dropout(g, y, extras.dropout.as_mut())
     }

@@ -6,6 +6,7 @@ use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::Norm;
 use super::mlp::Mlp;
+use super::rewire::{head_reads, read, Reader};
 use crate::autograd::{Graph, Var};
 use crate::params::{Init, Params};
 use crate::rng::Rng;
@@ -13,9 +14,9 @@ use ndarray::ArrayD;
 
 pub(crate) struct Block {
     layer: usize,
-    ln_1: Norm,
-    attn: CausalSelfAttention,
-    ln_2: Norm,
+    pub(super) ln_1: Norm,
+    pub(super) attn: CausalSelfAttention,
+    pub(super) ln_2: Norm,
     mlp: Mlp,
 }
 
@@ -44,15 +45,20 @@ impl Block {
         extras.hook(|| hook("hook_resid_pre"), x);
         let h = self.ln_1.forward(g, x);
         extras.hook(|| hook("ln1.hook_out"), h);
-        let a = self.attn.forward(g, h, extras);
+        let reads = head_reads(g, x, layer, self.attn.n_head, &self.ln_1, extras.rewire.as_deref_mut());
+        let a = self.attn.forward(g, h, &reads, extras);
         extras.hook(|| hook("hook_attn_out"), a);
         let x1 = g.add(x, a);
         extras.hook(|| hook("hook_resid_mid"), x1);
-        let h = self.ln_2.forward(g, x1);
+        let read_by_mlp = read(g, x1, Reader::Mlp { layer }, extras.rewire.as_deref_mut());
+        let h = self.ln_2.forward(g, read_by_mlp);
         extras.hook(|| hook("ln2.hook_out"), h);
         let m = self.mlp.forward(g, h, layer, extras);
         let m = apply(g, m, extras.edits, 0, |s| *s == Site::Mlp { layer });
         extras.hook(|| hook("hook_mlp_out"), m);
+        if let Some(rewire) = extras.rewire.as_deref_mut() {
+            rewire.mlp(layer, g.value(m).as_slice().expect("standard layout"));
+        }
         let out = g.add(x1, m);
         extras.hook(|| hook("hook_resid_post"), out);
         out

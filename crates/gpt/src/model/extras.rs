@@ -4,6 +4,7 @@
 
 use super::edits::Edit;
 use super::layers::Dropout;
+use super::rewire::Rewire;
 use crate::autograd::{Graph, Var};
 
 /// What a forward pass does besides computing: training-mode randomness, edits, and hooks when
@@ -12,9 +13,16 @@ pub(crate) struct Extras<'a> {
     pub(crate) dropout: Option<Dropout<'a>>,
     pub(crate) edits: &'a [Edit],
     pub(crate) hooks: Option<&'a mut Hooks>,
+    /// What each node reads and writes, when the pass is one of a circuit's (`rewire.rs`).
+    pub(crate) rewire: Option<&'a mut dyn Rewire>,
 }
 
-impl Extras<'_> {
+impl<'a> Extras<'a> {
+    /// An evaluation-mode pass (no dropout) with `edits`, hooked when `hooks` are given.
+    pub(crate) fn eval(edits: &'a [Edit], hooks: Option<&'a mut Hooks>) -> Self {
+        Extras { dropout: None, edits, hooks, rewire: None }
+    }
+
     /// Names `v` `name()` (`blocks.0.attn.hook_z`), when the pass is hooked.
     pub(crate) fn hook(&mut self, name: impl FnOnce() -> String, v: Var) {
         if let Some(hooks) = self.hooks.as_deref_mut() {

@@ -6,6 +6,7 @@ use super::block::Block;
 use super::edits::{apply, Edit, Site};
 use super::extras::{Extras, FINAL_STREAM};
 use super::layers::{dropout, Dropout, Linear, Norm, ParamId};
+use super::rewire::{read, Reader};
 use crate::autograd::{Graph, Var};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
@@ -136,6 +137,11 @@ impl GPT {
             extras.hook(|| "hook_pos_embed".into(), pos);
             x = g.add(x, pos);
         }
+        if let Some(given) =
+            extras.rewire.as_deref_mut().and_then(|r| r.embedding(g.value(x).as_slice().expect("standard layout")))
+        {
+            x = super::rewire::given(g, x, &given);
+        }
         dropout(g, x, extras.dropout.as_mut())
     }
 
@@ -148,6 +154,7 @@ impl GPT {
         let last = self.blocks.len();
         x = apply(g, x, extras.edits, 0, |s| matches!(s, Site::Residual { layer, .. } if *layer == last));
         extras.hook(|| FINAL_STREAM.into(), x);
+        let x = read(g, x, Reader::Logits, extras.rewire.as_deref_mut());
         let x = self.ln_f.forward(g, x);
         extras.hook(|| "ln_final.hook_out".into(), x);
         self.lm_head.forward(g, x) // (B, T, V)
@@ -163,7 +170,7 @@ impl GPT {
         self.check_input(idx, b, t)?;
         super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, &self.workspace);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(edits, None));
         Ok(g.value(logits).clone())
     }
 
@@ -196,7 +203,7 @@ impl GPT {
         self.check_targets(targets, b, t)?;
         super::edits::check(edits, &self.config, t)?;
         let mut g = Graph::new(&self.params.values, ws);
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(edits, None));
         Ok(self.score_logits(&mut g, logits, batch))
     }
 
@@ -278,7 +285,7 @@ impl Trainable for GPT {
         }
         let mut g = Graph::new(&self.params.values, ws);
         let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
         let loss = g.cross_entropy(logits, targets);
         let value = scalar(g.value(loss));
         if value.is_finite() {

@@ -110,8 +110,7 @@ impl GPT {
         given.as_slice_mut().expect("fresh array").copy_from_slice(&stream);
         let mut g = Graph::new(&self.params().values, ws);
         let x = g.push(given, vec![], super::edits::Edited);
-        let logits =
-            self.forward_from(&mut g, x, point.layer() + 1, &mut Extras { dropout: None, edits: &[], hooks: None });
+        let logits = self.forward_from(&mut g, x, point.layer() + 1, &mut Extras::eval(&[], None));
         Ok(flat(&g, logits))
     }
 
@@ -143,14 +142,18 @@ impl GPT {
         point.check(self.config().n_layer)?;
         let mut g = Graph::new(&self.params().values, ws);
         let mut hooks = Hooks::default();
-        let logits =
-            self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits: &[], hooks: Some(&mut hooks) });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(&[], Some(&mut hooks)));
         let at = hooks
             .var(&point.hook_name())
             .ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))?;
         let loss = g.cross_entropy(logits, targets);
         let mut param_grads = vec![0.0; self.params().count()];
-        let kept = g.backward_keeping(loss, &mut self.params().views_mut(&mut param_grads), &[at]);
+        let kept = g.backward_keeping(
+            loss,
+            ndarray::ArrayD::from_elem(g.shape(loss), 1.0),
+            &mut self.params().views_mut(&mut param_grads),
+            &[at],
+        );
         let grads = kept
             .into_iter()
             .next()
@@ -164,7 +167,7 @@ impl GPT {
         point.check(self.config().n_layer)?;
         let mut g = Graph::new(&self.params().values, ws);
         let mut hooks = Hooks::default();
-        let mut extras = Extras { dropout: None, edits: &[], hooks: Some(&mut hooks) };
+        let mut extras = Extras::eval(&[], Some(&mut hooks));
         let mut x = self.embed(&mut g, idx, b, t, &mut extras);
         for block in &self.blocks[..=point.layer()] {
             x = block.forward(&mut g, x, &mut extras);

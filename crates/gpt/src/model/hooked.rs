@@ -55,8 +55,7 @@ impl GPT {
         }
         let mut g = Graph::new(&self.params().values, &self.workspace);
         let mut hooks = Hooks::default();
-        let logits =
-            self.forward(&mut g, idx, 1, t, &mut Extras { dropout: None, edits: &[], hooks: Some(&mut hooks) });
+        let logits = self.forward(&mut g, idx, 1, t, &mut Extras::eval(&[], Some(&mut hooks)));
         hooks.vars.push(("logits".into(), logits));
         let (mut loss, mut param_grads, mut grads) = (None, vec![], vec![None; hooks.vars.len()]);
         if target.is_some() {
@@ -64,7 +63,12 @@ impl GPT {
             loss = g.value(l).first().copied();
             param_grads = vec![0.0; self.params().count()];
             let kept: Vec<_> = hooks.vars.iter().map(|&(_, v)| v).collect();
-            grads = g.backward_keeping(l, &mut self.params().views_mut(&mut param_grads), &kept);
+            grads = g.backward_keeping(
+                l,
+                ndarray::ArrayD::from_elem(g.shape(l), 1.0),
+                &mut self.params().views_mut(&mut param_grads),
+                &kept,
+            );
         }
         let values = hooks
             .vars

@@ -3,7 +3,7 @@
 //! reads the weights directly (generation with the key/value cache, `kv_cache.rs`).
 
 use crate::autograd::{Graph, Var};
-use crate::ops::norm::normalize_row;
+use crate::ops::norm::{norm_input_grads, normalize_row};
 use crate::ops::NormKind;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
@@ -91,8 +91,20 @@ impl Norm {
 
     pub(crate) fn forward_row(&self, params: &[ArrayD<f32>], x: &[f32], out: &mut Vec<f32>) {
         out.resize(x.len(), 0.0);
-        let bias = self.bias.map(|b| b.slice(params));
-        normalize_row(self.kind == NormKind::LayerNorm, x, self.weight.slice(params), bias, out);
+        self.forward_rows(params, x, out);
+    }
+
+    /// Each row of `x` normalised into `out`, as long.
+    pub(crate) fn forward_rows(&self, params: &[ArrayD<f32>], x: &[f32], out: &mut [f32]) {
+        let (w, bias) = (self.weight.slice(params), self.bias.map(|b| b.slice(params)));
+        for (x, out) in x.chunks_exact(w.len()).zip(out.chunks_exact_mut(w.len())) {
+            normalize_row(self.centred(), x, w, bias, out);
+        }
+    }
+
+    /// Whether it subtracts the mean (LayerNorm) or not (RMSNorm).
+    pub(crate) fn centred(&self) -> bool {
+        self.kind == NormKind::LayerNorm
     }
 }
 
@@ -108,5 +120,14 @@ pub(crate) fn dropout(g: &mut Graph, x: Var, d: Option<&mut Dropout>) -> Var {
     match d {
         Some(d) if d.p > 0.0 => g.dropout(x, d.p, d.rng),
         _ => x,
+    }
+}
+
+impl Norm {
+    /// The gradients at this norm's input rows `x`, given those at its output `dy`.
+    pub(super) fn input_grads(&self, params: &[ArrayD<f32>], x: &[f32], dy: &[f32]) -> Vec<f32> {
+        let mut dx = vec![0.0; x.len()];
+        norm_input_grads(self.centred(), x, self.weight.slice(params), dy, &mut dx);
+        dx
     }
 }

@@ -19,6 +19,8 @@ mod kv_cache;
 mod layers;
 mod mlp;
 mod resume;
+mod rewire;
+mod rewired;
 mod trace;
 
 pub use edits::{head_columns, Edit, Site};
@@ -27,3 +29,5 @@ pub use gpt::{uniform_loss, GPT};
 pub use hook_point::HookPoint;
 pub use hooked::{HookValue, Hooked};
 pub use kv_cache::KvCache;
+pub use rewire::{readers, Part, Reader, Rewire};
+pub use rewired::ReaderGrads;

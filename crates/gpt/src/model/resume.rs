@@ -6,7 +6,7 @@
 use super::edits::{self, Edit, Edited};
 use super::extras::Extras;
 use super::gpt::GPT;
-use crate::autograd::Graph;
+use crate::autograd::{Graph, Var};
 use crate::error::{Error, Result};
 use crate::work::Batch;
 use crate::workspace::Workspace;
@@ -27,13 +27,6 @@ impl GPT {
         self.check_input(idx, b, t)?;
         self.check_targets(targets, b, t)?;
         edits::check(edits, self.config(), t)?;
-        let (layers, c) = (self.config().n_layer, self.config().n_embd);
-        if from > layers {
-            return Err(Error::Data(format!("the model has {layers} layers: a pass cannot resume at layer {from}")));
-        }
-        if Some(stream.len()) != b.checked_mul(t).and_then(|n| n.checked_mul(c)) {
-            return Err(Error::Data(format!("expected a stream of {b}×{t}×{c} values, got {}", stream.len())));
-        }
         if let Some(early) = edits.iter().find(|e| e.site.layer() < from) {
             return Err(Error::Data(format!(
                 "{} comes before layer {}, where the pass resumes",
@@ -41,12 +34,31 @@ impl GPT {
                 from + 1
             )));
         }
-        let mut given = ws.array(&[b, t, c]);
-        given.as_slice_mut().expect("fresh array").copy_from_slice(stream);
         let mut g = Graph::new(&self.params().values, ws);
-        let x = g.push(given, vec![], Edited);
-        let logits = self.forward_from(&mut g, x, from, &mut Extras { dropout: None, edits, hooks: None });
+        let logits = self.resume(&mut g, (from, stream), (b, t), &mut Extras::eval(edits, None))?;
         Ok(self.score_logits(&mut g, logits, batch))
+    }
+
+    /// The logits of a pass resumed at block `from` (the number of layers: after the last) from
+    /// `stream` (B×T×C), recorded into `g` with `extras`.
+    pub(super) fn resume(
+        &self,
+        g: &mut Graph,
+        (from, stream): (usize, &[f32]),
+        (b, t): (usize, usize),
+        extras: &mut Extras,
+    ) -> Result<Var> {
+        let (layers, c) = (self.config().n_layer, self.config().n_embd);
+        if from > layers {
+            return Err(Error::Data(format!("the model has {layers} layers: a pass cannot resume at layer {from}")));
+        }
+        if Some(stream.len()) != b.checked_mul(t).and_then(|n| n.checked_mul(c)) {
+            return Err(Error::Data(format!("expected a stream of {b}×{t}×{c} values, got {}", stream.len())));
+        }
+        let mut given = g.ws().array(&[b, t, c]);
+        given.as_slice_mut().expect("fresh array").copy_from_slice(stream);
+        let x = g.push(given, vec![], Edited);
+        Ok(self.forward_from(g, x, from, extras))
     }
 }
 

@@ -20,7 +20,7 @@ impl GPT {
         edits::check(edits, self.config(), t)?;
         let mut g = Graph::new(&self.params().values, &self.workspace);
         let mut hooks = Hooks::default();
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout: None, edits, hooks: Some(&mut hooks) });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(edits, Some(&mut hooks)));
         Ok(Trace::from_hooks(&g, hooks, self.config().n_layer, (b, t), logits))
     }
 

@@ -33,6 +33,33 @@ pub(crate) fn normalize_row(centred: bool, x: &[f32], w: &[f32], b: Option<&[f32
     (m, s)
 }
 
+/// `dx = s (dxhat − mean(dxhat) − xhat mean(dxhat xhat))` for one row, without the middle term
+/// for RMSNorm; `both` is `dxhat xhat`.
+fn input_grad(centred: bool, s: f32, xhat: &[f32], dxhat: &[f32], both: &[f32], dx: &mut [f32]) {
+    let c = xhat.len() as f32;
+    let mean_d = if centred { super::sum(dxhat) / c } else { 0.0 };
+    let mean_dx = super::sum(both) / c;
+    for (i, d) in dx.iter_mut().enumerate() {
+        *d = s * (dxhat[i] - mean_d - xhat[i] * mean_dx);
+    }
+}
+
+/// The gradients `dx` at a norm's input rows `x`, given the gradients `dy` at its output rows
+/// (weight `w`, rows of `w.len()`): one reader's gradient, read off a pass whose norm many readers
+/// share.
+pub(crate) fn norm_input_grads(centred: bool, x: &[f32], w: &[f32], dy: &[f32], dx: &mut [f32]) {
+    let c = w.len();
+    let (ones, mut xhat, mut dxhat, mut both) = (vec![1.0; c], vec![0.0; c], vec![0.0; c], vec![0.0; c]);
+    for ((xr, dr), dxr) in rows(x, c).zip(rows(dy, c)).zip(dx.chunks_exact_mut(c)) {
+        let (_, s) = normalize_row(centred, xr, &ones, None, &mut xhat);
+        for i in 0..c {
+            dxhat[i] = dr[i] * w[i];
+            both[i] = dxhat[i] * xhat[i];
+        }
+        input_grad(centred, s, &xhat, &dxhat, &both, dxr);
+    }
+}
+
 impl Graph<'_> {
     /// Normalises each row of `x` over its last axis, then scales by `weight` and adds `bias`.
     ///
@@ -87,11 +114,7 @@ impl Backward for Norm {
                 dw[i] += dr[i] * xhat[i];
                 db[i] += dr[i];
             }
-            let mean_d = if self.centred { super::sum(&dxhat) / c as f32 } else { 0.0 };
-            let mean_dx = super::sum(&both) / c as f32;
-            for i in 0..c {
-                dxr[i] = s * (dxhat[i] - mean_d - xhat[i] * mean_dx);
-            }
+            input_grad(self.centred, s, &xhat, &dxhat, &both, dxr);
         }
         ws.recycle_array(dout);
         let dw = ArrayD::from_shape_vec(inputs[1].raw_dim(), dw).expect("sized above");

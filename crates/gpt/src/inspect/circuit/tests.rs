@@ -1,0 +1,114 @@
+use super::graph::{EdgeGraph, Writer};
+use super::pairs::groups;
+use super::prune::Evaluator;
+use super::request::Corruption;
+use super::request::Metric;
+use super::scores::{self, Runs};
+use super::{CircuitRequest, Method};
+use crate::inspect::Pair;
+use crate::model::Reader;
+use crate::{Budget, GPTConfig, Run, Settings, TaskConfig, TrainConfig};
+
+/// A small repeat-task run, briefly trained so that its answers depend on its prompts.
+fn repeat_run() -> Run {
+    let task = TaskConfig::new(crate::data::task_named("repeat").unwrap(), serde_json::json!({"length": 8}), 0.9);
+    let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 16, rope: true, ..Default::default() };
+    let train = TrainConfig { batch_size: 8, max_iters: 20, warmup_iters: 2, eval_iters: 1, ..Default::default() };
+    let mut run =
+        Run::create(&Settings { model, train, task: Some(task), ..Default::default() }, "", &Budget::UNLIMITED)
+            .unwrap();
+    run.train(20, &|| 0.0).unwrap();
+    run
+}
+
+#[test]
+fn the_whole_model_keeps_all_of_the_metric_and_no_edge_none_of_it() {
+    let run = repeat_run();
+    let model = run.model();
+    let graph = EdgeGraph::new(2, 2, 16);
+    let pairs = run.circuit_pairs(Corruption::Swap, 6, ("", "")).unwrap();
+    let groups = groups(&pairs);
+    let runs: Vec<Runs> =
+        groups.iter().map(|g| Runs::new(model, &graph, g, Metric::LogitDifference).unwrap()).collect();
+    let evaluator = Evaluator::new(model, &graph, &runs, Metric::LogitDifference).unwrap();
+    let n = graph.edges.len();
+    assert_eq!(evaluator.faithfulness(&vec![true; n]).unwrap(), 1.0);
+    // With every edge patched each reader sees the corrupted stream: the corrupted run.
+    let none = evaluator.faithfulness(&vec![false; n]).unwrap();
+    assert!(none.abs() < 1e-4, "no edges keep {none}");
+}
+
+#[test]
+fn the_input_to_logits_edge_is_the_final_stream_moved_by_the_embeddings_difference() {
+    let run = repeat_run();
+    let model = run.model();
+    let graph = EdgeGraph::new(2, 2, 16);
+    let pairs = run.circuit_pairs(Corruption::Symbol, 5, ("", "")).unwrap();
+    let groups = groups(&pairs);
+    let runs: Vec<Runs> =
+        groups.iter().map(|g| Runs::new(model, &graph, g, Metric::LogitDifference).unwrap()).collect();
+    let exact = scores::exact(model, &graph, &runs, Metric::LogitDifference).unwrap();
+    let edge = graph.edges.iter().position(|e| e.name == "input->logits").unwrap();
+    let mut expected = 0.0;
+    for pair in &pairs {
+        let (clean, corrupted) = (model.trace(&pair.clean).unwrap(), model.trace(&pair.corrupted).unwrap());
+        let last = |v: &[f32]| v[v.len() - 16..].to_vec();
+        let moved: Vec<f32> = last(&clean.residual[2])
+            .iter()
+            .zip(last(&corrupted.residual[0]).iter().zip(last(&clean.residual[0])))
+            .map(|(x, (c, k))| x + c - k)
+            .collect();
+        let metric = |l: &[f32]| Metric::LogitDifference.of(l, pair.answer, pair.wrong);
+        expected += (metric(&model.lens(&moved)) - metric(&last_logits(&clean.logits, run.vocab_size()))) / 5.0;
+    }
+    assert!((exact[edge] - expected).abs() < 1e-4, "{} vs {expected}", exact[edge]);
+    // A head reads only the writers before it.
+    assert!(graph.edges.iter().all(|e| !matches!(
+        (graph.writers[e.writer], graph.readers[e.reader]),
+        (Writer::Head { layer: 1, .. }, Reader::Head { layer: 1, .. })
+    )));
+}
+
+fn last_logits(logits: &[f32], v: usize) -> Vec<f32> {
+    logits[logits.len() - v..].to_vec()
+}
+
+#[test]
+fn the_view_scores_every_edge_three_ways_and_finds_circuits() {
+    let run = repeat_run();
+    let request = CircuitRequest { corruption: Corruption::Swap, pairs: 8, ig_steps: 4, ..Default::default() };
+    let c = run.circuits(&request, ("", "")).unwrap();
+    assert_eq!(c.graph.edges.len(), 46);
+    assert_eq!((c.exact.as_ref().unwrap().len(), c.eap.len(), c.eap_ig.len()), (46, 46, 46));
+    assert_eq!(c.pairs, 8);
+    let methods: Vec<&str> = c.circuits.iter().map(|n| n.method).collect();
+    assert_eq!(methods, ["exact", "eap_ig", "eap", "greedy"]);
+    for named in &c.circuits {
+        let f = &named.found;
+        assert!(!f.reached || f.faithfulness >= 0.9, "{}: {}", named.method, f.faithfulness);
+        assert!(f.curve.windows(2).all(|w| w[0].0 <= w[1].0), "the curve runs by edges kept");
+    }
+    assert_eq!(c.agreement.len(), 2);
+    let json = c.eap_ig_json();
+    assert_eq!(json["edges"].as_object().unwrap().len(), 46);
+    // The same scores alone, as a benchmark asks for them.
+    assert_eq!(run.edge_scores(&request, ("", ""), Method::Exact).unwrap(), *c.exact.as_ref().unwrap());
+}
+
+#[test]
+fn bad_questions_get_clear_answers() {
+    let run = repeat_run();
+    let err = |request: CircuitRequest, typed: (&str, &str)| run.circuits(&request, typed).unwrap_err().to_string();
+    assert!(err(CircuitRequest { pairs: 0, ..Default::default() }, ("", "")).contains("at least one pair"));
+    assert!(err(CircuitRequest { ig_steps: 0, ..Default::default() }, ("", "")).contains("at least one step"));
+    assert!(err(CircuitRequest::default(), ("abcd", "abc")).contains("same length"));
+    // Prompts that differ in nothing the metric reads: nothing for a circuit to keep.
+    let model = run.model();
+    let graph = EdgeGraph::new(2, 2, 16);
+    let same = Pair { clean: vec![0, 1, 2, 0], corrupted: vec![0, 1, 2, 0], answer: 1, wrong: 3, ..Pair::default() };
+    let groups = groups(&[same]);
+    let runs: Vec<Runs> =
+        groups.iter().map(|g| Runs::new(model, &graph, g, Metric::LogitDifference).unwrap()).collect();
+    let refused = Evaluator::new(model, &graph, &runs, Metric::LogitDifference).err().unwrap().to_string();
+    assert!(refused.contains("nothing for a circuit to keep"), "{refused}");
+}
