@@ -23,7 +23,7 @@ function ask(change) {
 const views = VIEWS.map((View) => {
   const details = document.createElement('details');
   details.className = View.wide ? 'view wide' : 'view';
-  details.open = true;
+  details.open = !View.closed; // a costly view waits to be opened
   details.dataset.view = View.key;
   const summary = document.createElement('summary');
   summary.textContent = View.title;

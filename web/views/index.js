@@ -3,6 +3,7 @@
 // same names are listed): a new view is one module here and one line in this list.
 import { AblationView } from './ablation-view.js';
 import { AttributionView } from './attribution-view.js';
+import { CircuitView } from './circuit-view.js';
 import { CompositionView } from './composition-view.js';
 import { EmbeddingsView } from './embeddings-view.js';
 import { FourierView } from './fourier-view.js';
@@ -18,5 +19,5 @@ import { TimelapseView } from './timelapse-view.js';
 
 export const VIEWS = [
   HeadsView, TimelapseView, SurpriseView, EmbeddingsView, PositionsView, ResidualView, MlpView, TemperatureView, LensView,
-  AblationView, PatchingView, AttributionView, CompositionView, FourierView,
+  AblationView, PatchingView, AttributionView, CompositionView, CircuitView, FourierView,
 ];

@@ -29,5 +29,5 @@ pub use gpt::{uniform_loss, GPT};
 pub use hook_point::HookPoint;
 pub use hooked::{HookValue, Hooked};
 pub use kv_cache::KvCache;
-pub use rewire::{readers, Part, Reader, Rewire};
+pub use rewire::{readers, HeadInput, Reader, Rewire};
 pub use rewired::ReaderGrads;

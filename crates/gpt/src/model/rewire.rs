@@ -17,14 +17,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
-pub enum Part {
+pub enum HeadInput {
     Q,
     K,
     V,
 }
 
-impl Part {
-    pub const ALL: [Part; 3] = [Part::Q, Part::K, Part::V];
+impl HeadInput {
+    pub const ALL: [HeadInput; 3] = [HeadInput::Q, HeadInput::K, HeadInput::V];
 
     /// Where its third of the fused q|k|v projection starts, in model widths.
     pub(super) fn index(self) -> usize {
@@ -42,7 +42,7 @@ impl Part {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Reader {
-    Head { layer: usize, head: usize, part: Part },
+    Head { layer: usize, head: usize, part: HeadInput },
     Mlp { layer: usize },
     Logits,
 }
@@ -62,7 +62,7 @@ impl Reader {
 pub fn readers(n_layer: usize, n_head: usize) -> Vec<Reader> {
     let mut all = Vec::with_capacity(n_layer * (3 * n_head + 1) + 1);
     for layer in 0..n_layer {
-        for part in Part::ALL {
+        for part in HeadInput::ALL {
             all.extend((0..n_head).map(|head| Reader::Head { layer, head, part }));
         }
         all.push(Reader::Mlp { layer });
@@ -93,7 +93,7 @@ pub trait Rewire {
 /// normalised, a row per position.
 pub(super) struct HeadRead {
     pub(super) head: usize,
-    pub(super) part: Part,
+    pub(super) part: HeadInput,
     pub(super) normalised: Vec<f32>,
 }
 
@@ -131,7 +131,7 @@ pub(super) fn head_reads(
 ) -> Vec<HeadRead> {
     let Some(rewire) = rewire else { return Vec::new() };
     let mut reads = Vec::new();
-    for part in Part::ALL {
+    for part in HeadInput::ALL {
         for head in 0..n_head {
             let Some(mut shifted) = rewire.delta(Reader::Head { layer, head, part }) else { continue };
             let xs = g.value(x).as_slice().expect("standard layout");

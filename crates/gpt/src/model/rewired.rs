@@ -4,7 +4,7 @@
 
 use super::extras::{Extras, Hooks, FINAL_STREAM};
 use super::gpt::GPT;
-use super::rewire::{readers, Part, Rewire};
+use super::rewire::{readers, HeadInput, Rewire};
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
 use crate::ops::gemm::gemm;
@@ -104,7 +104,7 @@ impl GPT {
             let w = ArrayView2::from_shape((3 * c, c), block.attn.c_attn.weight.slice(params)).expect("(3C, C)");
             let dqkv = ArrayView2::from_shape((b * t, 3 * c), &dqkv[..]).expect("sized");
             let hs = c / self.config().n_head;
-            for part in Part::ALL {
+            for part in HeadInput::ALL {
                 for head in 0..self.config().n_head {
                     let at = part.index() * c + head * hs;
                     let mut dy = vec![0.0; b * t * c];

@@ -1,0 +1,62 @@
+// The circuit view, in Chromium: on the induction preset trained a few hundred steps, open it (it
+// waits closed, as it costs seconds), read the circuit under the symbol change, then under the
+// swap, where the previous-token head's edge into the induction head's key shows; read an edge's
+// scores by keyboard and by pointer; desktop and phone sizes; axe-core finds nothing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+
+const STEPS = 400;
+let session, page, errors, shot;
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors, shot } = session);
+  await page.getByLabel('Corpus').selectOption('task:repeat');
+  await page.getByLabel('Iterations', { exact: true }).fill(String(STEPS));
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await untilStatus(page, new RegExp(`^Finished ${STEPS} steps`), 240000);
+  await page.getByText('6. Inside the model').click();
+  await page.locator('#inside-status').getByText(new RegExp(`^At step ${STEPS}`)).waitFor();
+  for (const details of await page.locator('#views > details').all()) await details.evaluate((d) => { d.open = false; });
+});
+after(() => session?.close());
+
+test('the circuit view waits closed, then finds the circuit under each corruption', async () => {
+  const view = page.locator('[data-view="circuit"]');
+  assert.equal(await view.evaluate((d) => d.open), false, 'a costly view waits to be opened');
+  await view.locator('summary').click();
+  const summary = page.locator('#circuit-summary');
+  await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Metric -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
+  assert.match(await summary.textContent(), /EAP ranks the edges with Spearman -?[\d.]+ against exact, \d+ of its top \d+ the same/);
+  assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by exact patching: \d+ of 110 edges, keeping \d+% of the metric; strongest /);
+  assert.match(await page.locator('#circuit-curve').getAttribute('aria-label'), /^Faithfulness against edges kept: exact patching keeps [\d.]+ with \d+ edges/);
+  await page.getByLabel('Corruption').selectOption('swap');
+  await summary.getByText(/corrupted ".+" → "."/).waitFor();
+  await page.waitForFunction(() => /\(key\)/.test(document.getElementById('circuit-figure').getAttribute('aria-label')), null, { timeout: 60000 });
+  // The keyboard reads each edge of the circuit in turn.
+  await page.locator('#circuit-figure').focus();
+  await page.keyboard.press('ArrowRight');
+  const readout = page.locator('#circuit-readout');
+  await readout.getByText(/^.+ → .+: exact -?[\d.]+, EAP -?[\d.]+, EAP-IG -?[\d.]+ \(EAP-IG's name: .+->.+\)$/).waitFor();
+  await page.getByLabel('Draw the circuit found by').selectOption('greedy');
+  assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by greedy pruning/);
+  await view.screenshot({ path: `${SHOTS}45-circuit-view.png` });
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(errors, []);
+});
+
+test('on a phone the figure reads out by touch', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const canvas = page.locator('#circuit-figure');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  assert.ok(box.width <= 390, 'the figure fits the screen');
+  // Tap along the middle until an edge answers.
+  for (let y = 0.2; y < 0.9; y += 0.05) {
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * y);
+    if (/→/.test(await page.locator('#circuit-readout').textContent())) break;
+  }
+  await shot('45-circuit-phone');
+  assert.deepEqual(errors, []);
+});

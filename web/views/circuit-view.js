@@ -1,0 +1,201 @@
+// The circuit behind an answer: every edge between the model's parts (the input, each head's
+// query, key and value, each MLP, the logits) scored by patching it exactly, by EAP and by EAP-IG
+// (crates/gpt/src/inspect/circuit/); the fewest edges that keep 90% of the answer's logit
+// difference, drawn layer by layer; and each way's faithfulness curve.
+import { onPoint } from '../pointing.js';
+import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
+import { paragraph } from './grid.js';
+
+const METHODS = { exact: 'exact patching', greedy: 'greedy pruning', eap_ig: 'EAP-IG', eap: 'EAP' };
+const [POSITIVE, NEGATIVE] = ['#2563eb', '#dc2626'];
+const percent = (x) => `${Math.round(100 * x) || 0}%`;
+
+/** A node's name as the page names parts (layers and heads from 1): L1H2, MLP1, input, logits. */
+function nodeName(node) {
+  if (node.kind === 'input') return 'input';
+  if (node.kind === 'logits') return 'logits';
+  if (node.kind === 'mlp') return `MLP${node.layer + 1}`;
+  return `L${node.layer + 1}H${node.head + 1}`;
+}
+
+/** An edge as a learner reads it: `L1H1 → L2H3 (key)`. */
+function edgeName(graph, edge) {
+  const reader = graph.readers[edge.reader];
+  const part = { q: ' (query)', k: ' (key)', v: ' (value)' }[reader.part] ?? '';
+  return `${nodeName(graph.writers[edge.writer])} → ${nodeName(reader)}${part}`;
+}
+
+/** Where each node sits: rows from the input (bottom) to the logits (top), a row per head layer and MLP. */
+function layout(graph, { width, height }) {
+  const rows = 2 * graph.n_layer + 2;
+  const y = (row) => height - 16 - (row * (height - 32)) / (rows - 1);
+  const across = (i, n) => 30 + ((i + 0.5) * (width - 60)) / n;
+  const place = (node) => {
+    if (node.kind === 'input') return { x: width / 2, y: y(0) };
+    if (node.kind === 'logits') return { x: width / 2, y: y(rows - 1) };
+    if (node.kind === 'mlp') return { x: width / 2, y: y(2 * node.layer + 2) };
+    return { x: across(node.head, graph.n_head), y: y(2 * node.layer + 1) };
+  };
+  const port = (reader) => {
+    const at = place(reader);
+    const shift = { q: -12, k: 0, v: 12 }[reader.part] ?? 0;
+    return { x: at.x + shift, y: at.y + 8 };
+  };
+  return { place, port };
+}
+
+class CircuitFigure extends CanvasView {
+  draw(ctx, size, { graph, edges, scores, chosen }) {
+    const { place, port } = layout(graph, size);
+    const top = Math.max(1e-9, ...edges.map((e) => Math.abs(scores[e])));
+    this.lines = edges.map((e) => {
+      const edge = graph.edges[e];
+      const [from, to] = [place(graph.writers[edge.writer]), port(graph.readers[edge.reader])];
+      from.y -= 8;
+      const width = 0.75 + (5 * Math.abs(scores[e])) / top;
+      ctx.globalAlpha = chosen === undefined || chosen === e ? 0.9 : 0.35;
+      line(ctx, [[from.x, from.y], [to.x, to.y]], { x: (v) => v, y: (v) => v }, scores[e] < 0 ? NEGATIVE : POSITIVE, width);
+      return { e, mid: { x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 } };
+    });
+    ctx.globalAlpha = 1;
+    const nodes = [...graph.writers, { kind: 'logits' }];
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (const node of nodes) {
+      const at = place(node);
+      const used = node.kind === 'logits' || edges.some((e) => graph.writers[graph.edges[e].writer] === node)
+        || edges.some((e) => { const r = graph.readers[graph.edges[e].reader]; return r.kind === node.kind && r.layer === node.layer && r.head === node.head; });
+      ctx.fillStyle = used ? '#111827' : '#d1d5db';
+      ctx.fillRect(at.x - 17, at.y - 8, 34, 16);
+      ctx.fillStyle = '#ffffff';
+      ctx.fillText(nodeName(node), at.x, at.y);
+      if (node.kind === 'head') {
+        ctx.fillStyle = '#6b7280';
+        ['q', 'k', 'v'].forEach((p, i) => ctx.fillText(p, at.x - 12 + 12 * i, at.y + 14));
+      }
+    }
+  }
+
+  /** The circuit's edge nearest the point (x, y) in CSS pixels, if one is near. */
+  nearest(x, y) {
+    let best;
+    for (const l of this.lines ?? []) {
+      const d = Math.hypot(l.mid.x - x, l.mid.y - y);
+      if (d < 24 && (!best || d < best.d)) best = { e: l.e, d };
+    }
+    return best?.e;
+  }
+}
+
+class FaithfulnessCurve extends CanvasView {
+  draw(ctx, size, { circuits, total }) {
+    const items = circuits.map((c, i) => [METHODS[c.method], PALETTE[i]]);
+    const ys = circuits.flatMap((c) => c.curve.map(([, f]) => f));
+    const box = keyedFrame(ctx, size, [0, total], [Math.min(0, ...ys), Math.max(1.05, ...ys)], items, { xLabel: 'edges kept', yLabel: 'share of the metric kept' });
+    line(ctx, [[0, 0.9], [total, 0.9]], box, '#9ca3af', 1, [4, 4]);
+    circuits.forEach((c, i) => line(ctx, c.curve, box, PALETTE[i], 2));
+    this.canvas.setAttribute('aria-label', `Faithfulness against edges kept: ${circuits.map((c) => `${METHODS[c.method]} keeps ${c.faithfulness.toFixed(2)} with ${c.edges.length} edges`).join('; ')}`);
+  }
+}
+
+export class CircuitView {
+  static key = 'circuit';
+  static title = 'The circuit behind the answer';
+  static hint = 'Every edge from one part to a later one (a head\'s query, key and value apart) is patched from the corrupted prompts into the clean ones, one at a time: its score is how much the answer\'s logit difference changes. EAP estimates the same from one gradient, EAP-IG from gradients along the way from the corrupted input to the clean one. The circuit is the fewest edges that keep 90% of the difference; blue edges raise it, red ones lower it, thicker ones matter more. A symbol change tests what a head copies; a swap tests where it looks, so only a swap scores the previous-token head\'s edge into the induction head\'s key. It takes seconds: open it when the model has learned.';
+  static wide = true;
+  static closed = true;
+
+  constructor(figure, { ask }) {
+    const select = (id, text, options) => {
+      const label = document.createElement('label');
+      label.className = 'row';
+      const el = document.createElement('select');
+      el.id = id;
+      for (const [value, name] of options) el.append(new Option(name, value));
+      label.append(text, el);
+      return [label, el];
+    };
+    const number = (id, text, value, min, max) => {
+      const label = document.createElement('label');
+      label.className = 'row';
+      const el = Object.assign(document.createElement('input'), { id, type: 'number', value, min, max, step: 1 });
+      label.append(text, el);
+      return [label, el];
+    };
+    const [corruptionLabel, corruption] = select('circuit-corruption', 'Corruption ', [['symbol', 'a symbol changed (what is copied)'], ['swap', 'the earlier copy swapped (where to look)']]);
+    const [metricLabel, metric] = select('circuit-metric', 'Metric ', [['logit_difference', 'logit difference'], ['loss', 'loss of the answer']]);
+    const [pairsLabel, pairs] = number('circuit-pairs', 'Pairs ', 32, 1, 256);
+    const [stepsLabel, steps] = number('circuit-ig-steps', 'EAP-IG steps ', 10, 1, 100);
+    const [drawnLabel, drawn] = select('circuit-drawn', 'Draw the circuit found by ', Object.entries(METHODS));
+    const changed = () => ask({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1 } });
+    [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', changed));
+    drawn.addEventListener('change', () => this.redraw());
+    Object.assign(this, { drawn });
+    this.summary = paragraph('readout');
+    this.summary.id = 'circuit-summary';
+    this.figure = new CircuitFigure(viewCanvas(figure, 'circuit-figure', 'The circuit'));
+    this.figure.canvas.tabIndex = 0;
+    this.readout = paragraph('readout');
+    this.readout.id = 'circuit-readout';
+    this.readout.setAttribute('aria-live', 'polite');
+    this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', 'Faithfulness against edges kept'));
+    figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, drawnLabel, this.summary);
+    figure.insertBefore(this.readout, this.curve.canvas);
+    const canvas = this.figure.canvas;
+    onPoint(canvas, (event) => {
+      const box = canvas.getBoundingClientRect();
+      this.select(this.figure.nearest(event.clientX - box.left, event.clientY - box.top));
+    }, () => this.select(undefined));
+    canvas.addEventListener('keydown', (event) => {
+      const edges = this.shown?.edges ?? [];
+      if (!edges.length || !['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp'].includes(event.key)) return;
+      event.preventDefault();
+      const at = edges.indexOf(this.chosen);
+      const step = event.key === 'ArrowRight' || event.key === 'ArrowDown' ? 1 : -1;
+      this.select(edges[(at + step + edges.length) % edges.length]);
+    });
+  }
+
+  /** Reads out edge `e` (none: how to read the figure). */
+  select(e) {
+    this.chosen = e;
+    const c = this.data;
+    if (!c) return;
+    if (e === undefined) {
+      this.readout.textContent = 'Point at an edge, or focus the figure and use the arrow keys, to read its scores.';
+    } else {
+      const exact = c.exact ? `exact ${c.exact[e].toFixed(3)}, ` : '';
+      this.readout.textContent = `${edgeName(c.graph, c.graph.edges[e])}: ${exact}EAP ${c.eap[e].toFixed(3)}, EAP-IG ${c.eap_ig[e].toFixed(3)} (EAP-IG's name: ${c.graph.edges[e].name})`;
+    }
+    this.redraw();
+  }
+
+  redraw() {
+    const c = this.data;
+    if (!c) return;
+    const named = c.circuits.find((n) => n.method === this.drawn.value) ?? c.circuits[0];
+    const scores = c.exact ?? c.eap_ig;
+    this.shown = { graph: c.graph, edges: named.edges, scores, chosen: this.chosen };
+    this.figure.update(this.shown);
+    const names = named.edges.slice().sort((a, b) => Math.abs(scores[b]) - Math.abs(scores[a])).slice(0, 5).map((e) => edgeName(c.graph, c.graph.edges[e]));
+    this.figure.canvas.setAttribute('aria-label', `The circuit found by ${METHODS[named.method]}: ${named.edges.length} of ${c.graph.edges.length} edges, keeping ${percent(named.faithfulness)} of the metric; strongest ${names.join(', ')}`);
+  }
+
+  update(c) {
+    this.data = c;
+    for (const option of this.drawn.options) option.disabled = !c.circuits.some((n) => n.method === option.value);
+    if (this.drawn.selectedOptions[0]?.disabled) this.drawn.value = c.circuits[0].method;
+    const example = c.examples[0];
+    const ways = c.circuits.map((n) => `${METHODS[n.method]} ${n.edges.length} edges (${percent(n.faithfulness)} kept${n.reached ? '' : ', short of 90%'}; without them the rest keeps ${percent(n.complement)})`);
+    const agree = c.agreement.map((a) => `${a.method === 'eap' ? 'EAP' : 'EAP-IG'} ranks the edges with Spearman ${a.spearman.toFixed(2)} against exact, ${a.overlap} of its top ${a.top_k} the same`);
+    this.summary.textContent = [
+      `${c.pairs} pairs, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
+      `Metric ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
+      c.note ?? '',
+      `Circuits: ${ways.join('; ')}.`,
+      agree.length ? `${agree.join('; ')}.` : '',
+    ].filter(Boolean).join(' ');
+    this.select(this.chosen);
+    this.curve.update({ circuits: c.circuits, total: c.graph.edges.length });
+  }
+}
