@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct CircuitFlags {
     /// What the corrupted prompts change: `symbol` (what an induction head copies) or `swap` (where
-    /// it must look: the earlier copy moves one place back).
+    /// it must look: the earlier copy of the last symbol swaps with the symbol after it).
     #[arg(long, default_value = "symbol", value_parser = ["symbol", "swap"])]
     corruption: String,
     /// What the circuit keeps: the answer's logit over the corrupted answer's, or its loss.

@@ -101,6 +101,44 @@ impl EdgeGraph {
         EdgeGraph { n_layer, n_head, d_model, writers, readers, edges }
     }
 
+    /// The writer a reader's node is (none for the logits): a head's query, key and value are
+    /// that head's inputs.
+    fn node_of(&self, reader: &Reader) -> Option<usize> {
+        let h = self.n_head;
+        match *reader {
+            Reader::Head { layer, head, .. } => Some(1 + layer * (h + 1) + head),
+            Reader::Mlp { layer } => Some(1 + layer * (h + 1) + h),
+            Reader::Logits => None,
+        }
+    }
+
+    /// `kept` without the edges that lie on no path from the input to the logits, as EAP-IG's
+    /// `Graph.prune` leaves a circuit. They change nothing: a writer none of whose inputs is kept
+    /// writes its corrupted output anyway, and a reader that reaches no logits moves none.
+    pub fn connected(&self, kept: &[bool]) -> Vec<bool> {
+        let mut reached = vec![false; self.writers.len()];
+        reached[0] = true;
+        for (edge, _) in self.edges.iter().zip(kept).filter(|(_, &k)| k) {
+            if let Some(node) = self.node_of(&self.readers[edge.reader]).filter(|_| reached[edge.writer]) {
+                reached[node] = true;
+            }
+        }
+        let mut useful = vec![false; self.writers.len()];
+        for (edge, _) in self.edges.iter().zip(kept).rev().filter(|(_, &k)| k) {
+            if self.node_of(&self.readers[edge.reader]).is_none_or(|node| useful[node]) {
+                useful[edge.writer] = true;
+            }
+        }
+        self.edges
+            .iter()
+            .zip(kept)
+            .map(|(edge, &k)| {
+                let reader_useful = self.node_of(&self.readers[edge.reader]).is_none_or(|node| useful[node]);
+                k && reached[edge.writer] && reader_useful
+            })
+            .collect()
+    }
+
     /// The block an edge's reader reads in (`n_layer` for the logits).
     pub fn layer_of(&self, edge: &Edge) -> usize {
         self.readers[edge.reader].layer(self.n_layer)
@@ -144,6 +182,14 @@ mod tests {
         }
         assert!(!names.contains(&"a0.h0->a0.h1<q>"), "a head does not read its own layer's heads");
         assert!(!names.contains(&"m0->m0"), "nor an MLP itself");
+        // input → a0.h0 (query) → logits is a path; a0.h1 → logits reads from a head with no input
+        // kept, and input → m0 feeds nothing that reaches the logits.
+        let kept: Vec<bool> = names
+            .iter()
+            .map(|n| ["input->a0.h0<q>", "a0.h0->logits", "a0.h1->logits", "input->m0"].contains(n))
+            .collect();
+        let connected: Vec<&str> = names.iter().zip(g.connected(&kept)).filter(|(_, k)| *k).map(|(n, _)| *n).collect();
+        assert_eq!(connected, ["input->a0.h0<q>", "a0.h0->logits"]);
         let json = g.eap_ig_json(&vec![0.5; g.edges.len()], &vec![true; g.edges.len()]);
         assert_eq!(json["edges"]["a0.h1->a1.h0<k>"]["score"], 0.5);
         assert_eq!(json["cfg"]["n_layers"], 2);

@@ -1,8 +1,8 @@
 //! The clean and corrupted prompts a circuit is found on, and what the corruption tests. Where
 //! an induction head answers (the repeat task, recall, a text run's repeated random tokens), the
 //! prompt ends on a symbol seen before and the answer is the one that followed it then; one
-//! corruption changes that following symbol (what is copied), the other moves the earlier copy
-//! one place back (where to look). Other tasks change one symbol of held-out problems, as the
+//! corruption changes that following symbol (what is copied), the other swaps the earlier copy
+//! with that following symbol (where to look). Other tasks change one symbol of held-out problems, as the
 //! patching view proposes.
 
 use super::super::question::{Pair, MAX_PATCH_TOKENS};
@@ -123,11 +123,13 @@ impl Run {
 /// A pair from a sequence an induction head answers: cut after the query of the middle link
 /// `(q, k)` (the key `k` follows the query symbol's earlier copy), the answer `tokens[k]`.
 /// [`Corruption::Symbol`] changes `tokens[k]` to a symbol the sequence lacks; [`Corruption::Swap`]
-/// swaps the earlier copy (at `k − 1`) with the symbol before it, so the answer the head would
-/// give is that symbol. None where the cut leaves no room.
+/// swaps the earlier copy (at `k − 1`) with the symbol after it, so the head must look one place
+/// further on, where the answer it would give is `tokens[k + 1]`. None where the cut leaves no room.
 fn induction_pair(tokens: &[usize], links: &[(usize, usize)], corruption: Corruption, vocab: usize) -> Option<Pair> {
-    let usable: Vec<&(usize, usize)> =
-        links.iter().filter(|&&(q, k)| k >= 2 && q + 1 < tokens.len() && tokens[q + 1] == tokens[k] && k < q).collect();
+    let usable: Vec<&(usize, usize)> = links
+        .iter()
+        .filter(|&&(q, k)| k >= 2 && q + 1 < tokens.len() && tokens[q + 1] == tokens[k] && k + 1 < q)
+        .collect();
     let &&(q, k) = usable.get(usable.len() / 2)?;
     let clean = tokens[..=q].to_vec();
     let mut corrupted = clean.clone();
@@ -138,8 +140,8 @@ fn induction_pair(tokens: &[usize], links: &[(usize, usize)], corruption: Corrup
             unused
         }
         Corruption::Swap => {
-            corrupted.swap(k - 2, k - 1);
-            tokens[k - 2]
+            corrupted.swap(k - 1, k);
+            tokens[k + 1]
         }
     };
     (wrong != tokens[k]).then(|| Pair { clean, corrupted, answer: tokens[k], wrong, ..Pair::default() })
@@ -156,7 +158,8 @@ mod tests {
         let links = crate::data::repeat_links(5, 10);
         let swap = induction_pair(&tokens, &links, Corruption::Swap, 6).unwrap();
         assert_eq!((swap.clean.as_slice(), swap.answer), (&[0, 1, 2, 3, 4, 0, 1, 2][..], 3));
-        assert_eq!((swap.corrupted.as_slice(), swap.wrong), (&[0, 2, 1, 3, 4, 0, 1, 2][..], 1));
+        // c's earlier copy now sits before e: an induction head would answer e.
+        assert_eq!((swap.corrupted.as_slice(), swap.wrong), (&[0, 1, 3, 2, 4, 0, 1, 2][..], 4));
         let symbol = induction_pair(&tokens, &links, Corruption::Symbol, 6).unwrap();
         assert_eq!((symbol.corrupted.as_slice(), symbol.wrong), (&[0, 1, 2, 5, 4, 0, 1, 2][..], 5));
         assert!(induction_pair(&tokens, &links, Corruption::Symbol, 5).is_none(), "no unused symbol");

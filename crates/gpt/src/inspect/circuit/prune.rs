@@ -123,7 +123,8 @@ pub struct Found {
     pub faithfulness: f32,
     /// The share the rest of the model keeps without it.
     pub complement: f32,
-    /// The faithfulness of the top k edges, at each k tried (a ranking's curve).
+    /// The faithfulness of the circuits tried on the way, by the edges each keeps (a ranking's
+    /// top k, each without the edges on no path from the input to the logits).
     pub curve: Vec<(usize, f32)>,
     /// Whether it reaches [`TARGET`] (the whole model does not always).
     pub reached: bool,
@@ -131,6 +132,7 @@ pub struct Found {
 
 impl Evaluator<'_> {
     fn found(&self, kept: Vec<bool>, curve: Vec<(usize, f32)>) -> Result<Found> {
+        let kept = self.graph.connected(&kept);
         let faithfulness = self.faithfulness(&kept)?;
         let rest: Vec<bool> = kept.iter().map(|k| !k).collect();
         Ok(Found {
@@ -159,6 +161,7 @@ impl Evaluator<'_> {
         }
         let mut curve = Vec::with_capacity(ks.len() + 8);
         let mut first = None;
+        let edges_in = |k: usize| self.graph.connected(&top(k)).iter().filter(|&&e| e).count();
         for &k in &ks {
             let f = if k == 0 { 0.0 } else { self.faithfulness(&top(k))? };
             curve.push((k, f));
@@ -166,7 +169,10 @@ impl Evaluator<'_> {
                 first = Some(curve.len() - 1);
             }
         }
-        let Some(at) = first else { return self.found(top(scores.len()), curve) };
+        let Some(at) = first else {
+            let curve = curve.into_iter().map(|(k, f)| (edges_in(k), f)).collect();
+            return self.found(top(scores.len()), curve);
+        };
         // Between the last k short of the target and the first past it.
         let (mut low, mut high) = (curve[at.saturating_sub(1)].0, curve[at].0);
         while high - low > 1 {
@@ -180,6 +186,7 @@ impl Evaluator<'_> {
             }
         }
         curve.sort_by_key(|&(k, _)| k);
+        let curve = curve.into_iter().map(|(k, f)| (edges_in(k), f)).collect();
         self.found(top(high), curve)
     }
 
@@ -197,7 +204,7 @@ impl Evaluator<'_> {
             if f < TARGET {
                 kept[e] = true;
             } else {
-                curve.push((kept.iter().filter(|&&k| k).count(), f));
+                curve.push((self.graph.connected(&kept).iter().filter(|&&k| k).count(), f));
             }
         }
         curve.reverse();

@@ -29,7 +29,7 @@ pub enum Corruption {
     /// The symbol to be copied changes: what the induction head reads through its values.
     #[default]
     Symbol,
-    /// The earlier copy of the last symbol moves one place back (a swap): where the induction
+    /// The earlier copy of the last symbol swaps with the symbol after it: where the induction
     /// head must look, so the previous-token head's edge into its keys.
     Swap,
 }

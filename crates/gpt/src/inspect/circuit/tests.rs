@@ -26,7 +26,7 @@ fn the_whole_model_keeps_all_of_the_metric_and_no_edge_none_of_it() {
     let run = repeat_run();
     let model = run.model();
     let graph = EdgeGraph::new(2, 2, 16);
-    let pairs = run.circuit_pairs(Corruption::Swap, 6, ("", "")).unwrap();
+    let pairs = run.circuit_pairs(Corruption::Symbol, 6, ("", "")).unwrap();
     let groups = groups(&pairs);
     let runs: Vec<Runs> =
         groups.iter().map(|g| Runs::new(model, &graph, g, Metric::LogitDifference).unwrap()).collect();
@@ -76,7 +76,7 @@ fn last_logits(logits: &[f32], v: usize) -> Vec<f32> {
 #[test]
 fn the_view_scores_every_edge_three_ways_and_finds_circuits() {
     let run = repeat_run();
-    let request = CircuitRequest { corruption: Corruption::Swap, pairs: 8, ig_steps: 4, ..Default::default() };
+    let request = CircuitRequest { corruption: Corruption::Symbol, pairs: 8, ig_steps: 4, ..Default::default() };
     let c = run.circuits(&request, ("", "")).unwrap();
     assert_eq!(c.graph.edges.len(), 46);
     assert_eq!((c.exact.as_ref().unwrap().len(), c.eap.len(), c.eap_ig.len()), (46, 46, 46));
