@@ -13,17 +13,18 @@ let uniformLoss = () => 1;
 /** What the testing views ask (crates/gpt/src/inspect/look.rs, `Questions`): the part to knock out and how, and the patching pair. */
 const questions = { ablate: null, fill: 'mean', clean: '', corrupted: '' };
 
-/** A view changes its question: the worker computes the views again with it. */
-function ask(change) {
+/** A view changes its question: the worker computes the views again with it (unless `quiet`: the
+ * change waits for the next refresh). */
+function ask(change, { quiet = false } = {}) {
   Object.assign(questions, change);
-  request();
+  if (!quiet) request();
 }
 
 /** Each view: its module's instance and the `<details>` that shows it. */
 const views = VIEWS.map((View) => {
   const details = document.createElement('details');
   details.className = View.wide ? 'view wide' : 'view';
-  details.open = !View.closed; // a costly view waits to be opened
+  details.open = true;
   details.dataset.view = View.key;
   const summary = document.createElement('summary');
   summary.textContent = View.title;

@@ -22,9 +22,10 @@ const ui = {
 export const TRAIN_ON = 'raise Iterations and Resume to train on';
 const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
 
-/** Marks the core's milestones on the loss chart: an induction head's onset, a task's accuracy marks. */
-function showMilestones({ induction, memorised, generalised }) {
+/** Marks the core's milestones on the loss chart: an induction head's onset, a circuit's forming, a task's accuracy marks. */
+function showMilestones({ induction, circuit, memorised, generalised }) {
   chart.setMarker('induction', induction && { step: induction.step, label: `induction head L${induction.layer + 1} H${induction.head + 1}` });
+  chart.setMarker('circuit', circuit != null && { step: circuit, label: 'circuit formed' });
   chart.setMarker('memorised', memorised != null && { step: memorised, label: 'train accuracy 100%' });
   chart.setMarker('generalised', generalised != null && { step: generalised, label: 'held-out accuracy 95%' });
 }

@@ -1,7 +1,8 @@
-// The circuit view, in Chromium: on the induction preset trained a few hundred steps, open it (it
-// waits closed, as it costs seconds), read the circuit under the symbol change, then under the
-// swap, where the previous-token head's edge into the induction head's key shows; read an edge's
-// scores by keyboard and by pointer; desktop and phone sizes; axe-core finds nothing.
+// The circuit view, in Chromium: on the induction preset trained a few hundred steps, the circuit
+// recorded while it trained (and the loss chart's mark where it formed); find it now under the
+// symbol change, then under the swap, where the previous-token head's edge into the induction
+// head's key shows; read an edge's scores by keyboard and by touch; desktop and phone sizes;
+// axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
@@ -18,21 +19,26 @@ before(async () => {
   await untilStatus(page, new RegExp(`^Finished ${STEPS} steps`), 240000);
   await page.getByText('6. Inside the model').click();
   await page.locator('#inside-status').getByText(new RegExp(`^At step ${STEPS}`)).waitFor();
-  for (const details of await page.locator('#views > details').all()) await details.evaluate((d) => { d.open = false; });
+  for (const details of await page.locator('#views > details').all()) {
+    if (await details.getAttribute('data-view') !== 'circuit') await details.evaluate((d) => { d.open = false; });
+  }
 });
 after(() => session?.close());
 
-test('the circuit view waits closed, then finds the circuit under each corruption', async () => {
+test('the circuit recorded while training, then found now under each corruption', async () => {
   const view = page.locator('[data-view="circuit"]');
-  assert.equal(await view.evaluate((d) => d.open), false, 'a costly view waits to be opened');
-  await view.locator('summary').click();
   const summary = page.locator('#circuit-summary');
+  await summary.getByText(new RegExp(`^Recorded at step ${STEPS} \\(the earlier copy swapped, 8 pairs\\): metric -?[\\d.]+ clean, -?[\\d.]+ corrupted; the exact ranking's circuit of \\d+ edges keeps \\d+%\\. The circuit formed at step \\d+\\.`)).waitFor();
+  assert.match(await page.locator('#circuit-timeline').getAttribute('aria-label'), /^The strongest edges' scores at \d+ recorded steps, up to step 400; the circuit formed at step \d+: /);
+  assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by the exact ranking recorded at step 400: \d+ of 110 edges/);
+  assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /circuit formed at step \d+/);
+  await page.getByRole('button', { name: 'Find the circuit now' }).click();
   await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Metric -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
   assert.match(await summary.textContent(), /EAP ranks the edges with Spearman -?[\d.]+ against exact, \d+ of its top \d+ the same/);
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by exact patching: \d+ of 110 edges, keeping \d+% of the metric; strongest /);
   assert.match(await page.locator('#circuit-curve').getAttribute('aria-label'), /^Faithfulness against edges kept: exact patching keeps [\d.]+ with \d+ edges/);
   await page.getByLabel('Corruption').selectOption('swap');
-  await summary.getByText(/corrupted ".+" → "."/).waitFor();
+  await summary.getByText(/^32 pairs.+Circuits: exact patching/).waitFor({ timeout: 60000 });
   await page.waitForFunction(() => /\(key\)/.test(document.getElementById('circuit-figure').getAttribute('aria-label')), null, { timeout: 60000 });
   // The keyboard reads each edge of the circuit in turn.
   await page.locator('#circuit-figure').focus();

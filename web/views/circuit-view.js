@@ -1,9 +1,11 @@
 // The circuit behind an answer: every edge between the model's parts (the input, each head's
 // query, key and value, each MLP, the logits) scored by patching it exactly, by EAP and by EAP-IG
 // (crates/gpt/src/inspect/circuit/); the fewest edges that keep 90% of the answer's logit
-// difference, drawn layer by layer; and each way's faithfulness curve.
+// difference, drawn layer by layer; and each way's faithfulness curve. While the model trains,
+// evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
+// draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
 import { onPoint } from '../pointing.js';
-import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
+import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
 const METHODS = { exact: 'exact patching', greedy: 'greedy pruning', eap_ig: 'EAP-IG', eap: 'EAP' };
@@ -98,12 +100,32 @@ class FaithfulnessCurve extends CanvasView {
   }
 }
 
+/** How the strongest edges' scores grew at each recorded step, and the step the circuit formed. */
+class TimelineChart extends CanvasView {
+  draw(ctx, size, { graph, timeline, formed }) {
+    const last = timeline.at(-1);
+    const top = last.scores.map((v, e) => e).sort((a, b) => Math.abs(last.scores[b]) - Math.abs(last.scores[a])).slice(0, 5);
+    const items = top.map((e, i) => [edgeName(graph, graph.edges[e]), PALETTE[i]]);
+    const values = timeline.flatMap((p) => top.map((e) => p.scores[e]));
+    const steps = [timeline[0].step, Math.max(last.step, timeline[0].step + 1)];
+    const box = keyedFrame(ctx, size, steps, [Math.min(0, ...values), Math.max(0, ...values)], items, { xLabel: 'step', yLabel: 'edge score' });
+    top.forEach((e, i) => line(ctx, timeline.map((p) => [p.step, p.scores[e]]), box, PALETTE[i], 2));
+    if (formed != null) {
+      line(ctx, [[formed, Math.min(0, ...values)], [formed, Math.max(0, ...values)]], box, AXIS, 1, [4, 4]);
+      ctx.fillStyle = AXIS;
+      ctx.textAlign = 'left';
+      ctx.fillText('formed', box.x(formed) + 4, box.bottom - 8);
+    }
+    const when = formed != null ? `; the circuit formed at step ${formed}` : '; the circuit has not formed yet';
+    this.canvas.setAttribute('aria-label', `The strongest edges' scores at ${timeline.length} recorded steps, up to step ${last.step}${when}: ${items.map(([name], i) => `${name} ${last.scores[top[i]].toFixed(2)}`).join(', ')}`);
+  }
+}
+
 export class CircuitView {
   static key = 'circuit';
   static title = 'The circuit behind the answer';
-  static hint = 'Every edge from one part to a later one (a head\'s query, key and value apart) is patched from the corrupted prompts into the clean ones, one at a time: its score is how much the answer\'s logit difference changes. EAP estimates the same from one gradient, EAP-IG from gradients along the way from the corrupted input to the clean one. The circuit is the fewest edges that keep 90% of the difference; blue edges raise it, red ones lower it, thicker ones matter more. A symbol change tests what a head copies; a swap tests where it looks, so only a swap scores the previous-token head\'s edge into the induction head\'s key. It takes seconds: open it when the model has learned.';
+  static hint = 'Every edge from one part to a later one (a head\'s query, key and value apart) is patched from the corrupted prompts into the clean ones, one at a time: its score is how much the answer\'s logit difference changes. EAP estimates the same from one gradient, EAP-IG from gradients along the way from the corrupted input to the clean one. The circuit is the fewest edges that keep 90% of the difference; blue edges raise it, red ones lower it, thicker ones matter more. A symbol change tests what a head copies; a swap tests where it looks, so only a swap scores the previous-token head\'s edge into the induction head\'s key. While the model trains, evaluations record the circuit by exact patching (a twentieth of the training\'s time at most) and the chart below shows its strongest edges grow; Find the circuit now scores every edge all three ways, in seconds.';
   static wide = true;
-  static closed = true;
 
   constructor(figure, { ask }) {
     const select = (id, text, options) => {
@@ -127,8 +149,16 @@ export class CircuitView {
     const [pairsLabel, pairs] = number('circuit-pairs', 'Pairs ', 32, 1, 256);
     const [stepsLabel, steps] = number('circuit-ig-steps', 'EAP-IG steps ', 10, 1, 100);
     const [drawnLabel, drawn] = select('circuit-drawn', 'Draw the circuit found by ', Object.entries(METHODS));
-    const changed = () => ask({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1 } });
-    [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', changed));
+    this.settings = (find) => ({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1, find } });
+    this.ask = ask;
+    const find = () => {
+      this.find.disabled = true;
+      this.find.textContent = 'Finding the circuit…';
+      ask(this.settings(true));
+    };
+    [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', find));
+    this.find = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-find', textContent: 'Find the circuit now' });
+    this.find.addEventListener('click', find);
     drawn.addEventListener('change', () => this.redraw());
     Object.assign(this, { drawn });
     this.summary = paragraph('readout');
@@ -139,7 +169,8 @@ export class CircuitView {
     this.readout.id = 'circuit-readout';
     this.readout.setAttribute('aria-live', 'polite');
     this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', 'Faithfulness against edges kept'));
-    figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, drawnLabel, this.summary);
+    this.timeline = new TimelineChart(viewCanvas(figure, 'circuit-timeline', 'The strongest edges over training'));
+    figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, this.find, drawnLabel, this.summary);
     figure.insertBefore(this.readout, this.curve.canvas);
     const canvas = this.figure.canvas;
     onPoint(canvas, (event) => {
@@ -159,43 +190,79 @@ export class CircuitView {
   /** Reads out edge `e` (none: how to read the figure). */
   select(e) {
     this.chosen = e;
-    const c = this.data;
-    if (!c) return;
+    const shown = this.shown;
+    if (!shown) return;
     if (e === undefined) {
       this.readout.textContent = 'Point at an edge, or focus the figure and use the arrow keys, to read its scores.';
     } else {
-      const exact = c.exact ? `exact ${c.exact[e].toFixed(3)}, ` : '';
-      this.readout.textContent = `${edgeName(c.graph, c.graph.edges[e])}: ${exact}EAP ${c.eap[e].toFixed(3)}, EAP-IG ${c.eap_ig[e].toFixed(3)} (EAP-IG's name: ${c.graph.edges[e].name})`;
+      const found = this.data.found;
+      const scores = found
+        ? `${found.exact ? `exact ${found.exact[e].toFixed(3)}, ` : ''}EAP ${found.eap[e].toFixed(3)}, EAP-IG ${found.eap_ig[e].toFixed(3)}`
+        : `${shown.method === 'exact' ? 'exact' : 'EAP-IG'} ${shown.scores[e].toFixed(3)} at step ${shown.step}`;
+      this.readout.textContent = `${edgeName(shown.graph, shown.graph.edges[e])}: ${scores} (EAP-IG's name: ${shown.graph.edges[e].name})`;
     }
-    this.redraw();
+    this.figure.update({ ...shown, chosen: e });
   }
 
+  /** What the figure draws: the circuit found now, by the chosen way, or else the latest recorded one. */
   redraw() {
-    const c = this.data;
-    if (!c) return;
-    const named = c.circuits.find((n) => n.method === this.drawn.value) ?? c.circuits[0];
-    const scores = c.exact ?? c.eap_ig;
-    this.shown = { graph: c.graph, edges: named.edges, scores, chosen: this.chosen };
-    this.figure.update(this.shown);
-    const names = named.edges.slice().sort((a, b) => Math.abs(scores[b]) - Math.abs(scores[a])).slice(0, 5).map((e) => edgeName(c.graph, c.graph.edges[e]));
-    this.figure.canvas.setAttribute('aria-label', `The circuit found by ${METHODS[named.method]}: ${named.edges.length} of ${c.graph.edges.length} edges, keeping ${percent(named.faithfulness)} of the metric; strongest ${names.join(', ')}`);
+    const { graph, found, timeline } = this.data ?? {};
+    if (!graph) return;
+    if (found) {
+      const named = found.circuits.find((n) => n.method === this.drawn.value) ?? found.circuits[0];
+      const scores = found.exact ?? found.eap_ig;
+      this.shown = { graph, edges: named.edges, scores, method: named.method, faithfulness: named.faithfulness };
+    } else if (timeline.at(-1)?.edges.length) {
+      const point = timeline.at(-1);
+      this.shown = { graph, edges: point.edges, scores: point.scores, method: point.method, faithfulness: point.faithfulness, step: point.step };
+    } else {
+      this.shown = null;
+      this.figure.update(null);
+      return;
+    }
+    const { edges, scores, method, faithfulness } = this.shown;
+    const names = edges.slice().sort((a, b) => Math.abs(scores[b]) - Math.abs(scores[a])).slice(0, 5).map((e) => edgeName(graph, graph.edges[e]));
+    this.select(this.chosen);
+    const by = found ? METHODS[method] : `the exact ranking recorded at step ${this.shown.step}`;
+    this.figure.canvas.setAttribute('aria-label', `The circuit found by ${by}: ${edges.length} of ${graph.edges.length} edges, keeping ${percent(faithfulness)} of the metric; strongest ${names.join(', ')}`);
   }
 
-  update(c) {
-    this.data = c;
-    for (const option of this.drawn.options) option.disabled = !c.circuits.some((n) => n.method === option.value);
-    if (this.drawn.selectedOptions[0]?.disabled) this.drawn.value = c.circuits[0].method;
+  update(data) {
+    this.data = data;
+    const { found, timeline, formed } = data;
+    this.find.disabled = false;
+    this.find.textContent = 'Find the circuit now';
+    this.drawn.disabled = !found;
+    if (found) {
+      // Found once: the refreshes while training show it and the records, without finding it again.
+      this.ask(this.settings(false), { quiet: true });
+      for (const option of this.drawn.options) option.disabled = !found.circuits.some((n) => n.method === option.value);
+      if (this.drawn.selectedOptions[0]?.disabled) this.drawn.value = found.circuits[0].method;
+    }
+    this.summary.textContent = found ? this.foundSummary(found) : this.recordedSummary(timeline, formed);
+    this.redraw();
+    this.curve.update(found ? { circuits: found.circuits, total: found.graph.edges.length } : null);
+    this.timeline.update(timeline.length ? { graph: data.graph, timeline, formed } : null);
+  }
+
+  recordedSummary(timeline, formed) {
+    const point = timeline.at(-1);
+    if (!point) return 'Evaluations record the circuit while the model trains, a twentieth of its time at most. Train, or find the circuit now.';
+    const circuit = point.edges.length ? `the exact ranking's circuit of ${point.edges.length} edges keeps ${percent(point.faithfulness)}` : 'no circuit yet: the corruption moves the metric too little';
+    const when = formed != null ? ` The circuit formed at step ${formed}.` : '';
+    return `Recorded at step ${point.step} (${point.corruption === 'swap' ? 'the earlier copy swapped' : 'a symbol changed'}, ${point.pairs} pairs): metric ${point.clean.toFixed(2)} clean, ${point.corrupted.toFixed(2)} corrupted; ${circuit}.${when} Find the circuit now for EAP and EAP-IG beside exact patching, greedy pruning and the faithfulness curves.`;
+  }
+
+  foundSummary(c) {
     const example = c.examples[0];
     const ways = c.circuits.map((n) => `${METHODS[n.method]} ${n.edges.length} edges (${percent(n.faithfulness)} kept${n.reached ? '' : ', short of 90%'}; without them the rest keeps ${percent(n.complement)})`);
     const agree = c.agreement.map((a) => `${a.method === 'eap' ? 'EAP' : 'EAP-IG'} ranks the edges with Spearman ${a.spearman.toFixed(2)} against exact, ${a.overlap} of its top ${a.top_k} the same`);
-    this.summary.textContent = [
+    return [
       `${c.pairs} pairs, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
       `Metric ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
       c.note ?? '',
       `Circuits: ${ways.join('; ')}.`,
       agree.length ? `${agree.join('; ')}.` : '',
     ].filter(Boolean).join(' ');
-    this.select(this.chosen);
-    this.curve.update({ circuits: c.circuits, total: c.graph.edges.length });
   }
 }

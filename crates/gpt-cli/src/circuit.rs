@@ -33,7 +33,7 @@ impl CircuitFlags {
     fn request(&self) -> CircuitRequest {
         let corruption = if self.corruption == "swap" { Corruption::Swap } else { Corruption::Symbol };
         let metric = if self.metric == "loss" { Metric::Loss } else { Metric::LogitDifference };
-        CircuitRequest { corruption, metric, pairs: self.pairs, ig_steps: self.ig_steps }
+        CircuitRequest { corruption, metric, pairs: self.pairs, ig_steps: self.ig_steps, find: true }
     }
 }
 
@@ -59,8 +59,29 @@ pub fn run(run: &gpt::Run, flags: &CircuitFlags, typed: (&str, &str), json: bool
         println!("{}", serde_json::to_string(&found).map_err(|e| e.to_string())?);
         return Ok(());
     }
+    print_timeline(run);
     print(&found);
     Ok(())
+}
+
+/// The circuit recorded at evaluations while the run trained, a line each.
+fn print_timeline(run: &gpt::Run) {
+    let points = run.history().records::<gpt::inspect::records::CircuitPoint>();
+    if points.is_empty() {
+        return;
+    }
+    println!("while training ({:?}; formed at step {:?}):", points[0].corruption, run.circuit_formed());
+    for p in points {
+        println!(
+            "  step {:>6}: metric {:>8.3} clean, {:>8.3} corrupted; {} by {}, keeping {:.3}",
+            p.step,
+            p.clean,
+            p.corrupted,
+            if p.edges.is_empty() { "no circuit".to_string() } else { format!("{} edges", p.edges.len()) },
+            p.method,
+            p.faithfulness
+        );
+    }
 }
 
 fn print(c: &Circuits) {

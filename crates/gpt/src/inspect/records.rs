@@ -79,3 +79,30 @@ pub struct FourierPoint {
 impl Record for FourierPoint {
     const NAME: &'static str = "fourier";
 }
+
+/// The circuit at one step: every edge's score under one corruption (exact, or EAP-IG where
+/// patching every edge would cost too much), and the circuit that ranking finds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct CircuitPoint {
+    pub step: usize,
+    /// `exact` or `eap_ig`.
+    pub method: String,
+    pub corruption: super::circuit::request::Corruption,
+    /// Pairs averaged over.
+    pub pairs: usize,
+    /// The metric's mean over the pairs, clean and corrupted.
+    pub clean: f32,
+    pub corrupted: f32,
+    /// Each edge's score, in the graph's order.
+    pub scores: Vec<f32>,
+    /// The fewest edges by that ranking that keep 90% of the metric (none while the corruption
+    /// changes nothing the metric reads), and the share they keep.
+    pub edges: Vec<usize>,
+    pub faithfulness: f32,
+    pub reached: bool,
+}
+
+impl Record for CircuitPoint {
+    const NAME: &'static str = "circuits";
+}

@@ -3,7 +3,7 @@
 //! names (every head's scores, the ablation grid, composition, grokking's progress measures), and
 //! an attention snapshot for this session's time-lapse.
 
-use super::records::{AblationGrid, Composition, FourierPoint};
+use super::records::{AblationGrid, CircuitPoint, Composition, FourierPoint};
 use super::scores::HeadScores;
 use super::snapshots::Timelapse;
 use crate::error::Result;
@@ -24,17 +24,22 @@ pub struct Views {
 
 impl Watch for Views {
     const RECORDS: &'static [&'static str] =
-        &[HeadScores::NAME, AblationGrid::NAME, Composition::NAME, FourierPoint::NAME];
+        &[HeadScores::NAME, AblationGrid::NAME, Composition::NAME, FourierPoint::NAME, CircuitPoint::NAME];
 
     fn evaluated(run: &mut Run) -> Result<()> {
         run.record_heads()?;
         run.record_ablations()?;
         run.record_composition()?;
-        run.record_fourier()
+        run.record_fourier()?;
+        run.record_circuit()
     }
 
     fn induction_onset(run: &Run) -> Option<Onset> {
         run.induction_onset()
+    }
+
+    fn circuit_formed(run: &Run) -> Option<usize> {
+        run.circuit_formed()
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Status {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Milestones {
     pub induction: Option<Onset>,
+    /// The step the circuit view's circuit formed.
+    pub circuit: Option<usize>,
     pub memorised: Option<usize>,
     pub generalised: Option<usize>,
 }
@@ -138,13 +140,15 @@ impl<W: Watch> Run<W> {
         }
     }
 
-    /// The moments the loss chart marks: an induction head's onset (what watches the run says),
+    /// The moments the loss chart marks: an induction head's onset and a circuit's forming (what
+    /// watches the run says),
     /// and a task's accuracy marks (none for a text).
     pub fn milestones(&self) -> Milestones {
         let evals = &self.history().evals;
         let first = |reached: &dyn Fn(&Evaluation) -> bool| evals.iter().find(|e| reached(e)).map(|e| e.step);
         Milestones {
             induction: W::induction_onset(self),
+            circuit: W::circuit_formed(self),
             memorised: first(&|e| e.train_accuracy.is_some_and(|a| a >= 1.0)),
             generalised: first(&|e| e.val_accuracy.is_some_and(|a| a >= GENERALISED)),
         }

@@ -19,6 +19,10 @@ pub trait Watch: Default + Sized {
     fn evaluated(run: &mut Run<Self>) -> Result<()>;
     /// When an induction head first formed, if one did (the loss chart marks it).
     fn induction_onset(run: &Run<Self>) -> Option<super::Onset>;
+    /// The step a circuit behind the answers formed, if one did (the loss chart marks it too).
+    fn circuit_formed(_run: &Run<Self>) -> Option<usize> {
+        None
+    }
 }
 
 /// A run nothing watches: no records, no marks.

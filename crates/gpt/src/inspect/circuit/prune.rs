@@ -83,9 +83,7 @@ pub(super) struct Evaluator<'a> {
 
 impl<'a> Evaluator<'a> {
     pub(super) fn new(model: &'a GPT, graph: &'a EdgeGraph, runs: &'a [Runs<'a>], metric: Metric) -> Result<Self> {
-        let n: usize = runs.iter().map(|r| r.group.rows()).sum();
-        let clean = runs.iter().flat_map(|r| &r.clean_metric).sum::<f32>() / n as f32;
-        let corrupted = runs.iter().flat_map(|r| &r.corrupted_metric).sum::<f32>() / n as f32;
+        let (clean, corrupted) = Self::means(runs);
         if (clean - corrupted).abs() <= 1e-4 * clean.abs().max(1.0) {
             return Err(Error::Data(format!(
                 "the metric is {clean:.4} on the clean prompts and {corrupted:.4} on the corrupted ones: with no \
@@ -93,6 +91,16 @@ impl<'a> Evaluator<'a> {
             )));
         }
         Ok(Evaluator { model, graph, runs, metric, clean, corrupted })
+    }
+
+    /// The metric's mean over all the pairs, clean and corrupted.
+    pub(super) fn means(runs: &[Runs]) -> (f32, f32) {
+        let n: usize = runs.iter().map(|r| r.group.rows()).sum();
+        let mean = |values: Vec<&f32>| values.into_iter().sum::<f32>() / n as f32;
+        (
+            mean(runs.iter().flat_map(|r| &r.clean_metric).collect()),
+            mean(runs.iter().flat_map(|r| &r.corrupted_metric).collect()),
+        )
     }
 
     /// The share of the metric's clean − corrupted difference that the circuit `kept` keeps.

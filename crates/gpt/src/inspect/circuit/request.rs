@@ -13,11 +13,20 @@ pub struct CircuitRequest {
     pub pairs: usize,
     /// EAP-IG's steps.
     pub ig_steps: usize,
+    /// Whether to score every edge now (it takes seconds); otherwise the view shows what the
+    /// evaluations recorded.
+    pub find: bool,
 }
 
 impl Default for CircuitRequest {
     fn default() -> Self {
-        CircuitRequest { corruption: Corruption::Symbol, metric: Metric::LogitDifference, pairs: 32, ig_steps: 10 }
+        CircuitRequest {
+            corruption: Corruption::Symbol,
+            metric: Metric::LogitDifference,
+            pairs: 32,
+            ig_steps: 10,
+            find: false,
+        }
     }
 }
 

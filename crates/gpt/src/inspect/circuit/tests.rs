@@ -112,3 +112,23 @@ fn bad_questions_get_clear_answers() {
     let refused = Evaluator::new(model, &graph, &runs, Metric::LogitDifference).err().unwrap().to_string();
     assert!(refused.contains("nothing for a circuit to keep"), "{refused}");
 }
+
+#[test]
+fn evaluations_record_the_circuit_paced_and_say_when_it_formed() {
+    let mut run = repeat_run();
+    run.evaluate().unwrap();
+    let points = run.history().records::<crate::inspect::records::CircuitPoint>();
+    assert!(!points.is_empty(), "the last evaluation always records");
+    let last = points.last().unwrap();
+    assert_eq!((last.step, last.method.as_str(), last.scores.len()), (20, "exact", 46));
+    assert_eq!(last.corruption, Corruption::Swap, "a repeat's sequences repeat: the swap shows where heads look");
+    assert!(points.windows(2).all(|w| w[0].step < w[1].step));
+    // Evaluating again at the same step records nothing new.
+    run.evaluate().unwrap();
+    let again = run.history().records::<crate::inspect::records::CircuitPoint>();
+    assert_eq!(again.len(), points.len(), "one record a step");
+    // Formed: the first record whose corruption moves the metric by 2 or more and whose circuit keeps 90%.
+    let formed = again.iter().find(|p| p.reached && (p.clean - p.corrupted).abs() >= 2.0).map(|p| p.step);
+    assert_eq!(run.circuit_formed(), formed);
+    assert_eq!(run.milestones().circuit, formed);
+}
