@@ -73,10 +73,11 @@ fn print_timeline(run: &gpt::Run) {
     println!("while training ({:?}; formed at step {:?}):", points[0].corruption, run.circuit_formed());
     for p in points {
         println!(
-            "  step {:>6}: metric {:>8.3} clean, {:>8.3} corrupted; {} by {}, keeping {:.3}",
+            "  step {:>6}: metric {:>8.3} clean, {:>8.3} corrupted, {:>3.0}% of pairs answered; {} by {}, keeping {:.3}",
             p.step,
             p.clean,
             p.corrupted,
+            100.0 * p.answered,
             if p.edges.is_empty() { "no circuit".to_string() } else { format!("{} edges", p.edges.len()) },
             p.method,
             p.faithfulness

@@ -89,8 +89,10 @@ pub struct CircuitPoint {
     /// `exact` or `eap_ig`.
     pub method: String,
     pub corruption: super::circuit::request::Corruption,
-    /// Pairs averaged over.
+    /// Pairs averaged over, and the share the model answers right on both sides (the clean
+    /// answer first on the clean prompt, the corrupted one on the corrupted prompt).
     pub pairs: usize,
+    pub answered: f32,
     /// The metric's mean over the pairs, clean and corrupted.
     pub clean: f32,
     pub corrupted: f32,

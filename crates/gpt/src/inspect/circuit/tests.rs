@@ -127,8 +127,9 @@ fn evaluations_record_the_circuit_paced_and_say_when_it_formed() {
     run.evaluate().unwrap();
     let again = run.history().records::<crate::inspect::records::CircuitPoint>();
     assert_eq!(again.len(), points.len(), "one record a step");
-    // Formed: the first record whose corruption moves the metric by 2 or more and whose circuit keeps 90%.
-    let formed = again.iter().find(|p| p.reached && (p.clean - p.corrupted).abs() >= 2.0).map(|p| p.step);
+    // Formed: the first record at which 90% of the pairs are answered right on both sides and a
+    // circuit keeps 90% of the difference.
+    let formed = again.iter().find(|p| p.reached && p.answered >= 0.9).map(|p| p.step);
     assert_eq!(run.circuit_formed(), formed);
     assert_eq!(run.milestones().circuit, formed);
 }

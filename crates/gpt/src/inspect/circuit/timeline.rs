@@ -8,17 +8,18 @@ use super::request::{CircuitRequest, Corruption};
 use super::scores::{self, Runs};
 use super::{exact_cost, EdgeGraph, EXACT_BUDGET};
 use crate::error::Result;
-use crate::inspect::records::CircuitPoint;
 use crate::inspect::question::Pair;
+use crate::inspect::records::CircuitPoint;
 use crate::Run;
 
 /// The timeline costs at most a twentieth of the training.
 const SHARE: usize = 20;
 /// Passes finding the fewest edges takes, about: the ranking's curve and the halving after it.
 const SEARCH_PASSES: usize = 25;
-/// A circuit has formed when the corruption moves the metric by this much and a circuit keeps
-/// 90% of it.
-const FORMED_GAP: f32 = 2.0;
+/// A circuit has formed when the model answers this share of the pairs right on both sides (the
+/// clean answer on the clean prompt, the corrupted one on the corrupted prompt) and a circuit keeps
+/// 90% of the difference.
+const FORMED_SHARE: f32 = 0.9;
 /// Pairs each record averages over: a quarter of the view's, so that records come four times as
 /// often (every 125 steps or so on the induction preset, whose induction head forms at 300-600).
 const PAIRS: usize = 8;
@@ -82,11 +83,15 @@ impl Run {
             ("eap_ig", scores::attribution(model, graph, runs, request.metric, Some(request.ig_steps))?)
         };
         let (clean, corrupted) = Evaluator::means(runs);
+        let both =
+            |r: &Runs| r.clean_metric.iter().zip(&r.corrupted_metric).filter(|(c, k)| **c > 0.0 && **k < 0.0).count();
+        let answered = runs.iter().map(both).sum::<usize>() as f32 / pairs.len() as f32;
         let mut point = CircuitPoint {
             step: self.step_count(),
             method: method.into(),
             corruption: request.corruption,
             pairs: pairs.len(),
+            answered,
             clean,
             corrupted,
             scores,
@@ -102,10 +107,10 @@ impl Run {
         Ok(point)
     }
 
-    /// The first recorded step at which the circuit had formed: the corruption moved the metric
-    /// by [`FORMED_GAP`] or more, and a circuit kept 90% of it.
+    /// The first recorded step at which the circuit had formed: the model answered
+    /// [`FORMED_SHARE`] of the pairs right on both sides, and a circuit kept 90% of the difference.
     pub fn circuit_formed(&self) -> Option<usize> {
-        let formed = |p: &CircuitPoint| p.reached && (p.clean - p.corrupted).abs() >= FORMED_GAP;
+        let formed = |p: &CircuitPoint| p.reached && p.answered >= FORMED_SHARE;
         self.history().records::<CircuitPoint>().into_iter().find(formed).map(|p| p.step)
     }
 }
