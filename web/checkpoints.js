@@ -9,6 +9,7 @@ import { setProbe } from './inside-panel.js';
 import { showTextProblem } from './text-fit.js';
 import { restorePrompt, restoreSampleSettings } from './sample-panel.js';
 import { setPhase, setStatus, showError, state } from './phase.js';
+import { saveFile } from './save-file.js';
 import { showLoadedProgress, showRun, showTaskRun, TRAIN_ON } from './training-panel.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,15 +29,6 @@ async function loadCheckpoint() {
   const main = chosen.find((f) => /\.(safetensors|pt|pth|zip)$/i.test(f.name)) ?? chosen[0];
   const name = main.name.replace(/(-export)?\.(safetensors|pt|pth|zip)$/i, '');
   send({ type: 'load', files, text: trainingText(), attentionText: attentionText(), name }, files.map((f) => f.bytes));
-}
-
-/** Downloads `bytes` as a file called `filename`. */
-function saveFile(bytes, filename, type = 'application/octet-stream') {
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([bytes], { type }));
-  link.download = filename;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 }
 
 function download({ bytes, step, name }) {

@@ -45,6 +45,12 @@ test('the circuit recorded while training, then found now under each corruption'
   await page.keyboard.press('ArrowRight');
   const readout = page.locator('#circuit-readout');
   await readout.getByText(/^.+ → .+: exact -?[\d.]+, EAP -?[\d.]+, EAP-IG -?[\d.]+ \(EAP-IG's name: .+->.+\)$/).waitFor();
+  // The circuit as EAP-IG's Graph JSON, which its Graph.from_json reads.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download as EAP-IG\'s Graph JSON' }).click()]);
+  const graph = JSON.parse(await (await import('node:fs/promises')).readFile(await download.path(), 'utf8'));
+  assert.deepEqual(Object.keys(graph), ['cfg', 'nodes', 'edges']);
+  assert.equal(Object.keys(graph.edges).length, 110);
+  assert.ok(graph.edges['a0.h0->a1.h0<k>'] && typeof graph.edges['m1->logits'].score === 'number');
   await page.getByLabel('Draw the circuit found by').selectOption('greedy');
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by greedy pruning/);
   await view.screenshot({ path: `${SHOTS}45-circuit-view.png` });

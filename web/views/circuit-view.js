@@ -5,6 +5,7 @@
 // evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
 // draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
 import { onPoint } from '../pointing.js';
+import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
@@ -159,6 +160,8 @@ export class CircuitView {
     [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', find));
     this.find = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-find', textContent: 'Find the circuit now' });
     this.find.addEventListener('click', find);
+    this.save = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-save', textContent: 'Download as EAP-IG\'s Graph JSON', hidden: true });
+    this.save.addEventListener('click', () => saveFile(JSON.stringify(this.data.found.eap_ig_graph), 'circuit-graph.json', 'application/json'));
     drawn.addEventListener('change', () => this.redraw());
     Object.assign(this, { drawn });
     this.summary = paragraph('readout');
@@ -170,7 +173,7 @@ export class CircuitView {
     this.readout.setAttribute('aria-live', 'polite');
     this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', 'Faithfulness against edges kept'));
     this.timeline = new TimelineChart(viewCanvas(figure, 'circuit-timeline', 'The strongest edges over training'));
-    figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, this.find, drawnLabel, this.summary);
+    figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, this.find, this.save, drawnLabel, this.summary);
     figure.insertBefore(this.readout, this.curve.canvas);
     const canvas = this.figure.canvas;
     onPoint(canvas, (event) => {
@@ -233,6 +236,7 @@ export class CircuitView {
     this.find.disabled = false;
     this.find.textContent = 'Find the circuit now';
     this.drawn.disabled = !found;
+    this.save.hidden = !found;
     if (found) {
       // Found once: the refreshes while training show it and the records, without finding it again.
       this.ask(this.settings(false), { quiet: true });

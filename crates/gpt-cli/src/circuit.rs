@@ -53,7 +53,7 @@ pub fn run(run: &gpt::Run, flags: &CircuitFlags, typed: (&str, &str), json: bool
     }
     let found = run.circuits(&flags.request(), typed).map_err(|e| e.to_string())?;
     if let Some(path) = &flags.graph_out {
-        std::fs::write(path, found.eap_ig_json().to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, found.eap_ig_graph.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if json {
         println!("{}", serde_json::to_string(&found).map_err(|e| e.to_string())?);

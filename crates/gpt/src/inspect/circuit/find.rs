@@ -55,19 +55,18 @@ pub struct Circuits {
     pub circuits: Vec<Named>,
     /// Why exact patching was left out, when it was.
     pub note: Option<String>,
+    /// The first circuit (by exact ranking where there is one) with every edge's score (exact
+    /// where there are) as EAP-IG's `Graph` JSON, for its code to read and draw.
+    #[cfg_attr(feature = "ts", tsify(type = "Record<string, any>"))]
+    pub eap_ig_graph: serde_json::Value,
 }
 
-impl Circuits {
-    /// EAP-IG's `Graph` JSON of the first circuit found (by exact ranking where there is one):
-    /// what `eap.graph.Graph.from_json` reads. Scores are exact ones where there are.
-    pub fn eap_ig_json(&self) -> serde_json::Value {
-        let scores = self.exact.as_ref().unwrap_or(&self.eap_ig);
-        let mut kept = vec![false; self.graph.edges.len()];
-        if let Some(first) = self.circuits.first() {
-            first.found.edges.iter().for_each(|&e| kept[e] = true);
-        }
-        self.graph.eap_ig_json(scores, &kept)
-    }
+/// EAP-IG's `Graph` JSON of a circuit (what `eap.graph.Graph.from_json` reads): every edge's
+/// score and whether the circuit keeps it.
+fn eap_ig_graph(graph: &EdgeGraph, scores: &[f32], circuit: &[usize]) -> serde_json::Value {
+    let mut kept = vec![false; graph.edges.len()];
+    circuit.iter().for_each(|&e| kept[e] = true);
+    graph.eap_ig_json(scores, &kept)
 }
 
 impl Run {
@@ -128,6 +127,8 @@ impl Run {
                 wrong: p.wrong,
             })
             .collect();
+        let first = circuits.first().map_or(&[][..], |n| &n.found.edges[..]);
+        let eap_ig_graph = eap_ig_graph(graph, exact.as_ref().unwrap_or(&eap_ig), first);
         Ok(Circuits {
             graph: graph.clone(),
             request: request.clone(),
@@ -142,6 +143,7 @@ impl Run {
             agreement,
             circuits,
             note,
+            eap_ig_graph,
         })
     }
 }

@@ -89,7 +89,7 @@ fn the_view_scores_every_edge_three_ways_and_finds_circuits() {
         assert!(f.curve.windows(2).all(|w| w[0].0 <= w[1].0), "the curve runs by edges kept");
     }
     assert_eq!(c.agreement.len(), 2);
-    let json = c.eap_ig_json();
+    let json = &c.eap_ig_graph;
     assert_eq!(json["edges"].as_object().unwrap().len(), 46);
     // The same scores alone, as a benchmark asks for them.
     assert_eq!(run.edge_scores(&request, ("", ""), Method::Exact).unwrap(), *c.exact.as_ref().unwrap());
