@@ -55,15 +55,27 @@ fn questions() -> impl Strategy<Value = gpt::inspect::Questions> {
         (part.clone(), 0usize..40).prop_map(|(layer, position)| Site::Residual { layer, position }),
     ];
     let fill = prop_oneof![Just(gpt::inspect::Fill::Zero), Just(gpt::inspect::Fill::Mean)];
-    (proptest::option::of(site), fill, 0usize..200, texts(), texts(), walk()).prop_map(
-        |(ablate, fill, shown, clean, corrupted, walk)| gpt::inspect::Questions {
+    (proptest::option::of(site), fill, 0usize..200, texts(), texts(), walk(), circuit()).prop_map(
+        |(ablate, fill, shown, clean, corrupted, walk, circuit)| gpt::inspect::Questions {
             ablate,
             fill,
             shown,
             clean,
             corrupted,
             walk,
+            circuit,
         },
+    )
+}
+
+/// What the circuit view may be asked: either corruption and metric, no pairs or a few, no
+/// integrated-gradient steps or some, found now or not.
+fn circuit() -> impl Strategy<Value = gpt::inspect::circuit::CircuitRequest> {
+    use gpt::inspect::circuit::{CircuitRequest, Corruption, Metric};
+    let corruption = prop_oneof![Just(Corruption::Symbol), Just(Corruption::Swap)];
+    let metric = prop_oneof![Just(Metric::LogitDifference), Just(Metric::Loss)];
+    (corruption, metric, 0usize..5, 0usize..4, proptest::bool::ANY).prop_map(
+        |(corruption, metric, pairs, ig_steps, find)| CircuitRequest { corruption, metric, pairs, ig_steps, find },
     )
 }
 
