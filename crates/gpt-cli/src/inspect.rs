@@ -1,7 +1,8 @@
 //! `gpt inspect`: test what a checkpoint's heads do, as the page's views do: knock a head or an
 //! MLP out, patch a clean input into a corrupted one, split the answer's logit among the parts,
-//! score how heads compose, and grokking's Fourier measures. `--json` prints the view's data
-//! whole (with its history over training); otherwise a table.
+//! score how heads compose, find the circuit behind an answer (`circuit.rs`), and grokking's
+//! Fourier measures. `--json` prints the view's data whole (with its history over training);
+//! otherwise a table.
 
 use gpt::inspect::{Fill, Questions};
 use gpt::model::Site;
@@ -52,9 +53,14 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), String> {
     let run = a.run.open()?;
-    if let Measure::Circuit = a.measure {
-        return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
-    }
+    let name = match a.measure {
+        Measure::Circuit => return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json),
+        Measure::Ablation => "ablation",
+        Measure::Patching => "patching",
+        Measure::Attribution => "attribution",
+        Measure::Composition => "composition",
+        Measure::Fourier => "fourier",
+    };
     if let Some(path) = &a.rows_out {
         let rows = match a.measure {
             Measure::Fourier => {
@@ -77,14 +83,6 @@ pub fn run(a: Args) -> Result<(), String> {
     };
     let fill = if a.fill == "zero" { Fill::Zero } else { Fill::Mean };
     let questions = Questions { ablate, fill, clean: a.clean, corrupted: a.corrupted, ..Default::default() };
-    let name = match a.measure {
-        Measure::Ablation => "ablation",
-        Measure::Patching => "patching",
-        Measure::Attribution => "attribution",
-        Measure::Composition => "composition",
-        Measure::Fourier => "fourier",
-        Measure::Circuit => unreachable!("answered above"),
-    };
     let inside = run.inside(&[name.to_string()], "", "", &questions).map_err(|e| e.to_string())?;
     let data = &inside.views[name];
     if a.json {
@@ -123,7 +121,7 @@ pub fn run(a: Args) -> Result<(), String> {
             }
         }
         Measure::Fourier if data.is_null() => println!("the Fourier measures are for the modular task"),
-        Measure::Circuit => {}
+        Measure::Circuit => {} // answered above, by circuit.rs
         Measure::Fourier => {
             let now = &data["now"];
             let norms: Vec<String> =
