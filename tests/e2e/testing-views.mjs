@@ -1,6 +1,7 @@
 // The views that test what a head does, as the WebDriver tests (Firefox, WebKit) drive them: on
 // the reverse task a head knocked out by a click, a typed pair patched, the answer's logit
-// attributed, the heads' composition; on modular addition the Fourier view's spectrum and losses.
+// attributed, the heads' composition, the circuit recorded and found now; on modular addition the
+// Fourier view's spectrum and losses.
 import assert from 'node:assert/strict';
 
 const VIEW_TEXT = (id) => `document.getElementById('${id}').textContent`;
@@ -29,6 +30,11 @@ export async function checkTestingViews(page) {
   await run(`${cell}.click();`);
   await until(`/^L1H1 \\(layer 1 head 1\\) knocked out: held-out accuracy [\\d.]+% → [\\d.]+%/.test(${VIEW_TEXT('ablation-detail')})`, { what: 'the knocked-out scores' });
   assert.equal(await run(`return ${cell}.getAttribute('aria-pressed');`), 'true');
+  // The circuit the evaluations recorded, then found now on 32 held-out pairs.
+  await until(`/^Recorded at step 150 \\(a symbol changed, 8 pairs\\): metric /.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the recorded circuit' });
+  await run("document.getElementById('circuit-find').click();");
+  await until(`/^32 pairs, e\\.g\\. ".+>" → ".".+Circuits: exact patching \\d+ edges/.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the circuit found now', timeout: 90000 });
+  assert.match(await run("return document.getElementById('circuit-figure').getAttribute('aria-label');"), /^The circuit found by exact patching: \d+ of 110 edges/);
   await run("set('Clean', 'abcd'); set('Corrupted', 'abce');");
   await until(`/^Clean "abcd>" → "d"; corrupted "abce>" → "e"\\./.test(${VIEW_TEXT('patching-summary')})`, { what: 'the typed pair patched' });
   assert.equal(await run("return document.querySelectorAll('#patching-stream tr').length;"), 1 + 5, 'a header and a row per position of abcd>');

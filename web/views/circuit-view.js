@@ -262,7 +262,7 @@ export class CircuitView {
     const ways = c.circuits.map((n) => `${METHODS[n.method]} ${n.edges.length} edges (${percent(n.faithfulness)} kept${n.reached ? '' : ', short of 90%'}; without them the rest keeps ${percent(n.complement)})`);
     const agree = c.agreement.map((a) => `${a.method === 'eap' ? 'EAP' : 'EAP-IG'} ranks the edges with Spearman ${a.spearman.toFixed(2)} against exact, ${a.overlap} of its top ${a.top_k} the same`);
     return [
-      `${c.pairs} pairs, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
+      `${c.pairs} pair${c.pairs === 1 ? '' : 's'}, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
       `Metric ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
       c.note ?? '',
       `Circuits: ${ways.join('; ')}.`,
