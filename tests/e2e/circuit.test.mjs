@@ -58,7 +58,12 @@ test('the circuit recorded while training, then found now under each corruption'
   assert.deepEqual(errors, []);
 });
 
-test('on a phone the figure reads out by touch', async () => {
+test('at a tablet\'s size and a phone\'s the figure fits, and reads out by touch', async () => {
+  await page.setViewportSize({ width: 820, height: 1180 });
+  const figure = page.locator('#circuit-figure');
+  await figure.scrollIntoViewIfNeeded();
+  assert.ok((await figure.boundingBox()).width <= 820, 'the figure fits a tablet');
+  await page.locator('[data-view="circuit"]').screenshot({ path: `${SHOTS}45-circuit-tablet.png` });
   await page.setViewportSize({ width: 390, height: 844 });
   const canvas = page.locator('#circuit-figure');
   await canvas.scrollIntoViewIfNeeded();

@@ -133,3 +133,15 @@ fn evaluations_record_the_circuit_paced_and_say_when_it_formed() {
     assert_eq!(run.circuit_formed(), formed);
     assert_eq!(run.milestones().circuit, formed);
 }
+
+#[test]
+fn exact_patching_fits_nano_cpu_and_not_a_gpt2_sized_model() {
+    let pairs: Vec<Pair> = (0..32).map(|_| Pair { clean: vec![0; 16], ..Pair::default() }).collect();
+    let cost = |n_layer, n_head, n_embd, vocab_size| {
+        let cfg = GPTConfig { n_layer, n_head, n_embd, vocab_size, ..Default::default() };
+        super::exact_cost(&EdgeGraph::new(n_layer, n_head, n_embd), &cfg, &pairs)
+    };
+    assert!(cost(4, 4, 128, 65) < super::EXACT_BUDGET, "nano-cpu is patched exactly");
+    // GPT-2 small's shape: the view says so and gives EAP-IG's scores instead.
+    assert!(cost(12, 12, 768, 50257) > super::EXACT_BUDGET);
+}
