@@ -105,10 +105,21 @@ impl<'p> Graph<'p> {
         self.backward_seeing(out, seed, param_grads, |_, _| {});
     }
 
-    /// [`Graph::backward_from`], and the gradient with respect to each of `kept`'s values (none
-    /// for one `out` does not depend on): what looking inside a training step shows, and what
-    /// attribution reads.
+    /// [`Graph::backward`], and the gradient of the loss with respect to each of `kept`'s values
+    /// (none for one the loss does not depend on): what looking inside a training step shows.
     pub fn backward_keeping(
+        &self,
+        loss: Var,
+        param_grads: &mut [ArrayViewMutD<f32>],
+        kept: &[Var],
+    ) -> Vec<Option<ArrayD<f32>>> {
+        let seed = ArrayD::from_elem(self.shape(loss), 1.0);
+        self.backward_from_keeping(loss, seed, param_grads, kept)
+    }
+
+    /// [`Graph::backward_from`], and the gradient with respect to each of `kept`'s values: what
+    /// attribution reads.
+    pub fn backward_from_keeping(
         &self,
         out: Var,
         seed: ArrayD<f32>,

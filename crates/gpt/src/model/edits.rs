@@ -76,6 +76,14 @@ impl Backward for Edited {
     }
 }
 
+/// `value` as a value of the pass of shape `shape`, given rather than computed: it passes no
+/// gradient (a stream a pass resumes from, embeddings put in place of the computed ones).
+pub(super) fn given(g: &mut Graph, shape: &[usize], value: &[f32]) -> Var {
+    let mut out = g.ws().array(shape);
+    out.as_slice_mut().expect("fresh array").copy_from_slice(value);
+    g.push(out, vec![], Edited)
+}
+
 /// `v` (B, T, C) with the edits of `edits` that `applies` picks written in; `v` itself when none
 /// applies. `head_size` places a head's channels.
 pub(crate) fn apply(g: &mut Graph, v: Var, edits: &[Edit], head_size: usize, applies: impl Fn(&Site) -> bool) -> Var {

@@ -140,7 +140,7 @@ impl GPT {
         if let Some(given) =
             extras.rewire.as_deref_mut().and_then(|r| r.embedding(g.value(x).as_slice().expect("standard layout")))
         {
-            x = super::rewire::given(g, x, &given);
+            x = super::edits::given(g, &[b, t, self.config.n_embd], &given);
         }
         dropout(g, x, extras.dropout.as_mut())
     }

@@ -106,10 +106,8 @@ impl GPT {
     ) -> Result<Vec<f32>> {
         let ws = &self.workspace;
         let stream = self.replaced_stream(ws, (idx, b, t), point, replace)?;
-        let mut given = ws.array(&[b, t, self.config().n_embd]);
-        given.as_slice_mut().expect("fresh array").copy_from_slice(&stream);
         let mut g = Graph::new(&self.params().values, ws);
-        let x = g.push(given, vec![], super::edits::Edited);
+        let x = super::edits::given(&mut g, &[b, t, self.config().n_embd], &stream);
         let logits = self.forward_from(&mut g, x, point.layer() + 1, &mut Extras::eval(&[], None));
         Ok(flat(&g, logits))
     }
@@ -148,12 +146,7 @@ impl GPT {
             .ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))?;
         let loss = g.cross_entropy(logits, targets);
         let mut param_grads = vec![0.0; self.params().count()];
-        let kept = g.backward_keeping(
-            loss,
-            ndarray::ArrayD::from_elem(g.shape(loss), 1.0),
-            &mut self.params().views_mut(&mut param_grads),
-            &[at],
-        );
+        let kept = g.backward_keeping(loss, &mut self.params().views_mut(&mut param_grads), &[at]);
         let grads = kept
             .into_iter()
             .next()

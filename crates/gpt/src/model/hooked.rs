@@ -63,12 +63,7 @@ impl GPT {
             loss = g.value(l).first().copied();
             param_grads = vec![0.0; self.params().count()];
             let kept: Vec<_> = hooks.vars.iter().map(|&(_, v)| v).collect();
-            grads = g.backward_keeping(
-                l,
-                ndarray::ArrayD::from_elem(g.shape(l), 1.0),
-                &mut self.params().views_mut(&mut param_grads),
-                &kept,
-            );
+            grads = g.backward_keeping(l, &mut self.params().views_mut(&mut param_grads), &kept);
         }
         let values = hooks
             .vars

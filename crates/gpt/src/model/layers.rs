@@ -106,6 +106,13 @@ impl Norm {
     pub(crate) fn centred(&self) -> bool {
         self.kind == NormKind::LayerNorm
     }
+
+    /// The gradients at this norm's input rows `x`, given those at its output `dy`.
+    pub(super) fn input_grads(&self, params: &[ArrayD<f32>], x: &[f32], dy: &[f32]) -> Vec<f32> {
+        let mut dx = vec![0.0; x.len()];
+        norm_input_grads(self.centred(), x, self.weight.slice(params), dy, &mut dx);
+        dx
+    }
 }
 
 /// Training-mode dropout: its probability (the model's, read at each pass so it can change
@@ -120,14 +127,5 @@ pub(crate) fn dropout(g: &mut Graph, x: Var, d: Option<&mut Dropout>) -> Var {
     match d {
         Some(d) if d.p > 0.0 => g.dropout(x, d.p, d.rng),
         _ => x,
-    }
-}
-
-impl Norm {
-    /// The gradients at this norm's input rows `x`, given those at its output `dy`.
-    pub(super) fn input_grads(&self, params: &[ArrayD<f32>], x: &[f32], dy: &[f32]) -> Vec<f32> {
-        let mut dx = vec![0.0; x.len()];
-        norm_input_grads(self.centred(), x, self.weight.slice(params), dy, &mut dx);
-        dx
     }
 }

@@ -3,7 +3,7 @@
 //! or without them, so the result is bit for bit a whole pass's, for the cost of the layers from
 //! there on: knocking out each part in turn (the ablation grid) reads a third fewer layers.
 
-use super::edits::{self, Edit, Edited};
+use super::edits::{self, Edit};
 use super::extras::Extras;
 use super::gpt::GPT;
 use crate::autograd::{Graph, Var};
@@ -55,9 +55,7 @@ impl GPT {
         if Some(stream.len()) != b.checked_mul(t).and_then(|n| n.checked_mul(c)) {
             return Err(Error::Data(format!("expected a stream of {b}×{t}×{c} values, got {}", stream.len())));
         }
-        let mut given = g.ws().array(&[b, t, c]);
-        given.as_slice_mut().expect("fresh array").copy_from_slice(stream);
-        let x = g.push(given, vec![], Edited);
+        let x = edits::given(g, &[b, t, c], stream);
         Ok(self.forward_from(g, x, from, extras))
     }
 }

@@ -105,13 +105,6 @@ fn shifted(g: &mut Graph, x: Var, delta: &[f32]) -> Var {
     g.push(out, vec![x], Edited)
 }
 
-/// `value` in place of `x` (as long), as a value of the pass that passes no gradient.
-pub(super) fn given(g: &mut Graph, x: Var, value: &[f32]) -> Var {
-    let mut out = g.ws().copy(g.value(x));
-    out.as_slice_mut().expect("fresh array").copy_from_slice(value);
-    g.push(out, vec![x], Edited)
-}
-
 /// The stream `x` as `reader` reads it: with the rewire's change for it, if any.
 pub(super) fn read(g: &mut Graph, x: Var, reader: Reader, rewire: Option<&mut (dyn Rewire + '_)>) -> Var {
     match rewire.and_then(|r| r.delta(reader)) {

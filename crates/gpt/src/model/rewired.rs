@@ -91,7 +91,7 @@ impl GPT {
         kept.push(var("ln_final.hook_out".into()));
         let mut param_grads = vec![0.0; self.params().count()];
         let seed = ArrayD::from_shape_vec(g.shape(logits_var), seed).expect("sized above");
-        let found = g.backward_keeping(logits_var, seed, &mut self.params().views_mut(&mut param_grads), &kept);
+        let found = g.backward_from_keeping(logits_var, seed, &mut self.params().views_mut(&mut param_grads), &kept);
         let grad = |i: usize, width: usize| -> Vec<f32> {
             found[i].as_ref().map_or_else(|| vec![0.0; b * t * width], |d| d.iter().copied().collect())
         };

@@ -63,14 +63,25 @@ impl Run {
         typed: (&str, &str),
         then: impl FnOnce(&EdgeGraph, &[Pair], &[Runs]) -> Result<T>,
     ) -> Result<T> {
+        let pairs = self.circuit_pairs(request.corruption, request.pairs, typed)?;
+        self.with_pairs_run(request, &pairs, then)
+    }
+
+    /// The model's graph and `pairs`, run clean and corrupted under `request`'s metric, handed
+    /// to `then`.
+    fn with_pairs_run<T>(
+        &self,
+        request: &CircuitRequest,
+        pairs: &[Pair],
+        then: impl FnOnce(&EdgeGraph, &[Pair], &[Runs]) -> Result<T>,
+    ) -> Result<T> {
         let model = self.model();
         let cfg = model.config();
         let graph = EdgeGraph::new(cfg.n_layer, cfg.n_head, cfg.n_embd);
-        let pairs = self.circuit_pairs(request.corruption, request.pairs, typed)?;
-        let groups = pairs::groups(&pairs);
+        let groups = pairs::groups(pairs);
         let runs: Vec<Runs> =
             groups.iter().map(|g| Runs::new(model, &graph, g, request.metric)).collect::<Result<_>>()?;
-        then(&graph, &pairs, &runs)
+        then(&graph, pairs, &runs)
     }
 }
 

@@ -44,8 +44,8 @@ impl Run {
         if !self.record_due(last, self.timeline_cost(&pairs, &request), SHARE) {
             return Ok(());
         }
-        let point =
-            self.with_runs(&request, ("", ""), |graph, pairs, runs| self.circuit_point(&request, graph, pairs, runs))?;
+        let point = self
+            .with_pairs_run(&request, &pairs, |graph, pairs, runs| self.circuit_point(&request, graph, pairs, runs))?;
         self.trainer.history_mut().record(&point);
         Ok(())
     }
