@@ -15,8 +15,13 @@ input and the final norm), splits the stream each head's query, key and value re
 2. EAP: (corrupted − clean output) · the metric's gradient at the reader's own input;
 3. EAP-IG: the same with the gradient averaged over the embeddings k/m of the way from the
    corrupted ones to the clean ones, k = 0..m−1 (EAP-IG's `EAP-IG-inputs`);
-each the mean over the pairs of the answer's logit minus the corrupted answer's at the last position.
-Every edge agrees within 1e-4.
+each the mean over the pairs of the answer's logit minus the corrupted answer's at the last position;
+4. each ranking's Spearman correlation with the exact scores (on the CLI's scores, since near-ties
+   may swap places between float32 and float64);
+5. the faithfulness of every circuit the CLI found and of its complement, every edge left out
+   patched as EAP-IG's evaluate_graph does (the writer's corrupted output minus its output in that
+   pass, added to the reader's input).
+Every number agrees within 1e-4.
 """
 
 import argparse
@@ -213,6 +218,58 @@ def scores(model, p, pairs, steps):
     return exact, eap, eap_ig
 
 
+def groups(pairs):
+    """The pairs by length, each as (clean, corrupted, answers, wrongs) tensors."""
+    by_length = {}
+    for pair in pairs:
+        by_length.setdefault(len(pair["clean"]), []).append(pair)
+    return [tuple(torch.tensor([g[k] for g in group]) for k in ("clean", "corrupted", "answer", "wrong")) for group in by_length.values()]
+
+
+class Pruned:
+    """Each reader's change in a circuit's pass (EAP-IG's evaluate_graph): for every edge into it
+    the circuit leaves out, the writer's corrupted output minus its output in this pass."""
+
+    def __init__(self, removed, corrupted_out, current):
+        self.removed, self.corrupted_out, self.current = removed, corrupted_out, current
+
+    def __contains__(self, reader):
+        return reader in self.removed
+
+    def get(self, reader):
+        if reader not in self.removed:
+            return None
+        return sum(self.corrupted_out[w] - self.current[w] for w in self.removed[reader])
+
+
+def faithfulness(model, p, pairs, kept):
+    """The share of the metric's clean − corrupted difference the circuit `kept` (edge indices) keeps."""
+    all_edges, kept = edges(p), set(kept)
+    removed = {}
+    for e, (w, r) in enumerate(all_edges):
+        if e not in kept:
+            removed.setdefault(r, []).append(w)
+    totals = torch.zeros(3, dtype=torch.float64)
+    with torch.no_grad():
+        for clean, corrupted, answers, wrongs in groups(pairs):
+            corrupted_out, current = [], []
+            totals[1] += metric(run(model, p, clean), answers, wrongs).sum()
+            totals[2] += metric(run(model, p, corrupted, keep=corrupted_out), answers, wrongs).sum()
+            totals[0] += metric(run(model, p, clean, deltas=Pruned(removed, corrupted_out, current), keep=current), answers, wrongs).sum()
+    circuit, clean, corrupted = totals / len(pairs)
+    return ((circuit - corrupted) / (clean - corrupted)).item()
+
+
+def spearman(a, b):
+    """Spearman's rank correlation (ties share their mean rank)."""
+    def ranks(x):
+        x = torch.as_tensor(x, dtype=torch.float64)
+        return torch.tensor([((x < v).sum() + ((x == v).sum() + 1) / 2).item() for v in x], dtype=torch.float64)
+    ra, rb = ranks(a), ranks(b)
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    return ((ra * rb).sum() / (ra.norm() * rb.norm())).item()
+
+
 def check(name, data, work):
     train, circuit = RUNS[name]
     ckpt, folder = os.path.join(work, f"{name}.ckpt"), os.path.join(work, f"{name}-hf")
@@ -227,6 +284,13 @@ def check(name, data, work):
     close(f"{name}: exact", ours["exact"], exact)
     close(f"{name}: EAP", ours["eap"], eap)
     close(f"{name}: EAP-IG", ours["eap_ig"], eap_ig)
+    for a in ours["agreement"]:
+        # On our scores: near-ties between edges may swap places between float32 and float64.
+        close(f"{name}: {a['method']} Spearman", a["spearman"], spearman(ours["exact"], ours[a["method"]]))
+    for c in ours["circuits"]:
+        rest = [e for e in range(len(names)) if e not in set(c["edges"])]
+        close(f"{name}: {c['method']} circuit's faithfulness", c["faithfulness"], faithfulness(model, p, ours["ids"], c["edges"]))
+        close(f"{name}: {c['method']} complement's faithfulness", c["complement"], faithfulness(model, p, ours["ids"], rest))
     top = max(range(len(names)), key=lambda e: abs(exact[e]))
     print(f"  {name} ({type(model).__name__}): {len(names)} edges × {ours['pairs']} pairs agree; top {names[top]} "
           f"exact {exact[top]:.4f}, EAP {eap[top]:.4f}, EAP-IG {eap_ig[top]:.4f}")

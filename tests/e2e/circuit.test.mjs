@@ -28,12 +28,12 @@ after(() => session?.close());
 test('the circuit recorded while training, then found now under each corruption', async () => {
   const view = page.locator('[data-view="circuit"]');
   const summary = page.locator('#circuit-summary');
-  await summary.getByText(new RegExp(`^Recorded at step ${STEPS} \\(the earlier copy swapped, 8 pairs\\): metric -?[\\d.]+ clean, -?[\\d.]+ corrupted; the exact ranking's circuit of \\d+ edges keeps \\d+%\\. The circuit formed at step \\d+\\.`)).waitFor();
+  await summary.getByText(new RegExp(`^Recorded at step ${STEPS} \\(the earlier copy swapped, 8 pairs\\): logit difference -?[\\d.]+ clean, -?[\\d.]+ corrupted; the exact ranking's circuit of \\d+ edges keeps \\d+%\\. The circuit formed at step \\d+\\.`)).waitFor();
   assert.match(await page.locator('#circuit-timeline').getAttribute('aria-label'), /^The strongest edges' scores at \d+ recorded steps, up to step 400; the circuit formed at step \d+: /);
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by the exact ranking recorded at step 400: \d+ of 110 edges/);
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /circuit formed at step \d+/);
   await page.getByRole('button', { name: 'Find the circuit now' }).click();
-  await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Metric -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
+  await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Logit difference \(the answer's logit minus the corrupted answer's\): -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
   assert.match(await summary.textContent(), /EAP ranks the edges with Spearman -?[\d.]+ against exact, \d+ of its top \d+ the same/);
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by exact patching: \d+ of 110 edges, keeping \d+% of the metric; strongest /);
   assert.match(await page.locator('#circuit-curve').getAttribute('aria-label'), /^Faithfulness against edges kept: exact patching keeps [\d.]+ with \d+ edges/);

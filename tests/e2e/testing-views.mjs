@@ -31,7 +31,7 @@ export async function checkTestingViews(page) {
   await until(`/^L1H1 \\(layer 1 head 1\\) knocked out: held-out accuracy [\\d.]+% → [\\d.]+%/.test(${VIEW_TEXT('ablation-detail')})`, { what: 'the knocked-out scores' });
   assert.equal(await run(`return ${cell}.getAttribute('aria-pressed');`), 'true');
   // The circuit the evaluations recorded, then found now on 32 held-out pairs.
-  await until(`/^Recorded at step 150 \\(a symbol changed, 8 pairs\\): metric /.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the recorded circuit' });
+  await until(`/^Recorded at step 150 \\(a symbol changed, 8 pairs\\): logit difference /.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the recorded circuit' });
   await run("document.getElementById('circuit-find').click();");
   await until(`/^32 pairs, e\\.g\\. ".+>" → ".".+Circuits: exact patching \\d+ edges/.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the circuit found now', timeout: 90000 });
   assert.match(await run("return document.getElementById('circuit-figure').getAttribute('aria-label');"), /^The circuit found by exact patching: \d+ of 110 edges/);

@@ -12,6 +12,8 @@ import { paragraph } from './grid.js';
 const METHODS = { exact: 'exact patching', greedy: 'greedy pruning', eap_ig: 'EAP-IG', eap: 'EAP' };
 const [POSITIVE, NEGATIVE] = ['#2563eb', '#dc2626'];
 const percent = (x) => `${Math.round(100 * x) || 0}%`;
+/** What the metric is, as the summary names it. */
+const METRIC = { logit_difference: 'Logit difference (the answer\'s logit minus the corrupted answer\'s)', loss: 'Loss of the answer' };
 
 /** A node's name as the page names parts (layers and heads from 1): L1H2, MLP1, input, logits. */
 function nodeName(node) {
@@ -254,7 +256,7 @@ export class CircuitView {
     if (!point) return 'Evaluations record the circuit while the model trains, a twentieth of its time at most. Train, or find the circuit now.';
     const circuit = point.edges.length ? `the exact ranking's circuit of ${point.edges.length} edges keeps ${percent(point.faithfulness)}` : 'no circuit yet: the corruption moves the metric too little';
     const when = formed != null ? ` The circuit formed at step ${formed}.` : '';
-    return `Recorded at step ${point.step} (${point.corruption === 'swap' ? 'the earlier copy swapped' : 'a symbol changed'}, ${point.pairs} pairs): metric ${point.clean.toFixed(2)} clean, ${point.corrupted.toFixed(2)} corrupted; ${circuit}.${when} Find the circuit now for EAP and EAP-IG beside exact patching, greedy pruning and the faithfulness curves.`;
+    return `Recorded at step ${point.step} (${point.corruption === 'swap' ? 'the earlier copy swapped' : 'a symbol changed'}, ${point.pairs} pairs): logit difference ${point.clean.toFixed(2)} clean, ${point.corrupted.toFixed(2)} corrupted; ${circuit}.${when} Find the circuit now for EAP and EAP-IG beside exact patching, greedy pruning and the faithfulness curves.`;
   }
 
   foundSummary(c) {
@@ -263,7 +265,7 @@ export class CircuitView {
     const agree = c.agreement.map((a) => `${a.method === 'eap' ? 'EAP' : 'EAP-IG'} ranks the edges with Spearman ${a.spearman.toFixed(2)} against exact, ${a.overlap} of its top ${a.top_k} the same`);
     return [
       `${c.pairs} pair${c.pairs === 1 ? '' : 's'}, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
-      `Metric ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
+      `${METRIC[c.request.metric]}: ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
       c.note ?? '',
       `Circuits: ${ways.join('; ')}.`,
       agree.length ? `${agree.join('; ')}.` : '',
