@@ -283,9 +283,25 @@ const handlers = {
     insideAsked = true;
     await yieldToMessages();
     insideAsked = false;
+    if (trainer.running) return;
+    await patchEdges(views.inside);
     if (!trainer.running) views.insideViews(trainer.run);
   },
 };
+
+/**
+ * Every edge of the circuit the page asks to find, patched exactly with the helpers' help, as a
+ * step is shared: the view then reads those scores. A failure is left for the view to tell, as
+ * it finds the circuit alone.
+ */
+async function patchEdges({ views: shown, questions }) {
+  if (!trainer.run || !shown.includes('circuit') || !questions.circuit?.find) return;
+  try {
+    await trainer.perform(trainer.modelId, { circuit: questions });
+  } catch {
+    // the view says why
+  }
+}
 
 // Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
 const engine = import('./wasm.js');

@@ -1,8 +1,8 @@
 // The circuit view, in Chromium: on the induction preset trained a few hundred steps, the circuit
 // recorded while it trained (and the loss chart's mark where it formed); find it now under the
 // symbol change, then under the swap, where the previous-token head's edge into the induction
-// head's key shows; read an edge's scores by keyboard and by touch; desktop and phone sizes;
-// axe-core finds nothing.
+// head's key shows (every edge patched by the page's workers together); read an edge's scores by
+// keyboard and by touch; desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
@@ -33,7 +33,7 @@ test('the circuit recorded while training, then found now under each corruption'
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by the exact ranking recorded at step 400: \d+ of 110 edges/);
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /circuit formed at step \d+/);
   await page.getByRole('button', { name: 'Find the circuit now' }).click();
-  await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Logit difference \(the answer's logit minus the corrupted answer's\): -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
+  await summary.getByText(/^32 pairs, e\.g\. ".+" → ".", corrupted ".+" → "."\. Logit difference \(the answer's logit minus the corrupted answer's\): -?[\d.]+ clean, -?[\d.]+ corrupted; 110 edges\. Every edge patched exactly in [\d.]+ s, shared by \d+ workers?\. Circuits: exact patching \d+ edges/).waitFor({ timeout: 60000 });
   assert.match(await summary.textContent(), /EAP ranks the edges with Spearman -?[\d.]+ against exact, \d+ of its top \d+ the same/);
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by exact patching: \d+ of 110 edges, keeping \d+% of the metric; strongest /);
   assert.match(await page.locator('#circuit-curve').getAttribute('aria-label'), /^Faithfulness against edges kept: exact patching keeps [\d.]+ with \d+ edges/);

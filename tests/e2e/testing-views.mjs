@@ -33,7 +33,7 @@ export async function checkTestingViews(page) {
   // The circuit the evaluations recorded, then found now on 32 held-out pairs.
   await until(`/^Recorded at step 150 \\(a symbol changed, 8 pairs\\): logit difference /.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the recorded circuit' });
   await run("document.getElementById('circuit-find').click();");
-  await until(`/^32 pairs, e\\.g\\. ".+>" → ".".+Circuits: exact patching \\d+ edges/.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the circuit found now', timeout: 90000 });
+  await until(`/^32 pairs, e\\.g\\. ".+>" → ".".+ Every edge patched exactly in [\\d.]+ s, shared by \\d+ workers?\\. Circuits: exact patching \\d+ edges/.test(${VIEW_TEXT('circuit-summary')})`, { what: 'the circuit found now', timeout: 90000 });
   assert.match(await run("return document.getElementById('circuit-figure').getAttribute('aria-label');"), /^The circuit found by exact patching: \d+ of 110 edges/);
   await run("set('Clean', 'abcd'); set('Corrupted', 'abce');");
   await until(`/^Clean "abcd>" → "d"; corrupted "abce>" → "e"\\./.test(${VIEW_TEXT('patching-summary')})`, { what: 'the typed pair patched' });

@@ -267,6 +267,7 @@ export class CircuitView {
       `${c.pairs} pair${c.pairs === 1 ? '' : 's'}, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
       `${METRIC[c.request.metric]}: ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
       c.note ?? '',
+      c.shared ? `Every edge patched exactly in ${(c.shared.ms / 1000).toFixed(2)} s, shared by ${c.shared.workers} worker${c.shared.workers === 1 ? '' : 's'}.` : '',
       `Circuits: ${ways.join('; ')}.`,
       agree.length ? `${agree.join('; ')}.` : '',
     ].filter(Boolean).join(' ');

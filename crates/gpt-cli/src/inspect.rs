@@ -54,7 +54,11 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let run = a.run.open()?;
     let name = match a.measure {
-        Measure::Circuit => return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json),
+        Measure::Circuit => {
+            let mut run = run;
+            run.set_threads(a.circuit.threads.unwrap_or_else(crate::shared::all_cores));
+            return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
+        }
         Measure::Ablation => "ablation",
         Measure::Patching => "patching",
         Measure::Attribution => "attribution",

@@ -180,7 +180,7 @@ fn a_reply_to_work_given_up_is_dropped_and_the_helpers_get_the_state_again() {
     helpers.send(&run, progress.orders);
     run.advance(&no_clock).unwrap(); // the run's own shards, and the helper's sums go out
     run.abort(); // a helper failed, say
-    assert!(run.advance(&no_clock).unwrap_err().to_string().contains("no step or evaluation is in progress"));
+    assert!(run.advance(&no_clock).unwrap_err().to_string().contains("no job is in progress"));
     while helpers.answer_one(&mut run) {} // the helper may have applied the step: its replies are dropped
     assert!(run
         .accept("{}", 0, |_, _| {})
@@ -235,4 +235,26 @@ fn helpers_train_an_autoencoder_as_the_run_would_alone_and_the_model_after_it() 
         (0..12).for_each(|_| _ = Helpers::new(&alone, 0).feature_step(&mut alone));
         assert_eq!(helpers.step(&mut run), self::alone(&mut alone), "the model's step after the autoencoder's");
     }
+}
+
+#[test]
+fn helpers_patch_a_circuits_edges_as_the_run_would_alone() {
+    use gpt::inspect::circuit::{CircuitRequest, Method};
+    let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+    (0..3).for_each(|_| _ = alone(&mut run));
+    let request = CircuitRequest { pairs: 6, ..CircuitRequest::default() };
+    let bits = |scores: Vec<f32>| scores.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+    let solo = bits(run.edge_scores(&request, ("", ""), Method::Exact).unwrap());
+    for count in 1..=3 {
+        let mut helpers = Helpers::new(&run, count);
+        let job = RunJob::Circuit(serde_json::json!({ "circuit": request }));
+        assert_eq!(helpers.perform(&mut run, job), Outcome::Edges { edges: solo.len() });
+        assert_eq!(helpers.syncs, count, "every helper computed edges on the run's weights");
+        // The view reads the shared scores: the same, bit for bit.
+        assert_eq!(bits(run.edge_scores(&request, ("", ""), Method::Exact).unwrap()), solo, "{count} helpers");
+    }
+    // A typed pair of two lengths is refused before any order goes out.
+    let typed = RunJob::Circuit(serde_json::json!({ "circuit": request, "clean": "the cat", "corrupted": "the dog." }));
+    let error = run.begin(typed, &[1], 0.0).unwrap_err().to_string();
+    assert!(error.contains("patching needs the same number"), "{error}");
 }

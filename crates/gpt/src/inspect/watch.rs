@@ -3,12 +3,15 @@
 //! names (every head's scores, the ablation grid, composition, grokking's progress measures), and
 //! an attention snapshot for this session's time-lapse.
 
+use super::look::Questions;
 use super::records::{AblationGrid, CircuitPoint, Composition, FourierPoint};
 use super::scores::HeadScores;
 use super::snapshots::Timelapse;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::run::{Onset, Watch};
 use crate::train::Record;
+use crate::work::edge_plan::EdgePlan;
+use serde::Deserialize;
 
 /// A run as the page and the CLI drive it: the GPT, its data and trainer, watched by the views
 /// inside the model.
@@ -40,6 +43,12 @@ impl Watch for Views {
 
     fn circuit_formed(run: &Run) -> Option<usize> {
         run.circuit_formed()
+    }
+
+    fn circuit_plan(run: &Run, questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
+        let q = Questions::deserialize(questions)
+            .map_err(|e| Error::Config(format!("the circuit view cannot read what it is asked: {e}")))?;
+        run.circuit_plan(&q.circuit, (&q.clean, &q.corrupted))
     }
 }
 

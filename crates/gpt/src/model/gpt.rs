@@ -5,7 +5,7 @@
 use super::block::Block;
 use super::edits::{apply, Edit, Site};
 use super::extras::{Extras, FINAL_STREAM};
-use super::layers::{dropout, Dropout, Linear, Norm, ParamId};
+use super::layers::{dropout, Linear, Norm, ParamId};
 use super::rewire::{read, Reader};
 use crate::autograd::{Graph, Var};
 use crate::config::GPTConfig;
@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::ops::IGNORE;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
-use crate::train::Trainable;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
@@ -242,63 +241,6 @@ impl GPT {
     }
 }
 
-/// The GPT as the trainer trains it.
-impl Trainable for GPT {
-    fn params(&self) -> &Params {
-        GPT::params(self)
-    }
-
-    fn params_mut(&mut self) -> &mut Params {
-        GPT::params_mut(self)
-    }
-
-    fn block_size(&self) -> usize {
-        self.config.block_size
-    }
-
-    fn dropout(&self) -> f32 {
-        self.config.dropout
-    }
-
-    fn set_dropout(&mut self, p: f32) -> Result<()> {
-        GPT::set_dropout(self, p)
-    }
-
-    fn uniform_loss(&self) -> f32 {
-        uniform_loss(self.config.vocab_size)
-    }
-
-    /// Forward and backward in training mode, with dropout when `dropout` brings its masks' stream.
-    fn loss_and_grad(
-        &self,
-        ws: &Workspace,
-        batch: Batch,
-        dropout: Option<&mut Rng>,
-        weight: f32,
-        grads: &mut [f32],
-    ) -> Result<f32> {
-        let Batch { idx, targets, b, t } = batch;
-        self.check_input(idx, b, t)?;
-        self.check_targets(targets, b, t)?;
-        if grads.len() != self.params.count() {
-            return Err(Error::Data(format!("expected {} gradients, got {}", self.params.count(), grads.len())));
-        }
-        let mut g = Graph::new(&self.params.values, ws);
-        let dropout = dropout.map(|rng| Dropout { p: self.config.dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
-        let loss = g.cross_entropy(logits, targets);
-        let value = scalar(g.value(loss));
-        if value.is_finite() {
-            g.backward(loss, weight, &mut self.params.views_mut(grads));
-        }
-        Ok(value)
-    }
-
-    fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
-        self.score_in(ws, batch.idx, batch.targets, batch.b, batch.t)
-    }
-}
-
-fn scalar(x: &ArrayD<f32>) -> f32 {
+pub(super) fn scalar(x: &ArrayD<f32>) -> f32 {
     x.first().copied().unwrap_or(f32::NAN)
 }

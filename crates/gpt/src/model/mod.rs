@@ -4,12 +4,16 @@
 //! that name its values by TransformerLens's names) and `trace.rs` (a pass kept for looking inside,
 //! and the logit lens); `hooked.rs` (one sequence's training step seen from inside, for the walk); `hook_point.rs`
 //! (the activations a sparse autoencoder reads, and a pass with them replaced); `resume.rs` (a pass resumed from a kept
-//! stream, for knocking parts out in turn); `kv_cache.rs` and `decode.rs`, the same
+//! stream, for knocking parts out in turn); `rewire.rs` and `rewired.rs` (a pass whose parts read
+//! what others wrote differently), `edge_graph.rs` and `edge_patching.rs` (its parts' edges, as
+//! circuit tools see them, each patched exactly); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
 mod attention;
 mod block;
 mod decode;
+mod edge_graph;
+mod edge_patching;
 mod edits;
 mod extras;
 mod gpt;
@@ -22,7 +26,10 @@ mod resume;
 mod rewire;
 mod rewired;
 mod trace;
+mod trainable;
 
+pub use edge_graph::{reader_node, Edge, EdgeGraph, Writer};
+pub use edge_patching::{metric_rows, plan_scores, Runs};
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
 pub use gpt::{uniform_loss, GPT};

@@ -14,14 +14,17 @@ use crate::work::{Data, Outgoing};
 use crate::GPT;
 use serde::{Deserialize, Serialize};
 
-/// A job the run shares: a step or an evaluation of its model, or a step of its autoencoder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A job the run shares: a step or an evaluation of its model, a step of its autoencoder, or
+/// every edge of the circuit view's graph patched exactly for what the view is asked (its
+/// questions, as the page sends them with the views inside the model).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
 pub enum RunJob {
     Step,
     Evaluation,
     FeatureStep,
+    Circuit(#[cfg_attr(feature = "ts", tsify(type = "Questions"))] serde_json::Value),
 }
 
 impl<W: Watch> Run<W> {
@@ -34,6 +37,10 @@ impl<W: Watch> Run<W> {
         match job {
             RunJob::Step => self.trainer.begin(JobKind::Step, helpers, now_ms, data),
             RunJob::Evaluation => self.trainer.begin(JobKind::Evaluation, helpers, now_ms, data),
+            RunJob::Circuit(questions) => match W::circuit_plan(self, &questions)? {
+                Some(plan) => self.trainer.begin_edges(plan, helpers, now_ms),
+                None => Progress::done(Outcome::Edges { edges: 0 }), // EAP-IG stands in
+            },
             RunJob::FeatureStep => {
                 let trainer = self.features.as_mut().ok_or_else(no_features)?;
                 self.feature_index = std::cell::OnceCell::new();

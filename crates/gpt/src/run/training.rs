@@ -8,6 +8,7 @@ use super::RunJob;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::train::{Evaluation, Outcome, StepStats, TrainReport};
+use crate::work::edge_plan::EdgePlan;
 
 /// What watches a run as it trains: measures of the model taken at each evaluation, kept in the
 /// run's history under their own names ([`crate::train::Record`]), and what they keep for this
@@ -22,6 +23,11 @@ pub trait Watch: Default + Sized {
     /// The step a circuit behind the answers formed, if one did (the loss chart marks it too).
     fn circuit_formed(_run: &Run<Self>) -> Option<usize> {
         None
+    }
+    /// Exact edge patching's plan for what the circuit view is asked (`questions`): none where
+    /// the model is too large to patch every edge.
+    fn circuit_plan(_run: &Run<Self>, _questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
+        Err(Error::Config("this run has no circuit view".into()))
     }
 }
 
@@ -55,10 +61,7 @@ impl<W: Watch> Run<W> {
 
     /// One whole step on the run's threads, timed with `now_ms`.
     pub fn step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        match self.run_alone(RunJob::Step, now_ms)? {
-            Outcome::Step(stats) => Ok(stats),
-            Outcome::Evaluation(_) => Err(Error::Config("a step ended as an evaluation".into())),
-        }
+        self.run_alone(RunJob::Step, now_ms)?.step()
     }
 
     /// A whole evaluation on the run's threads, measured by what watches it.
@@ -68,10 +71,7 @@ impl<W: Watch> Run<W> {
 
     /// [`Run::evaluate`], its records timed with `now_ms` (see [`Run::records_s`]).
     pub fn evaluate_timed(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Evaluation> {
-        match self.run_alone(RunJob::Evaluation, now_ms)? {
-            Outcome::Evaluation(evaluation) => Ok(evaluation),
-            Outcome::Step(_) => Err(Error::Config("an evaluation ended as a step".into())),
-        }
+        self.run_alone(RunJob::Evaluation, now_ms)?.evaluation()
     }
 
     /// Up to `n` steps (at least one), never past `max_iters`, timed with `now_ms` (a clock in

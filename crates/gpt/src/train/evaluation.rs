@@ -4,7 +4,7 @@
 //! ([`Trainer::finish_evaluation`]), so the numbers never depend on how many workers computed them.
 
 use super::history::Evaluation;
-use super::sharing::{no_job, JobKind, Outcome};
+use super::sharing::{no_job, JobKind};
 use super::trainable::{Batches, Trainable};
 use super::trainer::Trainer;
 use crate::error::{Error, Result};
@@ -71,9 +71,6 @@ impl<M: Trainable> Trainer<M> {
 
     /// A whole evaluation on `data`, on the trainer's threads.
     pub fn evaluate(&mut self, data: &dyn Batches) -> Result<Evaluation> {
-        match self.run_alone(JobKind::Evaluation, data, &|| 0.0)? {
-            Outcome::Evaluation(evaluation) => Ok(evaluation),
-            Outcome::Step(_) => Err(Error::Config("an evaluation ended as a step".into())),
-        }
+        self.run_alone(JobKind::Evaluation, data, &|| 0.0)?.evaluation()
     }
 }

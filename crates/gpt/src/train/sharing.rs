@@ -1,4 +1,4 @@
-//! Sharing a step or an evaluation with helpers. The trainer plans the work (`step.rs`,
+//! Sharing a step, an evaluation or exact edge patching with helpers. The trainer plans the work (`step.rs`,
 //! `evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
 //! moves the job from phase to phase until it is done. A step: every worker computes its shards;
 //! each helper is sent the sum it lacks, as soon as it is in when that is one partial sum (with
@@ -13,6 +13,7 @@ use super::history::{Evaluation, StepStats};
 use super::trainable::{Batches, Trainable};
 use super::trainer::Trainer;
 use crate::error::{Error, Result};
+use crate::rng::Rng;
 use crate::work::job::{Copies, Job};
 use crate::work::order::{read, PartialSum, Reply, Results};
 use crate::work::{Data, Outgoing, Partial, SyncState, Work};
@@ -54,7 +55,7 @@ impl Progress {
         Ok(Progress { orders: vec![], next, outcome: None })
     }
 
-    fn done(outcome: Outcome) -> Result<Progress> {
+    pub(crate) fn done(outcome: Outcome) -> Result<Progress> {
         Ok(Progress { orders: vec![], next: Next::Done, outcome: Some(outcome) })
     }
 }
@@ -66,10 +67,33 @@ impl Progress {
 pub enum Outcome {
     Step(StepStats),
     Evaluation(Evaluation),
+    /// Every edge of the graph patched exactly: the trainer holds the scores
+    /// ([`Trainer::edge_scores`]).
+    Edges {
+        edges: usize,
+    },
+}
+
+impl Outcome {
+    /// The step it was, or why it was none.
+    pub fn step(self) -> Result<StepStats> {
+        match self {
+            Outcome::Step(stats) => Ok(stats),
+            other => Err(Error::Config(format!("a step was done and another job ended: {other:?}"))),
+        }
+    }
+
+    /// The evaluation it was, or why it was none.
+    pub fn evaluation(self) -> Result<Evaluation> {
+        match self {
+            Outcome::Evaluation(evaluation) => Ok(evaluation),
+            other => Err(Error::Config(format!("an evaluation was done and another job ended: {other:?}"))),
+        }
+    }
 }
 
 pub(crate) fn no_job() -> Error {
-    Error::Config("no step or evaluation is in progress: begin one first".into())
+    Error::Config("no job is in progress: begin one first".into())
 }
 
 impl<M: Trainable> Trainer<M> {
@@ -83,12 +107,17 @@ impl<M: Trainable> Trainer<M> {
             JobKind::Evaluation => (self.plan_evaluation(data), self.rng.clone()),
         };
         self.scores_answers = data.scores_answers();
+        Ok(self.begin_work(work, rng_after, helpers, now_ms))
+    }
+
+    /// Begins `work` shared with `helpers`, the training stream `rng_after` once it is done.
+    pub(crate) fn begin_work(&mut self, work: Work, rng_after: Rng, helpers: &[u32], now_ms: f64) -> Progress {
         self.workers = helpers.len() + self.workspaces.len();
         self.jobs += 1;
         let copies = self.copies(helpers);
         let (job, orders) = Job::new(self.jobs, work, helpers.len(), copies, rng_after, now_ms);
         self.job = Some(job);
-        Ok(Progress { orders, next: Next::Work, outcome: None })
+        Progress { orders, next: Next::Work, outcome: None }
     }
 
     /// Where the copies of the helpers `ids` names stand against the trainer's state (a helper it
@@ -145,6 +174,7 @@ impl<M: Trainable> Trainer<M> {
             (Work::Step(_), Some(_)) if !job.pieces_done() => Progress::next(Next::Wait),
             (Work::Step(_), Some(_)) => Progress::done(Outcome::Step(self.finish_step(now_ms)?)),
             (Work::Evaluation(_), _) => Progress::done(Outcome::Evaluation(self.finish_evaluation()?)),
+            (Work::Edges(_), _) => Progress::done(Outcome::Edges { edges: self.finish_edges(now_ms())? }),
         }
     }
 
@@ -195,7 +225,7 @@ impl<M: Trainable> Trainer<M> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let n = match job.work {
             Work::Step(_) => self.model.grad_len(),
-            Work::Evaluation(_) => 0,
+            Work::Evaluation(_) | Work::Edges(_) => 0,
         };
         if len != n * partials.len() {
             return Err(Error::Data(format!(

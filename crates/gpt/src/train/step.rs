@@ -14,7 +14,8 @@ use super::update::{Applied, Rules};
 use crate::error::{Error, Result};
 use crate::optim::complete;
 use crate::rng::Rng;
-use crate::work::{combine, shard_count, worker_units, Partial, Split, StepPlan, Update, Work};
+use crate::work::{combine, shard_count, worker_units, Split, StepPlan, Update, Work};
+use crate::workspace::Workspace;
 use std::ops::Range;
 
 impl<M: Trainable> Trainer<M> {
@@ -36,26 +37,8 @@ impl<M: Trainable> Trainer<M> {
     pub(crate) fn compute_units(&mut self, range: Range<usize>) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let (model, work, grads) = (&self.model, &job.work, &self.grad_pool);
-        let threads = self.workspaces.len().min(range.len()).max(1);
-        let parts: Vec<Result<Vec<Partial>>> = if threads == 1 {
-            vec![super::units::partials(model, work, range, &self.workspaces[0], grads)]
-        } else {
-            let split = |k| {
-                let r = worker_units(range.len(), threads, k);
-                range.start + r.start..range.start + r.end
-            };
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (1..threads)
-                    .map(|k| {
-                        let ws = &self.workspaces[k];
-                        scope.spawn(move || super::units::partials(model, work, split(k), ws, grads))
-                    })
-                    .collect();
-                let mut parts = vec![super::units::partials(model, work, split(0), &self.workspaces[0], grads)];
-                parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(worker_died()))));
-                parts
-            })
-        };
+        let parts =
+            on_threads(&self.workspaces, range, |units, ws| super::units::partials(model, work, units, ws, grads));
         for part in parts {
             job.partials.extend(part?);
         }
@@ -124,10 +107,7 @@ impl<M: Trainable> Trainer<M> {
 
     /// One whole step on the trainer's threads, on a batch of `data`, timed with `now_ms`.
     pub fn step(&mut self, data: &dyn Batches, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
-        match self.run_alone(JobKind::Step, data, now_ms)? {
-            Outcome::Step(stats) => Ok(stats),
-            Outcome::Evaluation(_) => Err(Error::Config("a step ended as an evaluation".into())),
-        }
+        self.run_alone(JobKind::Step, data, now_ms)?.step()
     }
 
     /// A whole job on the trainer's threads, with no helpers.
@@ -152,4 +132,33 @@ impl<M: Trainable> Trainer<M> {
 
 fn worker_died() -> Error {
     Error::Config("a training thread stopped unexpectedly; the model keeps its last good step".into())
+}
+
+/// `compute` on contiguous shares of `range`, one on each of `workspaces`' threads (the first on
+/// this one): each share's result, in order.
+pub(crate) fn on_threads<T: Send>(
+    workspaces: &[Workspace],
+    range: Range<usize>,
+    compute: impl Fn(Range<usize>, &Workspace) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    let threads = workspaces.len().min(range.len()).max(1);
+    let split = |k| {
+        let r = worker_units(range.len(), threads, k);
+        range.start + r.start..range.start + r.end
+    };
+    if threads == 1 {
+        return vec![compute(range.clone(), &workspaces[0])];
+    }
+    let compute = &compute;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads)
+            .map(|k| {
+                let (ws, units) = (&workspaces[k], split(k));
+                scope.spawn(move || compute(units, ws))
+            })
+            .collect();
+        let mut parts = vec![compute(split(0), &workspaces[0])];
+        parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(worker_died()))));
+        parts
+    })
 }

@@ -5,11 +5,13 @@
 //! optimiser, the schedule, the history and the timing, natively on threads and in the page on
 //! Web Workers.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
+use crate::work::edge_plan::EdgePlan;
 use crate::work::{Batch, Split};
 use crate::workspace::Workspace;
+use std::ops::Range;
 
 /// A model the trainer can train: its parameters, and how to compute one batch's loss and
 /// gradients and one evaluation batch's score. `&self` throughout, so threads can share one model,
@@ -62,6 +64,12 @@ pub trait Trainable: Send + Sync {
     /// The same parts, to fill from the run's state.
     fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
         Ok(vec![])
+    }
+
+    /// The scores of edges `edges` of its graph, each patched alone on `plan`'s pairs (see
+    /// `inspect/circuit/`): a language model's parts have edges, other models none.
+    fn edge_scores(&self, _plan: &EdgePlan, _edges: Range<usize>) -> Result<Vec<f32>> {
+        Err(Error::Config("only a language model's parts have edges to patch".into()))
     }
 
     /// Every gradient and tally a step's shard writes.

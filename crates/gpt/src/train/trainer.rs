@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::optim::{complete, Optimizer, ParamRate};
 use crate::params::Params;
 use crate::rng::Rng;
+use crate::work::edge_plan::ScoredEdges;
 use crate::work::job::Job;
 use crate::work::Partial;
 use crate::workspace::Workspace;
@@ -44,6 +45,8 @@ pub struct Trainer<M> {
     /// Each helper's id (the page's), and the step its copy of the model and optimiser is at,
     /// where the trainer is sure of it.
     pub(crate) synced: Vec<(u32, Option<usize>)>,
+    /// The last edge scores exact patching found.
+    pub(crate) scored_edges: Option<ScoredEdges>,
 }
 
 impl<M: Trainable> Trainer<M> {
@@ -66,6 +69,7 @@ impl<M: Trainable> Trainer<M> {
             workspaces: vec![Workspace::default()],
             grad_pool: Workspace::default(),
             synced: vec![],
+            scored_edges: None,
         }
     }
 

@@ -1,11 +1,13 @@
 //! A worker's share of a job, computed with any [`Trainable`] model: a step's shards (each
 //! shard's loss and gradient, summed over the whole aligned subtrees of the share) or an
-//! evaluation's batches (each batch's loss and rows exactly right). The run's threads and every
+//! evaluation's batches (each batch's loss and rows exactly right) or the edges to patch exactly
+//! (each edge's score). The run's threads and every
 //! helper compute with this code, so the partial sums are the same wherever they are computed.
 
 use super::trainable::Trainable;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::work::edge_plan::EdgePlan;
 use crate::work::{push_merging, shard_rows, targets, Batch, EvalPlan, Partial, StepPlan, Work, IGNORE};
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -22,6 +24,7 @@ pub fn partials<M: Trainable>(
     match work {
         Work::Step(plan) => shard_partials(model, plan, range, ws, grads),
         Work::Evaluation(plan) => batch_scores(model, plan, range, ws),
+        Work::Edges(plan) => edge_partials(model, plan, range),
     }
 }
 
@@ -92,4 +95,17 @@ fn batch_scores<M: Trainable>(model: &M, plan: &EvalPlan, range: Range<usize>, w
     drop(pinned);
     ws.trim();
     partials
+}
+
+/// Edges `range` patched exactly, each edge's score as a one-edge partial.
+fn edge_partials<M: Trainable>(model: &M, plan: &EdgePlan, range: Range<usize>) -> Result<Vec<Partial>> {
+    plan.check()?;
+    if range.end > plan.edges || range.is_empty() {
+        return Err(Error::Data(format!("edges {range:?} are not among the {} of this graph", plan.edges)));
+    }
+    let scores = model.edge_scores(plan, range.clone())?;
+    Ok(range
+        .zip(scores)
+        .map(|(e, s)| Partial { first: e, count: 1, loss: s as f64, exact: 0, grads: vec![] })
+        .collect())
 }

@@ -1,7 +1,7 @@
 //! An evaluation's work: random batches of each split, a unit each, whose losses are added up in
 //! batch order.
 
-use super::partial::Partial;
+use super::partial::{one_per_unit, Partial};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -31,15 +31,8 @@ impl EvalPlan {
 
     /// Each split's mean loss and share of rows exactly right, from every batch's partial, added
     /// up in batch order.
-    pub fn mean_losses(&self, mut partials: Vec<Partial>) -> Result<[SplitScore; 2]> {
-        partials.sort_by_key(|p| p.first);
-        let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
-        if partials.len() != self.batches || !tiles {
-            return Err(Error::Data(format!(
-                "the evaluation's losses do not cover its {} batches once each",
-                self.batches
-            )));
-        }
+    pub fn mean_losses(&self, partials: Vec<Partial>) -> Result<[SplitScore; 2]> {
+        let partials = one_per_unit(partials, self.batches, "batches of the evaluation")?;
         let half = self.batches / 2;
         let score = |part: &[Partial]| SplitScore {
             loss: part.iter().fold(0.0f32, |total, p| total + p.loss as f32) / half as f32,

@@ -20,6 +20,17 @@ pub fn worker_units(units: usize, workers: usize, k: usize) -> Range<usize> {
     k * units / workers..(k + 1) * units / workers
 }
 
+/// `partials` in unit order, where each of the job's `units` units is one of them (an evaluation's
+/// batches, the edges patched); else why not, naming what the units are.
+pub(crate) fn one_per_unit(mut partials: Vec<Partial>, units: usize, what: &str) -> Result<Vec<Partial>> {
+    partials.sort_by_key(|p| p.first);
+    let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
+    if partials.len() != units || !tiles {
+        return Err(Error::Data(format!("the results do not cover the {units} {what} once each")));
+    }
+    Ok(partials)
+}
+
 /// The weighted sum of the losses and gradients of shards `first..first + count`: an aligned
 /// subtree of the canonical tree (`count` a power of two dividing `first`).
 #[derive(Clone, Debug, PartialEq)]

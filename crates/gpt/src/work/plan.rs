@@ -1,17 +1,21 @@
-//! What a worker is handed: a training step's shards or an evaluation's batches, as one plan.
+//! What a worker is handed: a training step's shards, an evaluation's batches or exact patching's
+//! edges, as one plan.
 
+use super::edge_plan::EdgePlan;
 use super::eval_plan::EvalPlan;
 use super::step_plan::StepPlan;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-/// What a worker is handed: a training step's shards, or an evaluation's batches. Either way it
-/// computes a contiguous range of units ([`Work::units`]) into partial sums the run adds up.
+/// What a worker is handed: a training step's shards, an evaluation's batches, or the edges to
+/// patch exactly. Any way it computes a contiguous range of units ([`Work::units`]) into partial
+/// sums the run adds up.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Work {
     Step(StepPlan),
     Evaluation(EvalPlan),
+    Edges(EdgePlan),
 }
 
 impl Work {
@@ -25,11 +29,12 @@ impl Work {
         serde_json::from_str(text).map_err(|e| Error::Data(format!("a plan from another worker: {e}")))
     }
 
-    /// How many units of work it splits into: shards of a step, batches of an evaluation.
+    /// How many units of work it splits into: shards of a step, batches of an evaluation, edges.
     pub fn units(&self) -> usize {
         match self {
             Work::Step(plan) => plan.shards,
             Work::Evaluation(plan) => plan.batches,
+            Work::Edges(plan) => plan.edges,
         }
     }
 }

@@ -4,11 +4,12 @@
 use super::agreement::Agreement;
 use super::prune::{Evaluator, Found};
 use super::request::CircuitRequest;
-use super::scores::{self, Runs};
-use super::{EdgeGraph, EXACT_BUDGET};
+use super::scores;
+use super::{Shared, EXACT_BUDGET};
 use crate::error::Result;
 use crate::inspect::patching::PairIds;
 use crate::inspect::question::Pair;
+use crate::model::{EdgeGraph, Runs};
 use crate::Run;
 use serde::Serialize;
 
@@ -48,6 +49,9 @@ pub struct Circuits {
     /// Each edge's score (the metric's mean change when it alone is patched), in the graph's order;
     /// none where the model is too large to patch every edge (see `note`).
     pub exact: Option<Vec<f32>>,
+    /// How long exact patching took shared among the page's workers, and on how many (none where
+    /// one worker patched the edges on its own, as it does while the model trains).
+    pub shared: Option<Shared>,
     pub eap: Vec<f32>,
     pub eap_ig: Vec<f32>,
     pub agreement: Vec<Agreement>,
@@ -81,8 +85,9 @@ impl Run {
         let eap = scores::attribution(model, graph, runs, request.metric, None)?;
         let eap_ig = scores::attribution(model, graph, runs, request.metric, Some(request.ig_steps))?;
         let cost = super::exact_cost(graph, model.config(), pairs);
-        let (exact, note) = if cost <= EXACT_BUDGET {
-            (Some(scores::exact(model, graph, runs, request.metric)?), None)
+        let (exact, shared, note) = if cost <= EXACT_BUDGET {
+            let (exact, shared) = self.exact_scores(graph, runs, request.metric)?;
+            (Some(exact), shared, None)
         } else {
             let note = format!(
                 "Patching each of the {} edges exactly would take about {:.0} billion multiply-adds, past the {:.0} \
@@ -91,7 +96,7 @@ impl Run {
                 cost / 1e9,
                 EXACT_BUDGET / 1e9
             );
-            (None, Some(note))
+            (None, None, Some(note))
         };
         let mut circuits = Vec::new();
         let mut agreement = Vec::new();
@@ -138,6 +143,7 @@ impl Run {
             clean,
             corrupted,
             exact,
+            shared,
             eap,
             eap_ig,
             agreement,

@@ -1,5 +1,7 @@
-//! The circuit behind an answer: every edge between the model's parts (`graph.rs`) scored by
-//! patching it exactly, by EAP and by EAP-IG (`scores.rs`), on pairs of clean and corrupted
+//! The circuit behind an answer: every edge between the model's parts (`model/edge_graph.rs`, and
+//! what a circuit reads off it: `graph.rs`) scored by patching it exactly
+//! (`model/edge_patching.rs`, shared among workers as a job), by EAP and by EAP-IG (`scores.rs`),
+//! on pairs of clean and corrupted
 //! prompts (`pairs.rs`); how far the fast scores rank the edges as the exact ones do
 //! (`agreement.rs`); the fewest edges that keep 90% of the metric, by each ranking and by greedy
 //! pruning (`prune.rs`), gathered for the view (`find.rs`); and the circuit recorded at
@@ -15,17 +17,18 @@ mod scores;
 mod timeline;
 mod view;
 
+pub use crate::model::{Edge, EdgeGraph, Writer};
 pub use agreement::Agreement;
 pub use find::{Circuits, Named, PairText};
-pub use graph::{Edge, EdgeGraph, Writer};
 pub use prune::{Found, TARGET};
 pub use request::{CircuitRequest, Corruption, Metric};
 pub use view::{view, CircuitView};
 
 use super::question::Pair;
 use crate::error::Result;
+use crate::model::Runs;
+use crate::work::edge_plan::EdgePlan;
 use crate::Run;
-use scores::Runs;
 use serde::{Deserialize, Serialize};
 
 /// The most multiply-adds exact patching may take (every edge a pass from its reader's block on):
@@ -49,10 +52,28 @@ impl Run {
     pub fn edge_scores(&self, request: &CircuitRequest, typed: (&str, &str), method: Method) -> Result<Vec<f32>> {
         let model = self.model();
         self.with_runs(request, typed, |graph, _, runs| match method {
-            Method::Exact => scores::exact(model, graph, runs, request.metric),
+            Method::Exact => Ok(self.exact_scores(graph, runs, request.metric)?.0),
             Method::Eap => scores::attribution(model, graph, runs, request.metric, None),
             Method::EapIg => scores::attribution(model, graph, runs, request.metric, Some(request.ig_steps)),
         })
+    }
+
+    /// Exact patching's plan for `request`'s pairs (or the typed pair), for the page's workers to
+    /// share (see `train/edges.rs`); none where the model is too large to patch every edge.
+    pub(crate) fn circuit_plan(&self, request: &CircuitRequest, typed: (&str, &str)) -> Result<Option<EdgePlan>> {
+        let pairs = self.circuit_pairs(request.corruption, request.pairs, typed)?;
+        let graph = EdgeGraph::of(self.model());
+        let plan = EdgePlan { edges: graph.edges.len(), metric: request.metric, groups: pairs::groups(&pairs) };
+        Ok((exact_cost(&graph, self.model().config(), &pairs) <= EXACT_BUDGET).then_some(plan))
+    }
+
+    /// Every edge patched exactly on `runs`' pairs: as a job shared with the page's workers left
+    /// them (and what that took), else now on the trainer's threads.
+    fn exact_scores(&self, graph: &EdgeGraph, runs: &[Runs], metric: Metric) -> Result<(Vec<f32>, Option<Shared>)> {
+        let groups = runs.iter().map(|r| r.group.clone()).collect();
+        let plan = EdgePlan { edges: graph.edges.len(), metric, groups };
+        let shared = self.trainer.shared_edges(&plan).map(|s| Shared { ms: s.ms, workers: s.workers });
+        Ok((self.trainer.edge_scores(&plan)?, shared))
     }
 
     /// The model's graph and `request`'s pairs (or the typed pair), run clean and corrupted,
@@ -76,13 +97,20 @@ impl Run {
         then: impl FnOnce(&EdgeGraph, &[Pair], &[Runs]) -> Result<T>,
     ) -> Result<T> {
         let model = self.model();
-        let cfg = model.config();
-        let graph = EdgeGraph::new(cfg.n_layer, cfg.n_head, cfg.n_embd);
+        let graph = EdgeGraph::of(model);
         let groups = pairs::groups(pairs);
         let runs: Vec<Runs> =
             groups.iter().map(|g| Runs::new(model, &graph, g, request.metric)).collect::<Result<_>>()?;
         then(&graph, pairs, &runs)
     }
+}
+
+/// Exact patching shared as a job among the page's workers: how long it took, and on how many.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Shared {
+    pub ms: f64,
+    pub workers: usize,
 }
 
 /// Multiply-adds exact patching takes: each edge a pass over the pairs from its reader's block

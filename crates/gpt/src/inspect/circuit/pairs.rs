@@ -10,27 +10,11 @@ use super::super::scores::induction_probe;
 use super::request::Corruption;
 use crate::data::{Split, TaskData};
 use crate::error::{Error, Result};
+use crate::work::edge_plan::Group;
 use crate::Run;
 
 /// Seeds the pairs, so the same ones come back at every evaluation.
 const PAIR_SEED: u64 = 0x6369_7263_7569_7401;
-
-/// Pairs of one length, run as one batch.
-#[derive(Clone, Debug, Default)]
-pub struct Group {
-    pub t: usize,
-    /// Row after row.
-    pub clean: Vec<usize>,
-    pub corrupted: Vec<usize>,
-    pub answers: Vec<usize>,
-    pub wrongs: Vec<usize>,
-}
-
-impl Group {
-    pub fn rows(&self) -> usize {
-        self.answers.len()
-    }
-}
 
 /// `pairs` grouped by length.
 pub fn groups(pairs: &[Pair]) -> Vec<Group> {

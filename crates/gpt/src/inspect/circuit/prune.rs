@@ -8,11 +8,9 @@
 //! top k, for the smallest k that keeps it), and by greedy pruning in ACDC's manner (Conmy et al.
 //! 2023): remove each edge in turn while the circuit still keeps it.
 
-use super::graph::{EdgeGraph, Writer};
 use super::request::Metric;
-use super::scores::{metric_rows, Runs};
 use crate::error::{Error, Result};
-use crate::model::{Reader, Rewire, GPT};
+use crate::model::{metric_rows, EdgeGraph, Reader, Rewire, Runs, Writer, GPT};
 use serde::Serialize;
 
 /// The share of the metric a found circuit keeps.

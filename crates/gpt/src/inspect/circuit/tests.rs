@@ -1,12 +1,11 @@
-use super::graph::{EdgeGraph, Writer};
 use super::pairs::groups;
 use super::prune::Evaluator;
 use super::request::Corruption;
 use super::request::Metric;
-use super::scores::{self, Runs};
 use super::{CircuitRequest, Method};
 use crate::inspect::Pair;
-use crate::model::Reader;
+use crate::model::{plan_scores, EdgeGraph, Reader, Runs, Writer};
+use crate::work::edge_plan::EdgePlan;
 use crate::{Budget, GPTConfig, Run, Settings, TaskConfig, TrainConfig};
 
 /// A small repeat-task run, briefly trained so that its answers depend on its prompts.
@@ -45,9 +44,8 @@ fn the_input_to_logits_edge_is_the_final_stream_moved_by_the_embeddings_differen
     let graph = EdgeGraph::new(2, 2, 16);
     let pairs = run.circuit_pairs(Corruption::Symbol, 5, ("", "")).unwrap();
     let groups = groups(&pairs);
-    let runs: Vec<Runs> =
-        groups.iter().map(|g| Runs::new(model, &graph, g, Metric::LogitDifference).unwrap()).collect();
-    let exact = scores::exact(model, &graph, &runs, Metric::LogitDifference).unwrap();
+    let plan = EdgePlan { edges: graph.edges.len(), metric: Metric::LogitDifference, groups: groups.clone() };
+    let exact = plan_scores(model, &plan, 0..graph.edges.len()).unwrap();
     let edge = graph.edges.iter().position(|e| e.name == "input->logits").unwrap();
     let mut expected = 0.0;
     for pair in &pairs {

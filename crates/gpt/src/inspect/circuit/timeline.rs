@@ -5,11 +5,12 @@
 
 use super::prune::Evaluator;
 use super::request::{CircuitRequest, Corruption};
-use super::scores::{self, Runs};
+use super::scores;
 use super::{exact_cost, EdgeGraph, EXACT_BUDGET};
 use crate::error::Result;
 use crate::inspect::question::Pair;
 use crate::inspect::records::CircuitPoint;
+use crate::model::Runs;
 use crate::Run;
 
 /// The timeline costs at most a twentieth of the training.
@@ -60,7 +61,7 @@ impl Run {
     /// What a record costs, in tokens through the whole model.
     fn timeline_cost(&self, pairs: &[Pair], request: &CircuitRequest) -> usize {
         let cfg = self.model().config();
-        let graph = EdgeGraph::new(cfg.n_layer, cfg.n_head, cfg.n_embd);
+        let graph = EdgeGraph::of(self.model());
         let tokens: usize = pairs.iter().map(|p| p.clean.len()).sum();
         let c = cfg.n_embd as f64;
         let per_token = cfg.n_layer as f64 * 12.0 * c * c + c * cfg.vocab_size as f64;
@@ -78,7 +79,7 @@ impl Run {
     ) -> Result<CircuitPoint> {
         let model = self.model();
         let (method, scores) = if exact_cost(graph, model.config(), pairs) <= EXACT_BUDGET {
-            ("exact", scores::exact(model, graph, runs, request.metric)?)
+            ("exact", self.exact_scores(graph, runs, request.metric)?.0)
         } else {
             ("eap_ig", scores::attribution(model, graph, runs, request.metric, Some(request.ig_steps))?)
         };

@@ -23,9 +23,8 @@ pub struct CircuitView {
 pub fn view(look: &Look) -> Result<serde_json::Value> {
     let (run, q) = (look.run, &look.questions);
     let found = if q.circuit.find { Some(run.circuits(&q.circuit, (&q.clean, &q.corrupted))?) } else { None };
-    let cfg = run.model().config();
     value(CircuitView {
-        graph: EdgeGraph::new(cfg.n_layer, cfg.n_head, cfg.n_embd),
+        graph: EdgeGraph::of(run.model()),
         timeline: run.history().records::<CircuitPoint>(),
         formed: run.circuit_formed(),
         found,

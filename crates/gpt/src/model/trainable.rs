@@ -1,0 +1,76 @@
+//! The GPT as the trainer trains it (`train/`): a batch's loss and gradients, an evaluation
+//! batch's score, and exact patching's edges (`edge_patching.rs`), each a unit of a shared job.
+
+use super::extras::Extras;
+use super::gpt::{scalar, uniform_loss, GPT};
+use super::layers::Dropout;
+use crate::autograd::Graph;
+use crate::error::{Error, Result};
+use crate::params::Params;
+use crate::rng::Rng;
+use crate::train::Trainable;
+use crate::work::edge_plan::EdgePlan;
+use crate::work::Batch;
+use crate::workspace::Workspace;
+use std::ops::Range;
+
+/// The GPT as the trainer trains it.
+impl Trainable for GPT {
+    fn params(&self) -> &Params {
+        GPT::params(self)
+    }
+
+    fn params_mut(&mut self) -> &mut Params {
+        GPT::params_mut(self)
+    }
+
+    fn block_size(&self) -> usize {
+        self.config().block_size
+    }
+
+    fn dropout(&self) -> f32 {
+        self.config().dropout
+    }
+
+    fn set_dropout(&mut self, p: f32) -> Result<()> {
+        GPT::set_dropout(self, p)
+    }
+
+    fn uniform_loss(&self) -> f32 {
+        uniform_loss(self.config().vocab_size)
+    }
+
+    /// Forward and backward in training mode, with dropout when `dropout` brings its masks' stream.
+    fn loss_and_grad(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        dropout: Option<&mut Rng>,
+        weight: f32,
+        grads: &mut [f32],
+    ) -> Result<f32> {
+        let Batch { idx, targets, b, t } = batch;
+        self.check_input(idx, b, t)?;
+        self.check_targets(targets, b, t)?;
+        if grads.len() != GPT::params(self).count() {
+            return Err(Error::Data(format!("expected {} gradients, got {}", GPT::params(self).count(), grads.len())));
+        }
+        let mut g = Graph::new(&GPT::params(self).values, ws);
+        let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
+        let loss = g.cross_entropy(logits, targets);
+        let value = scalar(g.value(loss));
+        if value.is_finite() {
+            g.backward(loss, weight, &mut GPT::params(self).views_mut(grads));
+        }
+        Ok(value)
+    }
+
+    fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
+        self.score_in(ws, batch.idx, batch.targets, batch.b, batch.t)
+    }
+
+    fn edge_scores(&self, plan: &EdgePlan, edges: Range<usize>) -> Result<Vec<f32>> {
+        super::edge_patching::plan_scores(self, plan, edges)
+    }
+}
