@@ -51,6 +51,9 @@ export class Views {
       const lapse = steps !== undefined && steps !== this.lapseSent ? run.timelapse : undefined;
       if (lapse) this.lapseSent = steps;
       this.post({ type: 'inside', inside, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
+      // Finding a circuit is asked once (it takes seconds): later refreshes show the records.
+      const { circuit } = this.inside.questions;
+      if (circuit?.find) this.inside.questions = { ...this.inside.questions, circuit: { ...circuit, find: false } };
     } catch (e) {
       this.report('inside', e);
     }
