@@ -3,6 +3,9 @@ compares its scores with the CLI's (`gpt inspect circuit --json`):
 
     python python/check_eap_ig_code.py --eap-ig PATH/TO/EAP-IG [--data ../shared/data] [--only NAME ...]
 
+(needs torch, transformers and TransformerLens 3.x: pip install 'transformer-lens<4'; PATH is a
+checkout of hannamw/EAP-IG, whose source it reads: checked at commit 795f560.)
+
 For the induction preset under the swap (exported as Starcoder2, rotary positions), a reverse-task
 run and a text run (exported as GPT-2), trained by `gpt train` and exported by `gpt export --hf`,
 the export's weights go into a TransformerLens HookedTransformer (TransformerLens 3.x: 4.0 removed
