@@ -1,5 +1,5 @@
-//! `gpt features`: train a sparse autoencoder on a checkpoint's model, at a hook point, from the
-//! run's own text or problems, reporting SAELens's measures on held-out batches as it goes; and
+//! `gpt features`: train a sparse autoencoder on a checkpoint's model, at a hook point (or a
+//! transcoder standing in for an MLP), from the run's own text or problems, reporting SAELens's measures on held-out batches as it goes; and
 //! write it in SAELens's format (`--out`), for `SAE.load_from_disk`.
 
 use gpt::model::HookPoint;
@@ -15,6 +15,10 @@ pub struct Args {
     /// `blocks.L.hook_resid_post`]; `blocks.0.hook_mlp_out` reads an MLP's output.
     #[arg(long)]
     hook: Option<String>,
+    /// Train a transcoder for this block's MLP instead (from 0): from what the MLP reads
+    /// (`blocks.N.ln2.hook_normalized`) to what it writes (`blocks.N.hook_mlp_out`); not with --hook.
+    #[arg(long, conflicts_with = "hook")]
+    transcoder: Option<usize>,
     /// Features per channel of the model.
     #[arg(long, default_value_t = 8)]
     expansion: usize,
@@ -71,16 +75,21 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), String> {
     let mut run = a.run.open()?;
     let layers = run.model().config().n_layer;
-    let point = match &a.hook {
-        None => HookPoint::ResidPost { layer: layers.saturating_sub(1) },
-        Some(name) => HookPoint::parse(name)
-            .ok_or(format!("--hook: {name:?} is not blocks.N.hook_resid_post or blocks.N.hook_mlp_out (N from 0)"))?,
+    let (point, output) = match (&a.hook, a.transcoder) {
+        (_, Some(layer)) => (HookPoint::MlpIn { layer }, Some(HookPoint::MlpOut { layer })),
+        (None, None) => (HookPoint::ResidPost { layer: layers.saturating_sub(1) }, None),
+        (Some(name), None) => (
+            HookPoint::parse(name).ok_or(format!(
+                "--hook: {name:?} is not blocks.N.hook_resid_post or blocks.N.hook_mlp_out (N from 0)"
+            ))?,
+            None,
+        ),
     };
     let architecture = match a.l1 {
         Some(l1_coefficient) => Architecture::Relu { l1_coefficient },
         None => Architecture::TopK { k: a.k, aux_coefficient: a.aux },
     };
-    let config = SaeConfig { point, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens };
+    let config = SaeConfig { point, output, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens };
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
     let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
@@ -155,7 +164,7 @@ fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String
     let (idx, targets) = &rows.batches[0];
     let batch = gpt::Batch { idx, targets, b: rows.b, t: rows.t };
     let ws = gpt::workspace::Workspace::default();
-    let codes = sae.sae().encode(&ws, &sae.activations(&ws, batch).map_err(|e| e.to_string())?);
+    let codes = sae.sae().encode(&ws, &sae.activations(&ws, batch).map_err(|e| e.to_string())?.0);
     let signed =
         |v: &[usize]| -> Vec<i64> { v.iter().map(|&t| if t == gpt::ops::IGNORE { -1 } else { t as i64 }).collect() };
     let batches: Vec<_> = rows

@@ -213,3 +213,50 @@ fn a_features_knockout_on_a_task_names_the_problems_whose_answer_flips() {
         assert_eq!(prompt.chars().rev().collect::<String>(), answer, "{problem:?}");
     }
 }
+
+#[test]
+fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_it() {
+    use gpt::model::HookPoint;
+    let mut run = trained_run();
+    let top_k = Architecture::TopK { k: 4, aux_coefficient: 1.0 };
+    let config = SaeConfig { expansion: 4, architecture: top_k, ..SaeConfig::transcoder(1) };
+    run.start_features(config, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap();
+    let fresh = run.feature_measures(2).unwrap();
+    run.start_features(config, gpt::run::sae_recipe(8, 200, 3e-3, 5), 1).unwrap();
+    assert_eq!(run.train_features(200, &|| 0.0).unwrap().stopped, None);
+    let trained = run.feature_measures(2).unwrap();
+    // Measured against the MLP's output, and its output in the MLP's place.
+    assert!(trained.explained_variance > 0.8, "{trained:?}");
+    assert!(trained.explained_variance > fresh.explained_variance + 0.2, "{fresh:?} then {trained:?}");
+    assert!(trained.loss_recovered > 0.5 && trained.loss_with_sae < trained.loss_zeroed, "{trained:?}");
+    // A feature knocked out of the MLP's output changes the loss; one that never fires does not.
+    let index = run.index_features(2).unwrap();
+    let busiest = run.feature_list(&index, gpt::run::FeatureOrder::Density)[0].feature;
+    let knocked = run.knock_out_feature(busiest, 2).unwrap();
+    assert_ne!(knocked.loss, knocked.loss_without);
+    if let Some(silent) = (0..index.firings.len()).find(|&j| index.firings[j].is_empty()) {
+        let k = run.knock_out_feature(silent, 2).unwrap();
+        assert_eq!(k.loss, k.loss_without, "feature {silent} never fires");
+    }
+    // Saved with the run, it comes back a transcoder.
+    let reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+    assert_eq!(reopened.features().unwrap().model().sae().config(), &config);
+    // SAELens has a ReLU transcoder and no TopK one: a ReLU one goes there and back.
+    let sae = run.features().unwrap().model().sae();
+    let refused = gpt::interop::saelens::export_sae(sae, "test", 16).unwrap_err().to_string();
+    assert!(refused.contains("SAELens has no TopK transcoder"), "{refused}");
+    let relu = SaeConfig { architecture: Architecture::Relu { l1_coefficient: 0.0 }, ..config };
+    let relu = gpt::sae::Sae::new(relu, 2, 16, 3).unwrap();
+    let files = gpt::interop::saelens::export_sae(&relu, "test", 16).unwrap();
+    let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+    assert!(cfg.contains("\"hook_name_out\": \"blocks.1.hook_mlp_out\""), "{cfg}");
+    let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
+    assert_eq!((back.config(), &back.params().values), (relu.config(), &relu.params().values));
+    // Settings that make no transcoder are refused, saying what one is.
+    let across = SaeConfig { output: Some(HookPoint::MlpOut { layer: 0 }), ..config };
+    let error = run.start_features(across, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
+    assert!(error.contains("a transcoder reads what an MLP reads and writes what it writes"), "{error}");
+    let bare = SaeConfig { output: None, ..config };
+    let error = run.start_features(bare, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
+    assert!(error.contains("what block 1's MLP reads is a transcoder's input"), "{error}");
+}

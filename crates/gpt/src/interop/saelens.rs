@@ -1,4 +1,5 @@
-//! A sparse autoencoder as SAELens saves one: `cfg.json` and `sae_weights.safetensors`, which
+//! A sparse autoencoder (or a ReLU transcoder, SAELens's `Transcoder`: `hook_name` in,
+//! `hook_name_out` out) as SAELens saves one: `cfg.json` and `sae_weights.safetensors`, which
 //! `SAE.load_from_disk(folder)` loads as it is. The hook name is TransformerLens's, so SAELens runs
 //! it on the run's export opened in TransformerLens (`gpt_playground_lens.py`). The decoder's rows
 //! are at unit norm, so nothing needs folding. An autoencoder saved so (by us, or by SAELens's
@@ -21,9 +22,17 @@ const SAE_LENS_VERSION: &str = "6.54.12";
 /// `sae_weights.safetensors`. `model_name` and `context_size` go in its metadata.
 pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Vec<(String, Vec<u8>)>> {
     let config = sae.config();
-    let (architecture, own) = match config.architecture {
-        Architecture::TopK { k, .. } => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
-        Architecture::Relu { .. } => ("standard", json!({})),
+    let (architecture, own) = match (config.architecture, config.output) {
+        (Architecture::TopK { .. }, Some(_)) => {
+            return Err(Error::Config(
+                "SAELens has no TopK transcoder (its transcoders are ReLU, JumpReLU and skip ones): train the \
+                 transcoder with an L1 penalty (ReLU) to save it in SAELens's format"
+                    .into(),
+            ))
+        }
+        (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": sae.d_in() })),
+        (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
+        (Architecture::Relu { .. }, None) => ("standard", json!({})),
     };
     let mut cfg = json!({
         "architecture": architecture,
@@ -31,13 +40,14 @@ pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Ve
         "d_sae": sae.d_sae(),
         "dtype": "float32",
         "device": "cpu",
-        "apply_b_dec_to_input": true,
+        "apply_b_dec_to_input": !config.is_transcoder(),
         "normalize_activations": "none",
         "reshape_activations": "none",
         "metadata": {
             "sae_lens_version": SAE_LENS_VERSION,
             "model_name": model_name,
             "hook_name": config.point.hook_name(),
+            "hook_name_out": config.output.map(|p| p.hook_name()),
             "hook_head_index": null,
             "prepend_bos": false,
             "context_size": context_size,
@@ -72,14 +82,24 @@ pub fn import_sae(cfg: &str, weights: &[u8], layers: usize, d_in: usize) -> Resu
         )));
     }
     let hook = cfg["metadata"]["hook_name"].as_str().or(cfg["hook_name"].as_str()).unwrap_or_default();
-    let point = HookPoint::parse(hook)
-        .ok_or_else(|| bad(format!("its hook {hook:?} is not blocks.N.hook_resid_post or blocks.N.hook_mlp_out")))?;
-    let architecture = match cfg["architecture"].as_str() {
-        Some("topk") => Architecture::TopK { k: number("k")?, aux_coefficient: 1.0 },
-        Some("standard") => Architecture::Relu { l1_coefficient: 0.0 },
-        other => return Err(bad(format!("its architecture {other:?} is not topk or standard"))),
+    let parse = |hook: &str| {
+        HookPoint::parse(hook).ok_or_else(|| {
+            bad(format!(
+                "its hook {hook:?} is not blocks.N.hook_resid_post, blocks.N.hook_mlp_out or blocks.N.ln2.hook_normalized"
+            ))
+        })
     };
-    let config = SaeConfig { point, expansion: d_sae / d_in, architecture, dead_tokens: 200_000 };
+    let point = parse(hook)?;
+    let (architecture, output) = match cfg["architecture"].as_str() {
+        Some("topk") => (Architecture::TopK { k: number("k")?, aux_coefficient: 1.0 }, None),
+        Some("standard") => (Architecture::Relu { l1_coefficient: 0.0 }, None),
+        Some("transcoder") => {
+            let out = cfg["metadata"]["hook_name_out"].as_str().or(cfg["hook_name_out"].as_str()).unwrap_or_default();
+            (Architecture::Relu { l1_coefficient: 0.0 }, Some(parse(out)?))
+        }
+        other => return Err(bad(format!("its architecture {other:?} is not topk, standard or transcoder"))),
+    };
+    let config = SaeConfig { point, output, expansion: d_sae / d_in, architecture, dead_tokens: 200_000 };
     let file = SafeTensors::deserialize(weights).map_err(|e| bad(format!("the weights are not safetensors: {e}")))?;
     let mut params = Params::default();
     let shapes: [&[usize]; 4] = [&[d_in, d_sae], &[d_sae], &[d_sae, d_in], &[d_in]];

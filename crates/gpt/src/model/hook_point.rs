@@ -1,6 +1,7 @@
 //! A point of the forward pass whose activations a sparse autoencoder reads (`sae/`), by
-//! TransformerLens's hook names: the residual stream leaving a block (`hook_resid_post`) or what
-//! its MLP adds (`hook_mlp_out`). The model reads a batch's activations there, and scores a pass
+//! TransformerLens's hook names: the residual stream leaving a block (`hook_resid_post`), what
+//! its MLP adds (`hook_mlp_out`), or what the MLP reads, its second norm's output
+//! (`ln2.hook_normalized`, a transcoder's input). The model reads a batch's activations there, and scores a pass
 //! with them replaced (by their reconstruction, with a feature knocked out, or steered), resuming
 //! from the stream after that block (`resume.rs`).
 
@@ -12,19 +13,21 @@ use crate::work::Batch;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 
-/// Where activations are read: the stream leaving block `layer`, or what its MLP adds to it.
+/// Where activations are read: the stream leaving block `layer`, what its MLP adds to it, or
+/// what its MLP reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HookPoint {
     ResidPost { layer: usize },
     MlpOut { layer: usize },
+    MlpIn { layer: usize },
 }
 
 impl HookPoint {
     pub fn layer(&self) -> usize {
         match *self {
-            HookPoint::ResidPost { layer } | HookPoint::MlpOut { layer } => layer,
+            HookPoint::ResidPost { layer } | HookPoint::MlpOut { layer } | HookPoint::MlpIn { layer } => layer,
         }
     }
 
@@ -33,6 +36,15 @@ impl HookPoint {
         match *self {
             HookPoint::ResidPost { layer } => format!("blocks.{layer}.hook_resid_post"),
             HookPoint::MlpOut { layer } => format!("blocks.{layer}.hook_mlp_out"),
+            HookPoint::MlpIn { layer } => format!("blocks.{layer}.ln2.hook_normalized"),
+        }
+    }
+
+    /// The name the pass hooks it by (the norm's output is `ln2.hook_out` there).
+    fn pass_name(&self) -> String {
+        match *self {
+            HookPoint::MlpIn { layer } => format!("blocks.{layer}.ln2.hook_out"),
+            _ => self.hook_name(),
         }
     }
 
@@ -44,6 +56,7 @@ impl HookPoint {
         match hook {
             "hook_resid_post" => Some(HookPoint::ResidPost { layer }),
             "hook_mlp_out" => Some(HookPoint::MlpOut { layer }),
+            "ln2.hook_normalized" => Some(HookPoint::MlpIn { layer }),
             _ => None,
         }
     }
@@ -66,19 +79,36 @@ type Rows<'a> = (&'a [usize], usize, usize);
 /// What rewrites a point's activations, (B×T, C) flat.
 type Replace<'a> = &'a mut dyn FnMut(&mut [f32]);
 
-/// A pass read to the end of a point's block: the stream leaving the block and, for an MLP's
-/// output, that output, each (B×T, C) flat.
-struct ReadTo {
-    stream: Vec<f32>,
-    mlp_out: Option<Vec<f32>>,
-}
-
 impl GPT {
     /// The activations at `point` for `b` rows of `t` ids, in evaluation mode: (B×T, C) flat. The
     /// pass stops at the point's block.
     pub fn activations(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<Vec<f32>> {
-        let ReadTo { stream, mlp_out } = self.read_to(ws, idx, b, t, point)?;
-        Ok(mlp_out.unwrap_or(stream))
+        Ok(self.activations_at(ws, idx, b, t, &[point])?.swap_remove(0))
+    }
+
+    /// The activations at each of `points` (a transcoder's input and output), from one pass that
+    /// stops at the last one's block.
+    pub fn activations_at(
+        &self,
+        ws: &Workspace,
+        idx: &[usize],
+        b: usize,
+        t: usize,
+        points: &[HookPoint],
+    ) -> Result<Vec<Vec<f32>>> {
+        self.check_input(idx, b, t)?;
+        for point in points {
+            point.check(self.config().n_layer)?;
+        }
+        let last = points.iter().map(HookPoint::layer).max().unwrap_or(0);
+        let mut g = Graph::new(&self.params().values, ws);
+        let mut hooks = Hooks::default();
+        let mut extras = Extras::eval(&[], Some(&mut hooks));
+        let mut x = self.embed(&mut g, idx, b, t, &mut extras);
+        for block in &self.blocks[..=last] {
+            x = block.forward(&mut g, x, &mut extras);
+        }
+        Ok(points.iter().map(|p| hooks.value(&g, &p.pass_name())).collect())
     }
 
     /// As [`GPT::score_edited`], with the activations at `point` (B×T rows of C) rewritten by
@@ -116,34 +146,49 @@ impl GPT {
     /// it holds them as one of its terms (or is them).
     fn replaced_stream(&self, ws: &Workspace, rows: Rows, point: HookPoint, replace: Replace) -> Result<Vec<f32>> {
         let (idx, b, t) = rows;
-        let ReadTo { mut stream, mlp_out } = self.read_to(ws, idx, b, t, point)?;
-        match mlp_out {
-            None => replace(&mut stream), // the stream is the point's value
-            Some(mut values) => {
-                let before = values.clone();
-                replace(&mut values);
-                for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
-                    *s += new - old;
-                }
+        if let HookPoint::MlpIn { layer } = point {
+            return Err(Error::Config(format!(
+                "what an MLP reads is not a term of the stream: edits are made where the MLP writes \
+                 (blocks.{layer}.hook_mlp_out), as a transcoder's output replaces it"
+            )));
+        }
+        let stream_point = HookPoint::ResidPost { layer: point.layer() };
+        let [mut stream, mut values]: [Vec<f32>; 2] =
+            self.activations_at(ws, idx, b, t, &[stream_point, point])?.try_into().expect("two points read");
+        if point == stream_point {
+            replace(&mut stream); // the stream is the point's value
+        } else {
+            let before = values.clone();
+            replace(&mut values);
+            for ((s, new), old) in stream.iter_mut().zip(&values).zip(&before) {
+                *s += new - old;
             }
         }
         Ok(stream)
     }
 
-    /// The activations at `point` for `batch` and the gradient there of the batch's mean loss, each
-    /// (B×T, C) flat: what attribution reads (a change δ at the point changes the loss by about
-    /// δ · gradient).
-    pub fn activation_gradients(&self, ws: &Workspace, batch: Batch, point: HookPoint) -> Result<(Vec<f32>, Vec<f32>)> {
+    /// The activations at `reads` for `batch`, and the gradient of the batch's mean loss at
+    /// `writes` (the same point for an autoencoder; a transcoder's input and output), each (B×T, C)
+    /// flat: what attribution reads (a change δ at `writes` changes the loss by about δ · gradient).
+    pub fn activation_gradients(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        reads: HookPoint,
+        writes: HookPoint,
+    ) -> Result<(Vec<f32>, Vec<f32>)> {
         let Batch { idx, targets, b, t } = batch;
         self.check_input(idx, b, t)?;
         self.check_targets(targets, b, t)?;
-        point.check(self.config().n_layer)?;
+        reads.check(self.config().n_layer)?;
+        writes.check(self.config().n_layer)?;
         let mut g = Graph::new(&self.params().values, ws);
         let mut hooks = Hooks::default();
         let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(&[], Some(&mut hooks)));
-        let at = hooks
-            .var(&point.hook_name())
-            .ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))?;
+        let var = |point: HookPoint| {
+            hooks.var(&point.pass_name()).ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))
+        };
+        let (at, from) = (var(writes)?, var(reads)?);
         let loss = g.cross_entropy(logits, targets);
         let mut param_grads = vec![0.0; self.params().count()];
         let kept = g.backward_keeping(loss, &mut self.params().views_mut(&mut param_grads), &[at]);
@@ -152,21 +197,7 @@ impl GPT {
             .next()
             .flatten()
             .map_or_else(|| vec![0.0; b * t * self.config().n_embd], |d| d.iter().copied().collect());
-        Ok((flat(&g, at), grads))
-    }
-
-    fn read_to(&self, ws: &Workspace, idx: &[usize], b: usize, t: usize, point: HookPoint) -> Result<ReadTo> {
-        self.check_input(idx, b, t)?;
-        point.check(self.config().n_layer)?;
-        let mut g = Graph::new(&self.params().values, ws);
-        let mut hooks = Hooks::default();
-        let mut extras = Extras::eval(&[], Some(&mut hooks));
-        let mut x = self.embed(&mut g, idx, b, t, &mut extras);
-        for block in &self.blocks[..=point.layer()] {
-            x = block.forward(&mut g, x, &mut extras);
-        }
-        let mlp_out = matches!(point, HookPoint::MlpOut { .. }).then(|| hooks.value(&g, &point.hook_name()));
-        Ok(ReadTo { stream: flat(&g, x), mlp_out })
+        Ok((flat(&g, from), grads))
     }
 }
 
@@ -222,7 +253,7 @@ mod tests {
         let ws = Workspace::default();
         let batch = Batch { idx: &IDS, targets: &TARGETS, b: 2, t: 4 };
         for point in [HookPoint::ResidPost { layer: 1 }, HookPoint::MlpOut { layer: 0 }] {
-            let (values, grads) = m.activation_gradients(&ws, batch, point).unwrap();
+            let (values, grads) = m.activation_gradients(&ws, batch, point, point).unwrap();
             assert_eq!(values, m.activations(&ws, &IDS, 2, 4, point).unwrap());
             for i in [0, 13, 42, 63] {
                 // Small against the stream, which the next norm scales up.

@@ -7,7 +7,7 @@
 use super::training::Watch;
 use super::Run;
 use crate::error::{Error, Result};
-use crate::sae::{Sae, SaeTrainee};
+use crate::sae::{Codes, Sae, SaeTrainee};
 use crate::sample::{SampleConfig, Sampler};
 use crate::work::Batch;
 use crate::workspace::Workspace;
@@ -77,13 +77,15 @@ impl<W: Watch> Run<W> {
         check_feature(sae, feature)?;
         let rows = self.feature_rows(batches)?;
         let ws = Workspace::default();
-        let point = sae.config().point;
+        let (reads, writes) = (sae.config().point, sae.config().writes());
         let (mut loss, mut loss_without, mut right, mut right_without) = (0.0f64, 0.0f64, 0, 0);
         let mut flipped = Vec::new();
         for (idx, targets) in &rows.batches {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
             let (l, before) = model.score_edited(&ws, batch, &[])?;
-            let (l_without, after) = model.score_replaced(&ws, batch, point, &mut |v| remove(sae, &ws, v, feature))?;
+            let codes = sae.encode(&ws, &model.activations(&ws, idx, rows.b, rows.t, reads)?);
+            let (l_without, after) =
+                model.score_replaced(&ws, batch, writes, &mut |v| remove(sae, &codes, v, feature))?;
             (loss, loss_without) = (loss + l as f64, loss_without + l_without as f64);
             right += before.iter().filter(|&&r| r).count();
             right_without += after.iter().filter(|&&r| r).count();
@@ -121,7 +123,7 @@ impl<W: Watch> Run<W> {
         }
         let prompt = self.tokenizer.encode(&config.prompt)?;
         let (block, point, v, c) =
-            (model.config().block_size, sae.config().point, model.config().vocab_size, sae.d_in());
+            (model.config().block_size, sae.config().writes(), model.config().vocab_size, sae.d_in());
         let direction = sae.direction(feature);
         let generate = |strength: f32| -> Result<String> {
             let mut sampler = Sampler::new(&prompt, config.clone())?;
@@ -155,10 +157,9 @@ impl<W: Watch> Run<W> {
     }
 }
 
-/// `values` (rows of activations) without feature `feature`'s part: its activation on each row
-/// times its direction.
-fn remove(sae: &Sae, ws: &Workspace, values: &mut [f32], feature: usize) {
-    let codes = sae.encode(ws, values);
+/// `values` (rows of activations) without feature `feature`'s part: its activation on each row (in
+/// `codes`, from what the autoencoder read) times its direction.
+fn remove(sae: &Sae, codes: &Codes, values: &mut [f32], feature: usize) {
     let d = sae.d_in();
     for (n, row) in values.chunks_exact_mut(d).enumerate() {
         if let Some((_, a)) = codes.row(n).find(|&(j, _)| j == feature) {

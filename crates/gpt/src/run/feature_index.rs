@@ -122,7 +122,7 @@ impl<W: Watch> Run<W> {
         let mut token = 0u32;
         for (idx, targets) in &rows.batches {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
-            let (x, grads) = model.activation_gradients(&ws, batch, sae.config().point)?;
+            let (x, grads) = model.activation_gradients(&ws, batch, sae.config().point, sae.config().writes())?;
             let codes = sae.encode(&ws, &x);
             for n in 0..codes.rows() {
                 let g = &grads[n * d..(n + 1) * d];

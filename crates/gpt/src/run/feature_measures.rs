@@ -78,12 +78,12 @@ impl<W: Watch> Run<W> {
         let rows = self.feature_rows(batches)?;
         for (idx, targets) in &rows.batches {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
-            let x = trainee.activations(&ws, batch)?;
+            let (x, y) = trainee.activations(&ws, batch)?;
             let codes = sae.encode(&ws, &x);
             let recon = sae.decode(&codes);
-            sums.add(&x, &recon, d);
+            sums.add(y.as_deref().unwrap_or(&x), &recon, d);
             codes.features.iter().for_each(|&j| fired[j as usize] += 1);
-            let point = sae.config().point;
+            let point = sae.config().writes();
             losses[1] += model.score_replaced(&ws, batch, point, &mut |v| v.copy_from_slice(&recon))?.0 as f64;
             if baseline.is_none() {
                 losses[0] += model.score_edited(&ws, batch, &[])?.0 as f64;

@@ -116,7 +116,9 @@ impl<W: Watch> Run<W> {
         Ok(trainer.train(n, &EveryPosition(data), now_ms))
     }
 
-    /// Rows of the model's activations at `config`'s point, from `SAMPLE_BATCHES` training batches.
+    /// Rows of the model's activations where `config`'s output goes (its decoder bias starts at
+    /// their median, and its loss is measured against their variance), from `SAMPLE_BATCHES`
+    /// training batches.
     fn sample_activations(&self, model: &GPT, config: SaeConfig, rows: usize) -> Result<Vec<f32>> {
         let data = self.data.as_ref().ok_or_else(super::training::no_text)?;
         let block = model.config().block_size;
@@ -128,7 +130,7 @@ impl<W: Watch> Run<W> {
         for _ in 0..SAMPLE_BATCHES {
             data.batch(Split::Train, rows, block, &mut rng, &mut x, &mut y);
             let idx: Vec<usize> = x.iter().map(|&i| i as usize).collect();
-            sample.extend(model.activations(&ws, &idx, rows, t, config.point)?);
+            sample.extend(model.activations(&ws, &idx, rows, t, config.writes())?);
         }
         Ok(sample)
     }

@@ -22,12 +22,16 @@ pub enum Architecture {
     Relu { l1_coefficient: f32 },
 }
 
-/// What a sparse autoencoder reads and how wide it is.
+/// What a sparse autoencoder (or a transcoder) reads, what it writes, and how wide it is.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct SaeConfig {
     /// Where in the model its activations are read.
     pub point: HookPoint,
+    /// Where its output goes, for a transcoder (the MLP's output, from what the MLP reads); an
+    /// autoencoder (none) reconstructs what it reads.
+    #[serde(default)]
+    pub output: Option<HookPoint>,
     /// Features per channel of the model: `d_sae = expansion × d_in`.
     pub expansion: usize,
     pub architecture: Architecture,
@@ -41,10 +45,26 @@ impl SaeConfig {
     pub fn top_k(layer: usize) -> SaeConfig {
         SaeConfig {
             point: HookPoint::ResidPost { layer },
+            output: None,
             expansion: 8,
             architecture: Architecture::TopK { k: 32, aux_coefficient: 1.0 },
             dead_tokens: 200_000,
         }
+    }
+
+    /// A TopK transcoder standing in for block `layer`'s MLP, 8 features per channel, k = 32.
+    pub fn transcoder(layer: usize) -> SaeConfig {
+        SaeConfig { point: HookPoint::MlpIn { layer }, output: Some(HookPoint::MlpOut { layer }), ..Self::top_k(layer) }
+    }
+
+    /// Where its output goes: the MLP's output for a transcoder, else the point it reads.
+    pub fn writes(&self) -> HookPoint {
+        self.output.unwrap_or(self.point)
+    }
+
+    /// Whether it is a transcoder: it reads one point and writes another.
+    pub fn is_transcoder(&self) -> bool {
+        self.output.is_some()
     }
 
     /// Features for a model of `d_in` channels.
@@ -55,6 +75,24 @@ impl SaeConfig {
     /// Checks the settings for a model of `layers` layers and `d_in` channels.
     pub fn validate(&self, layers: usize, d_in: usize) -> Result<()> {
         self.point.check(layers)?;
+        match (self.point, self.output) {
+            (HookPoint::MlpIn { layer }, Some(HookPoint::MlpOut { layer: out })) if out == layer => {}
+            (point, Some(output)) => {
+                return Err(Error::Config(format!(
+                    "a transcoder reads what an MLP reads and writes what it writes (blocks.L.ln2.hook_normalized to \
+                     blocks.L.hook_mlp_out), not {} to {}",
+                    point.hook_name(),
+                    output.hook_name()
+                )))
+            }
+            (HookPoint::MlpIn { layer }, None) => {
+                return Err(Error::Config(format!(
+                    "an autoencoder reads the stream or an MLP's output; what block {layer}'s MLP reads is a \
+                     transcoder's input (with its output at blocks.{layer}.hook_mlp_out)"
+                )))
+            }
+            _ => {}
+        }
         if !(1..=MAX_EXPANSION).contains(&self.expansion) {
             return Err(Error::Config(format!(
                 "expansion: the features per channel must be 1 to {MAX_EXPANSION}, not {}",

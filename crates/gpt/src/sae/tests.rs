@@ -9,8 +9,17 @@ use crate::workspace::Workspace;
 const D_IN: usize = 4;
 
 fn sae(architecture: Architecture, seed: u64) -> Sae {
-    let point = crate::model::HookPoint::ResidPost { layer: 0 };
-    let config = SaeConfig { point, expansion: 3, architecture, dead_tokens: 10 };
+    let config = SaeConfig { expansion: 3, architecture, dead_tokens: 10, ..SaeConfig::top_k(0) };
+    started(config, seed)
+}
+
+/// A transcoder of block 0's MLP.
+fn transcoder(architecture: Architecture, seed: u64) -> Sae {
+    let config = SaeConfig { expansion: 3, architecture, dead_tokens: 10, ..SaeConfig::transcoder(0) };
+    started(config, seed)
+}
+
+fn started(config: SaeConfig, seed: u64) -> Sae {
     let mut sae = Sae::new(config, 1, D_IN, seed).unwrap();
     // Weights and biases away from their start, so that every term of the gradient shows.
     let mut rng = Rng::new(seed + 1);
@@ -25,17 +34,21 @@ fn activations(rows: usize, seed: u64) -> Vec<f32> {
     (0..rows * D_IN).map(|_| rng.normal() + 0.5).collect()
 }
 
-/// The losses of `sae` on `x`, written plainly in f64 from its definition: the auxiliary loss
-/// reconstructs the error `residual_error` (x̂ − x), taken as a constant as the training takes it.
-fn reference_loss(sae: &Sae, x: &[f32], dead: Option<&[bool]>, residual_error: &[f64]) -> f64 {
+/// The losses of `sae` on `x` against `target`, written plainly in f64 from its definition (a
+/// transcoder reads x as it is, an autoencoder x − b_dec): the auxiliary loss reconstructs the
+/// error `residual_error` (x̂ − target), taken as a constant as the training takes it.
+fn reference_loss(sae: &Sae, x: &[f32], target: &[f32], dead: Option<&[bool]>, residual_error: &[f64]) -> f64 {
     let (d, m) = (sae.d_in(), sae.d_sae());
     let p = |name: &str| sae.params().get(name).unwrap().iter().map(|&v| v as f64).collect::<Vec<_>>();
     let (w_enc, b_enc, w_dec, b_dec) = (p("W_enc"), p("b_enc"), p("W_dec"), p("b_dec"));
     let rows = x.len() / d;
+    let shift = if sae.config().is_transcoder() { 0.0 } else { 1.0 };
     let mut total = 0.0;
     for n in 0..rows {
         let pre: Vec<f64> = (0..m)
-            .map(|j| b_enc[j] + (0..d).map(|i| (x[n * d + i] as f64 - b_dec[i]) * w_enc[i * m + j]).sum::<f64>())
+            .map(|j| {
+                b_enc[j] + (0..d).map(|i| (x[n * d + i] as f64 - shift * b_dec[i]) * w_enc[i * m + j]).sum::<f64>()
+            })
             .collect();
         let mut order: Vec<usize> = (0..m).collect();
         order.sort_by(|&a, &b| pre[b].total_cmp(&pre[a]).then(a.cmp(&b)));
@@ -51,7 +64,7 @@ fn reference_loss(sae: &Sae, x: &[f32], dead: Option<&[bool]>, residual_error: &
                 .collect()
         };
         let x_hat = recon(&active, true);
-        total += (0..d).map(|i| (x_hat[i] - x[n * d + i] as f64).powi(2)).sum::<f64>();
+        total += (0..d).map(|i| (x_hat[i] - target[n * d + i] as f64).powi(2)).sum::<f64>();
         match (sae.config().architecture, dead) {
             (Architecture::Relu { l1_coefficient }, _) => {
                 total += l1_coefficient as f64 * active.iter().map(|&j| pre[j]).sum::<f64>()
@@ -72,24 +85,25 @@ fn reference_loss(sae: &Sae, x: &[f32], dead: Option<&[bool]>, residual_error: &
 
 /// The largest gap between the gradient `backward` writes and central differences of the loss
 /// written plainly, and between their losses.
-fn gradient_gap(architecture: Architecture, dead: Option<&[bool]>) -> f64 {
+fn gradient_gap(architecture: Architecture, dead: Option<&[bool]>, is_transcoder: bool) -> f64 {
     let ws = Workspace::default();
-    let mut model = sae(architecture, 7);
+    let mut model = if is_transcoder { transcoder(architecture, 8) } else { sae(architecture, 7) };
     let x = activations(6, 3);
+    let target = if is_transcoder { activations(6, 4) } else { x.clone() };
     let n = model.params().count();
     let mut grads = vec![0.0; n + model.d_sae() + 1];
     let weight = 0.5;
-    let losses = backward(&model, &ws, &x, dead, weight, &mut grads);
+    let losses = backward(&model, &ws, &x, &target, dead, weight, &mut grads);
     let codes = model.encode(&ws, &x);
-    let error: Vec<f64> = model.decode(&codes).iter().zip(&x).map(|(r, &x)| (r - x) as f64).collect();
-    let mut worst = (reference_loss(&model, &x, dead, &error) - losses.total() as f64).abs();
+    let error: Vec<f64> = model.decode(&codes).iter().zip(&target).map(|(r, &y)| (r - y) as f64).collect();
+    let mut worst = (reference_loss(&model, &x, &target, dead, &error) - losses.total() as f64).abs();
     let mut flat = 0;
     for k in 0..model.params().values.len() {
         for i in 0..model.params().values[k].len() {
             let mut loss_at = |delta: f32| {
                 let kept = model.params().values[k].as_slice().unwrap()[i];
                 model.params_mut().values[k].as_slice_mut().unwrap()[i] = kept + delta;
-                let loss = reference_loss(&model, &x, dead, &error);
+                let loss = reference_loss(&model, &x, &target, dead, &error);
                 let same_features = model.encode(&ws, &x).features == codes.features;
                 model.params_mut().values[k].as_slice_mut().unwrap()[i] = kept;
                 assert!(same_features, "a step of the difference changed which features fire");
@@ -108,11 +122,12 @@ fn gradient_gap(architecture: Architecture, dead: Option<&[bool]>) -> f64 {
 fn gradients_match_finite_differences() {
     let top_k = Architecture::TopK { k: 3, aux_coefficient: 0.7 };
     let dead = [true, false, true, false, false, true, true, false, false, false, true, false];
-    for (architecture, dead) in
-        [(top_k, None), (top_k, Some(&dead[..])), (Architecture::Relu { l1_coefficient: 0.2 }, None)]
-    {
-        let gap = gradient_gap(architecture, dead);
-        assert!(gap < 1e-3, "{architecture:?} with dead {dead:?}: gap {gap}");
+    let relu = Architecture::Relu { l1_coefficient: 0.2 };
+    for is_transcoder in [false, true] {
+        for (architecture, dead) in [(top_k, None), (top_k, Some(&dead[..])), (relu, None)] {
+            let gap = gradient_gap(architecture, dead, is_transcoder);
+            assert!(gap < 1e-3, "{architecture:?} with dead {dead:?}, transcoder {is_transcoder}: gap {gap}");
+        }
     }
 }
 
@@ -122,7 +137,7 @@ fn tallies_count_each_features_firing_and_the_rows() {
     let model = sae(Architecture::TopK { k: 2, aux_coefficient: 1.0 }, 5);
     let x = activations(5, 9);
     let mut grads = vec![0.0; model.params().count() + model.d_sae() + 1];
-    backward(&model, &ws, &x, None, 1.0, &mut grads);
+    backward(&model, &ws, &x, &x, None, 1.0, &mut grads);
     let tallies = &grads[model.params().count()..];
     let codes = model.encode(&ws, &x);
     for (j, &tally) in tallies[..model.d_sae()].iter().enumerate() {

@@ -11,6 +11,7 @@ use super::config::{Architecture, SaeConfig};
 use super::weights::{Sae, W_ENC};
 use crate::config::{GPTConfig, TrainConfig};
 use crate::error::{Error, Result};
+use crate::model::HookPoint;
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::train::Trainable;
@@ -140,9 +141,13 @@ impl SaeTrainee {
         self.since_fired.iter().map(|&s| s >= window).collect()
     }
 
-    /// The activations of `batch` at the autoencoder's hook point, rows of `d_in`.
-    pub fn activations(&self, ws: &Workspace, batch: Batch) -> Result<Vec<f32>> {
-        self.model.activations(ws, batch.idx, batch.b, batch.t, self.sae.config().point)
+    /// The activations of `batch` the autoencoder reads, rows of `d_in`, and for a transcoder
+    /// those it should write (an autoencoder's are what it reads).
+    pub fn activations(&self, ws: &Workspace, batch: Batch) -> Result<(Vec<f32>, Option<Vec<f32>>)> {
+        let config = self.sae.config();
+        let points: Vec<HookPoint> = [Some(config.point), config.output].into_iter().flatten().collect();
+        let mut read = self.model.activations_at(ws, batch.idx, batch.b, batch.t, &points)?.into_iter();
+        Ok((read.next().expect("a point read"), read.next()))
     }
 }
 
@@ -185,16 +190,17 @@ impl Trainable for SaeTrainee {
         if grads.len() != self.grad_len() {
             return Err(Error::Data(format!("expected {} gradients, got {}", self.grad_len(), grads.len())));
         }
-        let x = self.activations(ws, batch)?;
+        let (x, y) = self.activations(ws, batch)?;
         let dead = self.dead();
-        Ok(backward(&self.sae, ws, &x, Some(&dead), weight, grads).total())
+        Ok(backward(&self.sae, ws, &x, y.as_deref().unwrap_or(&x), Some(&dead), weight, grads).total())
     }
 
-    /// An evaluation batch's reconstruction error, ‖x̂ − x‖² per token.
+    /// An evaluation batch's reconstruction error, ‖x̂ − x‖² per token (a transcoder's against the
+    /// MLP's output).
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
-        let x = self.activations(ws, batch)?;
+        let (x, y) = self.activations(ws, batch)?;
         let recon = self.sae.decode(&self.sae.encode(ws, &x));
-        Ok((squared_error(&recon, &x) / (x.len() / self.sae.d_in()).max(1) as f32, 0))
+        Ok((squared_error(&recon, y.as_deref().unwrap_or(&x)) / (x.len() / self.sae.d_in()).max(1) as f32, 0))
     }
 
     /// A count per feature, then the step's tokens.
@@ -231,7 +237,8 @@ pub(crate) fn squared_error(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(p, q)| (p - q) * (p - q)).sum()
 }
 
-/// The losses of `sae` on `x` (rows of `d_in` activations), the `dead` features (when given)
+/// The losses of `sae` on `x` (rows of `d_in` activations) against `target` (`x` itself for an
+/// autoencoder, the MLP's output for a transcoder), the `dead` features (when given)
 /// reconstructing the error for TopK's auxiliary loss; writes `weight` times their gradient into
 /// `grads` (every parameter, flat), then the tallies: how many rows each feature fired on, and
 /// the rows.
@@ -239,6 +246,7 @@ pub(crate) fn backward(
     sae: &Sae,
     ws: &Workspace,
     x: &[f32],
+    target: &[f32],
     dead: Option<&[bool]>,
     weight: f32,
     grads: &mut [f32],
@@ -250,7 +258,7 @@ pub(crate) fn backward(
     let architecture = sae.config().architecture;
     let codes = Codes::of(&pre, m, architecture);
     let mut error = sae.decode(&codes);
-    error.iter_mut().zip(x).for_each(|(e, &x)| *e -= x);
+    error.iter_mut().zip(target).for_each(|(e, &y)| *e -= y);
     let mut losses = Losses { mse: error.iter().map(|e| e * e).sum::<f32>() * per_row, ..Losses::default() };
 
     grads.fill(0.0);
@@ -305,8 +313,8 @@ pub(crate) fn backward(
             }
         }
     }
-    // b_dec is also subtracted from the encoder's input.
-    for (i, g) in g_b_dec.iter_mut().enumerate() {
+    // An autoencoder's b_dec is also subtracted from the encoder's input.
+    for (i, g) in g_b_dec.iter_mut().enumerate().filter(|_| !sae.config().is_transcoder()) {
         let w_row = &sae.slice(W_ENC)[i * m..(i + 1) * m];
         *g -= w_row.iter().zip(g_b_enc.iter()).map(|(w, g)| w * g).sum::<f32>();
     }

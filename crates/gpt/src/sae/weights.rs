@@ -1,6 +1,6 @@
 //! A sparse autoencoder's weights, under SAELens's names, and its two halves: the encoder, which
 //! turns a token's activations into a few firing features, and the decoder, which adds their
-//! directions back up. Its decoder's rows (one direction per feature) are kept at unit norm.
+//! directions back up (for a transcoder, at the MLP's output, from what the MLP reads). Its decoder's rows (one direction per feature) are kept at unit norm.
 
 use super::codes::Codes;
 use super::config::SaeConfig;
@@ -144,13 +144,15 @@ impl Sae {
     }
 
     /// The encoder's pre-activations of `x` (rows of `d_in`): (x − b_dec) W_enc + b_enc, rows of
-    /// `d_sae`; and `x − b_dec`, which the backward pass reads.
+    /// `d_sae`; and `x − b_dec`, which the backward pass reads. A transcoder's b_dec is its output's
+    /// bias, in another space than its input: it reads x as it is (SAELens's `Transcoder`).
     pub(crate) fn pre_activations(&self, ws: &Workspace, x: &[f32]) -> (Vec<f32>, Vec<f32>) {
         let (d, m) = (self.d_in, self.d_sae);
         let rows = x.len() / d;
         let mut centred = ws.scratch(x.len());
+        let shift = if self.config.is_transcoder() { 0.0 } else { 1.0 };
         for (c, row) in centred.chunks_exact_mut(d).zip(x.chunks_exact(d)) {
-            c.iter_mut().zip(row).zip(self.slice(B_DEC)).for_each(|((c, &x), &b)| *c = x - b);
+            c.iter_mut().zip(row).zip(self.slice(B_DEC)).for_each(|((c, &x), &b)| *c = x - shift * b);
         }
         let mut pre = ws.scratch(rows * m);
         for row in pre.chunks_exact_mut(m) {
