@@ -5,7 +5,9 @@ tests check the autoencoder's gradients against finite differences):
     python python/check_features.py [--data ../shared/data/tinyshakespeare.txt] [--checkpoint run.ckpt]
 
 It trains a short nano-cpu run (or takes --checkpoint), trains a TopK autoencoder on the stream
-leaving its last block and another, ReLU, on an MLP's output, each written in SAELens's format
+leaving its last block, another, ReLU, on an MLP's output, and a ReLU transcoder for that MLP
+(SAELens's `Transcoder`: from `ln2.hook_normalized`, the second norm's output, to
+`hook_mlp_out`; its output spliced in place of the MLP's), each written in SAELens's format
 (`--out`), and the run as a Transformers folder (`gpt export --hf`). Then, on the held-out rows
 `gpt features --rows-out` names, with the exported model run by Transformers (PyTorch hooks on the
 block or the MLP, at TransformerLens's `hook_resid_post` / `hook_mlp_out`) and the autoencoder
@@ -44,11 +46,26 @@ from checking import TOLERANCE, close, gpt, worst  # noqa: E402
 
 def hooked_module(model, hook_name):
     """The Transformers module whose output is TransformerLens's `hook_name` (a Starcoder2 export's
-    blocks are `model.layers`, the others' `transformer.h`)."""
-    _, layer, hook = hook_name.split(".")
-    blocks = model.model.layers if model.config.model_type == "starcoder2" else model.transformer.h
+    blocks are `model.layers`, the others' `transformer.h`; `ln2.hook_normalized` is the second
+    norm's output, what the MLP reads)."""
+    _, layer, hook = hook_name.split(".", 2)
+    starcoder2 = model.config.model_type == "starcoder2"
+    blocks = model.model.layers if starcoder2 else model.transformer.h
     block = blocks[int(layer)]
-    return {"hook_resid_post": block, "hook_mlp_out": block.mlp}[hook]
+    norm = block.post_attention_layernorm if starcoder2 else block.ln_2
+    return {"hook_resid_post": block, "hook_mlp_out": block.mlp, "ln2.hook_normalized": norm}[hook]
+
+
+def modules(model, sae):
+    """The modules an autoencoder reads and writes at: the same one, or a transcoder's two."""
+    reads = hooked_module(model, sae.cfg.metadata.hook_name)
+    out = writes_at(sae)
+    return reads, hooked_module(model, out) if out else reads
+
+
+def writes_at(sae):
+    """A transcoder's output hook, none for an autoencoder."""
+    return sae.cfg.metadata["hook_name_out"] if "hook_name_out" in sae.cfg.metadata else None
 
 
 def transformers_model(folder):
@@ -56,24 +73,33 @@ def transformers_model(folder):
     return AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, trust_remote_code=True).eval()
 
 
-def run_with(model, module, ids, replace=None):
-    """The logits of `ids`, and the activations at `module`, rewritten by `replace` when given."""
+def run_with(model, points, ids, replace=None):
+    """The logits of `ids`, the activations where the autoencoder writes and those it reads
+    (`points`: the two modules, or the same one twice), those it writes rewritten by
+    `replace(written, read)` when given."""
+    reads, writes = points
     seen = {}
 
-    def hook(_, __, output):
-        value = output[0] if isinstance(output, tuple) else output
-        seen["acts"] = value.detach().clone()
+    def value(output):
+        return output[0] if isinstance(output, tuple) else output
+
+    def read(_, __, output):
+        seen["in"] = value(output).detach().clone()
+
+    def write(_, __, output):
+        seen["out"] = value(output).detach().clone()
         if replace is None:
             return None
-        new = replace(value)
+        new = replace(value(output), seen["in"])
         return (new, *output[1:]) if isinstance(output, tuple) else new
 
-    handle = module.register_forward_hook(hook)
+    handles = [reads.register_forward_hook(read), writes.register_forward_hook(write)]
     try:
         logits = model(ids).logits
     finally:
-        handle.remove()
-    return logits, seen["acts"]
+        for handle in handles:
+            handle.remove()
+    return logits, seen["out"], seen["in"]
 
 
 def loss(logits, targets):
@@ -83,16 +109,16 @@ def loss(logits, targets):
 def measures(model, sae, rows, codes=None):
     """SAELens's measures of `sae` on the held-out `rows` (`gpt features --rows-out`), the model
     run by Transformers; checks the first batch's features against `codes` when given."""
-    module = hooked_module(model, sae.cfg.metadata.hook_name)
+    points = modules(model, sae)
     b, t = rows["b"], rows["t"]
     losses, fired, sums = [[], [], []], torch.zeros(sae.cfg.d_sae), {"err": 0.0, "sq": 0.0, "sum": 0.0, "n": 0}
     with torch.no_grad():
         for i, batch in enumerate(rows["batches"]):
             ids = torch.tensor(batch["ids"]).reshape(b, t)
             targets = torch.tensor(batch["targets"]).reshape(b, t)
-            logits, acts = run_with(model, module, ids)
+            logits, acts, read = run_with(model, points, ids)
             flat = acts.reshape(-1, acts.shape[-1])
-            feats = sae.encode(flat)
+            feats = sae.encode(read.reshape(-1, read.shape[-1]))
             if i == 0 and codes is not None:
                 dense = torch.zeros_like(feats)
                 for n in range(len(codes["starts"]) - 1):
@@ -107,8 +133,8 @@ def measures(model, sae, rows, codes=None):
             sums["sum"] = sums["sum"] + flat.double().sum(0)
             sums["n"] += flat.shape[0]
             losses[0].append(loss(logits, targets))
-            losses[1].append(loss(run_with(model, module, ids, lambda v: sae(v))[0], targets))
-            losses[2].append(loss(run_with(model, module, ids, torch.zeros_like)[0], targets))
+            losses[1].append(loss(run_with(model, points, ids, lambda v, x: sae(x))[0], targets))
+            losses[2].append(loss(run_with(model, points, ids, lambda v, x: torch.zeros_like(v))[0], targets))
     clean, with_sae, zeroed = (sum(l) / len(l) for l in losses)
     n = sums["n"]
     variance = sums["sq"] / n - (sums["sum"] / n).pow(2).sum().item()
@@ -126,7 +152,7 @@ def measures(model, sae, rows, codes=None):
 
 def views(model, sae, rows, shown):
     """Recomputes what `gpt features --list --card --knock-out --json` printed (`shown`)."""
-    module = hooked_module(model, sae.cfg.metadata.hook_name)
+    points = modules(model, sae)
     b, t = rows["b"], rows["t"]
     fired, importance, knocked = torch.zeros(sae.cfg.d_sae), torch.zeros(sae.cfg.d_sae, dtype=torch.float64), []
     j = shown["knock_out"]["feature"]
@@ -135,22 +161,21 @@ def views(model, sae, rows, shown):
         targets = torch.tensor(batch["targets"]).reshape(b, t)
         held = {}
 
-        def keep_grad(value):
+        def keep_grad(value, _):
             value = value.detach().requires_grad_(True)
             held["acts"] = value
             return value
 
-        logits, _ = run_with(model, module, ids, keep_grad)
+        logits, _, read = run_with(model, points, ids, keep_grad)
         torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                           ignore_index=-1).backward()
         with torch.no_grad():
-            acts = held["acts"].reshape(-1, sae.cfg.d_in)
             grads = held["acts"].grad.reshape(-1, sae.cfg.d_in)
-            feats = sae.encode(acts)
+            feats = sae.encode(read.reshape(-1, sae.cfg.d_in))
             fired += (feats > 0).sum(0)
             importance -= (feats * (grads @ sae.W_dec.T)).sum(0).double()
-            without = lambda v: v - sae.encode(v)[..., j : j + 1] * sae.W_dec[j]
-            knocked.append(loss(run_with(model, module, ids, without)[0], targets))
+            without = lambda v, x: v - sae.encode(x)[..., j : j + 1] * sae.W_dec[j]
+            knocked.append(loss(run_with(model, points, ids, without)[0], targets))
     tokens = len(rows["batches"]) * b * t
     importance /= len(rows["batches"])
     for s in shown["list"]:
@@ -181,7 +206,7 @@ def through_transformer_lens_3(hf, sae, rows, codes):
         logits, cache = lens.run_with_cache_with_saes(ids, saes=[sae])
         feats = cache[f"{hook}.hook_sae_acts_post"].reshape(-1, sae.cfg.d_sae)
         model = transformers_model(hf)
-        spliced = run_with(model, hooked_module(model, hook), ids, lambda v: sae(v))[0]
+        spliced = run_with(model, modules(model, sae), ids, lambda v, x: sae(x))[0]
     dense = torch.zeros_like(feats)
     for n in range(len(codes["starts"]) - 1):
         for k in range(codes["starts"][n], codes["starts"][n + 1]):
@@ -212,7 +237,7 @@ def check(checkpoint, data, hf, tmp, name, flags):
     for line in lines.strip().splitlines():
         shown.update(json.loads(line))
     views(model, sae, rows, shown)
-    if not hasattr(__import__("transformer_lens"), "TransformerBridge"):
+    if not hasattr(__import__("transformer_lens"), "TransformerBridge") and not writes_at(sae):
         through_transformer_lens_3(hf, sae, rows, rows["codes"])
 
 
@@ -245,6 +270,7 @@ def main():
         common = ["--steps", 60, "--every", 60, "--measure-batches", 2]
         check(checkpoint, a.data, hf, tmp, "topk", common)
         check(checkpoint, a.data, hf, tmp, "relu", [*common, "--hook", "blocks.1.hook_mlp_out", "--l1", 0.05])
+        check(checkpoint, a.data, hf, tmp, "transcoder", [*common, "--transcoder", 1, "--l1", 0.05])
         if not hasattr(__import__("transformer_lens"), "TransformerBridge"):
             other_architectures(a.data, tmp)
     print(f"every number agrees with SAELens within {TOLERANCE} (largest gap {worst['value']:.2e})")

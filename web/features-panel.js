@@ -41,14 +41,24 @@ function hooks(layers) {
   for (let layer = 0; layer < layers; layer++) {
     points.push(new Option(`what MLP ${layer + 1} adds (blocks.${layer}.hook_mlp_out)`, `mlp_out:${layer}`));
   }
+  for (let layer = 0; layer < layers; layer++) {
+    points.push(new Option(`a transcoder for MLP ${layer + 1}: what it reads to what it adds (blocks.${layer}.ln2.hook_normalized → hook_mlp_out)`, `transcoder:${layer}`));
+  }
   ui.hook.replaceChildren(...points);
+}
+
+/** Where the chosen hook's autoencoder reads, and for a transcoder where it writes. */
+function chosenPoints() {
+  const [kind, layer] = ui.hook.value.split(':');
+  const at = Number(layer);
+  if (kind === 'transcoder') return { point: { kind: 'mlp_in', layer: at }, output: { kind: 'mlp_out', layer: at } };
+  return { point: { kind, layer: at }, output: null };
 }
 
 function start(event) {
   event.preventDefault();
-  const [kind, layer] = ui.hook.value.split(':');
   const config = {
-    point: { kind, layer: Number(layer) },
+    ...chosenPoints(),
     expansion: Number(ui.expansion.value),
     architecture: ui.architecture.value === 'relu'
       ? { kind: 'relu', l1_coefficient: Number(ui.l1.value) }

@@ -135,6 +135,18 @@ test('a ReLU autoencoder trains with its L1 penalty in place of k', async () => 
   assert.deepEqual(errors, []);
 });
 
+test('a transcoder stands in for an MLP: read from what it reads, measured against what it adds', async () => {
+  await page.getByLabel('Read at').selectOption('transcoder:0');
+  await page.getByLabel('Steps', { exact: true }).fill('40');
+  await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-status').getByText(/^Step 40 of 40:/).waitFor({ timeout: 60000 });
+  const explained = Number((await page.locator('#features-measures').textContent()).match(/Variance explained([\d.]+)%/)[1]);
+  assert.ok(explained > 0, `variance explained ${explained}%`);
+  await page.locator('#features-list tbody tr').first().waitFor();
+  await page.getByLabel('Read at').selectOption({ index: 0 });
+  assert.deepEqual(errors, []);
+});
+
 test('while the model trains, or is about to, features are refused with the reason', async () => {
   // An autoencoder training when Resume is pressed, and Train features pressed at once after:
   // the model's training waits for the autoencoder's to pause, and a new one must not start then.

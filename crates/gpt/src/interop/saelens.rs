@@ -47,7 +47,6 @@ pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Ve
             "sae_lens_version": SAE_LENS_VERSION,
             "model_name": model_name,
             "hook_name": config.point.hook_name(),
-            "hook_name_out": config.output.map(|p| p.hook_name()),
             "hook_head_index": null,
             "prepend_bos": false,
             "context_size": context_size,
@@ -56,6 +55,9 @@ pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Ve
     });
     if let (Some(cfg), Some(own)) = (cfg.as_object_mut(), own.as_object()) {
         cfg.extend(own.clone());
+    }
+    if let Some(output) = config.output {
+        cfg["metadata"]["hook_name_out"] = json!(output.hook_name());
     }
     let tensors: Vec<Tensor> = NAMES
         .iter()
