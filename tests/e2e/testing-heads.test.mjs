@@ -35,7 +35,7 @@ test('knocking a head out by mouse and by keyboard shows the scores with and wit
   const grid = page.locator('#ablation-grid');
   await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).click();
   const detail = page.locator('#ablation-detail');
-  await detail.getByText(/^L1H1 \(layer 1 head 1\) knocked out: held-out accuracy [\d.]+% → [\d.]+%, held-out loss [\d.]+ → [\d.]+\. \d+ of the 8 shown problems flip/).waitFor();
+  await detail.getByText(/^L1H1 \(layer 1 head 1\) knocked out: held-out accuracy [\d.]+% → [\d.]+%, held-out loss [\d.]+ → [\d.]+\. \d+ of the 8 shown problems flip/).waitFor({ timeout: 60000 });
   assert.equal(await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).getAttribute('aria-pressed'), 'true');
   // The keyboard: tab to another cell and press it.
   const mlp = grid.getByRole('button', { name: /^Knock out layer 2's MLP:/ });
