@@ -2,17 +2,19 @@
 //! An autoencoder reads a run's activations at one hook point (`model/hook_point.rs`) and
 //! rewrites each token's as a few firing features out of thousands (`codes.rs`), each a direction
 //! of the decoder (`weights.rs`, under SAELens's names). It trains through the GPT's own trainer
-//! (`trainee.rs`: a [`crate::train::Trainable`] on a frozen copy of the model), by settings
-//! checked in `config.rs`.
+//! (`trainee.rs`: a [`crate::train::Trainable`] on a frozen copy of the model; its loss and
+//! gradient in `loss.rs`), by settings checked in `config.rs`.
 
 mod codes;
 mod config;
+mod loss;
 mod trainee;
 mod weights;
 
 pub use codes::Codes;
 pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
-pub use trainee::{Losses, SaeTrainee, SavedSae};
+pub use loss::Losses;
+pub use trainee::{SaeTrainee, SavedSae};
 pub use weights::{Sae, NAMES};
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The autoencoder's gradients against finite differences, for each architecture and the
 //! auxiliary loss, its tallies and its start (its training through a run: `tests/features.rs`).
 
-use super::trainee::backward;
+use super::loss::backward;
 use super::*;
 use crate::rng::Rng;
 use crate::workspace::Workspace;

@@ -1,0 +1,121 @@
+//! An autoencoder's loss and its gradient, SAELens's: the squared error summed over channels and
+//! averaged over tokens, plus, for TopK, the auxiliary loss that has the dead features' top
+//! `d_in / 2` reconstruct the error, or for ReLU the L1 penalty. The backward pass is written out
+//! by hand and stays sparse: only firing features get gradients.
+
+use super::codes::Codes;
+use super::config::Architecture;
+use super::weights::{Sae, W_ENC};
+use crate::workspace::Workspace;
+
+/// A batch's losses, each a mean over its tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Losses {
+    /// ‖x̂ − x‖², SAELens's `mse_loss`.
+    pub mse: f32,
+    /// TopK's auxiliary loss (weighted), or 0.
+    pub aux: f32,
+    /// ReLU's L1 penalty (weighted), or 0.
+    pub l1: f32,
+}
+
+impl Losses {
+    pub fn total(&self) -> f32 {
+        self.mse + self.aux + self.l1
+    }
+}
+
+/// ‖a − b‖² over every value.
+pub(crate) fn squared_error(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(p, q)| (p - q) * (p - q)).sum()
+}
+
+/// The losses of `sae` on `x` (rows of `d_in` activations) against `target` (`x` itself for an
+/// autoencoder, the MLP's output for a transcoder), the `dead` features (when given)
+/// reconstructing the error for TopK's auxiliary loss; writes `weight` times their gradient into
+/// `grads` (every parameter, flat), then the tallies: how many rows each feature fired on, and
+/// the rows.
+pub(crate) fn backward(
+    sae: &Sae,
+    ws: &Workspace,
+    x: &[f32],
+    target: &[f32],
+    dead: Option<&[bool]>,
+    weight: f32,
+    grads: &mut [f32],
+) -> Losses {
+    let (d, m) = (sae.d_in(), sae.d_sae());
+    let rows = x.len() / d;
+    let per_row = 1.0 / rows.max(1) as f32;
+    let (pre, centred) = sae.pre_activations(ws, x);
+    let architecture = sae.config().architecture;
+    let codes = Codes::of(&pre, m, architecture);
+    let mut error = sae.decode(&codes);
+    error.iter_mut().zip(target).for_each(|(e, &y)| *e -= y);
+    let mut losses = Losses { mse: error.iter().map(|e| e * e).sum::<f32>() * per_row, ..Losses::default() };
+
+    grads.fill(0.0);
+    let (g_w_enc, rest) = grads.split_at_mut(d * m);
+    let (g_b_enc, rest) = rest.split_at_mut(m);
+    let (g_w_dec, rest) = rest.split_at_mut(m * d);
+    let (g_b_dec, tallies) = rest.split_at_mut(d);
+    // The encoder's gradient, one contiguous row per feature: its transpose.
+    let mut g_enc_t = ws.zeros(m * d);
+    let mut through = |j: usize, a: f32, d_out: &[f32], extra: f32, row: usize| {
+        // a feature's activation a adds a·W_dec[j] to an output whose gradient is d_out.
+        let w = sae.direction(j);
+        g_w_dec[j * d..(j + 1) * d].iter_mut().zip(d_out).for_each(|(g, &o)| *g += a * o);
+        let d_pre = w.iter().zip(d_out).map(|(w, o)| w * o).sum::<f32>() + extra;
+        let c = &centred[row * d..(row + 1) * d];
+        g_enc_t[j * d..(j + 1) * d].iter_mut().zip(c).for_each(|(g, &c)| *g += d_pre * c);
+        g_b_enc[j] += d_pre;
+    };
+    let l1 = match architecture {
+        Architecture::Relu { l1_coefficient } => l1_coefficient,
+        Architecture::TopK { .. } => 0.0,
+    };
+    let mut d_out = vec![0.0; d];
+    for n in 0..rows {
+        let e = &error[n * d..(n + 1) * d];
+        d_out.iter_mut().zip(e).for_each(|(o, &e)| *o = 2.0 * weight * per_row * e);
+        g_b_dec.iter_mut().zip(&d_out).for_each(|(g, &o)| *g += o);
+        for (j, a) in codes.row(n) {
+            losses.l1 += l1 * a * per_row;
+            through(j, a, &d_out, weight * l1 * per_row, n);
+            tallies[j] += 1.0;
+        }
+    }
+    tallies[m] = rows as f32;
+    if let (Architecture::TopK { aux_coefficient, .. }, Some(dead)) = (architecture, dead) {
+        let num_dead = dead.iter().filter(|&&x| x).count();
+        let k_aux = (d / 2).max(1);
+        if num_dead > 0 && aux_coefficient > 0.0 {
+            // Fewer dead features weigh less (SAELens's and EleutherAI's scale).
+            let scale = aux_coefficient * (num_dead as f32 / k_aux as f32).min(1.0);
+            let aux = Codes::select(&pre, m, k_aux.min(num_dead), Some(dead), false);
+            let mut recon = vec![0.0; d];
+            for n in 0..rows {
+                // The residual x − x̂ is −error, taken as a constant.
+                recon.copy_from_slice(&error[n * d..(n + 1) * d]);
+                sae.add_directions(aux.row(n), &mut recon);
+                losses.aux += scale * recon.iter().map(|r| r * r).sum::<f32>() * per_row;
+                d_out.iter_mut().zip(&recon).for_each(|(o, &r)| *o = 2.0 * scale * weight * per_row * r);
+                for (j, a) in aux.row(n) {
+                    through(j, a, &d_out, 0.0, n);
+                }
+            }
+        }
+    }
+    // An autoencoder's b_dec is also subtracted from the encoder's input.
+    for (i, g) in g_b_dec.iter_mut().enumerate().filter(|_| !sae.config().is_transcoder()) {
+        let w_row = &sae.slice(W_ENC)[i * m..(i + 1) * m];
+        *g -= w_row.iter().zip(g_b_enc.iter()).map(|(w, g)| w * g).sum::<f32>();
+    }
+    for (i, row) in g_w_enc.chunks_exact_mut(m).enumerate() {
+        row.iter_mut().enumerate().for_each(|(j, g)| *g = g_enc_t[j * d + i]);
+    }
+    ws.recycle(g_enc_t);
+    ws.recycle(pre);
+    ws.recycle(centred);
+    losses
+}
