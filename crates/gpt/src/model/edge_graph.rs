@@ -40,7 +40,7 @@ impl Writer {
 }
 
 /// EAP-IG's name of the node a reader belongs to: `a0.h1`, `m0`, `logits`.
-pub fn reader_node(reader: &Reader) -> String {
+fn reader_node(reader: &Reader) -> String {
     match *reader {
         Reader::Head { layer, head, .. } => format!("a{layer}.h{head}"),
         Reader::Mlp { layer } => format!("m{layer}"),

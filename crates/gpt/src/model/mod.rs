@@ -28,7 +28,7 @@ mod rewired;
 mod trace;
 mod trainable;
 
-pub use edge_graph::{reader_node, Edge, EdgeGraph, Writer};
+pub use edge_graph::{Edge, EdgeGraph, Writer};
 pub use edge_patching::{metric_rows, plan_scores, Runs};
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
