@@ -19,6 +19,10 @@ pub struct Args {
     /// (`blocks.N.ln2.hook_normalized`) to what it writes (`blocks.N.hook_mlp_out`); not with --hook.
     #[arg(long, conflicts_with = "hook")]
     transcoder: Option<usize>,
+    /// Train a transcoder for every MLP, together (what circuit tracing replaces the MLPs by), and
+    /// measure the replacement model against the model.
+    #[arg(long, conflicts_with_all = ["hook", "transcoder", "sae"])]
+    transcoders: bool,
     /// Features per channel of the model.
     #[arg(long, default_value_t = 8)]
     expansion: usize,
@@ -93,6 +97,10 @@ pub fn run(a: Args) -> Result<(), String> {
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
     let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
+    if a.transcoders {
+        run.start_transcoders(config, train, threads).map_err(crate::shared::explain)?;
+        return crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json);
+    }
     match &a.sae {
         None => run.start_features(config, train, threads),
         Some(dir) => {
@@ -101,17 +109,11 @@ pub fn run(a: Args) -> Result<(), String> {
         }
     }
     .map_err(crate::shared::explain)?;
-    let mut train_s = 0.0;
-    let mut step = 0;
-    while step < steps {
-        let n = a.every.max(1).min(steps - step);
-        let start = crate::shared::now_ms();
-        let report = run.train_features(n, &crate::shared::now_ms).map_err(|e| e.to_string())?;
-        train_s += (crate::shared::now_ms() - start) / 1e3;
-        if let Some(reason) = report.stopped {
-            return Err(reason);
-        }
-        step = run.features().map_or(step + n, |t| t.step_count());
+    let train_chunk = |run: &mut gpt::Run, n| {
+        let report = run.train_features(n, &crate::shared::now_ms)?;
+        Ok((report, run.features().map_or(0, |t| t.step_count())))
+    };
+    crate::shared::train_in_chunks(&mut run, steps, a.every, train_chunk, |run, step, train_s, report| {
         let m = run.feature_measures(a.measure_batches).map_err(|e| e.to_string())?;
         let tokens = step * a.rows * run.seq_len();
         if a.json {
@@ -136,7 +138,8 @@ pub fn run(a: Args) -> Result<(), String> {
                 m.loss_zeroed
             );
         }
-    }
+        Ok(())
+    })?;
     crate::feature_views::show(&run, &a.views, a.measure_batches, a.json)?;
     if let Some(path) = &a.rows_out {
         std::fs::write(path, rows_json(&run, a.measure_batches)?.to_string())
@@ -164,7 +167,8 @@ fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String
     let (idx, targets) = &rows.batches[0];
     let batch = gpt::Batch { idx, targets, b: rows.b, t: rows.t };
     let ws = gpt::workspace::Workspace::default();
-    let codes = sae.sae().encode(&ws, &sae.activations(&ws, batch).map_err(|e| e.to_string())?.0);
+    let read = sae.activations(&ws, batch).map_err(|e| e.to_string())?.swap_remove(0).0;
+    let codes = sae.sae().encode(&ws, &read);
     let signed =
         |v: &[usize]| -> Vec<i64> { v.iter().map(|&t| if t == gpt::ops::IGNORE { -1 } else { t as i64 }).collect() };
     let batches: Vec<_> = rows

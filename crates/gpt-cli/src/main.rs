@@ -14,6 +14,7 @@ mod sample;
 mod setting_flags;
 mod shared;
 mod train;
+mod transcoders;
 mod walk;
 
 use clap::{Parser, Subcommand};

@@ -86,3 +86,28 @@ pub fn now_ms() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1e3
 }
+
+/// Trains `steps` steps, `every` at a time, by `train` (a chunk of `n` steps: its report and the
+/// step count after it), and calls `after(run, step, seconds spent training, report)` after each.
+pub fn train_in_chunks(
+    run: &mut gpt::Run,
+    steps: usize,
+    every: usize,
+    mut train: impl FnMut(&mut gpt::Run, usize) -> gpt::Result<(gpt::train::TrainReport, usize)>,
+    mut after: impl FnMut(&gpt::Run, usize, f64, &gpt::train::TrainReport) -> Result<(), String>,
+) -> Result<(), String> {
+    let (mut train_s, mut step) = (0.0, 0);
+    while step < steps {
+        let n = every.max(1).min(steps - step);
+        let start = now_ms();
+        let (report, count) = train(run, n).map_err(|e| e.to_string())?;
+        train_s += (now_ms() - start) / 1e3;
+        if let Some(reason) = report.stopped {
+            return Err(reason);
+        }
+        // A trainer that took no step moves the count on anyway, so the loop ends.
+        step = if count > step { count } else { step + n };
+        after(run, step, train_s, &report)?;
+    }
+    Ok(())
+}

@@ -1,7 +1,7 @@
 //! nanoGPT's `Block`: pre-norm attention and MLP, each added back into the residual stream.
 
 use super::attention::CausalSelfAttention;
-use super::edits::{apply, Site};
+use super::edits::{apply, given, Site};
 use super::extras::Extras;
 use super::kv_cache::{LayerCache, Scratch};
 use super::layers::Norm;
@@ -53,7 +53,14 @@ impl Block {
         let read_by_mlp = read(g, x1, Reader::Mlp { layer }, extras.rewire.as_deref_mut());
         let h = self.ln_2.forward(g, read_by_mlp);
         extras.hook(|| hook("ln2.hook_out"), h);
-        let m = self.mlp.forward(g, h, layer, extras);
+        let input = g.value(h).as_slice().expect("standard layout");
+        let m = match extras.rewire.as_deref_mut().and_then(|r| r.mlp_output(layer, input)) {
+            Some(out) => {
+                let shape = g.shape(h).to_vec();
+                given(g, &shape, &out)
+            }
+            None => self.mlp.forward(g, h, layer, extras),
+        };
         let m = apply(g, m, extras.edits, 0, |s| *s == Site::Mlp { layer });
         extras.hook(|| hook("hook_mlp_out"), m);
         if let Some(rewire) = extras.rewire.as_deref_mut() {

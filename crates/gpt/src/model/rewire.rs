@@ -87,6 +87,11 @@ pub trait Rewire {
 
     /// Layer `layer`'s MLP output.
     fn mlp(&mut self, _layer: usize, _out: &[f32]) {}
+    /// What layer `layer`'s MLP writes, in place of its own output, given what it reads (its
+    /// normalised input): a transcoder's output in the replacement model. None keeps the MLP.
+    fn mlp_output(&mut self, _layer: usize, _input: &[f32]) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// One head input read differently: the head, its part, and the stream as it reads it,

@@ -163,7 +163,7 @@ fn remove(sae: &Sae, codes: &Codes, values: &mut [f32], feature: usize) {
     let d = sae.d_in();
     for (n, row) in values.chunks_exact_mut(d).enumerate() {
         if let Some((_, a)) = codes.row(n).find(|&(j, _)| j == feature) {
-            sae.add_directions(std::iter::once((feature, -a)), row);
+            sae.view().add_directions(std::iter::once((feature, -a)), row);
         }
     }
 }

@@ -78,7 +78,7 @@ impl<W: Watch> Run<W> {
         let rows = self.feature_rows(batches)?;
         for (idx, targets) in &rows.batches {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
-            let (x, y) = trainee.activations(&ws, batch)?;
+            let (x, y) = trainee.activations(&ws, batch)?.swap_remove(0);
             let codes = sae.encode(&ws, &x);
             let recon = sae.decode(&codes);
             sums.add(y.as_deref().unwrap_or(&x), &recon, d);
@@ -119,9 +119,14 @@ impl<W: Watch> Run<W> {
     /// The held-out batches the measures read: `batches` of the autoencoder's rows, drawn the
     /// same way every time.
     pub fn feature_rows(&self, batches: usize) -> Result<FeatureRows> {
-        let data = self.data.as_ref().ok_or_else(super::training::no_text)?;
         let trainer = self.features.as_ref().ok_or_else(no_features)?;
-        let (b, block) = (trainer.train_config().batch_size, self.model().config().block_size);
+        self.held_out_rows(trainer.train_config().batch_size, batches)
+    }
+
+    /// `batches` held-out batches of `b` rows, drawn the same way every time.
+    pub(super) fn held_out_rows(&self, b: usize, batches: usize) -> Result<FeatureRows> {
+        let data = self.data.as_ref().ok_or_else(super::training::no_text)?;
+        let block = self.model().config().block_size;
         let mut rng = Rng::new(MEASURE_SEED);
         let (mut x, mut y) = (Vec::new(), Vec::new());
         let batches = (0..batches.max(1))
@@ -141,7 +146,7 @@ fn codes_per_token(fired: &[usize], tokens: usize) -> f32 {
 /// Running sums for the reconstruction error and the activations' variance, in f64 (the variance
 /// is a difference of two large, nearly equal numbers).
 #[derive(Default)]
-struct Sums {
+pub(super) struct Sums {
     tokens: usize,
     squared_error: f64,
     squared_norm: f64,
@@ -150,11 +155,11 @@ struct Sums {
 }
 
 impl Sums {
-    fn new(d: usize) -> Sums {
+    pub(super) fn new(d: usize) -> Sums {
         Sums { sum: vec![0.0; d], ..Sums::default() }
     }
 
-    fn add(&mut self, x: &[f32], recon: &[f32], d: usize) {
+    pub(super) fn add(&mut self, x: &[f32], recon: &[f32], d: usize) {
         for (row, r) in x.chunks_exact(d).zip(recon.chunks_exact(d)) {
             self.tokens += 1;
             for ((&a, &b), m) in row.iter().zip(r).zip(self.sum.iter_mut()) {
@@ -175,7 +180,7 @@ impl Sums {
         self.squared_norm / n - self.sum.iter().map(|s| (s / n).powi(2)).sum::<f64>()
     }
 
-    fn explained_variance(&self) -> f32 {
+    pub(super) fn explained_variance(&self) -> f32 {
         (1.0 - self.squared_error / self.tokens.max(1) as f64 / self.variance()) as f32
     }
 }

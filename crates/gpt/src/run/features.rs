@@ -8,6 +8,7 @@ use super::{no_features, Run};
 use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
 use crate::error::Result;
+use crate::model::HookPoint;
 use crate::rng::Rng;
 use crate::sae::{Sae, SaeConfig, SaeTrainee, SavedSae};
 use crate::train::{Batches, TrainReport, Trainer};
@@ -72,7 +73,7 @@ impl<W: Watch> Run<W> {
     pub fn use_features(&mut self, mut sae: Sae, train: TrainConfig, threads: usize, centre: bool) -> Result<()> {
         train.validate()?;
         let model = Arc::new(frozen_copy(self.model())?);
-        let sample = self.sample_activations(&model, *sae.config(), train.batch_size)?;
+        let sample = self.sample_activations(&model, &[sae.config().writes()], train.batch_size)?.swap_remove(0);
         if centre {
             sae.centre(&sample);
         }
@@ -116,23 +117,24 @@ impl<W: Watch> Run<W> {
         Ok(trainer.train(n, &EveryPosition(data), now_ms))
     }
 
-    /// Rows of the model's activations where `config`'s output goes (its decoder bias starts at
-    /// their median, and its loss is measured against their variance), from `SAMPLE_BATCHES`
-    /// training batches.
-    fn sample_activations(&self, model: &GPT, config: SaeConfig, rows: usize) -> Result<Vec<f32>> {
+    /// Rows of the model's activations at each of `points` (where a dictionary's output goes: its
+    /// decoder bias starts at their median, and its loss is measured against their variance),
+    /// from `SAMPLE_BATCHES` training batches.
+    pub(super) fn sample_activations(&self, model: &GPT, points: &[HookPoint], rows: usize) -> Result<Vec<Vec<f32>>> {
         let data = self.data.as_ref().ok_or_else(super::training::no_text)?;
         let block = model.config().block_size;
         let t = data.seq_len(block);
         let mut rng = Rng::new(super::feature_measures::MEASURE_SEED ^ 1);
         let (mut x, mut y) = (Vec::new(), Vec::new());
-        let mut sample = Vec::new();
+        let mut samples = vec![Vec::new(); points.len()];
         let ws = Workspace::default();
         for _ in 0..SAMPLE_BATCHES {
             data.batch(Split::Train, rows, block, &mut rng, &mut x, &mut y);
             let idx: Vec<usize> = x.iter().map(|&i| i as usize).collect();
-            sample.extend(model.activations(&ws, &idx, rows, t, config.writes())?);
+            let read = model.activations_at(&ws, &idx, rows, t, points)?;
+            samples.iter_mut().zip(read).for_each(|(sample, values)| sample.extend(values));
         }
-        Ok(sample)
+        Ok(samples)
     }
 }
 
@@ -153,7 +155,7 @@ pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
 }
 
 /// A copy of `model` that the autoencoder's training reads while the run may go on training.
-fn frozen_copy(model: &GPT) -> Result<GPT> {
+pub(super) fn frozen_copy(model: &GPT) -> Result<GPT> {
     let mut copy = GPT::new(model.config().clone(), 0)?;
     copy.params_mut().values = model.params().values.clone();
     Ok(copy)

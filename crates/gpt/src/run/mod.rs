@@ -14,7 +14,8 @@
 //! - `feature_measures.rs`: SAELens's measures of it on held-out batches;
 //! - `feature_index.rs`: what each feature means: where it fires, what the loss needs of it;
 //! - `feature_edits.rs`: a feature knocked out, or added to steer generation;
-//! - `feature_requests.rs`: the page's requests of the autoencoder, one entry point for them all.
+//! - `feature_requests.rs`: the page's requests of the autoencoder, one entry point for them all;
+//! - `transcoders.rs`: a transcoder per MLP, trained together, and the replacement model's measures.
 
 mod adjust;
 mod feature_edits;
@@ -27,6 +28,7 @@ mod problems;
 mod sharing;
 mod state;
 mod training;
+mod transcoders;
 
 pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
@@ -39,6 +41,7 @@ pub use problems::{Origin, Solution, TaskDetails};
 pub use sharing::{HelperCopy, RunJob};
 pub use state::{Details, Milestones, Onset, Status, TrainingCurve, GENERALISED};
 pub use training::Watch;
+pub use transcoders::{LayerMeasures, TranscoderMeasures};
 
 use crate::checkpoint::{self, Checkpoint};
 use crate::config::Budget;
@@ -70,6 +73,8 @@ pub struct Run<W> {
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
     /// Whether the job under way is the autoencoder's.
     pub(crate) features_job: bool,
+    /// A transcoder per MLP in training on the model (`transcoders.rs`).
+    pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -143,6 +148,7 @@ impl<W: Watch> Run<W> {
             feature_index: Default::default(),
             feature_baseline: Default::default(),
             features_job: false,
+            transcoders: None,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::codes::Codes;
 use super::config::Architecture;
-use super::weights::{Sae, W_ENC};
+use super::weights::{SaeRef, W_ENC};
 use crate::workspace::Workspace;
 
 /// A batch's losses, each a mean over its tokens.
@@ -33,16 +33,17 @@ pub(crate) fn squared_error(a: &[f32], b: &[f32]) -> f32 {
 /// The losses of `sae` on `x` (rows of `d_in` activations) against `target` (`x` itself for an
 /// autoencoder, the MLP's output for a transcoder), the `dead` features (when given)
 /// reconstructing the error for TopK's auxiliary loss; writes `weight` times their gradient into
-/// `grads` (every parameter, flat), then the tallies: how many rows each feature fired on, and
-/// the rows.
+/// `grads` (its four tensors, flat) and adds how many rows each feature fired on to `fired`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn backward(
-    sae: &Sae,
+    sae: SaeRef,
     ws: &Workspace,
     x: &[f32],
     target: &[f32],
     dead: Option<&[bool]>,
     weight: f32,
     grads: &mut [f32],
+    fired: &mut [f32],
 ) -> Losses {
     let (d, m) = (sae.d_in(), sae.d_sae());
     let rows = x.len() / d;
@@ -58,7 +59,7 @@ pub(crate) fn backward(
     let (g_w_enc, rest) = grads.split_at_mut(d * m);
     let (g_b_enc, rest) = rest.split_at_mut(m);
     let (g_w_dec, rest) = rest.split_at_mut(m * d);
-    let (g_b_dec, tallies) = rest.split_at_mut(d);
+    let g_b_dec = rest;
     // The encoder's gradient, one contiguous row per feature: its transpose.
     let mut g_enc_t = ws.zeros(m * d);
     let mut through = |j: usize, a: f32, d_out: &[f32], extra: f32, row: usize| {
@@ -82,10 +83,9 @@ pub(crate) fn backward(
         for (j, a) in codes.row(n) {
             losses.l1 += l1 * a * per_row;
             through(j, a, &d_out, weight * l1 * per_row, n);
-            tallies[j] += 1.0;
+            fired[j] += 1.0;
         }
     }
-    tallies[m] = rows as f32;
     if let (Architecture::TopK { aux_coefficient, .. }, Some(dead)) = (architecture, dead) {
         let num_dead = dead.iter().filter(|&&x| x).count();
         let k_aux = (d / 2).max(1);

@@ -3,19 +3,23 @@
 //! rewrites each token's as a few firing features out of thousands (`codes.rs`), each a direction
 //! of the decoder (`weights.rs`, under SAELens's names). It trains through the GPT's own trainer
 //! (`trainee.rs`: a [`crate::train::Trainable`] on a frozen copy of the model; its loss and
-//! gradient in `loss.rs`), by settings checked in `config.rs`.
+//! gradient in `loss.rs`), by settings checked in `config.rs`. A transcoder per MLP
+//! (`transcoders.rs`) trains through the same trainee, and stands in for the MLPs in the
+//! replacement model.
 
 mod codes;
 mod config;
 mod loss;
 mod trainee;
+mod transcoders;
 mod weights;
 
 pub use codes::Codes;
 pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
 pub use loss::Losses;
-pub use trainee::{SaeTrainee, SavedSae};
-pub use weights::{Sae, NAMES};
+pub use trainee::{Dictionaries, SaeTrainee, SavedSae};
+pub use transcoders::{Replacement, Transcoders};
+pub use weights::{Sae, SaeRef, NAMES};
 
 #[cfg(test)]
 mod tests;

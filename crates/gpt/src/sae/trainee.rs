@@ -1,12 +1,13 @@
-//! A sparse autoencoder as the trainer trains it: on a frozen copy of a run's model, whose
-//! activations at the autoencoder's hook point each batch of the run's own text or problems
-//! gives (`loss.rs` computes the loss and its gradient). Each step's shards also count how often
-//! each feature fired (the tallies), from which every copy of the autoencoder alike knows which
-//! are dead.
+//! A sparse autoencoder, or a transcoder per MLP, as the trainer trains it: on a frozen copy of
+//! a run's model, whose activations at each dictionary's hook points each batch of the run's own
+//! text or problems gives, from one pass (`loss.rs` computes each loss and its gradient). Each
+//! step's shards also count how often each feature fired (the tallies), from which every copy
+//! alike knows which are dead.
 
 use super::config::SaeConfig;
 use super::loss::{backward, squared_error};
-use super::weights::Sae;
+use super::transcoders::Transcoders;
+use super::weights::{Sae, SaeRef};
 use crate::config::{GPTConfig, TrainConfig};
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
@@ -19,17 +20,69 @@ use crate::GPT;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// An autoencoder in training on a frozen model.
-pub struct SaeTrainee {
-    sae: Sae,
+/// A dictionary's activations for a batch: what it reads, and what it should write when that
+/// differs (a transcoder's MLP output).
+pub type Read = (Vec<f32>, Option<Vec<f32>>);
+
+/// What a trainee trains: one autoencoder, or a transcoder per MLP, each a dictionary of
+/// features whose four tensors follow the one before's in its parameters.
+pub trait Dictionaries: Send + Sync {
+    fn params(&self) -> &Params;
+    fn params_mut(&mut self) -> &mut Params;
+    /// Each dictionary, in the order of its tensors.
+    fn each(&self) -> Vec<SaeRef<'_>>;
+    /// Scales every decoder row to unit norm.
+    fn normalize_decoders(&mut self);
+}
+
+impl Dictionaries for Sae {
+    fn params(&self) -> &Params {
+        Sae::params(self)
+    }
+
+    fn params_mut(&mut self) -> &mut Params {
+        Sae::params_mut(self)
+    }
+
+    fn each(&self) -> Vec<SaeRef<'_>> {
+        vec![self.view()]
+    }
+
+    fn normalize_decoders(&mut self) {
+        self.normalize_decoder();
+    }
+}
+
+impl Dictionaries for Transcoders {
+    fn params(&self) -> &Params {
+        Transcoders::params(self)
+    }
+
+    fn params_mut(&mut self) -> &mut Params {
+        Transcoders::params_mut(self)
+    }
+
+    fn each(&self) -> Vec<SaeRef<'_>> {
+        Transcoders::each(self)
+    }
+
+    fn normalize_decoders(&mut self) {
+        Transcoders::normalize_decoders(self);
+    }
+}
+
+/// An autoencoder (or transcoders) in training on a frozen model.
+pub struct SaeTrainee<D: Dictionaries = Sae> {
+    sae: D,
     model: Arc<GPT>,
     /// The step the model was at when it was frozen.
     model_step: usize,
-    /// Training tokens since each feature last fired, up to the config's `dead_tokens` (past it a
-    /// feature is dead however long it stays silent), so every count is a whole `f32`.
+    /// Training tokens since each feature last fired (each dictionary's after the one before's), up
+    /// to the config's `dead_tokens` (past it a feature is dead however long it stays silent), so
+    /// every count is a whole `f32`.
     since_fired: Vec<f32>,
-    /// The activations' variance summed over channels: the loss of guessing their mean.
-    variance: f32,
+    /// Each dictionary's output's variance summed over channels: the loss of guessing its mean.
+    variances: Vec<f32>,
 }
 
 /// What a checkpoint keeps of an autoencoder beside its weights (`sae.W_enc`, …): its settings,
@@ -59,17 +112,7 @@ impl SaeTrainee {
     /// `sae` to train on `model`'s activations, whose variance (summed over channels) `variance`
     /// is: a step whose loss is far past it has diverged.
     pub fn new(sae: Sae, model: Arc<GPT>, model_step: usize, variance: f32) -> Result<SaeTrainee> {
-        let c = model.config();
-        if sae.d_in() != c.n_embd {
-            return Err(Error::Config(format!(
-                "the autoencoder reads {} channels, the model has {}",
-                sae.d_in(),
-                c.n_embd
-            )));
-        }
-        sae.config().validate(c.n_layer, c.n_embd)?;
-        let since_fired = vec![0.0; sae.d_sae()];
-        Ok(SaeTrainee { sae, model, model_step, since_fired, variance })
+        SaeTrainee::of(sae, model, model_step, vec![variance])
     }
 
     /// A helper's copy: `config`'s autoencoder on a model `model` describes, its weights and the
@@ -89,6 +132,40 @@ impl SaeTrainee {
         self.sae
     }
 
+    /// The activations' variance it measures its loss against.
+    pub fn variance(&self) -> f32 {
+        self.variances[0]
+    }
+}
+
+impl<D: Dictionaries> SaeTrainee<D> {
+    /// `dictionaries` to train on `model`'s activations, whose variances (summed over channels,
+    /// one per dictionary's output) `variances` are: a step whose loss is far past them has diverged.
+    pub fn of(dictionaries: D, model: Arc<GPT>, model_step: usize, variances: Vec<f32>) -> Result<SaeTrainee<D>> {
+        let c = model.config();
+        let each = dictionaries.each();
+        for sae in &each {
+            if sae.d_in() != c.n_embd {
+                return Err(Error::Config(format!(
+                    "the autoencoder reads {} channels, the model has {}",
+                    sae.d_in(),
+                    c.n_embd
+                )));
+            }
+            sae.config().validate(c.n_layer, c.n_embd)?;
+        }
+        if variances.len() != each.len() {
+            return Err(Error::Config(format!("{} variances for {} dictionaries", variances.len(), each.len())));
+        }
+        let since_fired = vec![0.0; each.iter().map(SaeRef::d_sae).sum()];
+        Ok(SaeTrainee { sae: dictionaries, model, model_step, since_fired, variances })
+    }
+
+    /// What it trains.
+    pub fn dictionaries(&self) -> &D {
+        &self.sae
+    }
+
     pub fn model(&self) -> &GPT {
         &self.model
     }
@@ -106,33 +183,55 @@ impl SaeTrainee {
     /// Takes back the counts a checkpoint kept, when there is one per feature.
     pub fn set_since_fired(&mut self, since_fired: &[u64]) {
         if since_fired.len() == self.since_fired.len() {
-            let window = self.sae.config().dead_tokens as u64;
+            let window = self.window() as u64;
             self.since_fired = since_fired.iter().map(|&s| s.min(window) as f32).collect();
         }
     }
 
-    /// The activations' variance it measures its loss against.
-    pub fn variance(&self) -> f32 {
-        self.variance
+    /// Each dictionary's output's variance.
+    pub fn variances(&self) -> &[f32] {
+        &self.variances
     }
 
-    /// Which features have not fired for the config's `dead_tokens` training tokens.
+    /// How much each dictionary's squared error weighs in the loss: a lone autoencoder's is
+    /// SAELens's loss; a set's each count over their own variance (normalised), so that a
+    /// quiet MLP weighs as much as a loud one.
+    fn weights(&self) -> Vec<f32> {
+        match self.variances[..] {
+            [_] => vec![1.0],
+            ref all => all.iter().map(|v| 1.0 / v.max(f32::MIN_POSITIVE)).collect(),
+        }
+    }
+
+    /// The step's loss a guess of each output's mean would have.
+    fn guessing_loss(&self) -> f32 {
+        self.variances.iter().zip(self.weights()).map(|(v, w)| v * w).sum()
+    }
+
+    /// Which features have not fired for the config's `dead_tokens` training tokens, each
+    /// dictionary's after the one before's.
     pub fn dead(&self) -> Vec<bool> {
-        let window = self.sae.config().dead_tokens as f32;
+        let window = self.window();
         self.since_fired.iter().map(|&s| s >= window).collect()
     }
 
-    /// The activations of `batch` the autoencoder reads, rows of `d_in`, and for a transcoder
-    /// those it should write (an autoencoder's are what it reads).
-    pub fn activations(&self, ws: &Workspace, batch: Batch) -> Result<(Vec<f32>, Option<Vec<f32>>)> {
-        let config = self.sae.config();
-        let points: Vec<HookPoint> = [Some(config.point), config.output].into_iter().flatten().collect();
+    /// The training tokens a feature may stay silent before it counts as dead (a set's
+    /// dictionaries share their settings).
+    fn window(&self) -> f32 {
+        self.sae.each()[0].config().dead_tokens as f32
+    }
+
+    /// The activations of `batch` each dictionary reads, rows of `d_in`, and for a transcoder
+    /// those it should write (an autoencoder's are what it reads), from one pass.
+    pub fn activations(&self, ws: &Workspace, batch: Batch) -> Result<Vec<Read>> {
+        let configs: Vec<SaeConfig> = self.sae.each().iter().map(|sae| *sae.config()).collect();
+        let points: Vec<HookPoint> = configs.iter().flat_map(|c| [Some(c.point), c.output]).flatten().collect();
         let mut read = self.model.activations_at(ws, batch.idx, batch.b, batch.t, &points)?.into_iter();
-        Ok((read.next().expect("a point read"), read.next()))
+        Ok(configs.iter().map(|c| (read.next().expect("a point read"), c.output.and_then(|_| read.next()))).collect())
     }
 }
 
-impl Trainable for SaeTrainee {
+impl<D: Dictionaries> Trainable for SaeTrainee<D> {
     fn params(&self) -> &Params {
         self.sae.params()
     }
@@ -157,7 +256,7 @@ impl Trainable for SaeTrainee {
     }
 
     fn uniform_loss(&self) -> f32 {
-        self.variance
+        self.guessing_loss()
     }
 
     fn loss_and_grad(
@@ -171,28 +270,46 @@ impl Trainable for SaeTrainee {
         if grads.len() != self.grad_len() {
             return Err(Error::Data(format!("expected {} gradients, got {}", self.grad_len(), grads.len())));
         }
-        let (x, y) = self.activations(ws, batch)?;
-        let dead = self.dead();
-        Ok(backward(&self.sae, ws, &x, y.as_deref().unwrap_or(&x), Some(&dead), weight, grads).total())
+        let reads = self.activations(ws, batch)?;
+        let (dead, each) = (self.dead(), self.sae.each());
+        let (mut grads, tallies) = grads.split_at_mut(self.params().count());
+        let (mut fired, tokens) = tallies.split_at_mut(self.since_fired.len());
+        fired.fill(0.0);
+        let (mut dead, mut loss) = (&dead[..], 0.0);
+        for ((sae, (x, y)), w) in each.iter().zip(&reads).zip(self.weights()) {
+            let (d, m) = (sae.d_in(), sae.d_sae());
+            let (own, rest) = std::mem::take(&mut grads).split_at_mut(2 * d * m + m + d);
+            let (own_fired, rest_fired) = std::mem::take(&mut fired).split_at_mut(m);
+            let (own_dead, rest_dead) = dead.split_at(m);
+            let target = y.as_deref().unwrap_or(x);
+            loss += w * backward(*sae, ws, x, target, Some(own_dead), weight * w, own, own_fired).total();
+            (grads, fired, dead) = (rest, rest_fired, rest_dead);
+        }
+        tokens[0] = (batch.b * batch.t) as f32;
+        Ok(loss)
     }
 
     /// An evaluation batch's reconstruction error, ‖x̂ − x‖² per token (a transcoder's against the
-    /// MLP's output).
+    /// MLP's output), weighed as the loss weighs it.
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
-        let (x, y) = self.activations(ws, batch)?;
-        let recon = self.sae.decode(&self.sae.encode(ws, &x));
-        Ok((squared_error(&recon, y.as_deref().unwrap_or(&x)) / (x.len() / self.sae.d_in()).max(1) as f32, 0))
+        let reads = self.activations(ws, batch)?;
+        let mut error = 0.0;
+        for ((sae, (x, y)), w) in self.sae.each().iter().zip(&reads).zip(self.weights()) {
+            let recon = sae.decode(&sae.encode(ws, x));
+            error += w * squared_error(&recon, y.as_deref().unwrap_or(x)) / (x.len() / sae.d_in()).max(1) as f32;
+        }
+        Ok((error, 0))
     }
 
     /// A count per feature, then the step's tokens.
     fn tally_len(&self) -> usize {
-        self.sae.d_sae() + 1
+        self.since_fired.len() + 1
     }
 
     fn after_step(&mut self, tallies: &[f32]) {
-        self.sae.normalize_decoder();
+        self.sae.normalize_decoders();
         let Some((&tokens, fired)) = tallies.split_last() else { return };
-        let window = self.sae.config().dead_tokens as f32;
+        let window = self.window();
         for (since, &count) in self.since_fired.iter_mut().zip(fired) {
             *since = if count > 0.0 { 0.0 } else { (*since + tokens).min(window) };
         }

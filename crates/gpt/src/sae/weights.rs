@@ -9,7 +9,7 @@ use crate::ops::gemm::gemm;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
 use crate::workspace::Workspace;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
 /// SAELens's tensor names, in the order of the flat buffers: `W_enc` (d_in, d_sae), `b_enc`
 /// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in).
@@ -29,7 +29,6 @@ const ENCODER_START: f32 = 0.01;
 pub struct Sae {
     config: SaeConfig,
     d_in: usize,
-    d_sae: usize,
     params: Params,
 }
 
@@ -46,7 +45,7 @@ impl Sae {
         params.add(NAMES[B_ENC].into(), &[d_sae], Init::Zeros, &mut rng);
         params.add(NAMES[W_DEC].into(), &[d_sae, d_in], Init::Normal(1.0), &mut rng);
         params.add(NAMES[B_DEC].into(), &[d_in], Init::Zeros, &mut rng);
-        let mut sae = Sae { config, d_in, d_sae, params };
+        let mut sae = Sae { config, d_in, params };
         sae.normalize_decoder();
         let w_dec = sae.params.values[W_DEC].clone();
         sae.params.values[W_ENC].assign(&(w_dec.t().to_owned() * ENCODER_START));
@@ -65,7 +64,7 @@ impl Sae {
                 )));
             }
         }
-        Ok(Sae { config, d_in, d_sae, params })
+        Ok(Sae { config, d_in, params })
     }
 
     pub fn config(&self) -> &SaeConfig {
@@ -79,7 +78,7 @@ impl Sae {
 
     /// Its features.
     pub fn d_sae(&self) -> usize {
-        self.d_sae
+        self.view().d_sae()
     }
 
     pub fn params(&self) -> &Params {
@@ -90,64 +89,85 @@ impl Sae {
         &mut self.params
     }
 
-    pub(crate) fn slice(&self, k: usize) -> &[f32] {
-        self.params.values[k].as_slice().expect("parameters are kept in standard layout")
+    /// Scales every decoder row to unit norm, so that a feature's activation is its length along
+    /// its direction.
+    pub(crate) fn normalize_decoder(&mut self) {
+        normalize_rows(self.params.values[W_DEC].as_slice_mut().expect("standard layout"), self.d_in);
+    }
+
+    /// Sets the decoder bias to the geometric median of `sample` (rows of `d_in` activations): the
+    /// point the reconstruction starts from, as Gao et al. do.
+    pub fn centre(&mut self, sample: &[f32]) {
+        if sample.len() < self.d_in {
+            return;
+        }
+        let median = geometric_median(sample, self.d_in);
+        let b_dec = self.params.values[B_DEC].as_slice_mut().expect("standard layout");
+        b_dec.copy_from_slice(&median);
+    }
+
+    /// Its weights as its two halves read them.
+    pub fn view(&self) -> SaeRef<'_> {
+        SaeRef::new(self.config, self.d_in, &self.params.values)
+    }
+
+    /// Which features fire on each row of `x` (rows of `d_in` activations), and how strongly.
+    pub fn encode(&self, ws: &Workspace, x: &[f32]) -> Codes {
+        self.view().encode(ws, x)
+    }
+
+    /// The reconstruction of each row from its codes (see [`SaeRef::decode`]).
+    pub fn decode(&self, codes: &Codes) -> Vec<f32> {
+        self.view().decode(codes)
     }
 
     /// Feature `j`'s direction in the model's activations: its decoder row.
     pub fn direction(&self, j: usize) -> &[f32] {
+        self.view().direction(j)
+    }
+}
+
+/// An autoencoder's weights as its encoder and decoder read them: an autoencoder's own
+/// ([`Sae::view`]) or one layer's of a set of transcoders (its four tensors in [`NAMES`]' order).
+#[derive(Clone, Copy)]
+pub struct SaeRef<'a> {
+    config: SaeConfig,
+    d_in: usize,
+    values: &'a [ArrayD<f32>],
+}
+
+impl<'a> SaeRef<'a> {
+    /// `values`' first four tensors, shaped for `config` on `d_in` channels.
+    pub(crate) fn new(config: SaeConfig, d_in: usize, values: &'a [ArrayD<f32>]) -> SaeRef<'a> {
+        SaeRef { config, d_in, values }
+    }
+
+    pub fn config(&self) -> &SaeConfig {
+        &self.config
+    }
+
+    pub fn d_in(&self) -> usize {
+        self.d_in
+    }
+
+    pub fn d_sae(&self) -> usize {
+        self.config.d_sae(self.d_in)
+    }
+
+    pub(crate) fn slice(&self, k: usize) -> &'a [f32] {
+        self.values[k].as_slice().expect("parameters are kept in standard layout")
+    }
+
+    /// Feature `j`'s direction in the model's activations: its decoder row.
+    pub fn direction(&self, j: usize) -> &'a [f32] {
         &self.slice(W_DEC)[j * self.d_in..(j + 1) * self.d_in]
-    }
-
-    /// Scales every decoder row to unit norm, so that a feature's activation is its length along
-    /// its direction.
-    pub(crate) fn normalize_decoder(&mut self) {
-        let d = self.d_in;
-        let w = self.params.values[W_DEC].as_slice_mut().expect("standard layout");
-        for row in w.chunks_exact_mut(d) {
-            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                row.iter_mut().for_each(|x| *x /= norm);
-            }
-        }
-    }
-
-    /// Sets the decoder bias to the geometric median of `sample` (rows of `d_in` activations), by
-    /// Weiszfeld's iterations: the point the reconstruction starts from, as Gao et al. do.
-    pub fn centre(&mut self, sample: &[f32]) {
-        let d = self.d_in;
-        let rows = sample.len() / d;
-        if rows == 0 {
-            return;
-        }
-        let mut median: Vec<f64> = vec![0.0; d];
-        for row in sample.chunks_exact(d) {
-            median.iter_mut().zip(row).for_each(|(m, &x)| *m += x as f64 / rows as f64);
-        }
-        for _ in 0..50 {
-            let (mut next, mut total) = (vec![0.0f64; d], 0.0f64);
-            for row in sample.chunks_exact(d) {
-                let dist = row.iter().zip(&median).map(|(&x, m)| (x as f64 - m).powi(2)).sum::<f64>().sqrt();
-                let w = 1.0 / dist.max(1e-8);
-                next.iter_mut().zip(row).for_each(|(n, &x)| *n += w * x as f64);
-                total += w;
-            }
-            next.iter_mut().for_each(|n| *n /= total);
-            let moved = next.iter().zip(&median).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
-            median = next;
-            if moved < 1e-7 {
-                break;
-            }
-        }
-        let b_dec = self.params.values[B_DEC].as_slice_mut().expect("standard layout");
-        b_dec.iter_mut().zip(&median).for_each(|(b, &m)| *b = m as f32);
     }
 
     /// The encoder's pre-activations of `x` (rows of `d_in`): (x − b_dec) W_enc + b_enc, rows of
     /// `d_sae`; and `x − b_dec`, which the backward pass reads. A transcoder's b_dec is its output's
     /// bias, in another space than its input: it reads x as it is (SAELens's `Transcoder`).
     pub(crate) fn pre_activations(&self, ws: &Workspace, x: &[f32]) -> (Vec<f32>, Vec<f32>) {
-        let (d, m) = (self.d_in, self.d_sae);
+        let (d, m) = (self.d_in, self.d_sae());
         let rows = x.len() / d;
         let mut centred = ws.scratch(x.len());
         let shift = if self.config.is_transcoder() { 0.0 } else { 1.0 };
@@ -168,7 +188,7 @@ impl Sae {
     /// Which features fire on each row of `x` (rows of `d_in` activations), and how strongly.
     pub fn encode(&self, ws: &Workspace, x: &[f32]) -> Codes {
         let (pre, centred) = self.pre_activations(ws, x);
-        let codes = Codes::of(&pre, self.d_sae, self.config.architecture);
+        let codes = Codes::of(&pre, self.d_sae(), self.config.architecture);
         ws.recycle(pre);
         ws.recycle(centred);
         codes
@@ -193,4 +213,43 @@ impl Sae {
             row.iter_mut().zip(self.direction(j)).for_each(|(r, &w)| *r += a * w);
         }
     }
+}
+
+/// Scales every row of `w` (rows of `d`) to unit norm; a zero row stays zero.
+pub(crate) fn normalize_rows(w: &mut [f32], d: usize) {
+    for row in w.chunks_exact_mut(d) {
+        let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            row.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+}
+
+/// The geometric median of `sample` (rows of `d`), by Weiszfeld's iterations from the mean; zeros
+/// for no rows.
+pub(crate) fn geometric_median(sample: &[f32], d: usize) -> Vec<f32> {
+    let rows = sample.len() / d;
+    let mut median: Vec<f64> = vec![0.0; d];
+    if rows == 0 {
+        return vec![0.0; d];
+    }
+    for row in sample.chunks_exact(d) {
+        median.iter_mut().zip(row).for_each(|(m, &x)| *m += x as f64 / rows as f64);
+    }
+    for _ in 0..50 {
+        let (mut next, mut total) = (vec![0.0f64; d], 0.0f64);
+        for row in sample.chunks_exact(d) {
+            let dist = row.iter().zip(&median).map(|(&x, m)| (x as f64 - m).powi(2)).sum::<f64>().sqrt();
+            let w = 1.0 / dist.max(1e-8);
+            next.iter_mut().zip(row).for_each(|(n, &x)| *n += w * x as f64);
+            total += w;
+        }
+        next.iter_mut().for_each(|n| *n /= total);
+        let moved = next.iter().zip(&median).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+        median = next;
+        if moved < 1e-7 {
+            break;
+        }
+    }
+    median.into_iter().map(|m| m as f32).collect()
 }

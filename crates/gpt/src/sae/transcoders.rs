@@ -1,0 +1,126 @@
+//! A transcoder for every MLP of a model, trained together from one forward pass: what circuit
+//! tracing replaces the MLPs by (Ameisen et al. 2025). Layer `l`'s reads what block `l`'s MLP
+//! reads and writes what it writes; its four tensors are kept as `blocks.{l}.W_enc`, … in one set
+//! of parameters, so that one trainer trains them all.
+
+use super::config::SaeConfig;
+use super::weights::{geometric_median, normalize_rows, Sae, SaeRef, B_DEC, NAMES, W_DEC};
+use crate::error::{Error, Result};
+use crate::model::{HookPoint, Rewire};
+use crate::params::Params;
+use crate::workspace::Workspace;
+
+/// A transcoder per MLP, in one set of parameters.
+#[derive(Clone, Debug)]
+pub struct Transcoders {
+    /// Every layer's settings but where it reads and writes (block 0's).
+    config: SaeConfig,
+    layers: usize,
+    d_in: usize,
+    params: Params,
+}
+
+impl Transcoders {
+    /// Fresh transcoders, one per block of a model of `layers` blocks and `d_in` channels, each
+    /// started as a lone transcoder of `config`'s kind would be (seeded `seed + layer`).
+    pub fn new(config: SaeConfig, layers: usize, d_in: usize, seed: u64) -> Result<Transcoders> {
+        let mut params = Params::default();
+        for layer in 0..layers {
+            let sae = Sae::new(Self::at(config, layer), layers, d_in, seed + layer as u64)?;
+            let own = sae.params();
+            for (name, value) in own.names.iter().zip(&own.values) {
+                params.names.push(format!("blocks.{layer}.{name}"));
+                params.values.push(value.clone());
+            }
+        }
+        Ok(Transcoders { config: Self::at(config, 0), layers, d_in, params })
+    }
+
+    /// Transcoders with these weights (a saved set's), checked against `config` (the kind of each).
+    pub fn from_params(config: SaeConfig, layers: usize, d_in: usize, params: Params) -> Result<Transcoders> {
+        let fresh = Transcoders::new(config, layers, d_in, 0)?;
+        let same = |(a, b): (&ndarray::ArrayD<f32>, &ndarray::ArrayD<f32>)| a.shape() == b.shape();
+        if params.names != fresh.params.names || !params.values.iter().zip(&fresh.params.values).all(same) {
+            return Err(Error::Format(format!(
+                "the transcoders do not fit this model: {layers} layers of {d_in} channels, {} features each",
+                config.d_sae(d_in)
+            )));
+        }
+        Ok(Transcoders { params, ..fresh })
+    }
+
+    /// `config`'s kind of transcoder, for block `layer`'s MLP.
+    fn at(config: SaeConfig, layer: usize) -> SaeConfig {
+        SaeConfig { point: HookPoint::MlpIn { layer }, output: Some(HookPoint::MlpOut { layer }), ..config }
+    }
+
+    /// Block 0's settings (every layer's but where it reads and writes).
+    pub fn config(&self) -> &SaeConfig {
+        &self.config
+    }
+
+    pub fn layers(&self) -> usize {
+        self.layers
+    }
+
+    pub fn d_in(&self) -> usize {
+        self.d_in
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub(crate) fn params_mut(&mut self) -> &mut Params {
+        &mut self.params
+    }
+
+    /// Block `layer`'s transcoder.
+    pub fn layer(&self, layer: usize) -> SaeRef<'_> {
+        let at = layer * NAMES.len();
+        SaeRef::new(Self::at(self.config, layer), self.d_in, &self.params.values[at..at + NAMES.len()])
+    }
+
+    /// Every layer's transcoder, from block 0.
+    pub fn each(&self) -> Vec<SaeRef<'_>> {
+        (0..self.layers).map(|l| self.layer(l)).collect()
+    }
+
+    /// Sets block `layer`'s output bias to the geometric median of `sample` (rows of the MLP's
+    /// output), as a lone transcoder starts.
+    pub fn centre(&mut self, layer: usize, sample: &[f32]) {
+        let median = geometric_median(sample, self.d_in);
+        let b_dec = self.params.values[layer * NAMES.len() + B_DEC].as_slice_mut().expect("standard layout");
+        b_dec.iter_mut().zip(&median).for_each(|(b, &m)| *b = m);
+    }
+
+    pub(crate) fn normalize_decoders(&mut self) {
+        for layer in 0..self.layers {
+            let w = self.params.values[layer * NAMES.len() + W_DEC].as_slice_mut().expect("standard layout");
+            normalize_rows(w, self.d_in);
+        }
+    }
+
+    /// The replacement of the model's MLPs by these transcoders, for a forward pass.
+    pub fn replacement<'a>(&'a self, ws: &'a Workspace) -> Replacement<'a> {
+        Replacement { transcoders: self, ws }
+    }
+}
+
+/// The model with every MLP's output replaced by its transcoder's, from what the MLP reads in the
+/// same pass: the replacement model, without error nodes.
+pub struct Replacement<'a> {
+    transcoders: &'a Transcoders,
+    ws: &'a Workspace,
+}
+
+impl Rewire for Replacement<'_> {
+    fn delta(&mut self, _: crate::model::Reader) -> Option<Vec<f32>> {
+        None
+    }
+
+    fn mlp_output(&mut self, layer: usize, input: &[f32]) -> Option<Vec<f32>> {
+        let transcoder = self.transcoders.layer(layer);
+        Some(transcoder.decode(&transcoder.encode(self.ws, input)))
+    }
+}

@@ -1,0 +1,117 @@
+//! A transcoder per MLP, trained together through a run: the set's loss and gradient are each
+//! layer's lone transcoder's over its variance; it learns the same on any number of threads; and
+//! the replacement model is the model with each MLP's output replaced by its transcoder's.
+
+use gpt::model::HookPoint;
+use gpt::sae::{Architecture, Sae, SaeConfig, SaeTrainee, Transcoders, NAMES};
+use gpt::train::Trainable;
+use gpt::workspace::Workspace;
+use std::sync::Arc;
+
+fn trained_run(n_layer: usize) -> gpt::Run {
+    use gpt::{Budget, GPTConfig, Run, Settings, TrainConfig};
+    let model = GPTConfig { block_size: 16, n_layer, n_head: 2, n_embd: 16, ..Default::default() };
+    let train = TrainConfig { batch_size: 4, max_iters: 30, warmup_iters: 2, eval_iters: 1, ..Default::default() };
+    let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
+    let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
+    run.train(30, &|| 0.0).unwrap();
+    run
+}
+
+fn small() -> SaeConfig {
+    SaeConfig {
+        expansion: 4,
+        architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
+        ..SaeConfig::transcoder(0)
+    }
+}
+
+#[test]
+fn a_sets_loss_and_gradient_are_each_lone_transcoders_over_its_variance() {
+    let run = trained_run(2);
+    let model = Arc::new(gpt::GPT::new(run.model().config().clone(), 0).unwrap());
+    let c = model.config().clone();
+    let set = Transcoders::new(small(), c.n_layer, c.n_embd, 3).unwrap();
+    let variances = [2.0, 0.5];
+    let trainee = SaeTrainee::of(set.clone(), model.clone(), 0, variances.to_vec()).unwrap();
+    let ws = Workspace::default();
+    let (b, t) = (2, 8);
+    let idx: Vec<usize> = (0..b * t).map(|i| (i * 7) % c.vocab_size).collect();
+    let targets = vec![0; b * t];
+    let batch = gpt::Batch { idx: &idx, targets: &targets, b, t };
+    let mut grads = vec![0.0; trainee.grad_len()];
+    let loss = trainee.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
+    let (mut expected, mut at) = (0.0, 0);
+    for (layer, variance) in variances.iter().enumerate() {
+        let values = set.params().values[layer * 4..(layer + 1) * 4].to_vec();
+        let params = gpt::params::Params { names: NAMES.iter().map(|n| n.to_string()).collect(), values };
+        let config =
+            SaeConfig { point: HookPoint::MlpIn { layer }, output: Some(HookPoint::MlpOut { layer }), ..small() };
+        let lone =
+            SaeTrainee::new(Sae::from_params(config, c.n_layer, c.n_embd, params).unwrap(), model.clone(), 0, 1.0);
+        let lone = lone.unwrap();
+        let mut lone_grads = vec![0.0; lone.grad_len()];
+        expected += lone.loss_and_grad(&ws, batch, None, 1.0, &mut lone_grads).unwrap() / variance;
+        let n = lone.params().count();
+        for (i, (&got, &want)) in grads[at..at + n].iter().zip(&lone_grads[..n]).enumerate() {
+            assert!((got - want / variance).abs() <= 1e-5 * (1.0 + want.abs()), "layer {layer}, {i}: {got} vs {want}");
+        }
+        at += n;
+    }
+    assert!((loss - expected).abs() < 1e-5 * expected, "{loss} vs {expected}");
+    // Each layer's tallies, then the tokens.
+    assert_eq!(grads.len(), at + 2 * set.layer(0).d_sae() + 1);
+    assert_eq!(*grads.last().unwrap(), (b * t) as f32);
+}
+
+#[test]
+fn transcoders_learn_the_same_on_any_number_of_threads_and_stand_in_for_the_mlps() {
+    let mut run = trained_run(2);
+    let mut train = |threads: usize, steps: usize| {
+        run.start_transcoders(small(), gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
+        assert_eq!(run.train_transcoders(steps, &|| 0.0).unwrap().stopped, None);
+        let weights: Vec<f32> =
+            run.transcoders().unwrap().model().dictionaries().params().values.iter().flatten().copied().collect();
+        (weights, run.transcoder_measures(2).unwrap())
+    };
+    let (_, fresh) = train(1, 1);
+    let (one, trained) = train(1, 150);
+    let (two, _) = train(2, 150);
+    assert_eq!(one, two, "the same weights, bit for bit, on one thread or two");
+    for (layer, (before, after)) in fresh.layers.iter().zip(&trained.layers).enumerate() {
+        assert!(
+            after.normalized_mse < 0.5 && after.normalized_mse < before.normalized_mse,
+            "layer {layer}: {before:?} then {after:?}"
+        );
+        assert!((after.normalized_mse + after.explained_variance - 1.0).abs() < 1e-6);
+    }
+    assert!(trained.kl < fresh.kl && trained.top1_agreement >= fresh.top1_agreement, "{fresh:?} then {trained:?}");
+    assert!(trained.top1_agreement > 0.5 && trained.tokens > 0, "{trained:?}");
+}
+
+#[test]
+fn the_replacement_model_is_the_model_with_each_mlps_output_its_transcoders() {
+    // One block: what the MLP reads does not depend on the replacement, so replacing the MLP's
+    // output by the transcoder's (from the clean pass's input) must give the same logits.
+    let run = trained_run(1);
+    let model = run.model();
+    let c = model.config();
+    let set = Transcoders::new(small(), c.n_layer, c.n_embd, 9).unwrap();
+    let ws = Workspace::default();
+    let (b, t) = (2, 8);
+    let idx: Vec<usize> = (0..b * t).map(|i| (i * 5 + 1) % c.vocab_size).collect();
+    let replaced = model.rewired_logits(&idx, (b, t), None, &mut set.replacement(&ws)).unwrap();
+    let input = model.activations(&ws, &idx, b, t, HookPoint::MlpIn { layer: 0 }).unwrap();
+    let transcoder = set.layer(0);
+    let out = transcoder.decode(&transcoder.encode(&ws, &input));
+    let expected =
+        model.logits_replaced(&idx, b, t, HookPoint::MlpOut { layer: 0 }, &mut |v| v.copy_from_slice(&out)).unwrap();
+    let clean = model.logits(&idx, b, t).unwrap();
+    for (r, e) in replaced.iter().zip(&expected) {
+        assert!((r - e).abs() < 1e-5, "{r} vs {e}");
+    }
+    assert!(
+        replaced.iter().zip(clean.iter()).any(|(r, cl)| (r - cl).abs() > 1e-3),
+        "a fresh transcoder changes the logits"
+    );
+}
