@@ -62,7 +62,8 @@ pub struct Args {
     /// Threads [default: every core].
     #[arg(long)]
     threads: Option<usize>,
-    /// Write the autoencoder here, as SAELens saves one (`cfg.json`, `sae_weights.safetensors`).
+    /// Write the autoencoder here, as SAELens saves one (`cfg.json`, `sae_weights.safetensors`);
+    /// with --transcoders, each in its own folder here (`layer_0`, …).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Also write what the measures read, to check against SAELens: the held-out rows (JSON: b, t,
@@ -80,6 +81,8 @@ pub fn run(a: Args) -> Result<(), String> {
     let mut run = a.run.open()?;
     let layers = run.model().config().n_layer;
     let (point, output) = match (&a.hook, a.transcoder) {
+        // Every layer's transcoder is block 0's kind.
+        _ if a.transcoders => (HookPoint::MlpIn { layer: 0 }, Some(HookPoint::MlpOut { layer: 0 })),
         (_, Some(layer)) => (HookPoint::MlpIn { layer }, Some(HookPoint::MlpOut { layer })),
         (None, None) => (HookPoint::ResidPost { layer: layers.saturating_sub(1) }, None),
         (Some(name), None) => (
@@ -97,9 +100,20 @@ pub fn run(a: Args) -> Result<(), String> {
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
     let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
+    if a.out.is_some() {
+        gpt::interop::saelens::check_exportable(&config).map_err(|e| format!("--out: {e}"))?;
+    }
+    let name = a.run.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
     if a.transcoders {
         run.start_transcoders(config, train, threads).map_err(crate::shared::explain)?;
-        return crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json);
+        crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json)?;
+        if let Some(dir) = &a.out {
+            let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
+            for (layer, transcoder) in trainee.dictionaries().each().into_iter().enumerate() {
+                write_sae(&dir.join(format!("layer_{layer}")), transcoder, &name, run.seq_len())?;
+            }
+        }
+        return Ok(());
     }
     match &a.sae {
         None => run.start_features(config, train, threads),
@@ -147,16 +161,20 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     if let Some(dir) = &a.out {
         let trainer = run.features().ok_or("the autoencoder is gone")?;
-        let name = a.run.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
-        let files = gpt::interop::saelens::export_sae(trainer.model().sae(), &name, run.seq_len())
-            .map_err(|e| e.to_string())?;
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (file, bytes) in files {
-            let path = dir.join(file);
-            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        eprintln!("wrote {} (SAELens: SAE.load_from_disk(\"{}\"))", dir.display(), dir.display());
+        write_sae(dir, trainer.model().sae().view(), &name, run.seq_len())?;
     }
+    Ok(())
+}
+
+/// Writes `sae` into `dir` in SAELens's format.
+fn write_sae(dir: &std::path::Path, sae: gpt::sae::SaeRef, name: &str, context: usize) -> Result<(), String> {
+    let files = gpt::interop::saelens::export_sae(sae, name, context).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (file, bytes) in files {
+        let path = dir.join(file);
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    eprintln!("wrote {} (SAELens: SAE.load_from_disk(\"{}\"))", dir.display(), dir.display());
     Ok(())
 }
 

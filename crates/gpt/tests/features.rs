@@ -88,7 +88,7 @@ fn the_views_agree_with_the_passes_they_summarise() {
     assert!(at.iter().all(|t| t.features.len() <= 4 && t.features.windows(2).all(|w| w[0].1 >= w[1].1)));
     assert!(run.features_at("").unwrap_err().to_string().contains("type some text"));
     // Written in SAELens's format and read back, it is the same autoencoder.
-    let files = gpt::interop::saelens::export_sae(&sae, "test", 16).unwrap();
+    let files = gpt::interop::saelens::export_sae(sae.view(), "test", 16).unwrap();
     let cfg = String::from_utf8(files[0].1.clone()).unwrap();
     let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
     assert_eq!(back.config(), sae.config());
@@ -243,11 +243,11 @@ fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_i
     assert_eq!(reopened.features().unwrap().model().sae().config(), &config);
     // SAELens has a ReLU transcoder and no TopK one: a ReLU one goes there and back.
     let sae = run.features().unwrap().model().sae();
-    let refused = gpt::interop::saelens::export_sae(sae, "test", 16).unwrap_err().to_string();
+    let refused = gpt::interop::saelens::export_sae(sae.view(), "test", 16).unwrap_err().to_string();
     assert!(refused.contains("SAELens has no TopK transcoder"), "{refused}");
     let relu = SaeConfig { architecture: Architecture::Relu { l1_coefficient: 0.0 }, ..config };
     let relu = gpt::sae::Sae::new(relu, 2, 16, 3).unwrap();
-    let files = gpt::interop::saelens::export_sae(&relu, "test", 16).unwrap();
+    let files = gpt::interop::saelens::export_sae(relu.view(), "test", 16).unwrap();
     let cfg = String::from_utf8(files[0].1.clone()).unwrap();
     assert!(cfg.contains("\"hook_name_out\": \"blocks.1.hook_mlp_out\""), "{cfg}");
     let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();

@@ -9,7 +9,7 @@ use crate::checkpoint::{le_bytes, serialize, Tensor};
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
 use crate::params::Params;
-use crate::sae::{Architecture, Sae, SaeConfig, NAMES};
+use crate::sae::{Architecture, Sae, SaeConfig, SaeRef, NAMES};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use serde_json::{json, Value};
@@ -20,20 +20,9 @@ const SAE_LENS_VERSION: &str = "6.54.12";
 
 /// The files of the export, each with its name in the folder: `cfg.json` and
 /// `sae_weights.safetensors`. `model_name` and `context_size` go in its metadata.
-pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Vec<(String, Vec<u8>)>> {
+pub fn export_sae(sae: SaeRef, model_name: &str, context_size: usize) -> Result<Vec<(String, Vec<u8>)>> {
     let config = sae.config();
-    let (architecture, own) = match (config.architecture, config.output) {
-        (Architecture::TopK { .. }, Some(_)) => {
-            return Err(Error::Config(
-                "SAELens has no TopK transcoder (its transcoders are ReLU, JumpReLU and skip ones): train the \
-                 transcoder with an L1 penalty (ReLU) to save it in SAELens's format"
-                    .into(),
-            ))
-        }
-        (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": sae.d_in() })),
-        (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
-        (Architecture::Relu { .. }, None) => ("standard", json!({})),
-    };
+    let (architecture, own) = saelens_kind(config, sae.d_in())?;
     let mut cfg = json!({
         "architecture": architecture,
         "d_in": sae.d_in(),
@@ -61,14 +50,34 @@ pub fn export_sae(sae: &Sae, model_name: &str, context_size: usize) -> Result<Ve
     }
     let tensors: Vec<Tensor> = NAMES
         .iter()
-        .map(|&name| {
-            let value = sae.params().get(name).expect("an autoencoder has its four tensors");
-            (name.to_string(), value.shape().to_vec(), le_bytes(value))
-        })
+        .zip(sae.tensors())
+        .map(|(&name, value)| (name.to_string(), value.shape().to_vec(), le_bytes(value)))
         .collect();
     let weights = serialize(&tensors, HashMap::new())?;
     let cfg = serde_json::to_string_pretty(&cfg).expect("a JSON value always serializes");
     Ok(vec![("cfg.json".into(), cfg.into_bytes()), ("sae_weights.safetensors".into(), weights)])
+}
+
+/// Whether an autoencoder of `config` can be saved in SAELens's format, or why not (before it
+/// trains, so that nothing is trained in vain).
+pub fn check_exportable(config: &SaeConfig) -> Result<()> {
+    saelens_kind(config, 0).map(|_| ())
+}
+
+/// SAELens's architecture for `config` on `d_in` channels, and the settings only it has.
+fn saelens_kind(config: &SaeConfig, d_in: usize) -> Result<(&'static str, Value)> {
+    Ok(match (config.architecture, config.output) {
+        (Architecture::TopK { .. }, Some(_)) => {
+            return Err(Error::Config(
+                "SAELens has no TopK transcoder (its transcoders are ReLU, JumpReLU and skip ones): train the \
+                 transcoder with an L1 penalty (ReLU) to save it in SAELens's format"
+                    .into(),
+            ))
+        }
+        (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": d_in })),
+        (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
+        (Architecture::Relu { .. }, None) => ("standard", json!({})),
+    })
 }
 
 /// An autoencoder SAELens saved (`cfg.json`'s text and `sae_weights.safetensors`' bytes), for a

@@ -154,6 +154,11 @@ impl<'a> SaeRef<'a> {
         self.config.d_sae(self.d_in)
     }
 
+    /// Its four tensors, in [`NAMES`]' order.
+    pub fn tensors(&self) -> &'a [ArrayD<f32>] {
+        &self.values[..NAMES.len()]
+    }
+
     pub(crate) fn slice(&self, k: usize) -> &'a [f32] {
         self.values[k].as_slice().expect("parameters are kept in standard layout")
     }
