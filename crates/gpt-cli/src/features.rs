@@ -75,6 +75,12 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     views: crate::feature_views::Views,
+    #[command(flatten)]
+    graph: crate::graph::GraphFlags,
+    /// Write the run, with what this trained, as a checkpoint here (open it again with
+    /// --checkpoint: its transcoders trace prompts with --graph and --steps 0).
+    #[arg(long)]
+    save: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -104,9 +110,13 @@ pub fn run(a: Args) -> Result<(), String> {
         gpt::interop::saelens::check_exportable(&config).map_err(|e| format!("--out: {e}"))?;
     }
     let name = a.run.checkpoint.file_stem().map_or("gpt-playground".into(), |s| s.to_string_lossy().into_owned());
-    if a.transcoders {
-        run.start_transcoders(config, train, threads).map_err(crate::shared::explain)?;
-        crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json)?;
+    if a.transcoders || (a.graph.is_set() && steps == 0) {
+        if a.transcoders && steps > 0 {
+            run.start_transcoders(config, train, threads).map_err(crate::shared::explain)?;
+            crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json)?;
+        }
+        crate::graph::show(&run, &a.graph, a.json)?;
+        save(&run, a.save.as_deref())?;
         if let Some(dir) = &a.out {
             let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
             for (layer, transcoder) in trainee.dictionaries().each().into_iter().enumerate() {
@@ -155,6 +165,7 @@ pub fn run(a: Args) -> Result<(), String> {
         Ok(())
     })?;
     crate::feature_views::show(&run, &a.views, a.measure_batches, a.json)?;
+    save(&run, a.save.as_deref())?;
     if let Some(path) = &a.rows_out {
         std::fs::write(path, rows_json(&run, a.measure_batches)?.to_string())
             .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -163,6 +174,14 @@ pub fn run(a: Args) -> Result<(), String> {
         let trainer = run.features().ok_or("the autoencoder is gone")?;
         write_sae(dir, trainer.model().sae().view(), &name, run.seq_len())?;
     }
+    Ok(())
+}
+
+/// Writes the run as a checkpoint at `path`, if given.
+fn save(run: &gpt::Run, path: Option<&std::path::Path>) -> Result<(), String> {
+    let Some(path) = path else { return Ok(()) };
+    std::fs::write(path, run.save().map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("saved {}", path.display());
     Ok(())
 }
 

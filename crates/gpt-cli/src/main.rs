@@ -8,6 +8,7 @@ mod eval;
 mod export;
 mod feature_views;
 mod features;
+mod graph;
 mod import;
 mod inspect;
 mod sample;

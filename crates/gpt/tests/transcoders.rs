@@ -115,3 +115,27 @@ fn the_replacement_model_is_the_model_with_each_mlps_output_its_transcoders() {
         "a fresh transcoder changes the logits"
     );
 }
+
+#[test]
+fn transcoders_saved_part_way_train_on_as_if_they_never_stopped() {
+    let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
+    let weights = |run: &gpt::Run| -> Vec<f32> {
+        let trainer = run.transcoders().unwrap();
+        trainer.model().dictionaries().params().values.iter().flatten().copied().collect()
+    };
+    let mut run = trained_run(2);
+    run.start_transcoders(small(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.train_transcoders(20, &|| 0.0).unwrap();
+    let straight = weights(&run);
+    let mut run = trained_run(2);
+    run.start_transcoders(small(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.train_transcoders(8, &|| 0.0).unwrap();
+    // The run trains on past the model they read: the file keeps that model beside them.
+    run.train(5, &|| 0.0).unwrap();
+    let mut reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+    reopened.use_text(&text).unwrap();
+    assert_eq!(reopened.transcoders().unwrap().model().variances(), run.transcoders().unwrap().model().variances());
+    reopened.train_transcoders(12, &|| 0.0).unwrap();
+    assert_eq!(reopened.transcoders().unwrap().step_count(), 20);
+    assert_eq!(weights(&reopened), straight, "bit for bit as twenty steps in one go");
+}

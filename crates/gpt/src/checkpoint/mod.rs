@@ -51,6 +51,8 @@ pub struct Checkpoint {
     pub task: Option<TaskConfig>,
     /// A sparse autoencoder on the model, if one was trained.
     pub features: Option<SavedFeatures>,
+    /// A transcoder per MLP, if they were trained.
+    pub transcoders: Option<SavedFeatures>,
 }
 
 /// A run's whole state, as a checkpoint writes it (a run's `snapshot`).
@@ -65,6 +67,7 @@ pub struct Snapshot<'a> {
     pub sampling: Option<&'a SampleConfig>,
     pub task: Option<&'a TaskConfig>,
     pub features: Option<FeaturesSnapshot<'a>>,
+    pub transcoders: Option<FeaturesSnapshot<'a>>,
 }
 
 /// The file for a run's whole state.
@@ -80,7 +83,10 @@ pub fn save(run: &Snapshot) -> Result<Vec<u8>> {
     tensors.extend(optimizer_tensors(run.optimizer, OPTIMIZER));
     let mut metadata = metadata(run);
     if let Some(features) = &run.features {
-        features::write(features, &mut tensors, &mut metadata);
+        features::write(features::SAE, features, &mut tensors, &mut metadata);
+    }
+    if let Some(transcoders) = &run.transcoders {
+        features::write(features::TRANSCODERS, transcoders, &mut tensors, &mut metadata);
     }
     serialize(&tensors, metadata)
 }
@@ -159,7 +165,8 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         let moment = name.strip_prefix(OPTIMIZER).is_some_and(|n| state_names.iter().any(|s| s == n));
         // nanoGPT registers a causal-mask buffer `attn.bias` when PyTorch lacks flash attention.
         let mask_buffer = name.ends_with(".attn.bias");
-        let autoencoder = name.starts_with(features::SAE) && meta.contains_key("sae");
+        let autoencoder =
+            [features::SAE, features::TRANSCODERS].iter().any(|p| p.holds(name) && meta.contains_key(p.key));
         if !(is_param(name) || name == LM_HEAD || moment || mask_buffer || autoencoder) {
             return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
         }
@@ -173,7 +180,9 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
     } else {
         None
     };
-    let features = features::read(&file, parse(field("sae"), "sae")?, &model)?;
+    let features = features::read(features::SAE, &file, parse(field("sae"), "sae")?, &model)?;
+    let transcoders = parse(field("transcoders"), "transcoders")?;
+    let transcoders = features::read(features::TRANSCODERS, &file, transcoders, &model)?;
     Ok(Checkpoint {
         model,
         tokenizer,
@@ -185,6 +194,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         sampling: parse(field("sampling"), "sampling")?,
         task: parse(field("task"), "task")?,
         features,
+        transcoders,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod circuit;
 mod composition;
 mod embeddings;
 mod fourier;
+pub mod graph;
 mod heads;
 mod knockout;
 mod lens;

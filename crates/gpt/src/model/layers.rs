@@ -107,6 +107,22 @@ impl Norm {
         self.kind == NormKind::LayerNorm
     }
 
+    /// The reciprocal scale (1 / standard deviation, or root mean square) of each row of `x`.
+    pub(super) fn scales(&self, params: &[ArrayD<f32>], x: &[f32]) -> Vec<f32> {
+        let c = self.weight.slice(params).len();
+        let (ones, mut out) = (vec![1.0; c], vec![0.0; c]);
+        x.chunks_exact(c).map(|row| normalize_row(self.centred(), row, &ones, None, &mut out).1).collect()
+    }
+
+    /// Adds to `dx` the gradient at one input row given `dy` at its output, with the row's scale
+    /// held at `scale` (circuit tracing's frozen norm): `scale · (dy ⊙ w)`, centred for LayerNorm.
+    pub(super) fn frozen_grad(&self, params: &[ArrayD<f32>], scale: f32, dy: &[f32], dx: &mut [f32]) {
+        let w = self.weight.slice(params);
+        let mean =
+            if self.centred() { dy.iter().zip(w).map(|(d, w)| d * w).sum::<f32>() / w.len() as f32 } else { 0.0 };
+        dx.iter_mut().zip(dy.iter().zip(w)).for_each(|(x, (d, w))| *x += scale * (d * w - mean));
+    }
+
     /// The gradients at this norm's input rows `x`, given those at its output `dy`.
     pub(super) fn input_grads(&self, params: &[ArrayD<f32>], x: &[f32], dy: &[f32]) -> Vec<f32> {
         let mut dx = vec![0.0; x.len()];

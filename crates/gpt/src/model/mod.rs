@@ -6,7 +6,8 @@
 //! (the activations a sparse autoencoder reads, and a pass with them replaced); `resume.rs` (a pass resumed from a kept
 //! stream, for knocking parts out in turn); `rewire.rs` and `rewired.rs` (a pass whose parts read
 //! what others wrote differently), `edge_graph.rs` and `edge_patching.rs` (its parts' edges, as
-//! circuit tools see them, each patched exactly); `kv_cache.rs` and `decode.rs`, the same
+//! circuit tools see them, each patched exactly); `frozen.rs` (the model frozen at a prompt, as
+//! circuit tracing freezes it, and readers back-propagated through it); `kv_cache.rs` and `decode.rs`, the same
 //! model one position at a time for generation.
 
 mod attention;
@@ -16,6 +17,7 @@ mod edge_graph;
 mod edge_patching;
 mod edits;
 mod extras;
+mod frozen;
 mod gpt;
 mod hook_point;
 mod hooked;
@@ -32,6 +34,7 @@ pub use edge_graph::{Edge, EdgeGraph, Writer};
 pub use edge_patching::{metric_rows, plan_scores, Runs};
 pub use edits::{head_columns, Edit, Site};
 pub use extras::Trace;
+pub use frozen::{FrozenPass, FrozenRead};
 pub use gpt::{uniform_loss, GPT};
 pub use hook_point::HookPoint;
 pub use hooked::{HookValue, Hooked};

@@ -5,12 +5,13 @@
 
 use super::training::Watch;
 use super::{no_features, Run};
+use crate::checkpoint::FeaturesSnapshot;
 use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
 use crate::error::Result;
 use crate::model::HookPoint;
 use crate::rng::Rng;
-use crate::sae::{Sae, SaeConfig, SaeTrainee, SavedSae};
+use crate::sae::{Dictionaries, Sae, SaeConfig, SaeTrainee, SavedSae};
 use crate::train::{Batches, TrainReport, Trainer};
 use crate::work::Split;
 use crate::workspace::Workspace;
@@ -89,20 +90,32 @@ impl<W: Watch> Run<W> {
     /// for it, or the run's when it reads the run's step (a file written before models were kept
     /// beside it may have neither: then it is left out); whether it came back.
     pub(crate) fn restore_features(&mut self, features: SavedFeatures) -> Result<bool> {
+        let restored = self.restore_dictionaries(features, |config, c, params| {
+            Sae::from_params(config, c.n_layer, c.n_embd, params)
+        })?;
+        self.features = restored;
+        self.feature_baseline.set(None);
+        Ok(self.features.is_some())
+    }
+
+    /// The trainer of what a checkpoint kept (an autoencoder, or transcoders, whose weights
+    /// `build` checks for the model it reads), on that model, as it was.
+    pub(super) fn restore_dictionaries<D: Dictionaries>(
+        &self,
+        features: SavedFeatures,
+        build: impl FnOnce(SaeConfig, &crate::GPTConfig, crate::params::Params) -> Result<D>,
+    ) -> Result<Option<Trainer<SaeTrainee<D>>>> {
         let SavedFeatures { saved, sae, optimizer, model } = features;
         let model = match model {
             Some(model) => model,
             None if saved.model_step == self.step_count() => frozen_copy(self.model())?,
-            None => return Ok(false),
+            None => return Ok(None),
         };
-        let c = model.config();
-        let sae = Sae::from_params(saved.config, c.n_layer, c.n_embd, sae)?;
-        let mut trainee = SaeTrainee::new(sae, Arc::new(model), saved.model_step, saved.variance)?;
+        let dictionaries = build(saved.config, model.config(), sae)?;
+        let variances = if saved.variances.is_empty() { vec![saved.variance] } else { saved.variances };
+        let mut trainee = SaeTrainee::of(dictionaries, Arc::new(model), saved.model_step, variances)?;
         trainee.set_since_fired(&saved.since_fired);
-        let trainer = Trainer::resume(trainee, saved.train, saved.step, saved.history, Some(optimizer), saved.rng);
-        self.features = Some(trainer);
-        self.feature_baseline.set(None);
-        Ok(true)
+        Ok(Some(Trainer::resume(trainee, saved.train, saved.step, saved.history, Some(optimizer), saved.rng)))
     }
 
     /// The autoencoder in training, with its trainer, if one was begun.
@@ -138,19 +151,33 @@ impl<W: Watch> Run<W> {
     }
 }
 
-/// What a checkpoint keeps of `trainer`'s autoencoder beside its weights.
-pub(super) fn saved(trainer: &Trainer<SaeTrainee>) -> SavedSae {
+/// What a checkpoint keeps of `trainer`'s autoencoder (or transcoders) beside its weights.
+pub(super) fn saved<D: Dictionaries>(trainer: &Trainer<SaeTrainee<D>>) -> SavedSae {
     let trainee = trainer.model();
+    let variances = trainee.variances();
     SavedSae {
-        config: *trainee.sae().config(),
+        config: *trainee.dictionaries().each()[0].config(),
         model_step: trainee.model_step(),
         step: trainer.step_count(),
         train: trainer.train_config().clone(),
-        variance: trainee.variance(),
+        variance: variances[0],
+        variances: if variances.len() > 1 { variances.to_vec() } else { vec![] },
         since_fired: trainee.since_fired(),
         optimizer_steps: trainer.optimizer().steps(),
         rng: Some(trainer.rng().clone()),
         history: trainer.history().clone(),
+    }
+}
+
+/// What a checkpoint keeps of a run's `trainer` (of an autoencoder or transcoders) trained on
+/// its model at step `step`.
+pub(super) fn snapshot<D: Dictionaries>(trainer: &Trainer<SaeTrainee<D>>, step: usize) -> FeaturesSnapshot<'_> {
+    FeaturesSnapshot {
+        saved: saved(trainer),
+        sae: trainer.model().dictionaries().params(),
+        optimizer: trainer.optimizer(),
+        // The model it reads is kept once the run's has trained past it.
+        model: (trainer.model().model_step() != step).then(|| trainer.model().model().params()),
     }
 }
 

@@ -132,6 +132,9 @@ impl<W: Watch> Run<W> {
         if let Some(features) = c.features {
             run.restore_features(features)?;
         }
+        if let Some(transcoders) = c.transcoders {
+            run.restore_transcoders(transcoders)?;
+        }
         Ok(run)
     }
 

@@ -110,13 +110,8 @@ impl<W: Watch> Run<W> {
             history: self.history(),
             sampling: self.last_sample.as_ref(),
             task: self.task().map(|t| t.config()),
-            features: self.features.as_ref().map(|t| crate::checkpoint::FeaturesSnapshot {
-                saved: super::features::saved(t),
-                sae: t.model().sae().params(),
-                optimizer: t.optimizer(),
-                // The model it reads is kept once the run's has trained past it.
-                model: (t.model().model_step() != self.step_count()).then(|| t.model().model().params()),
-            }),
+            features: self.features.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
+            transcoders: self.transcoders.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
         }
     }
 

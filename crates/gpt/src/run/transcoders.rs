@@ -7,6 +7,7 @@ use super::feature_measures::{FeatureRows, Sums};
 use super::features::{frozen_copy, EveryPosition};
 use super::training::Watch;
 use super::Run;
+use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
@@ -63,6 +64,15 @@ impl<W: Watch> Run<W> {
         trainer.set_threads(threads);
         self.transcoders = Some(trainer);
         Ok(())
+    }
+
+    /// Takes back the transcoders a checkpoint kept (see [`Run::restore_features`]); whether
+    /// they came back.
+    pub(crate) fn restore_transcoders(&mut self, transcoders: SavedFeatures) -> Result<bool> {
+        self.transcoders = self.restore_dictionaries(transcoders, |config, c, params| {
+            Transcoders::from_params(config, c.n_layer, c.n_embd, params)
+        })?;
+        Ok(self.transcoders.is_some())
     }
 
     /// The transcoders in training, with their trainer, if they were begun.

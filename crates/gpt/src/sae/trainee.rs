@@ -94,6 +94,10 @@ pub struct SavedSae {
     pub step: usize,
     pub train: TrainConfig,
     pub variance: f32,
+    /// Each dictionary's output variance, for a set of transcoders (a lone autoencoder's is
+    /// `variance`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variances: Vec<f32>,
     /// Training tokens since each feature last fired (how dead features are told).
     #[serde(default)]
     pub since_fired: Vec<u64>,

@@ -1,0 +1,97 @@
+//! `gpt features --graph PROMPT`: the attribution graph behind the prompt's next token, on the
+//! run's transcoders (trained with --transcoders, or kept in the checkpoint): its size, the time
+//! it took, its replacement and completeness scores, what pruning keeps, and the strongest edges
+//! into the most likely token.
+
+use gpt::inspect::graph::{self, AttributionGraph, LogitChoice};
+
+#[derive(clap::Args)]
+pub struct GraphFlags {
+    /// Trace this prompt's next token through the run's transcoders: its attribution graph.
+    #[arg(long)]
+    graph: Option<String>,
+    /// Keep the nodes holding this share of the influence on the logits (circuit-tracer's 0.8).
+    #[arg(long, default_value_t = 0.8)]
+    node_threshold: f32,
+    /// Then the edges holding this share (circuit-tracer's 0.98).
+    #[arg(long, default_value_t = 0.98)]
+    edge_threshold: f32,
+    /// Edges into the most likely token shown.
+    #[arg(long, default_value_t = 10)]
+    top_edges: usize,
+}
+
+impl GraphFlags {
+    /// Whether a graph was asked for.
+    pub fn is_set(&self) -> bool {
+        self.graph.is_some()
+    }
+}
+
+/// Prints the graph `flags` ask for, if any.
+pub fn show(run: &gpt::Run, flags: &GraphFlags, json: bool) -> Result<(), String> {
+    let Some(prompt) = &flags.graph else { return Ok(()) };
+    let (node, edge) = (flags.node_threshold, flags.edge_threshold);
+    if !(0.0..=1.0).contains(&node) || !(0.0..=1.0).contains(&edge) {
+        return Err(format!("--node-threshold and --edge-threshold are shares from 0 to 1, not {node} and {edge}"));
+    }
+    let start = crate::shared::now_ms();
+    let g = graph::of_prompt(run, prompt, LogitChoice::default()).map_err(|e| e.to_string())?;
+    let built_ms = crate::shared::now_ms() - start;
+    let scores = g.scores();
+    let pruned = g.prune(node, edge);
+    let kept = |range: std::ops::Range<usize>| pruned.nodes[range].iter().filter(|&&k| k).count();
+    let features = g.features.len();
+    let top = g.sources(); // the most likely token's node
+    let mut into_top: Vec<(usize, f32)> =
+        (0..g.sources()).map(|s| (s, g.edge(top, s))).filter(|e| e.1 != 0.0).collect();
+    into_top.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    into_top.truncate(flags.top_edges);
+    let token = |id: usize| run.tokenizer().token_text(id as u32);
+    if json {
+        let line = serde_json::json!({ "prompt": prompt, "tokens": g.tokens, "features": features,
+            "logits": g.logits, "built_ms": built_ms, "scores": scores,
+            "kept_features": kept(0..features), "kept_edges": pruned.edges.len(),
+            "into_top": into_top.iter().map(|&(s, w)| (label(&g, s, &token), w)).collect::<Vec<_>>() });
+        println!("{line}");
+        return Ok(());
+    }
+    let logits: Vec<String> = g.logits.iter().map(|l| format!("{:?} {:.3}", token(l.token), l.probability)).collect();
+    println!(
+        "graph of {prompt:?} ({} tokens) for its next token: {}\n  {features} active features, {} errors, {} tokens; \
+         built in {built_ms:.0} ms\n  replacement score {:.3}, completeness {:.3}\n  pruned to {node} of the nodes' \
+         influence and {edge} of the edges': {} features, {} errors, {} edges",
+        g.tokens.len(),
+        logits.join(", "),
+        g.layers * g.tokens.len(),
+        g.tokens.len(),
+        scores.replacement,
+        scores.completeness,
+        kept(0..features),
+        kept(features..g.token_node(0)),
+        pruned.edges.len()
+    );
+    println!("  strongest direct effects on {:?}:", token(g.logits[0].token));
+    for (s, w) in into_top {
+        println!("  {w:>+9.3}  {}", label(&g, s, &token));
+    }
+    Ok(())
+}
+
+/// A node's name for a table: `L2 F811 at 3 'e'`, `error L2 at 3 'e'`, `token 'e' at 3`.
+fn label(g: &AttributionGraph, node: usize, token: &dyn Fn(usize) -> String) -> String {
+    let at = |p: usize| format!("at {} {:?}", p, token(g.tokens[p]));
+    let t = g.tokens.len();
+    match node {
+        n if n < g.features.len() => {
+            let f = g.features[n];
+            format!("L{} F{} {}", f.layer + 1, f.feature, at(f.position))
+        }
+        n if n < g.token_node(0) => {
+            let e = n - g.features.len();
+            format!("error L{} {}", e / t + 1, at(e % t))
+        }
+        n if n < g.sources() => format!("token {}", at(n - g.token_node(0))),
+        n => format!("logit {:?}", token(g.logits[n - g.sources()].token)),
+    }
+}

@@ -1,0 +1,251 @@
+//! The attribution graph behind one prediction, as circuit tracing builds it (Ameisen et al.
+//! 2025; decoderesearch/circuit-tracer's `attribute`): the model's MLPs replaced by a run's
+//! transcoders, its attention patterns and norm scales frozen at the prompt's values (the local
+//! replacement model, `model/frozen.rs`), and every direct, linear effect between the prompt's
+//! nodes: the tokens' embeddings, each active feature at each layer and position, each layer's
+//! error at each position (what the transcoder misses, so the graph reproduces the model), and
+//! the most likely next tokens' logits. `prune.rs` keeps what matters to the output and scores
+//! how much of it the features explain.
+
+mod prune;
+#[cfg(test)]
+mod tests;
+
+pub use prune::{GraphScores, Pruned};
+
+use crate::error::{Error, Result};
+use crate::model::{FrozenRead, GPT};
+use crate::sae::{Codes, Transcoders};
+use crate::workspace::Workspace;
+use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
+use serde::Serialize;
+
+/// Which logits the graph explains: circuit-tracer's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogitChoice {
+    /// At most this many of the most likely next tokens,
+    pub max_logits: usize,
+    /// the fewest whose probabilities add up to this.
+    pub probability: f32,
+}
+
+impl Default for LogitChoice {
+    fn default() -> Self {
+        LogitChoice { max_logits: 10, probability: 0.95 }
+    }
+}
+
+/// A feature firing at one position: a node of the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct ActiveFeature {
+    pub layer: usize,
+    pub position: usize,
+    pub feature: usize,
+    pub activation: f32,
+}
+
+/// A next token the graph explains, with its probability.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct LogitNode {
+    pub token: usize,
+    pub probability: f32,
+}
+
+/// A prompt's attribution graph. Nodes are numbered as circuit-tracer numbers them: the active
+/// features (by layer, then position, then feature), each layer's error at each position (by
+/// layer, then position), each token's embedding, then the logits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttributionGraph {
+    pub tokens: Vec<usize>,
+    pub layers: usize,
+    pub features: Vec<ActiveFeature>,
+    pub logits: Vec<LogitNode>,
+    /// The direct effects: a row for each node that reads (each feature, then each logit), a
+    /// column for each node that writes (each feature, each error, each token).
+    pub adjacency: Vec<f32>,
+}
+
+impl AttributionGraph {
+    /// Nodes in all: features, errors, tokens, logits.
+    pub fn nodes(&self) -> usize {
+        self.sources() + self.logits.len()
+    }
+
+    /// Nodes that write: features, errors and tokens (the adjacency's columns).
+    pub fn sources(&self) -> usize {
+        self.features.len() + (self.layers + 1) * self.tokens.len()
+    }
+
+    /// Node `target`'s direct effect from node `source` (0 where the target reads nothing).
+    pub fn edge(&self, target: usize, source: usize) -> f32 {
+        let row = match target {
+            t if t < self.features.len() => t,
+            t if t >= self.sources() => t - self.sources() + self.features.len(),
+            _ => return 0.0,
+        };
+        self.adjacency.get(row * self.sources() + source).copied().unwrap_or(0.0)
+    }
+
+    /// The node of layer `layer`'s error at `position`.
+    pub fn error_node(&self, layer: usize, position: usize) -> usize {
+        self.features.len() + layer * self.tokens.len() + position
+    }
+
+    /// The node of the token embedding at `position`.
+    pub fn token_node(&self, position: usize) -> usize {
+        self.features.len() + self.layers * self.tokens.len() + position
+    }
+}
+
+/// The attribution graph of a run's transcoders on `prompt` (see [`attribution_graph`]), on the
+/// model they read.
+pub fn of_prompt(run: &crate::Run, prompt: &str, choice: LogitChoice) -> Result<AttributionGraph> {
+    let trainer = run.transcoders().ok_or_else(|| {
+        Error::Config("this run has no transcoders: train a transcoder for every MLP first, then trace a prompt".into())
+    })?;
+    let tokens: Vec<usize> = run.tokenizer().encode(prompt)?.into_iter().map(|t| t as usize).collect();
+    let block = run.model().config().block_size;
+    if tokens.is_empty() {
+        return Err(Error::Data("type a prompt to trace: the graph explains its next token".into()));
+    }
+    if tokens.len() > block {
+        return Err(Error::Data(format!(
+            "the prompt is {} tokens, longer than the model's block of {block}: shorten it to its last {block}",
+            tokens.len()
+        )));
+    }
+    let trainee = trainer.model();
+    attribution_graph(trainee.model(), trainee.dictionaries(), &tokens, choice, BATCH)
+}
+
+/// Readers back-propagated together: enough to fill the matrix products, few enough that their
+/// gradients (each T × C) stay small.
+const BATCH: usize = 64;
+
+/// The attribution graph of `model` with `transcoders` in its MLPs' place on `tokens`, for the
+/// logits `choice` picks at the last position; targets are back-propagated `batch` at a time.
+pub fn attribution_graph(
+    model: &GPT,
+    transcoders: &Transcoders,
+    tokens: &[usize],
+    choice: LogitChoice,
+    batch: usize,
+) -> Result<AttributionGraph> {
+    let c = model.config();
+    let (d, t, layers) = (c.n_embd, tokens.len(), c.n_layer);
+    if transcoders.layers() != layers || transcoders.d_in() != d {
+        return Err(Error::Config(format!(
+            "these transcoders are for {} layers of {} channels, the model has {layers} of {d}",
+            transcoders.layers(),
+            transcoders.d_in()
+        )));
+    }
+    if t == 0 {
+        return Err(Error::Data("an attribution graph needs a prompt of at least one token".into()));
+    }
+    let frozen = model.freeze(tokens)?;
+    let ws = Workspace::default();
+    let value = |name: String| &frozen.hooked.get(&name).expect("every block is hooked").values;
+    // Each layer's features, with their activations times their directions (what each writes),
+    // and the error: the MLP's output less the transcoder's.
+    let (mut features, mut writes, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    let mut starts = vec![0]; // where each (layer, position)'s features start
+    for layer in 0..layers {
+        let transcoder = transcoders.layer(layer);
+        let codes: Codes = transcoder.encode(&ws, value(format!("blocks.{layer}.ln2.hook_out")));
+        let mut error = value(format!("blocks.{layer}.hook_mlp_out")).clone();
+        let decoded = transcoder.decode(&codes);
+        error.iter_mut().zip(&decoded).for_each(|(e, r)| *e -= r);
+        for position in 0..t {
+            for (feature, activation) in codes.row(position) {
+                features.push(ActiveFeature { layer, position, feature, activation });
+                writes.extend(transcoder.direction(feature).iter().map(|w| activation * w));
+            }
+            starts.push(features.len());
+        }
+        errors.push(error);
+    }
+    let logits = pick_logits(&value("logits".into())[(t - 1) * c.vocab_size..], choice);
+    let unembedding = model.unembedding();
+    let mean: Vec<f32> =
+        (0..d).map(|i| unembedding.chunks_exact(d).map(|row| row[i]).sum::<f32>() / c.vocab_size as f32).collect();
+    // The readers: each feature's encoder column at its position, each logit's unembedding row
+    // less the mean row (circuit-tracer's demeaned logit) at the last position.
+    let mut reads = Vec::with_capacity(features.len() + logits.len());
+    let mut directions = Vec::with_capacity((features.len() + logits.len()) * d);
+    for f in &features {
+        let w_enc = transcoders.layer(f.layer).tensors()[0].as_slice().expect("standard layout");
+        let m = transcoders.layer(f.layer).d_sae();
+        reads.push((FrozenRead::MlpIn { layer: f.layer }, f.position));
+        directions.extend((0..d).map(|i| w_enc[i * m + f.feature]));
+    }
+    for l in &logits {
+        reads.push((FrozenRead::Logits, t - 1));
+        let row = &unembedding[l.token * d..(l.token + 1) * d];
+        directions.extend(row.iter().zip(&mean).map(|(w, m)| w - m));
+    }
+    let n_features = features.len();
+    let sources = n_features + (layers + 1) * t;
+    let mut adjacency = vec![0.0; reads.len() * sources];
+    let embedding = model.params().get("transformer.wte.weight").expect("a GPT has token embeddings");
+    let embedding = embedding.as_slice().expect("standard layout");
+    let batch = batch.max(1);
+    for (k, (reads, directions)) in reads.chunks(batch).zip(directions.chunks(batch * d)).enumerate() {
+        let (first, n) = (k * batch, reads.len());
+        let block = &mut adjacency[first * sources..(first + n) * sources];
+        model.frozen_backward(&frozen, reads, directions, &mut |layer, g| {
+            for p in 0..t {
+                // Each reader's gradient at position p: rows of C, one reader after another.
+                let g = ArrayView2::from_shape((n, d).strides((t * d, 1)), &g[p * d..]).expect("(n, T, C)");
+                match layer {
+                    Some(l) => {
+                        let (from, to) = (starts[l * t + p], starts[l * t + p + 1]);
+                        contract(block, sources, &g, &writes[from * d..to * d], from);
+                        contract(block, sources, &g, &errors[l][p * d..(p + 1) * d], n_features + l * t + p);
+                    }
+                    None => {
+                        let embedded = &embedding[tokens[p] * d..(tokens[p] + 1) * d];
+                        contract(block, sources, &g, embedded, n_features + layers * t + p);
+                    }
+                }
+            }
+        });
+    }
+    Ok(AttributionGraph { tokens: tokens.to_vec(), layers, features, logits, adjacency })
+}
+
+/// Writes into `block` (rows of `sources`), from column `first`, each reader's gradient `g`
+/// (n, C) dotted with each row of `vectors` (rows of C: what each node writes).
+fn contract(block: &mut [f32], sources: usize, g: &ArrayView2<f32>, vectors: &[f32], first: usize) {
+    let (n, d) = g.dim();
+    let count = vectors.len() / d;
+    if count == 0 {
+        return;
+    }
+    let w = ArrayView2::from_shape((count, d), vectors).expect("rows of C");
+    let mut out =
+        ArrayViewMut2::from_shape((n, count).strides((sources, 1)), &mut block[first..]).expect("in the block");
+    crate::ops::gemm::gemm(1.0, g, &w.t(), false, &mut out);
+}
+
+/// The most likely next tokens, at most `choice.max_logits`, the fewest whose probabilities
+/// reach `choice.probability` (circuit-tracer's `_from_salient`).
+fn pick_logits(logits: &[f32], choice: LogitChoice) -> Vec<LogitNode> {
+    let max = logits.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l));
+    let total: f64 = logits.iter().map(|&l| ((l - max) as f64).exp()).sum();
+    let mut order: Vec<usize> = (0..logits.len()).collect();
+    order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
+    let mut picked = Vec::new();
+    let mut sum = 0.0;
+    for token in order.into_iter().take(choice.max_logits.max(1)) {
+        let probability = (((logits[token] - max) as f64).exp() / total) as f32;
+        picked.push(LogitNode { token, probability });
+        sum += probability;
+        if sum >= choice.probability {
+            break;
+        }
+    }
+    picked
+}

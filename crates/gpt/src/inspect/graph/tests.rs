@@ -1,0 +1,147 @@
+//! The graph's edges add up to what each node reads, and its pruning and scores are
+//! circuit-tracer's on a graph small enough to work by hand.
+
+use super::*;
+use crate::config::GPTConfig;
+use crate::sae::{Architecture, SaeConfig};
+
+/// A model whose stream is only what the graph's nodes write: no biases, no learned positions
+/// (rotary ones only turn queries and keys), and transcoders with no output bias.
+fn unbiased() -> (GPT, Transcoders) {
+    let config = GPTConfig {
+        n_layer: 2,
+        n_head: 2,
+        n_embd: 16,
+        block_size: 8,
+        vocab_size: 11,
+        bias: false,
+        rope: true,
+        ..Default::default()
+    };
+    let mut model = GPT::new(config, 3).unwrap();
+    // Norm gains away from one, so that a frozen norm's weight shows.
+    let mut rng = crate::rng::Rng::new(4);
+    for (name, value) in model.params().names.clone().iter().zip(0..) {
+        if name.contains("ln") {
+            model.params_mut().values[value].iter_mut().for_each(|w| *w = 1.0 + 0.3 * rng.normal());
+        }
+    }
+    let sae = SaeConfig {
+        expansion: 2,
+        architecture: Architecture::TopK { k: 5, aux_coefficient: 0.0 },
+        ..SaeConfig::transcoder(0)
+    };
+    let mut transcoders = Transcoders::new(sae, 2, 16, 5).unwrap();
+    // Encoders strong enough that features fire.
+    for layer in 0..2 {
+        let w = &mut transcoders.params_mut().values[layer * 4];
+        w.iter_mut().for_each(|x| *x *= 100.0);
+    }
+    (model, transcoders)
+}
+
+#[test]
+fn each_nodes_edges_add_up_to_what_it_reads() {
+    let (model, transcoders) = unbiased();
+    let tokens = [1, 4, 2, 9, 4, 7];
+    let graph =
+        attribution_graph(&model, &transcoders, &tokens, LogitChoice { max_logits: 3, probability: 1.0 }, 4).unwrap();
+    assert_eq!(graph.logits.len(), 3);
+    assert!(graph.features.len() >= 2 * 6, "every position has features: {}", graph.features.len());
+    let hooked = model.hooked(&tokens, None).unwrap();
+    let d = 16;
+    let row_sum = |target: usize| (0..graph.sources()).map(|s| graph.edge(target, s) as f64).sum::<f64>();
+    for (i, f) in graph.features.iter().enumerate() {
+        // What the encoder reads, less its bias: the pre-activation's linear part.
+        let input = &hooked.get(&format!("blocks.{}.ln2.hook_out", f.layer)).unwrap().values;
+        let sae = transcoders.layer(f.layer);
+        let w_enc = sae.tensors()[0].as_slice().unwrap();
+        let read: f64 =
+            (0..d).map(|c| input[f.position * d + c] as f64 * w_enc[c * sae.d_sae() + f.feature] as f64).sum();
+        let sum = row_sum(i);
+        assert!((sum - read).abs() < 1e-4 * (1.0 + read.abs()), "feature {f:?}: edges {sum} vs {read}");
+    }
+    let logits = &hooked.get("logits").unwrap().values[5 * 11..];
+    let mean = logits.iter().map(|&l| l as f64).sum::<f64>() / 11.0;
+    for (i, l) in graph.logits.iter().enumerate() {
+        let demeaned = logits[l.token] as f64 - mean;
+        let sum = row_sum(graph.sources() + i);
+        assert!((sum - demeaned).abs() < 1e-4 * (1.0 + demeaned.abs()), "logit {l:?}: {sum} vs {demeaned}");
+    }
+    // Nothing reads a later layer, or a later position.
+    for (i, target) in graph.features.iter().enumerate() {
+        for (j, source) in graph.features.iter().enumerate() {
+            if source.layer >= target.layer || source.position > target.position {
+                assert_eq!(graph.edge(i, j), 0.0, "{source:?} -> {target:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_graph_is_the_same_whatever_the_batch() {
+    let (model, transcoders) = unbiased();
+    let tokens = [3, 3, 5, 1];
+    let one = attribution_graph(&model, &transcoders, &tokens, LogitChoice::default(), 1).unwrap();
+    let many = attribution_graph(&model, &transcoders, &tokens, LogitChoice::default(), 64).unwrap();
+    assert_eq!(one.features, many.features);
+    for (a, b) in one.adjacency.iter().zip(&many.adjacency) {
+        assert!((a - b).abs() <= 1e-5 * (1.0 + a.abs()), "{a} vs {b}");
+    }
+}
+
+/// One layer, two positions: features f0 (position 0) and f1 (position 1), errors e0 e1, tokens
+/// t0 t1, and one logit (probability 0.5) reading f1 (weight 3), e1 (1) and t1 (-2 … its absolute
+/// value counts); f1 reads t0 (1) and e0 (1); f0 reads t0 (4).
+fn by_hand() -> AttributionGraph {
+    let feature = |position| ActiveFeature { layer: 0, position, feature: position, activation: 1.0 };
+    // Columns: f0 f1 e0 e1 t0 t1.
+    #[rustfmt::skip]
+    let adjacency = vec![
+        0.0, 0.0, 0.0, 0.0, 4.0, 0.0, // f0
+        0.0, 0.0, 1.0, 0.0, 1.0, 0.0, // f1
+        0.0, 3.0, 0.0, 1.0, 0.0, -2.0, // logit
+    ];
+    AttributionGraph {
+        tokens: vec![0, 1],
+        layers: 1,
+        features: vec![feature(0), feature(1)],
+        logits: vec![LogitNode { token: 0, probability: 0.5 }],
+        adjacency,
+    }
+}
+
+#[test]
+fn influence_and_scores_are_circuit_tracers_by_hand() {
+    let graph = by_hand();
+    // The logit's row normalised: f1 1/2, e1 1/6, t1 1/3; f1's: e0 1/2, t0 1/2.
+    let influence = graph.node_influence();
+    let expected = [0.0, 0.25, 0.125, 1.0 / 12.0, 0.125, 1.0 / 6.0, 0.0];
+    for (got, want) in influence.iter().zip(expected) {
+        assert!((got - want).abs() < 1e-12, "{influence:?}");
+    }
+    let scores = graph.scores();
+    // Tokens 0.125 + 1/6 against errors 0.125 + 1/12.
+    let replacement = (0.125 + 1.0 / 6.0) / (0.125 + 1.0 / 6.0 + 0.125 + 1.0 / 12.0);
+    assert!((scores.replacement as f64 - replacement).abs() < 1e-6, "{scores:?}");
+    // Non-error shares: f0 1, f1 1/2, logit 5/6, others 1; weighed by influence (+ the logit's 0.5).
+    let weights = [0.0, 0.25, 0.125, 1.0 / 12.0, 0.125, 1.0 / 6.0, 0.5];
+    let shares = [1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 5.0 / 6.0];
+    let completeness = weights.iter().zip(shares).map(|(w, s)| w * s).sum::<f64>() / weights.iter().sum::<f64>();
+    assert!((scores.completeness as f64 - completeness).abs() < 1e-6, "{scores:?}");
+}
+
+#[test]
+fn pruning_keeps_what_carries_the_influence() {
+    let graph = by_hand();
+    let all = graph.prune(1.0, 1.0);
+    // f0 has no influence, but at a threshold of all of it, every node ties at the cut of 0.
+    assert!(all.nodes[1..].iter().all(|&k| k), "{all:?}");
+    let pruned = graph.prune(0.5, 0.9);
+    // Influence ranks f1 (0.25), t1 (1/6), then e0 and t0 (0.125): half of the 0.75 is reached at t1.
+    assert_eq!(pruned.nodes, vec![false, true, false, false, true, true, true], "{pruned:?}");
+    assert!(pruned.edges.iter().all(|&(t, s, _)| pruned.nodes[t] && pruned.nodes[s]), "{pruned:?}");
+    assert!(pruned.edges.contains(&(6, 1, 3.0)), "the logit's strongest edge: {pruned:?}");
+    let top = pruned.cumulative_influence[1];
+    assert!((top - 0.25 / 0.75).abs() < 1e-6, "{:?}", pruned.cumulative_influence);
+}

@@ -1,0 +1,137 @@
+//! The model frozen at one prompt, as circuit tracing freezes it (Ameisen et al. 2025): attention
+//! patterns and every norm's scale held at the prompt's values, and no gradient through the MLPs
+//! (what they write is a node of the graph: a transcoder's features and its error). So frozen, the
+//! model is linear in the residual stream, and a reader's direction back-propagated through it
+//! gives, at each place something writes, the direct effect of a unit written there: through the
+//! residual connections and the heads' OV circuits only.
+
+use super::gpt::GPT;
+use super::hooked::Hooked;
+use crate::error::Result;
+use crate::ops::gemm::gemm;
+use ndarray::{s, ArrayView2, ArrayViewMut2};
+
+/// Where a reader reads the stream in the frozen model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrozenRead {
+    /// What block `layer`'s MLP reads (`blocks.{layer}.ln2.hook_normalized`): a transcoder feature's
+    /// encoder reads it.
+    MlpIn { layer: usize },
+    /// What the unembedding reads (`ln_final.hook_normalized`).
+    Logits,
+}
+
+/// One prompt's pass with what freezing keeps: each norm's reciprocal scale at each position and
+/// every attention pattern.
+#[derive(Clone, Debug)]
+pub struct FrozenPass {
+    /// The pass's named values (`blocks.{l}.ln2.hook_out`, `blocks.{l}.hook_mlp_out`, `logits`, …).
+    pub hooked: Hooked,
+    /// Block by block, ln_1's and ln_2's reciprocal scale at each position; then ln_f's.
+    ln_1: Vec<Vec<f32>>,
+    ln_2: Vec<Vec<f32>>,
+    ln_f: Vec<f32>,
+}
+
+impl FrozenPass {
+    /// Positions of the prompt.
+    pub fn t(&self) -> usize {
+        self.hooked.t
+    }
+}
+
+impl GPT {
+    /// `idx` (one sequence) run in evaluation mode, with what freezing the model at it keeps.
+    pub fn freeze(&self, idx: &[usize]) -> Result<FrozenPass> {
+        let hooked = self.hooked(idx, None)?;
+        let params = &self.params().values;
+        let value = |name: String| &hooked.get(&name).expect("every block is hooked").values;
+        let ln_1 = self.blocks.iter().enumerate();
+        let ln_1 = ln_1.map(|(l, b)| b.ln_1.scales(params, value(format!("blocks.{l}.hook_resid_pre")))).collect();
+        let ln_2 = self.blocks.iter().enumerate();
+        let ln_2 = ln_2.map(|(l, b)| b.ln_2.scales(params, value(format!("blocks.{l}.hook_resid_mid")))).collect();
+        let ln_f = self.ln_f.scales(params, value(super::extras::FINAL_STREAM.into()));
+        Ok(FrozenPass { ln_1, ln_2, ln_f, hooked })
+    }
+
+    /// Back-propagates readers through the model frozen at `frozen`: reader `i` reads `reads[i]`
+    /// (where, and at which position) along `directions[i]` (a row of C, in the norm's output
+    /// space: an encoder's column, an unembedding row). Calls `write(Some(layer), g)` with every
+    /// reader's gradient at block `layer`'s MLP output, (n, T, C), from the last block down, then
+    /// `write(None, g)` at the embeddings.
+    pub fn frozen_backward(
+        &self,
+        frozen: &FrozenPass,
+        reads: &[(FrozenRead, usize)],
+        directions: &[f32],
+        write: &mut dyn FnMut(Option<usize>, &[f32]),
+    ) {
+        let (c, t, n) = (self.config().n_embd, frozen.t(), reads.len());
+        let params = &self.params().values;
+        let mut g = vec![0.0; n * t * c];
+        let inject = |g: &mut [f32], at: FrozenRead| {
+            for (i, ((read, pos), direction)) in reads.iter().zip(directions.chunks_exact(c)).enumerate() {
+                if *read != at {
+                    continue;
+                }
+                let row = &mut g[(i * t + pos) * c..(i * t + pos + 1) * c];
+                match at {
+                    FrozenRead::Logits => self.ln_f.frozen_grad(params, frozen.ln_f[*pos], direction, row),
+                    FrozenRead::MlpIn { layer } => {
+                        self.blocks[layer].ln_2.frozen_grad(params, frozen.ln_2[layer][*pos], direction, row)
+                    }
+                }
+            }
+        };
+        inject(&mut g, FrozenRead::Logits);
+        let (mut dz, mut dv) = (vec![0.0; n * t * c], vec![0.0; n * t * c]);
+        let mut dh = vec![0.0; n * t * c];
+        for layer in (0..self.blocks.len()).rev() {
+            write(Some(layer), &g);
+            inject(&mut g, FrozenRead::MlpIn { layer });
+            self.attention_backward(frozen, layer, &g, (&mut dz, &mut dv, &mut dh));
+            let ln_1 = &self.blocks[layer].ln_1;
+            for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dh.chunks_exact(c)).enumerate() {
+                ln_1.frozen_grad(params, frozen.ln_1[layer][row % t], dr, gr);
+            }
+        }
+        write(None, &g);
+    }
+
+    /// The gradient `dh` at block `layer`'s ln_1 output, given `g` at its attention's output
+    /// (n, T, C), through the heads' frozen patterns and their value and output projections.
+    fn attention_backward(&self, frozen: &FrozenPass, layer: usize, g: &[f32], (dz, dv, dh): Scratch) {
+        let (c, t, nh) = (self.config().n_embd, frozen.t(), self.config().n_head);
+        let (rows, hs) = (g.len() / c, c / nh);
+        let params = &self.params().values;
+        let attn = &self.blocks[layer].attn;
+        let proj = ArrayView2::from_shape((c, c), attn.c_proj.weight.slice(params)).expect("(C, C)");
+        let qkv = ArrayView2::from_shape((3 * c, c), attn.c_attn.weight.slice(params)).expect("(3C, C)");
+        let gv = ArrayView2::from_shape((rows, c), g).expect("rows of C");
+        // out = z W_projᵀ: dz = g W_proj.
+        gemm(1.0, &gv, &proj, false, &mut ArrayViewMut2::from_shape((rows, c), &mut dz[..]).expect("sized"));
+        // z_h[p] = Σ_q A_h[p, q] v_h[q]: dv_h[q] = Σ_p A_h[p, q] dz_h[p].
+        dv.fill(0.0);
+        let pattern = &frozen.hooked.pattern[layer * nh * t * t..(layer + 1) * nh * t * t];
+        for (dz_i, dv_i) in dz.chunks_exact(t * c).zip(dv.chunks_exact_mut(t * c)) {
+            for h in 0..nh {
+                let a = &pattern[h * t * t..(h + 1) * t * t];
+                for p in 0..t {
+                    let from = &dz_i[p * c + h * hs..p * c + (h + 1) * hs];
+                    for q in 0..=p {
+                        let weight = a[p * t + q];
+                        let to = &mut dv_i[q * c + h * hs..q * c + (h + 1) * hs];
+                        to.iter_mut().zip(from).for_each(|(d, &f)| *d += weight * f);
+                    }
+                }
+            }
+        }
+        // v = h W_vᵀ: dh = dv W_v.
+        let dvv = ArrayView2::from_shape((rows, c), &dv[..]).expect("rows of C");
+        let mut out = ArrayViewMut2::from_shape((rows, c), &mut dh[..]).expect("sized");
+        gemm(1.0, &dvv, &qkv.slice(s![2 * c..3 * c, ..]), false, &mut out);
+    }
+}
+
+/// Three buffers of (n, T, C) the attention's backward pass writes: dz, dv and dh.
+type Scratch<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32]);
