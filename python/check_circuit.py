@@ -24,17 +24,15 @@ each the mean over the pairs of the answer's logit minus the corrupted answer's 
 Every number agrees within 1e-4.
 """
 
-import argparse
 import json
 import os
 import sys
-import tempfile
 
 import torch
 from transformers import AutoModelForCausalLM
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checking import close, gpt, worst  # noqa: E402
+from checking import close, each_run, gpt, worst  # noqa: E402
 
 RUNS = {
     # name: (train arguments, circuit arguments)
@@ -297,14 +295,7 @@ def check(name, data, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data"))
-    parser.add_argument("--only", nargs="*", default=list(RUNS))
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as work:
-        for name in args.only:
-            check(name, os.path.abspath(args.data), work)
-    print(f"every edge agrees; largest gap {worst['value']:.2e}")
+    each_run(RUNS, lambda name, data, work, _: check(name, data, work), "every edge agrees; largest gap {:.2e}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """What the checks against other tools share: the CLI run from the repository, and numbers compared
 within a tolerance, the largest gap kept for the summary."""
 
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 import torch
 
@@ -29,6 +31,19 @@ def close(what, ours, theirs, relative=False):
     worst["value"] = max(worst["value"], gap)
     assert gap < TOLERANCE, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
     return gap
+
+
+def each_run(runs, check, summary, parser=None):
+    """Reads --data and --only (beside what `parser` has), checks each run asked for in one scratch
+    folder by `check(name, data, work, args)`, and prints `summary` with the largest gap."""
+    parser = parser or argparse.ArgumentParser()
+    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    parser.add_argument("--only", nargs="*", choices=list(runs), default=list(runs))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        for name in args.only:
+            check(name, os.path.abspath(args.data), work, args)
+    print(summary.format(worst["value"]))
 
 
 def lens_bridge(folder):

@@ -115,7 +115,7 @@ pub fn run(a: Args) -> Result<(), String> {
             run.start_transcoders(config, train, threads).map_err(crate::shared::explain)?;
             crate::transcoders::train(&mut run, steps, a.every, a.measure_batches, a.json)?;
         }
-        crate::graph::show(&run, &a.graph, a.json)?;
+        crate::graph::show(&run, &a.graph, &name, a.json)?;
         save(&run, a.save.as_deref())?;
         if let Some(dir) = &a.out {
             let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();

@@ -12,13 +12,21 @@ pub struct GraphFlags {
     graph: Option<String>,
     /// Keep the nodes holding this share of the influence on the logits (circuit-tracer's 0.8).
     #[arg(long, default_value_t = 0.8)]
-    node_threshold: f32,
+    node_threshold: f64,
     /// Then the edges holding this share (circuit-tracer's 0.98).
     #[arg(long, default_value_t = 0.98)]
-    edge_threshold: f32,
+    edge_threshold: f64,
     /// Edges into the most likely token shown.
     #[arg(long, default_value_t = 10)]
     top_edges: usize,
+    /// Write the pruned graph here as the JSON circuit-tracer writes for Neuronpedia's graph viewer.
+    #[arg(long)]
+    graph_out: Option<std::path::PathBuf>,
+    /// Write the whole graph here as JSON, to check it elsewhere (python/check_graph.py): the
+    /// tokens, every active feature, the logits and the adjacency (a row per feature, then per
+    /// logit; a column per feature, error, then token).
+    #[arg(long)]
+    graph_raw: Option<std::path::PathBuf>,
 }
 
 impl GraphFlags {
@@ -29,7 +37,7 @@ impl GraphFlags {
 }
 
 /// Prints the graph `flags` ask for, if any.
-pub fn show(run: &gpt::Run, flags: &GraphFlags, json: bool) -> Result<(), String> {
+pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Result<(), String> {
     let Some(prompt) = &flags.graph else { return Ok(()) };
     let (node, edge) = (flags.node_threshold, flags.edge_threshold);
     if !(0.0..=1.0).contains(&node) || !(0.0..=1.0).contains(&edge) {
@@ -39,7 +47,7 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, json: bool) -> Result<(), String
     let g = graph::of_prompt(run, prompt, LogitChoice::default()).map_err(|e| e.to_string())?;
     let built_ms = crate::shared::now_ms() - start;
     let scores = g.scores();
-    let pruned = g.prune(node, edge);
+    let pruned = g.prune(node as f32, edge as f32);
     let kept = |range: std::ops::Range<usize>| pruned.nodes[range].iter().filter(|&&k| k).count();
     let features = g.features.len();
     let top = g.sources(); // the most likely token's node
@@ -48,6 +56,19 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, json: bool) -> Result<(), String
     into_top.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     into_top.truncate(flags.top_edges);
     let token = |id: usize| run.tokenizer().token_text(id as u32);
+    if let Some(path) = &flags.graph_raw {
+        let vocab: Vec<String> = (0..run.vocab_size()).map(token).collect();
+        let raw = serde_json::json!({ "tokens": g.tokens, "vocab": vocab, "layers": g.layers, "features": g.features,
+            "logits": g.logits, "adjacency": g.adjacency, "scores": scores, "pruned": pruned });
+        std::fs::write(path, raw.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &flags.graph_out {
+        let slug = path.file_stem().map_or("graph".into(), |s| s.to_string_lossy().into_owned());
+        let naming = graph::Naming { slug: &slug, scan: name, token_text: &token, node_threshold: node };
+        let file = serde_json::to_string_pretty(&g.neuronpedia(&pruned, &naming)).map_err(|e| e.to_string())?;
+        std::fs::write(path, file).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {} (Neuronpedia's graph viewer opens it)", path.display());
+    }
     if json {
         let line = serde_json::json!({ "prompt": prompt, "tokens": g.tokens, "features": features,
             "logits": g.logits, "built_ms": built_ms, "scores": scores,

@@ -5,12 +5,14 @@
 //! nodes: the tokens' embeddings, each active feature at each layer and position, each layer's
 //! error at each position (what the transcoder misses, so the graph reproduces the model), and
 //! the most likely next tokens' logits. `prune.rs` keeps what matters to the output and scores
-//! how much of it the features explain.
+//! how much of it the features explain; `neuronpedia.rs` writes it for Neuronpedia's viewer.
 
+mod neuronpedia;
 mod prune;
 #[cfg(test)]
 mod tests;
 
+pub use neuronpedia::Naming;
 pub use prune::{GraphScores, Pruned};
 
 use crate::error::{Error, Result};

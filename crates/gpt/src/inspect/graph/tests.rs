@@ -145,3 +145,21 @@ fn pruning_keeps_what_carries_the_influence() {
     let top = pruned.cumulative_influence[1];
     assert!((top - 0.25 / 0.75).abs() < 1e-6, "{:?}", pruned.cumulative_influence);
 }
+
+#[test]
+fn neuronpedias_file_names_every_kept_node_and_link_as_circuit_tracer_does() {
+    let graph = by_hand();
+    let pruned = graph.prune(0.5, 0.9);
+    let text = |t: usize| ["a", "b"][t].to_string();
+    let naming = Naming { slug: "hand", scan: "test", token_text: &text, node_threshold: 0.5 };
+    let file = graph.neuronpedia(&pruned, &naming);
+    let ids: Vec<&str> = file["nodes"].as_array().unwrap().iter().map(|n| n["node_id"].as_str().unwrap()).collect();
+    // f1 (layer 0, feature 1, position 1), both embeddings, and the logit (layer 2, token 0, last position).
+    assert_eq!(ids, ["0_1_1", "E_0_0", "E_1_1", "2_0_1"]);
+    for link in file["links"].as_array().unwrap() {
+        assert!(ids.contains(&link["source"].as_str().unwrap()) && ids.contains(&link["target"].as_str().unwrap()));
+    }
+    assert_eq!(file["metadata"]["prompt_tokens"], serde_json::json!(["a", "b"]));
+    assert_eq!(file["nodes"][3]["clerp"], "Output \"a\" (p=0.500)");
+    assert_eq!(file["nodes"][0]["feature"], 2, "the Cantor pairing of layer 0 and feature 1");
+}
