@@ -27,6 +27,14 @@ pub struct GraphFlags {
     /// logit; a column per feature, error, then token).
     #[arg(long)]
     graph_raw: Option<std::path::PathBuf>,
+    /// Scale these features' activations in the graph (each `L2F811@3`: layer from 1, feature,
+    /// position from 0, as the table names them) and show each logit's change beside the graph's
+    /// prediction.
+    #[arg(long, num_args = 1..)]
+    intervene: Vec<String>,
+    /// The factor --intervene scales them by: 0 knocks them out, 2 doubles them.
+    #[arg(long, default_value_t = 0.0)]
+    factor: f32,
 }
 
 impl GraphFlags {
@@ -96,7 +104,45 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
     for (s, w) in into_top {
         println!("  {w:>+9.3}  {}", label(&g, s, &token));
     }
+    if !flags.intervene.is_empty() {
+        let scaled = flags
+            .intervene
+            .iter()
+            .map(|n| Ok((feature_node(&g, n)?, flags.factor)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
+        let effects =
+            graph::intervene(trainee.model(), trainee.dictionaries(), &g, &scaled).map_err(|e| e.to_string())?;
+        println!(
+            "  {} times {}: each logit's change (less the mean's), predicted by the graph and in the model",
+            flags.intervene.join(", "),
+            flags.factor
+        );
+        for e in effects {
+            println!(
+                "  {:>8}  predicted {:>+8.3}  real {:>+8.3}  probability after {:.3}",
+                format!("{:?}", token(e.token)),
+                e.predicted,
+                e.real,
+                e.probability
+            );
+        }
+    }
     Ok(())
+}
+
+/// The feature node `L2F811@3` names, if the graph has it.
+fn feature_node(g: &AttributionGraph, name: &str) -> Result<usize, String> {
+    let bad = || format!("--intervene: {name:?} is not a feature as the table names them, like L2F811@3");
+    let (layer, rest) = name.trim().strip_prefix('L').and_then(|r| r.split_once('F')).ok_or_else(bad)?;
+    let (feature, position) = rest.split_once('@').ok_or_else(bad)?;
+    let number = |s: &str| s.parse::<usize>().map_err(|_| bad());
+    let (layer, feature, position) =
+        (number(layer)?.checked_sub(1).ok_or_else(bad)?, number(feature)?, number(position)?);
+    g.features
+        .iter()
+        .position(|f| (f.layer, f.feature, f.position) == (layer, feature, position))
+        .ok_or_else(|| format!("--intervene: {name} does not fire on this prompt, so the graph has no such node"))
 }
 
 /// A node's name for a table: `L2 F811 at 3 'e'`, `error L2 at 3 'e'`, `token 'e' at 3`.
@@ -106,7 +152,7 @@ fn label(g: &AttributionGraph, node: usize, token: &dyn Fn(usize) -> String) -> 
     match node {
         n if n < g.features.len() => {
             let f = g.features[n];
-            format!("L{} F{} {}", f.layer + 1, f.feature, at(f.position))
+            format!("L{}F{}@{} {:?}", f.layer + 1, f.feature, f.position, token(g.tokens[f.position]))
         }
         n if n < g.token_node(0) => {
             let e = n - g.features.len();

@@ -18,7 +18,7 @@ pub use codes::Codes;
 pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
 pub use loss::Losses;
 pub use trainee::{Dictionaries, SaeTrainee, SavedSae};
-pub use transcoders::{Replacement, Transcoders};
+pub use transcoders::{Replacement, Scaled, Transcoders};
 pub use weights::{Sae, SaeRef, NAMES};
 
 #[cfg(test)]

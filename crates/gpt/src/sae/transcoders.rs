@@ -103,15 +103,32 @@ impl Transcoders {
 
     /// The replacement of the model's MLPs by these transcoders, for a forward pass.
     pub fn replacement<'a>(&'a self, ws: &'a Workspace) -> Replacement<'a> {
-        Replacement { transcoders: self, ws }
+        Replacement { transcoders: self, ws, errors: None, scaled: &[] }
+    }
+
+    /// The local replacement model of a prompt: each layer's transcoder plus its `errors` (what it
+    /// missed on the prompt, (T, C) per layer), so that it is the model on the prompt; with the
+    /// features `scaled` (layer, position, feature, factor: 0 knocks one out) wherever they fire.
+    pub fn local_replacement<'a>(
+        &'a self,
+        ws: &'a Workspace,
+        errors: &'a [Vec<f32>],
+        scaled: &'a [Scaled],
+    ) -> Replacement<'a> {
+        Replacement { transcoders: self, ws, errors: Some(errors), scaled }
     }
 }
 
+/// A feature's activation scaled at one position: (layer, position, feature, factor).
+pub type Scaled = (usize, usize, usize, f32);
+
 /// The model with every MLP's output replaced by its transcoder's, from what the MLP reads in the
-/// same pass: the replacement model, without error nodes.
+/// same pass: the replacement model; with a prompt's errors added, its local replacement model.
 pub struct Replacement<'a> {
     transcoders: &'a Transcoders,
     ws: &'a Workspace,
+    errors: Option<&'a [Vec<f32>]>,
+    scaled: &'a [Scaled],
 }
 
 impl Rewire for Replacement<'_> {
@@ -121,6 +138,19 @@ impl Rewire for Replacement<'_> {
 
     fn mlp_output(&mut self, layer: usize, input: &[f32]) -> Option<Vec<f32>> {
         let transcoder = self.transcoders.layer(layer);
-        Some(transcoder.decode(&transcoder.encode(self.ws, input)))
+        let mut codes = transcoder.encode(self.ws, input);
+        for &(_, position, feature, factor) in self.scaled.iter().filter(|s| s.0 == layer) {
+            let row = codes.starts[position]..codes.starts[position + 1];
+            for (j, value) in codes.features[row.clone()].iter().zip(&mut codes.values[row]) {
+                if *j as usize == feature {
+                    *value *= factor;
+                }
+            }
+        }
+        let mut out = transcoder.decode(&codes);
+        if let Some(errors) = self.errors {
+            out.iter_mut().zip(&errors[layer]).for_each(|(o, e)| *o += e);
+        }
+        Some(out)
     }
 }

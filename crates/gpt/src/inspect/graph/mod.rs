@@ -5,13 +5,17 @@
 //! nodes: the tokens' embeddings, each active feature at each layer and position, each layer's
 //! error at each position (what the transcoder misses, so the graph reproduces the model), and
 //! the most likely next tokens' logits. `prune.rs` keeps what matters to the output and scores
-//! how much of it the features explain; `neuronpedia.rs` writes it for Neuronpedia's viewer.
+//! how much of it the features explain; `intervene.rs` tests it, knocking features out or
+//! steering them, beside what the graph predicts; `neuronpedia.rs` writes it for Neuronpedia's
+//! viewer.
 
+mod intervene;
 mod neuronpedia;
 mod prune;
 #[cfg(test)]
 mod tests;
 
+pub use intervene::{intervene, LogitEffect};
 pub use neuronpedia::Naming;
 pub use prune::{GraphScores, Pruned};
 
@@ -67,6 +71,8 @@ pub struct AttributionGraph {
     /// The direct effects: a row for each node that reads (each feature, then each logit), a
     /// column for each node that writes (each feature, each error, each token).
     pub adjacency: Vec<f32>,
+    /// Each layer's error at each position, (T, C): the MLP's output less its transcoder's.
+    pub errors: Vec<Vec<f32>>,
 }
 
 impl AttributionGraph {
@@ -215,7 +221,7 @@ pub fn attribution_graph(
             }
         });
     }
-    Ok(AttributionGraph { tokens: tokens.to_vec(), layers, features, logits, adjacency })
+    Ok(AttributionGraph { tokens: tokens.to_vec(), layers, features, logits, adjacency, errors })
 }
 
 /// Writes into `block` (rows of `sources`), from column `first`, each reader's gradient `g`

@@ -35,7 +35,7 @@ fn unbiased() -> (GPT, Transcoders) {
     // Encoders strong enough that features fire.
     for layer in 0..2 {
         let w = &mut transcoders.params_mut().values[layer * 4];
-        w.iter_mut().for_each(|x| *x *= 100.0);
+        w.iter_mut().for_each(|x| *x *= 10.0);
     }
     (model, transcoders)
 }
@@ -108,6 +108,7 @@ fn by_hand() -> AttributionGraph {
         features: vec![feature(0), feature(1)],
         logits: vec![LogitNode { token: 0, probability: 0.5 }],
         adjacency,
+        errors: vec![],
     }
 }
 
@@ -162,4 +163,32 @@ fn neuronpedias_file_names_every_kept_node_and_link_as_circuit_tracer_does() {
     assert_eq!(file["metadata"]["prompt_tokens"], serde_json::json!(["a", "b"]));
     assert_eq!(file["nodes"][3]["clerp"], "Output \"a\" (p=0.500)");
     assert_eq!(file["nodes"][0]["feature"], 2, "the Cantor pairing of layer 0 and feature 1");
+}
+
+#[test]
+fn the_local_replacement_model_is_the_model_until_a_feature_is_knocked_out() {
+    let (model, transcoders) = unbiased();
+    let tokens = [2, 7, 1, 8, 2, 8];
+    let graph = attribution_graph(&model, &transcoders, &tokens, LogitChoice::default(), 16).unwrap();
+    let ws = Workspace::default();
+    let mut replacement = transcoders.local_replacement(&ws, &graph.errors, &[]);
+    let local = model.rewired_logits(&tokens, (1, 6), None, &mut replacement).unwrap();
+    let clean = model.logits(&tokens, 1, 6).unwrap();
+    for (a, b) in local.iter().zip(clean.iter()) {
+        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+    }
+    // Knocking a feature out moves the explained logits, each beside the graph's prediction.
+    let effects = intervene(&model, &transcoders, &graph, &[(graph.features.len() - 1, 0.0)]).unwrap();
+    assert_eq!(effects.len(), graph.logits.len());
+    assert!(effects.iter().any(|e| e.real != 0.0 && e.predicted != 0.0), "{effects:?}");
+    assert!(intervene(&model, &transcoders, &graph, &[(graph.features.len(), 0.0)]).is_err());
+}
+
+#[test]
+fn the_graph_predicts_through_its_edges_per_unit_of_activation() {
+    let graph = by_hand();
+    // f1 (activation 1) writes 3 into the logit: knocked out, -3; tripled, +6.
+    assert_eq!(graph.predicted_effects(&[(1, 0.0)]), vec![-3.0]);
+    assert_eq!(graph.predicted_effects(&[(1, 3.0)]), vec![6.0]);
+    assert_eq!(graph.predicted_effects(&[(0, 0.0)]), vec![0.0], "f0 reaches nothing");
 }
