@@ -88,12 +88,13 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
     let logits: Vec<String> = g.logits.iter().map(|l| format!("{:?} {:.3}", token(l.token), l.probability)).collect();
     println!(
         "graph of {prompt:?} ({} tokens) for its next token: {}\n  {features} active features, {} errors, {} tokens; \
-         built in {built_ms:.0} ms\n  replacement score {:.3}, completeness {:.3}\n  pruned to {node} of the nodes' \
+         built in {built_ms:.0} ms, its direct effects {:.0} MB\n  replacement score {:.3}, completeness {:.3}\n  pruned to {node} of the nodes' \
          influence and {edge} of the edges': {} features, {} errors, {} edges",
         g.tokens.len(),
         logits.join(", "),
         g.layers * g.tokens.len(),
         g.tokens.len(),
+        g.bytes() as f64 / (1 << 20) as f64,
         scores.replacement,
         scores.completeness,
         kept(0..features),

@@ -56,17 +56,26 @@ impl GPT {
 
     /// Back-propagates readers through the model frozen at `frozen`: reader `i` reads `reads[i]`
     /// (where, and at which position) along `directions[i]` (a row of C, in the norm's output
-    /// space: an encoder's column, an unembedding row). Calls `write(Some(layer), g)` with every
-    /// reader's gradient at block `layer`'s MLP output, (n, T, C), from the last block down, then
-    /// `write(None, g)` at the embeddings.
+    /// space: an encoder's column, an unembedding row). Calls `write(Some(layer), g, t)` with every
+    /// reader's gradient at block `layer`'s MLP output, (n, t, C) for the first `t` positions (a
+    /// reader reaches no later one), from the highest block any reader reads above down, then
+    /// `write(None, g, t)` at the embeddings.
     pub fn frozen_backward(
         &self,
         frozen: &FrozenPass,
         reads: &[(FrozenRead, usize)],
         directions: &[f32],
-        write: &mut dyn FnMut(Option<usize>, &[f32]),
+        write: &mut dyn FnMut(Option<usize>, &[f32], usize),
     ) {
-        let (c, t, n) = (self.config().n_embd, frozen.t(), reads.len());
+        let (c, n, layers) = (self.config().n_embd, reads.len(), self.blocks.len());
+        // Causal attention carries a gradient only to earlier positions, and nothing reads above
+        // the highest reader.
+        let t = reads.iter().map(|&(_, pos)| pos + 1).max().unwrap_or(0);
+        let top = reads.iter().map(|&(read, _)| match read {
+            FrozenRead::Logits => layers,
+            FrozenRead::MlpIn { layer } => layer + 1,
+        });
+        let top = top.max().unwrap_or(0);
         let params = &self.params().values;
         let mut g = vec![0.0; n * t * c];
         let inject = |g: &mut [f32], at: FrozenRead| {
@@ -86,22 +95,23 @@ impl GPT {
         inject(&mut g, FrozenRead::Logits);
         let (mut dz, mut dv) = (vec![0.0; n * t * c], vec![0.0; n * t * c]);
         let mut dh = vec![0.0; n * t * c];
-        for layer in (0..self.blocks.len()).rev() {
-            write(Some(layer), &g);
+        for layer in (0..top).rev() {
+            write(Some(layer), &g, t);
             inject(&mut g, FrozenRead::MlpIn { layer });
-            self.attention_backward(frozen, layer, &g, (&mut dz, &mut dv, &mut dh));
+            self.attention_backward(frozen, layer, (&g, t), (&mut dz, &mut dv, &mut dh));
             let ln_1 = &self.blocks[layer].ln_1;
             for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dh.chunks_exact(c)).enumerate() {
                 ln_1.frozen_grad(params, frozen.ln_1[layer][row % t], dr, gr);
             }
         }
-        write(None, &g);
+        write(None, &g, t);
     }
 
     /// The gradient `dh` at block `layer`'s ln_1 output, given `g` at its attention's output
-    /// (n, T, C), through the heads' frozen patterns and their value and output projections.
-    fn attention_backward(&self, frozen: &FrozenPass, layer: usize, g: &[f32], (dz, dv, dh): Scratch) {
-        let (c, t, nh) = (self.config().n_embd, frozen.t(), self.config().n_head);
+    /// (n, t, C: the first t positions), through the heads' frozen patterns and their value and
+    /// output projections.
+    fn attention_backward(&self, frozen: &FrozenPass, layer: usize, (g, t): (&[f32], usize), (dz, dv, dh): Scratch) {
+        let (c, nh, full) = (self.config().n_embd, self.config().n_head, frozen.t());
         let (rows, hs) = (g.len() / c, c / nh);
         let params = &self.params().values;
         let attn = &self.blocks[layer].attn;
@@ -112,14 +122,14 @@ impl GPT {
         gemm(1.0, &gv, &proj, false, &mut ArrayViewMut2::from_shape((rows, c), &mut dz[..]).expect("sized"));
         // z_h[p] = Σ_q A_h[p, q] v_h[q]: dv_h[q] = Σ_p A_h[p, q] dz_h[p].
         dv.fill(0.0);
-        let pattern = &frozen.hooked.pattern[layer * nh * t * t..(layer + 1) * nh * t * t];
+        let pattern = &frozen.hooked.pattern[layer * nh * full * full..(layer + 1) * nh * full * full];
         for (dz_i, dv_i) in dz.chunks_exact(t * c).zip(dv.chunks_exact_mut(t * c)) {
             for h in 0..nh {
-                let a = &pattern[h * t * t..(h + 1) * t * t];
+                let a = &pattern[h * full * full..(h + 1) * full * full];
                 for p in 0..t {
                     let from = &dz_i[p * c + h * hs..p * c + (h + 1) * hs];
                     for q in 0..=p {
-                        let weight = a[p * t + q];
+                        let weight = a[p * full + q];
                         let to = &mut dv_i[q * c + h * hs..q * c + (h + 1) * hs];
                         to.iter_mut().zip(from).for_each(|(d, &f)| *d += weight * f);
                     }

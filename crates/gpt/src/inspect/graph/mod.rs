@@ -96,6 +96,11 @@ impl AttributionGraph {
         self.adjacency.get(row * self.sources() + source).copied().unwrap_or(0.0)
     }
 
+    /// The memory its direct effects take.
+    pub fn bytes(&self) -> usize {
+        self.adjacency.len() * std::mem::size_of::<f32>()
+    }
+
     /// The node of layer `layer`'s error at `position`.
     pub fn error_node(&self, layer: usize, position: usize) -> usize {
         self.features.len() + layer * self.tokens.len() + position
@@ -127,6 +132,10 @@ pub fn of_prompt(run: &crate::Run, prompt: &str, choice: LogitChoice) -> Result<
     let trainee = trainer.model();
     attribution_graph(trainee.model(), trainee.dictionaries(), &tokens, choice, BATCH)
 }
+
+/// The most an attribution graph's direct effects may take: a wasm page has 4 GB at most, and a
+/// phone far less.
+pub const MAX_GRAPH_BYTES: usize = 512 << 20;
 
 /// Readers back-propagated together: enough to fill the matrix products, few enough that their
 /// gradients (each T × C) stay small.
@@ -196,6 +205,16 @@ pub fn attribution_graph(
     }
     let n_features = features.len();
     let sources = n_features + (layers + 1) * t;
+    let bytes = reads.len() * sources * std::mem::size_of::<f32>();
+    if bytes > MAX_GRAPH_BYTES {
+        return Err(Error::Data(format!(
+            "this prompt's graph would take {} MB ({} active features over {t} tokens), more than the {} MB a \
+             graph may: trace a shorter prompt, or train transcoders with fewer features per token (k)",
+            bytes >> 20,
+            n_features,
+            MAX_GRAPH_BYTES >> 20
+        )));
+    }
     let mut adjacency = vec![0.0; reads.len() * sources];
     let embedding = model.params().get("transformer.wte.weight").expect("a GPT has token embeddings");
     let embedding = embedding.as_slice().expect("standard layout");
@@ -203,10 +222,10 @@ pub fn attribution_graph(
     for (k, (reads, directions)) in reads.chunks(batch).zip(directions.chunks(batch * d)).enumerate() {
         let (first, n) = (k * batch, reads.len());
         let block = &mut adjacency[first * sources..(first + n) * sources];
-        model.frozen_backward(&frozen, reads, directions, &mut |layer, g| {
-            for p in 0..t {
+        model.frozen_backward(&frozen, reads, directions, &mut |layer, g, reached| {
+            for p in 0..reached {
                 // Each reader's gradient at position p: rows of C, one reader after another.
-                let g = ArrayView2::from_shape((n, d).strides((t * d, 1)), &g[p * d..]).expect("(n, T, C)");
+                let g = ArrayView2::from_shape((n, d).strides((reached * d, 1)), &g[p * d..]).expect("(n, t, C)");
                 match layer {
                     Some(l) => {
                         let (from, to) = (starts[l * t + p], starts[l * t + p + 1]);
