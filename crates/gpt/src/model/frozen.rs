@@ -65,7 +65,7 @@ impl GPT {
         frozen: &FrozenPass,
         reads: &[(FrozenRead, usize)],
         directions: &[f32],
-        write: &mut dyn FnMut(Option<usize>, &[f32], usize),
+        write: &mut WriteSink,
     ) {
         let (c, n, layers) = (self.config().n_embd, reads.len(), self.blocks.len());
         // Causal attention carries a gradient only to earlier positions, and nothing reads above
@@ -142,6 +142,10 @@ impl GPT {
         gemm(1.0, &dvv, &qkv.slice(s![2 * c..3 * c, ..]), false, &mut out);
     }
 }
+
+/// What hears each reader's gradient where nodes write: at a block's MLP output (`Some(layer)`)
+/// or the embeddings (`None`), (n, t, C) for the first `t` positions.
+pub type WriteSink<'a> = dyn FnMut(Option<usize>, &[f32], usize) + 'a;
 
 /// Three buffers of (n, T, C) the attention's backward pass writes: dz, dv and dh.
 type Scratch<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32]);
