@@ -41,8 +41,10 @@ export async function soak({ steps, every, log = () => {} }) {
  * Growth after warm-up (the first sample at or past `warmup` steps) to the end, in MiB. Nothing a
  * run keeps grows with its steps but the loss history (a few bytes a step) and up to 40 time-lapse
  * snapshots, so after warm-up both figures should hold flat; the bounds leave room for the
- * allocator's page-sized growth and the garbage collector's timing, and are far below what
- * keeping one step's gradients (0.4 MiB for tiny) at every step or every sample would add.
+ * allocator's growth and the garbage collector's timing, and are far below what keeping one
+ * step's gradients (0.4 MiB for tiny) at every step or every sample would add. The wasm memory
+ * takes one step of about 2 MiB between the samples near steps 240 and 450 (1.2 to 2.3 MiB in
+ * six quiet runs on 2026-11-29, the same before and after that day's changes), and none after.
  */
 export function growth(samples, warmup) {
   const start = samples.find((s) => s.step >= warmup);
@@ -50,4 +52,4 @@ export function growth(samples, warmup) {
   return { start, end, wasm: end.wasm - start.wasm, heap: end.heap - start.heap };
 }
 
-export const BOUNDS = { wasm: 2, heap: 4 };
+export const BOUNDS = { wasm: 3, heap: 4 };
