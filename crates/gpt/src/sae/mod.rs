@@ -9,6 +9,7 @@
 
 mod codes;
 mod config;
+mod dictionaries;
 mod loss;
 mod trainee;
 mod transcoders;
@@ -16,8 +17,9 @@ mod weights;
 
 pub use codes::Codes;
 pub use config::{Architecture, SaeConfig, MAX_EXPANSION};
+pub use dictionaries::{Dictionaries, Read};
 pub use loss::Losses;
-pub use trainee::{Dictionaries, SaeTrainee, SavedSae};
+pub use trainee::{SaeTrainee, SavedSae};
 pub use transcoders::{Replacement, Scaled, Transcoders};
 pub use weights::{Sae, SaeRef, NAMES};
 
