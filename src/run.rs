@@ -2,9 +2,9 @@
 
 use crate::convert::{js_error, read, to_js, ts, JsResult};
 use crate::types::{AttentionMaps, Buffers, Message, Progress};
-use gpt::run::{FeatureAnswer, FeatureRequest};
-use gpt::{inspect::Questions, TextFit, TrainReport};
+use gpt::inspect::{DictionaryAnswer, DictionaryRequest, Questions};
 use gpt::{Budget, Details, Inside, NextTokens, RunJob, SampleConfig, Settings, Solution, Status};
+use gpt::{TextFit, TrainReport};
 use js_sys::Float32Array;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -36,7 +36,7 @@ impl Run {
         ts(&self.inner.attach_text(text).map_err(js_error)?)
     }
 
-    /// Begins a step or an evaluation of the model, or a step of its autoencoder, shared with the helpers `helpers` names.
+    /// Begins a step or an evaluation of the model, or a step of its autoencoder or transcoders, shared with the helpers `helpers` names.
     pub fn begin(&mut self, kind: Ts<RunJob>, helpers: Vec<u32>) -> JsResult<Ts<Progress>> {
         let progress = self.inner.begin(read(kind, "the work")?, &helpers, js_sys::Date::now()).map_err(js_error)?;
         self.progress(progress)
@@ -135,9 +135,9 @@ impl Run {
         Ok(Ts::new_unchecked(to_js(&self.inner.details())?))
     }
 
-    /// A sparse autoencoder on the model: begin, train, measure, and what its features mean and do.
-    pub fn features(&mut self, request: Ts<FeatureRequest>) -> JsResult<Ts<FeatureAnswer>> {
-        ts(&self.inner.features_do(read(request, "the features' request")?).map_err(js_error)?)
+    /// An autoencoder or transcoders on the model: begin, train, measure, their features; the graph of a prediction.
+    pub fn features(&mut self, request: Ts<DictionaryRequest>) -> JsResult<Ts<DictionaryAnswer>> {
+        ts(&self.inner.dictionaries_do(read(request, "the features' request")?).map_err(js_error)?)
     }
 
     /// Where the run stands.

@@ -72,7 +72,13 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
     }
     if let Some(path) = &flags.graph_out {
         let slug = path.file_stem().map_or("graph".into(), |s| s.to_string_lossy().into_owned());
-        let naming = graph::Naming { slug: &slug, scan: name, token_text: &token, node_threshold: node };
+        let naming = graph::Naming {
+            slug: &slug,
+            scan: name,
+            token_text: &token,
+            feature_text: &|_, _| String::new(),
+            node_threshold: node,
+        };
         let file = serde_json::to_string_pretty(&g.neuronpedia(&pruned, &naming)).map_err(|e| e.to_string())?;
         std::fs::write(path, file).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {} (Neuronpedia's graph viewer opens it)", path.display());

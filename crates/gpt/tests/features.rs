@@ -106,8 +106,11 @@ fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong(
     let config = SaeConfig { expansion: 2, ..SaeConfig::top_k(1) };
     let start = FeatureRequest::Start { config, rows: 4, steps: 6, learning_rate: 3e-3, seed: 1 };
     let begun = run.features_do(start).unwrap();
-    assert_eq!((begun.step, begun.steps, begun.d_sae, begun.d_in), (0, 6, 32, 16));
-    assert_eq!((begun.config, begun.shards), (Some(config), 1), "what a helper's copy is built from");
+    let standing = &begun.standing;
+    assert_eq!((standing.step, standing.steps, standing.d_sae, standing.d_in), (0, 6, 32, 16));
+    let copy = Some(gpt::run::DictionaryShape::Autoencoder(config));
+    assert_eq!((standing.copy, standing.shards), (copy, 1), "what a helper's copy is built from");
+    assert_eq!(standing.job, Some(gpt::RunJob::FeatureStep));
     // The page shares each step with its helpers (here none), then asks what the steps did.
     let mut steps = |n: usize| {
         for _ in 0..n {
@@ -117,10 +120,10 @@ fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong(
         run.features_do(FeatureRequest::Report { measure: false }).unwrap()
     };
     let trained = steps(4);
-    assert_eq!((trained.step, trained.measures.is_none()), (4, true));
+    assert_eq!((trained.standing.step, trained.measures.is_none()), (4, true));
     assert_eq!(trained.report.as_ref().map(|r| r.step), Some(4));
     let done = steps(2);
-    assert_eq!(done.step, 6);
+    assert_eq!(done.standing.step, 6);
     assert!(done.measures.is_some(), "the last steps bring the measures");
     let list = run.features_do(FeatureRequest::List { order: "density".into(), top: 5 }).unwrap().list.unwrap();
     assert_eq!(list.len(), 5);

@@ -1,31 +1,31 @@
 //! Helpers (the page's Web Workers, here on one thread) sharing a run's steps and evaluations, and
-//! its autoencoder's steps: they compute what the run would alone, bit for bit, and keep their
-//! copies of the model (or the autoencoder) and the optimiser at the run's step, whatever changes
-//! between steps.
+//! its autoencoder's or transcoders' steps: they compute what the run would alone, bit for bit, and
+//! keep their copies of the model (or the dictionary) and the optimiser at the run's step, whatever
+//! changes between steps.
 
 mod common;
 
 use common::{muon_run, muon_run_with, no_clock, setup_with};
 use gpt::inspect::AblationGrid;
-use gpt::run::HelperCopy;
+use gpt::run::{DictionaryShape, HelperCopy};
 use gpt::sae::SaeConfig;
 use gpt::work::{Data, Outgoing};
 use gpt::{Next, Outcome, Progress, Run, RunJob};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A helper's copy of the run's model, shaped as it is, or of an autoencoder by `features` on it
-/// (its weights come with its first order).
-fn replica(run: &Run, features: Option<SaeConfig>) -> HelperCopy {
-    HelperCopy::new(run.model().config().clone(), features).unwrap()
+/// A helper's copy of the run's model, shaped as it is, or of the dictionary `dictionary` shapes
+/// on it (its weights come with its first order).
+fn replica(run: &Run, dictionary: Option<DictionaryShape>) -> HelperCopy {
+    HelperCopy::new(run.model().config().clone(), dictionary).unwrap()
 }
 
 /// Helpers as the page's Web Workers are: each answers its orders in the order they were sent,
 /// and an order may outlive the job that sent it (the run never waits for a step's last ones).
 struct Helpers {
     replicas: Vec<HelperCopy>,
-    /// Whether they hold copies of the autoencoder.
-    features: bool,
+    /// The dictionary's step, when they hold copies of a dictionary.
+    dictionary: Option<RunJob>,
     /// Each helper's id, by which the run knows its copy.
     ids: Vec<u32>,
     /// Orders not yet answered: the helper, the header and the floats.
@@ -39,11 +39,15 @@ impl Helpers {
         Helpers::holding(run, count, None)
     }
 
-    fn holding(run: &Run, count: usize, features: Option<SaeConfig>) -> Helpers {
+    fn holding(run: &Run, count: usize, dictionary: Option<DictionaryShape>) -> Helpers {
         static MADE: AtomicU32 = AtomicU32::new(0);
-        let replicas = (0..count).map(|_| replica(run, features)).collect();
+        let replicas = (0..count).map(|_| replica(run, dictionary)).collect();
         let ids = (0..count).map(|_| MADE.fetch_add(1, Ordering::Relaxed)).collect();
-        Helpers { replicas, features: features.is_some(), ids, queue: VecDeque::new(), syncs: 0 }
+        let dictionary = dictionary.map(|d| match d {
+            DictionaryShape::Autoencoder(_) => RunJob::FeatureStep,
+            DictionaryShape::Transcoders(_) => RunJob::TranscoderStep,
+        });
+        Helpers { replicas, dictionary, ids, queue: VecDeque::new(), syncs: 0 }
     }
 
     fn send(&mut self, run: &Run, orders: Vec<Outgoing>) {
@@ -59,7 +63,7 @@ impl Helpers {
         let Some((to, header, data)) = self.queue.pop_front() else { return false };
         let replica = &mut self.replicas[to - 1];
         let read = |at: usize, out: &mut [f32]| out.copy_from_slice(&data[at..at + out.len()]);
-        let reply = replica.answer(&header, data.len(), read, self.features);
+        let reply = replica.answer(&header, data.len(), read, self.dictionary.is_some());
         let flat = replica.reply_data().concat();
         let more = run.accept(&reply.unwrap(), flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
         self.send(run, more.unwrap());
@@ -84,16 +88,15 @@ impl Helpers {
         }
     }
 
-    /// An autoencoder's step alone, its loss in bits.
-    fn feature_step(&mut self, run: &mut Run) -> u32 {
-        self.features = true;
+    /// A step of the dictionary `job` steps, alone: its loss in bits.
+    fn dictionary_step(&mut self, run: &mut Run, job: RunJob) -> u32 {
+        self.dictionary = Some(job);
         self.step(run)
     }
 
     /// A step's loss, in bits.
     fn step(&mut self, run: &mut Run) -> u32 {
-        let kind = if self.features { RunJob::FeatureStep } else { RunJob::Step };
-        match self.perform(run, kind) {
+        match self.perform(run, self.dictionary.clone().unwrap_or(RunJob::Step)) {
             Outcome::Step(stats) => stats.loss.to_bits(),
             other => panic!("a step ended as {other:?}"),
         }
@@ -211,14 +214,16 @@ fn helpers_train_an_autoencoder_as_the_run_would_alone_and_the_model_after_it() 
         run
     };
     let mut solo = make();
-    let losses: Vec<u32> = (0..12).map(|_| Helpers::new(&solo, 0).feature_step(&mut solo)).collect();
+    let losses: Vec<u32> =
+        (0..12).map(|_| Helpers::new(&solo, 0).dictionary_step(&mut solo, RunJob::FeatureStep)).collect();
     let trained = autoencoder(&solo);
     assert!(trained.1.iter().any(|&s| s >= 1500), "some features died: the auxiliary loss is in play");
     for count in 1..=2 {
         // The helpers join half-way, when the counts of silence they must be sent are not all 0.
         let mut run = make();
-        let mut shared: Vec<u32> = (0..6).map(|_| Helpers::new(&run, 0).feature_step(&mut run)).collect();
-        let mut helpers = Helpers::holding(&run, count, Some(config));
+        let mut shared: Vec<u32> =
+            (0..6).map(|_| Helpers::new(&run, 0).dictionary_step(&mut run, RunJob::FeatureStep)).collect();
+        let mut helpers = Helpers::holding(&run, count, Some(DictionaryShape::Autoencoder(config)));
         shared.extend((0..6).map(|_| helpers.step(&mut run)));
         assert_eq!(shared, losses, "{count} helpers");
         assert_eq!(autoencoder(&run), trained, "the weights and the counts of silence, {count} helpers");
@@ -228,12 +233,40 @@ fn helpers_train_an_autoencoder_as_the_run_would_alone_and_the_model_after_it() 
         // gets the model's state.
         let progress = run.begin(RunJob::Step, &helpers.ids, 0.0).unwrap();
         let error = helpers.replicas[0].answer(&progress.orders[0].header, 0, |_, _| {}, false).unwrap_err();
-        assert!(error.to_string().contains("holds a copy of an autoencoder"), "{error}");
+        assert!(error.to_string().contains("holds a copy of an autoencoder or transcoders"), "{error}");
         run.abort();
         let mut helpers = Helpers::new(&run, count);
         let mut alone = make();
-        (0..12).for_each(|_| _ = Helpers::new(&alone, 0).feature_step(&mut alone));
+        (0..12).for_each(|_| _ = Helpers::new(&alone, 0).dictionary_step(&mut alone, RunJob::FeatureStep));
         assert_eq!(helpers.step(&mut run), self::alone(&mut alone), "the model's step after the autoencoder's");
+    }
+}
+
+#[test]
+fn helpers_train_transcoders_as_the_run_would_alone() {
+    // Each layer's loss counts over its own variance: the helpers' copies must be sent those too.
+    let config = SaeConfig { expansion: 4, ..SaeConfig::top_k(2) };
+    let make = || {
+        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+        (0..30).for_each(|_| _ = alone(&mut run)); // on a model barely trained, the MLPs write almost nothing
+        run.start_transcoders(config, gpt::run::sae_recipe(24, 6, 3e-3, 5), 1).unwrap();
+        run
+    };
+    let weights = |run: &Run| -> Vec<u32> {
+        let params = run.transcoders().unwrap().model().dictionaries().params();
+        params.values.iter().flat_map(|v| v.iter().map(|w| w.to_bits())).collect()
+    };
+    let mut solo = make();
+    let losses: Vec<u32> =
+        (0..6).map(|_| Helpers::new(&solo, 0).dictionary_step(&mut solo, RunJob::TranscoderStep)).collect();
+    for count in 1..=2 {
+        let mut run = make();
+        let shape = DictionaryShape::Transcoders(*run.transcoders().unwrap().model().dictionaries().config());
+        let mut helpers = Helpers::holding(&run, count, Some(shape));
+        let shared: Vec<u32> = (0..6).map(|_| helpers.step(&mut run)).collect();
+        assert_eq!(shared, losses, "{count} helpers");
+        assert_eq!(weights(&run), weights(&solo), "{count} helpers");
+        assert_eq!(helpers.syncs, count);
     }
 }
 

@@ -139,3 +139,93 @@ fn transcoders_saved_part_way_train_on_as_if_they_never_stopped() {
     assert_eq!(reopened.transcoders().unwrap().step_count(), 20);
     assert_eq!(weights(&reopened), straight, "bit for bit as twenty steps in one go");
 }
+
+/// A request as the page sends it (which dictionary, then what to do), and the transcoders' answer.
+fn ask(run: &mut gpt::Run, request: serde_json::Value) -> Result<gpt::inspect::graph::TranscoderAnswer, String> {
+    use gpt::inspect::{DictionaryAnswer, DictionaryRequest};
+    let request: DictionaryRequest = serde_json::from_value(request).map_err(|e| e.to_string())?;
+    match run.dictionaries_do(request).map_err(|e| e.to_string())? {
+        DictionaryAnswer::Transcoders(answer) => Ok(answer),
+        DictionaryAnswer::Autoencoder(_) => Err("the autoencoder answered".into()),
+    }
+}
+
+#[test]
+fn the_pages_requests_train_transcoders_trace_a_prompt_and_test_it() {
+    use serde_json::json;
+    let mut run = trained_run(2);
+    let refused = ask(&mut run, json!({ "of": "transcoders", "do": "measure" })).unwrap_err();
+    assert!(refused.contains("no transcoders"), "{refused}");
+    let config = serde_json::to_value(small()).unwrap();
+    let start = json!({ "of": "transcoders", "do": "start", "config": config, "rows": 8, "steps": 4,
+        "learning_rate": 3e-3, "seed": 5 });
+    let begun = ask(&mut run, start).unwrap();
+    assert_eq!((begun.standing.step, begun.standing.steps, begun.standing.d_sae), (0, 4, 64));
+    assert_eq!(begun.standing.job, Some(gpt::RunJob::TranscoderStep));
+    for _ in 0..4 {
+        run.begin(gpt::RunJob::TranscoderStep, &[], 0.0).unwrap();
+        while run.advance(&|| 0.0).unwrap().outcome.is_none() {}
+    }
+    let done = ask(&mut run, json!({ "of": "transcoders", "do": "report", "measure": false })).unwrap();
+    assert_eq!(done.standing.step, 4);
+    assert_eq!(done.measures.expect("the last step brings the measures").layers.len(), 2);
+    let graph = ask(
+        &mut run,
+        json!({ "of": "transcoders", "do": "graph", "prompt": "the quick",
+        "node_threshold": 0.8, "edge_threshold": 0.98 }),
+    )
+    .unwrap()
+    .graph
+    .unwrap();
+    let nodes = graph.file["nodes"].as_array().unwrap();
+    let features: Vec<&serde_json::Value> =
+        nodes.iter().filter(|n| n["feature_type"] == "cross layer transcoder").collect();
+    assert!(!features.is_empty() && graph.features >= features.len());
+    // Each feature is labelled by the token it fires on most strongly in held-out text.
+    assert!(features.iter().all(|n| !n["clerp"].as_str().unwrap().is_empty()), "{features:?}");
+    let logits = nodes.iter().filter(|n| n["feature_type"] == "logit").count();
+    let f = features[0];
+    let (layer, feature, position) = (
+        f["layer"].as_str().unwrap().parse::<usize>().unwrap(),
+        f["feature"].as_i64().unwrap(),
+        f["ctx_idx"].as_u64().unwrap(),
+    );
+    // The node's id names its feature index (its `feature` is circuit-tracer's pairing).
+    let index: usize = f["node_id"].as_str().unwrap().split('_').nth(1).unwrap().parse().unwrap();
+    assert!(feature >= index as i64);
+    let knocked = json!({ "of": "transcoders", "do": "intervene", "prompt": "the quick",
+        "features": [{ "layer": layer, "feature": index, "position": position }], "factor": 0.0 });
+    let effects = ask(&mut run, knocked).unwrap().effects.unwrap();
+    assert_eq!(effects.len(), logits, "an effect on each explained logit");
+    assert!(effects.iter().all(|e| e.predicted.is_finite() && e.real.is_finite()));
+    let card = ask(&mut run, json!({ "of": "transcoders", "do": "card", "layer": layer, "feature": index }))
+        .unwrap()
+        .card
+        .unwrap();
+    assert_eq!(card.summary.feature, index);
+    assert_eq!(card.summary.top_token, f["clerp"].as_str().unwrap(), "the label is the card's top token");
+    // What is wrong is said, and nothing changes.
+    let mut bad = |request: serde_json::Value, expected: &str| {
+        let error = ask(&mut run, request).unwrap_err();
+        assert!(error.contains(expected), "{error}");
+    };
+    let long = "the quick brown fox jumps over".to_string();
+    bad(
+        json!({ "of": "transcoders", "do": "graph", "prompt": long, "node_threshold": 0.8,
+        "edge_threshold": 0.98 }),
+        "longer than the model's block of 16",
+    );
+    bad(
+        json!({ "of": "transcoders", "do": "graph", "prompt": "the", "node_threshold": 1.5,
+        "edge_threshold": 0.98 }),
+        "a share from 0 to 1",
+    );
+    bad(
+        json!({ "of": "transcoders", "do": "intervene", "prompt": "the quick",
+        "features": [{ "layer": 0, "feature": 63, "position": 99 }], "factor": 0.0 }),
+        "does not fire at position 99",
+    );
+    bad(json!({ "of": "transcoders", "do": "card", "layer": 2, "feature": 0 }), "no layer 3");
+    bad(json!({ "of": "transcoders", "do": "card", "layer": 0, "feature": 64 }), "no feature 64");
+    assert_eq!(ask(&mut run, json!({ "of": "transcoders", "do": "measure" })).unwrap().standing.step, 4);
+}

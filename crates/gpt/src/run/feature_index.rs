@@ -9,6 +9,8 @@ use super::feature_measures::FeatureRows;
 use super::training::Watch;
 use super::Run;
 use crate::error::{Error, Result};
+use crate::model::GPT;
+use crate::sae::SaeRef;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -113,9 +115,13 @@ impl<W: Watch> Run<W> {
     /// Indexes the autoencoder's features on `batches` held-out batches (those the measures read).
     pub fn index_features(&self, batches: usize) -> Result<FeatureIndex> {
         let trainee = self.features.as_ref().ok_or_else(super::no_features)?.model();
-        let (sae, model) = (trainee.sae(), trainee.model());
+        self.index_dictionary(trainee.sae().view(), trainee.model(), self.feature_rows(batches)?)
+    }
+
+    /// Indexes the features of `sae` (an autoencoder, or one layer's transcoder) on `model`'s
+    /// activations of `rows`.
+    pub fn index_dictionary(&self, sae: SaeRef, model: &GPT, rows: FeatureRows) -> Result<FeatureIndex> {
         let (d, m) = (sae.d_in(), sae.d_sae());
-        let rows = self.feature_rows(batches)?;
         let ws = Workspace::default();
         let mut firings = vec![Vec::new(); m];
         let mut importance = vec![0.0f64; m];
@@ -149,7 +155,7 @@ impl<W: Watch> Run<W> {
         list
     }
 
-    fn summary(&self, index: &FeatureIndex, j: usize) -> FeatureSummary {
+    pub(crate) fn summary(&self, index: &FeatureIndex, j: usize) -> FeatureSummary {
         let strongest = index.firings[j].iter().max_by(|a, b| a.1.total_cmp(&b.1));
         let top_token = strongest.map_or_else(String::new, |&(n, _)| self.token(index.id(n as usize)));
         FeatureSummary {
@@ -161,9 +167,14 @@ impl<W: Watch> Run<W> {
         }
     }
 
-    /// Feature `j`'s card.
+    /// The autoencoder's feature `j`'s card.
     pub fn feature_card(&self, index: &FeatureIndex, j: usize) -> Result<FeatureCard> {
         let trainee = self.features.as_ref().ok_or_else(super::no_features)?.model();
+        self.dictionary_card(index, trainee.sae().view(), j)
+    }
+
+    /// The card of feature `j` of `sae`, which `index` indexes.
+    pub fn dictionary_card(&self, index: &FeatureIndex, sae: SaeRef, j: usize) -> Result<FeatureCard> {
         if j >= index.firings.len() {
             return Err(Error::Data(format!("there is no feature {j}: the autoencoder has {}", index.firings.len())));
         }
@@ -177,7 +188,7 @@ impl<W: Watch> Run<W> {
         let mut strongest: Vec<(u32, f32)> = firings.clone();
         strongest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let contexts = strongest.iter().take(TOP_CONTEXTS).map(|&(n, _)| self.context(index, j, n as usize)).collect();
-        let (promoted, suppressed) = self.logit_effects(trainee.sae().direction(j));
+        let (promoted, suppressed) = self.logit_effects(sae.direction(j));
         Ok(FeatureCard { summary: self.summary(index, j), contexts, histogram, promoted, suppressed })
     }
 
@@ -210,7 +221,7 @@ impl<W: Watch> Run<W> {
         (list(&mut order.iter()), list(&mut order.iter().rev()))
     }
 
-    fn token(&self, id: usize) -> String {
+    pub(crate) fn token(&self, id: usize) -> String {
         self.tokenizer.token_text(id as u32)
     }
 }

@@ -124,7 +124,7 @@ impl<W: Watch> Run<W> {
     }
 
     /// `batches` held-out batches of `b` rows, drawn the same way every time.
-    pub(super) fn held_out_rows(&self, b: usize, batches: usize) -> Result<FeatureRows> {
+    pub(crate) fn held_out_rows(&self, b: usize, batches: usize) -> Result<FeatureRows> {
         let data = self.data.as_ref().ok_or_else(super::training::no_text)?;
         let block = self.model().config().block_size;
         let mut rng = Rng::new(MEASURE_SEED);

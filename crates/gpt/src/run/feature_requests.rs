@@ -8,10 +8,11 @@ use super::feature_index::{FeatureCard, FeatureOrder, FeatureSummary};
 use super::feature_measures::FeatureMeasures;
 use super::features::sae_recipe;
 use super::training::Watch;
+use super::{DictionaryShape, RunJob};
 use super::{KnockOut, Run, Steered, TokenFeatures};
 use crate::error::{Error, Result};
-use crate::sae::SaeConfig;
-use crate::train::TrainReport;
+use crate::sae::{Dictionaries, SaeConfig, SaeTrainee};
+use crate::train::{TrainReport, Trainer};
 use crate::SampleConfig;
 use serde::{Deserialize, Serialize};
 
@@ -58,22 +59,53 @@ pub enum FeatureRequest {
     },
 }
 
+/// Where a dictionary's training stands, in every answer about it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Standing {
+    /// Steps taken, and the steps it trains for; the step of the model it reads.
+    pub step: usize,
+    pub steps: usize,
+    pub model_step: usize,
+    /// Each dictionary's features, and the model's channels it reads.
+    pub d_sae: usize,
+    pub d_in: usize,
+    /// What a helper's copy is built from, the job that steps it, and the shards of each step.
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub copy: Option<DictionaryShape>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub job: Option<RunJob>,
+    pub shards: usize,
+}
+
+impl Standing {
+    /// Where `trainer` stands on a run of rows of `seq_len` tokens; `copy` builds a helper's copy.
+    pub fn of<D: Dictionaries>(trainer: &Trainer<SaeTrainee<D>>, seq_len: usize, copy: DictionaryShape) -> Standing {
+        let (first, train) = (trainer.model().dictionaries().each()[0], trainer.train_config());
+        let job = match copy {
+            DictionaryShape::Autoencoder(_) => RunJob::FeatureStep,
+            DictionaryShape::Transcoders(_) => RunJob::TranscoderStep,
+        };
+        Standing {
+            step: trainer.step_count(),
+            steps: train.max_iters,
+            model_step: trainer.model().model_step(),
+            d_sae: first.d_sae(),
+            d_in: first.d_in(),
+            copy: Some(copy),
+            job: Some(job),
+            shards: crate::work::shard_count(train.batch_size, seq_len),
+        }
+    }
+}
+
 /// What the autoencoder answered; only the field the request asks for is filled, beside where its
 /// training stands.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct FeatureAnswer {
-    /// Steps taken, and the steps it trains for; the step of the model it reads.
-    pub step: usize,
-    pub steps: usize,
-    pub model_step: usize,
-    /// Its features, and the model's channels it reads.
-    pub d_sae: usize,
-    pub d_in: usize,
-    /// Its settings (a helper's copy is built from them), and the shards of each step.
-    #[cfg_attr(feature = "ts", tsify(optional))]
-    pub config: Option<SaeConfig>,
-    pub shards: usize,
+    #[serde(flatten)]
+    pub standing: Standing,
     #[cfg_attr(feature = "ts", tsify(optional))]
     pub report: Option<TrainReport>,
     #[cfg_attr(feature = "ts", tsify(optional))]
@@ -137,11 +169,8 @@ impl<W: Watch> Run<W> {
             }
         }
         let trainer = self.features.as_ref().ok_or_else(super::no_features)?;
-        let (sae, train) = (trainer.model().sae(), trainer.train_config());
-        (answer.step, answer.steps, answer.model_step) =
-            (trainer.step_count(), train.max_iters, trainer.model().model_step());
-        (answer.d_sae, answer.d_in, answer.config) = (sae.d_sae(), sae.d_in(), Some(*sae.config()));
-        answer.shards = crate::work::shard_count(train.batch_size, self.seq_len());
+        let copy = DictionaryShape::Autoencoder(*trainer.model().sae().config());
+        answer.standing = Standing::of(trainer, self.seq_len(), copy);
         Ok(answer)
     }
 

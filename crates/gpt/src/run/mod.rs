@@ -34,13 +34,14 @@ pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
 pub use feature_measures::{FeatureMeasures, FeatureRows, DENSE};
-pub use feature_requests::{FeatureAnswer, FeatureRequest};
+pub use feature_requests::{FeatureAnswer, FeatureRequest, Standing, PAGE_BATCHES};
 pub use features::sae_recipe;
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
-pub use sharing::{HelperCopy, RunJob};
+pub use sharing::{DictionaryShape, HelperCopy, RunJob};
 pub use state::{Details, Milestones, Onset, Status, TrainingCurve, GENERALISED};
 pub use training::Watch;
+pub(crate) use transcoders::no_transcoders;
 pub use transcoders::{LayerMeasures, TranscoderMeasures};
 
 use crate::checkpoint::{self, Checkpoint};
@@ -71,10 +72,12 @@ pub struct Run<W> {
     pub(crate) feature_index: std::cell::OnceCell<FeatureIndex>,
     /// The frozen model's held-out loss as it is and with the point zeroed, over how many batches.
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
-    /// Whether the job under way is the autoencoder's.
-    pub(crate) features_job: bool,
+    /// Whose trainer the job under way is.
+    pub(crate) job_of: sharing::JobOf,
     /// A transcoder per MLP in training on the model (`transcoders.rs`).
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
+    /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
+    pub(crate) transcoder_index: std::collections::HashMap<usize, FeatureIndex>,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -150,8 +153,9 @@ impl<W: Watch> Run<W> {
             features: None,
             feature_index: Default::default(),
             feature_baseline: Default::default(),
-            features_job: false,
+            job_of: Default::default(),
             transcoders: None,
+            transcoder_index: Default::default(),
         }
     }
 
@@ -166,6 +170,7 @@ impl<W: Watch> Run<W> {
         // Held-out rows of another text: the autoencoder's measures start afresh.
         self.feature_baseline.set(None);
         self.feature_index = Default::default();
+        self.transcoder_index.clear();
         Ok(())
     }
 

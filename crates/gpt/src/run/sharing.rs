@@ -1,22 +1,24 @@
 //! The work a run shares with the page's helpers: its model's steps and evaluations, and its
-//! autoencoder's steps, each by its own trainer; and what a helper holds to do its part
-//! ([`HelperCopy`]). Natively a run has no helpers and does all of it on its own threads.
+//! autoencoder's or transcoders' steps, each by its own trainer; and what a helper holds to do its
+//! part ([`HelperCopy`]). Natively a run has no helpers and does all of it on its own threads.
 
 use super::features::EveryPosition;
 use super::no_features;
 use super::training::{no_text, Watch};
+use super::transcoders::no_transcoders;
 use super::Run;
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
-use crate::sae::{SaeConfig, SaeTrainee};
-use crate::train::{JobKind, Outcome, Progress, Replica};
+use crate::sae::{SaeConfig, SaeTrainee, Transcoders};
+use crate::train::{JobKind, Outcome, Progress, Replica, Trainable, Trainer};
 use crate::work::{Data, Outgoing};
 use crate::GPT;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
-/// A job the run shares: a step or an evaluation of its model, a step of its autoencoder, or
-/// every edge of the circuit view's graph patched exactly for what the view is asked (its
-/// questions, as the page sends them with the views inside the model).
+/// A job the run shares: a step or an evaluation of its model, a step of its autoencoder or of
+/// its transcoders, or every edge of the circuit view's graph patched exactly for what the view
+/// is asked (its questions, as the page sends them with the views inside the model).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -24,7 +26,48 @@ pub enum RunJob {
     Step,
     Evaluation,
     FeatureStep,
+    TranscoderStep,
     Circuit(#[cfg_attr(feature = "ts", tsify(type = "Questions"))] serde_json::Value),
+}
+
+/// Whose trainer the job under way is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum JobOf {
+    #[default]
+    Model,
+    Autoencoder,
+    Transcoders,
+}
+
+/// What a helper's copy of a dictionary is built from: an autoencoder's settings, or the
+/// settings of each of a set of transcoders (one per MLP).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum DictionaryShape {
+    Autoencoder(SaeConfig),
+    Transcoders(SaeConfig),
+}
+
+/// A trainer's side of a shared job, whatever it trains.
+trait Shared {
+    fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress>;
+    fn accept(&mut self, header: &str, len: usize, fill: &mut dyn FnMut(usize, &mut [f32])) -> Result<Vec<Outgoing>>;
+    fn order_data(&self, data: &Data) -> Vec<&[f32]>;
+}
+
+impl<M: Trainable> Shared for Trainer<M> {
+    fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
+        Trainer::advance(self, now_ms)
+    }
+
+    fn accept(&mut self, header: &str, len: usize, fill: &mut dyn FnMut(usize, &mut [f32])) -> Result<Vec<Outgoing>> {
+        Trainer::accept(self, header, len, fill)
+    }
+
+    fn order_data(&self, data: &Data) -> Vec<&[f32]> {
+        Trainer::order_data(self, data)
+    }
 }
 
 impl<W: Watch> Run<W> {
@@ -33,7 +76,11 @@ impl<W: Watch> Run<W> {
     pub fn begin(&mut self, job: RunJob, helpers: &[u32], now_ms: f64) -> Result<Progress> {
         self.abort();
         let data = self.data.as_ref().ok_or_else(no_text)?;
-        self.features_job = job == RunJob::FeatureStep;
+        self.job_of = match job {
+            RunJob::FeatureStep => JobOf::Autoencoder,
+            RunJob::TranscoderStep => JobOf::Transcoders,
+            _ => JobOf::Model,
+        };
         match job {
             RunJob::Step => self.trainer.begin(JobKind::Step, helpers, now_ms, data),
             RunJob::Evaluation => self.trainer.begin(JobKind::Evaluation, helpers, now_ms, data),
@@ -46,14 +93,19 @@ impl<W: Watch> Run<W> {
                 self.feature_index = std::cell::OnceCell::new();
                 trainer.begin(JobKind::Step, helpers, now_ms, &EveryPosition(data))
             }
+            RunJob::TranscoderStep => {
+                let trainer = self.transcoders.as_mut().ok_or_else(no_transcoders)?;
+                self.transcoder_index.clear();
+                trainer.begin(JobKind::Step, helpers, now_ms, &EveryPosition(data))
+            }
         }
     }
 
     /// Takes the job a step further (see [`crate::train::Trainer::advance`]); once an evaluation
     /// is done, what watches the run measures the model.
     pub fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
-        if self.features_job {
-            return self.features.as_mut().ok_or_else(no_features)?.advance(now_ms);
+        if self.job_of != JobOf::Model {
+            return self.shared_mut()?.advance(now_ms);
         }
         let progress = self.trainer.advance(now_ms)?;
         if matches!(progress.outcome, Some(Outcome::Evaluation(_))) {
@@ -66,21 +118,32 @@ impl<W: Watch> Run<W> {
 
     /// Takes a helper's reply in (its header, and `len` floats that `fill(at, out)` copies from
     /// its buffer): the orders it frees to send.
-    pub fn accept(&mut self, header: &str, len: usize, fill: impl FnMut(usize, &mut [f32])) -> Result<Vec<Outgoing>> {
-        match (self.features_job, self.features.as_mut()) {
-            (true, Some(features)) => features.accept(header, len, fill),
-            (true, None) => Err(no_features()),
-            (false, _) => self.trainer.accept(header, len, fill),
-        }
+    pub fn accept(
+        &mut self,
+        header: &str,
+        len: usize,
+        mut fill: impl FnMut(usize, &mut [f32]),
+    ) -> Result<Vec<Outgoing>> {
+        self.shared_mut()?.accept(header, len, &mut fill)
     }
 
     /// The floats that go with an order, piece by piece, for the caller to copy into its buffer.
     pub fn order_data(&self, data: &Data) -> Vec<&[f32]> {
-        match (self.features_job, &self.features) {
-            (true, Some(features)) => features.order_data(data),
-            (true, None) => vec![],
-            (false, _) => self.trainer.order_data(data),
-        }
+        let shared: Option<&dyn Shared> = match self.job_of {
+            JobOf::Model => Some(&self.trainer),
+            JobOf::Autoencoder => self.features.as_ref().map(|t| t as &dyn Shared),
+            JobOf::Transcoders => self.transcoders.as_ref().map(|t| t as &dyn Shared),
+        };
+        shared.map_or_else(Vec::new, |s| s.order_data(data))
+    }
+
+    /// The trainer of the job under way.
+    fn shared_mut(&mut self) -> Result<&mut dyn Shared> {
+        Ok(match self.job_of {
+            JobOf::Model => &mut self.trainer,
+            JobOf::Autoencoder => self.features.as_mut().ok_or_else(no_features)?,
+            JobOf::Transcoders => self.transcoders.as_mut().ok_or_else(no_transcoders)?,
+        })
     }
 
     /// Gives up the job under way (a worker failed, or Pause came mid-evaluation).
@@ -89,40 +152,54 @@ impl<W: Watch> Run<W> {
         if let Some(features) = &mut self.features {
             features.abort();
         }
+        if let Some(transcoders) = &mut self.transcoders {
+            transcoders.abort();
+        }
     }
 }
 
 /// What a helper Web Worker holds: a copy of the run's model, or while the run trains an
-/// autoencoder a copy of that on a frozen model of the same shape. It answers its trainer's
-/// orders, and the run's state fills it (the frozen model's weights among it).
+/// autoencoder or transcoders a copy of those on a frozen model of the same shape. It answers its
+/// trainer's orders, and the run's state fills it (the frozen model's weights among it).
 pub enum HelperCopy {
     Model(Replica<GPT>),
     Features(Replica<SaeTrainee>),
+    Transcoders(Replica<SaeTrainee<Transcoders>>),
 }
 
 impl HelperCopy {
-    /// A copy of the model `config` describes or, with `features`, of an autoencoder on it.
-    pub fn new(config: GPTConfig, features: Option<SaeConfig>) -> Result<HelperCopy> {
-        Ok(match features {
+    /// A copy of the model `config` describes or, with `dictionary`, of that dictionary on it.
+    pub fn new(config: GPTConfig, dictionary: Option<DictionaryShape>) -> Result<HelperCopy> {
+        Ok(match dictionary {
             None => HelperCopy::Model(Replica::new(GPT::new(config, 0)?)),
-            Some(features) => HelperCopy::Features(Replica::new(SaeTrainee::blank(config, features)?)),
+            Some(DictionaryShape::Autoencoder(features)) => {
+                HelperCopy::Features(Replica::new(SaeTrainee::blank(config, features)?))
+            }
+            Some(DictionaryShape::Transcoders(each)) => {
+                let model = GPT::new(config, 0)?;
+                let (layers, d) = (model.config().n_layer, model.config().n_embd);
+                let transcoders = Transcoders::new(each, layers, d, 0)?;
+                let trainee = SaeTrainee::of(transcoders, Arc::new(model), 0, vec![0.0; layers])?;
+                HelperCopy::Transcoders(Replica::new(trainee))
+            }
         })
     }
 
-    /// Answers an order of the model's trainer, or of the autoencoder's when `features` (see
+    /// Answers an order of the model's trainer, or of its dictionary's when `dictionary` (see
     /// [`Replica::answer`]).
     pub fn answer(
         &mut self,
         header: &str,
         len: usize,
         read_data: impl FnMut(usize, &mut [f32]),
-        features: bool,
+        dictionary: bool,
     ) -> Result<String> {
-        match (self, features) {
+        match (self, dictionary) {
             (HelperCopy::Model(copy), false) => copy.answer(header, len, read_data),
             (HelperCopy::Features(copy), true) => copy.answer(header, len, read_data),
-            (HelperCopy::Model(_), true) => Err(wrong_copy("the model", "its autoencoder")),
-            (HelperCopy::Features(_), false) => Err(wrong_copy("an autoencoder", "the model")),
+            (HelperCopy::Transcoders(copy), true) => copy.answer(header, len, read_data),
+            (HelperCopy::Model(_), true) => Err(wrong_copy("the model", "its autoencoder or transcoders")),
+            (_, false) => Err(wrong_copy("an autoencoder or transcoders", "the model")),
         }
     }
 
@@ -131,6 +208,7 @@ impl HelperCopy {
         match self {
             HelperCopy::Model(copy) => copy.reply_data(),
             HelperCopy::Features(copy) => copy.reply_data(),
+            HelperCopy::Transcoders(copy) => copy.reply_data(),
         }
     }
 }

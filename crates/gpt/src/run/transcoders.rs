@@ -63,6 +63,7 @@ impl<W: Watch> Run<W> {
         let mut trainer = Trainer::new(SaeTrainee::of(transcoders, model, self.step_count(), variances)?, train);
         trainer.set_threads(threads);
         self.transcoders = Some(trainer);
+        self.transcoder_index.clear();
         Ok(())
     }
 
@@ -72,6 +73,7 @@ impl<W: Watch> Run<W> {
         self.transcoders = self.restore_dictionaries(transcoders, |config, c, params| {
             Transcoders::from_params(config, c.n_layer, c.n_embd, params)
         })?;
+        self.transcoder_index.clear();
         Ok(self.transcoders.is_some())
     }
 
@@ -150,6 +152,6 @@ fn log_softmax(logits: &[f32]) -> Vec<f64> {
 }
 
 /// The error for a request of transcoders the run has not begun.
-fn no_transcoders() -> Error {
+pub(crate) fn no_transcoders() -> Error {
     Error::Config("no transcoders have been trained on this run: train them first (a transcoder per MLP)".into())
 }

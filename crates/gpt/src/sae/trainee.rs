@@ -268,10 +268,11 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
         }
     }
 
-    /// The frozen model's weights and the counts of silence: a helper has neither.
+    /// The frozen model's weights, the counts of silence and the loss's variances: a helper has
+    /// none of them.
     fn held_parts(&self) -> Vec<&[f32]> {
         let model = self.model.params().flat_parts().map(|(_, part)| part);
-        model.chain([&self.since_fired[..]]).collect()
+        model.chain([&self.since_fired[..], &self.variances[..]]).collect()
     }
 
     fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
@@ -279,6 +280,6 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
             .ok_or_else(|| Error::Config("the frozen model is shared: a helper's copy must hold its own".into()))?;
         let parts = model.params_mut().values.iter_mut();
         let parts = parts.map(|v| v.as_slice_mut().expect("parameters are kept in standard layout"));
-        Ok(parts.chain([&mut self.since_fired[..]]).collect())
+        Ok(parts.chain([&mut self.since_fired[..], &mut self.variances[..]]).collect())
     }
 }

@@ -12,12 +12,14 @@
 mod intervene;
 mod neuronpedia;
 mod prune;
+mod requests;
 #[cfg(test)]
 mod tests;
 
 pub use intervene::{intervene, LogitEffect};
 pub use neuronpedia::Naming;
 pub use prune::{GraphScores, Pruned};
+pub use requests::{GraphFeature, PageGraph, TokenEffect, TranscoderAnswer, TranscoderRequest};
 
 use crate::error::{Error, Result};
 use crate::model::{FrozenRead, GPT};

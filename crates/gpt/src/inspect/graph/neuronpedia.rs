@@ -8,11 +8,13 @@ use super::{AttributionGraph, Pruned};
 use serde_json::{json, Value};
 
 /// Who the file says made the graph: its slug (the file's name), the transcoders' name (`scan`),
-/// each token as text, and the thresholds it was pruned by.
+/// each token as text, each feature's label (by layer and index; circuit-tracer's `clerp`), and
+/// the thresholds it was pruned by.
 pub struct Naming<'a> {
     pub slug: &'a str,
     pub scan: &'a str,
     pub token_text: &'a dyn Fn(usize) -> String,
+    pub feature_text: &'a dyn Fn(usize, usize) -> String,
     pub node_threshold: f64,
 }
 
@@ -43,6 +45,7 @@ impl AttributionGraph {
                         format!("{l}_{j}-0"),
                     );
                     v["activation"] = json!(f.activation);
+                    v["clerp"] = json!((naming.feature_text)(f.layer, f.feature));
                     v
                 }
                 n if n < self.token_node(0) => {

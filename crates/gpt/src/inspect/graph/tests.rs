@@ -152,7 +152,13 @@ fn neuronpedias_file_names_every_kept_node_and_link_as_circuit_tracer_does() {
     let graph = by_hand();
     let pruned = graph.prune(0.5, 0.9);
     let text = |t: usize| ["a", "b"][t].to_string();
-    let naming = Naming { slug: "hand", scan: "test", token_text: &text, node_threshold: 0.5 };
+    let naming = Naming {
+        slug: "hand",
+        scan: "test",
+        token_text: &text,
+        feature_text: &|l, j| format!("L{l}F{j}"),
+        node_threshold: 0.5,
+    };
     let file = graph.neuronpedia(&pruned, &naming);
     let ids: Vec<&str> = file["nodes"].as_array().unwrap().iter().map(|n| n["node_id"].as_str().unwrap()).collect();
     // f1 (layer 0, feature 1, position 1), both embeddings, and the logit (layer 2, token 0, last position).
