@@ -5,6 +5,7 @@
 import { on, send } from './engine.js';
 import { count, tokenLabel } from './format.js';
 import { FeaturesCurve } from './features-curve.js';
+import { contextItems, fillMeasures, tokenList } from './feature-card.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -97,15 +98,7 @@ function showMeasures(m) {
     ['Dense', percent(m.dense), 'features firing on more than a tenth of the tokens'],
   ];
   ui.read.hidden = false;
-  ui.measures.replaceChildren(...items.map(([term, value, title]) => {
-    const pair = document.createElement('div');
-    pair.title = title;
-    const [dt, dd] = [document.createElement('dt'), document.createElement('dd')];
-    dt.textContent = term;
-    dd.textContent = value;
-    pair.append(dt, dd);
-    return pair;
-  }));
+  fillMeasures(ui.measures, items);
 }
 
 let lastAnswer = { d_sae: 1 }; // the autoencoder's last answer: its size
@@ -149,41 +142,13 @@ function showList({ answer }) {
   if (card === null && answer.list.length) ask({ do: 'card', feature: answer.list[0].feature });
 }
 
-/** `tokens` as spans shaded by `activations` against `max`, `at` marked. */
-function shaded(tokens, activations, max, at) {
-  return tokens.map((token, i) => {
-    const span = document.createElement('span');
-    span.className = i === at ? 'token strongest' : 'token';
-    span.textContent = tokenLabel(token);
-    const a = activations[i];
-    span.style.setProperty('--shade', String(max > 0 ? Math.max(0, a) / max : 0));
-    span.title = `${tokenLabel(token)}: ${a.toFixed(3)}`;
-    return span;
-  });
-}
-
-function tokenList(host, tokens) {
-  host.replaceChildren(...tokens.map((t) => {
-    const li = document.createElement('li');
-    li.textContent = `${tokenLabel(t.token)} ${t.logit >= 0 ? '+' : ''}${t.logit.toFixed(2)}`;
-    return li;
-  }));
-}
-
 function showCard({ answer }) {
   const { summary: s, contexts, histogram, promoted, suppressed } = answer.card;
   card = s.feature;
   ui.cardTitle.textContent = `Feature ${s.feature}`;
   ui.cardSummary.textContent = `Fires on ${percent(s.density)} of held-out tokens, at most ${s.max.toFixed(2)}; `
     + `the loss would change by about ${lossChange(s.importance)} without it (attribution).`;
-  ui.contexts.replaceChildren(...contexts.map((c) => {
-    const li = document.createElement('li');
-    const value = document.createElement('span');
-    value.className = 'value';
-    value.textContent = c.activations[c.at].toFixed(2);
-    li.append(value, ...shaded(c.tokens, c.activations, s.max, c.at));
-    return li;
-  }));
+  ui.contexts.replaceChildren(...contextItems(contexts, s.max));
   const most = Math.max(1, ...histogram);
   ui.histogram.setAttribute('aria-label', `Histogram of feature ${s.feature}'s activations in ${histogram.length} bins from 0 to ${s.max.toFixed(2)}: ${histogram.join(', ')}`);
   ui.histogram.replaceChildren(...histogram.map((n) => {

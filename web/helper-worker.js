@@ -1,7 +1,7 @@
 // A helper: a copy of the model and its optimiser that answers the run's orders (shares of its
 // steps and evaluations) with replies (see helpers.js). It holds no text.
 // Messages in:  model {config, features?}, order {id, header, data?, features?} (data: the order's floats,
-//               moved; features: an autoencoder's settings, or whether the order is for its copy).
+//               moved; features: a dictionary's shape, or whether the order is for its copy).
 // Messages out: reply {id, header, data?, memory} (data: the reply's floats, in a buffer an
 //               order brought when one holds them; memory: this helper's wasm memory in bytes),
 //               error {id, message}.

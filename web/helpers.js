@@ -36,7 +36,7 @@ class Helper {
     if (config) this.setModel(config, features);
   }
 
-  /** A copy of the model `config` describes, or with `features` (an autoencoder's settings) of an autoencoder on it. */
+  /** A copy of the model `config` describes, or with `features` (a dictionary's shape: an answer's `copy`) of that autoencoder or those transcoders on it. */
   setModel(config, features) {
     this.id = ++made; // a new copy, which holds nothing of the run's yet
     this.worker.postMessage({ type: 'model', config, features });
@@ -64,7 +64,7 @@ class Helper {
     }
   }
 
-  /** Sends `order` ({header, data?}, its buffer moved; the autoencoder's when `features`); resolves to the reply ({header, data?}). */
+  /** Sends `order` ({header, data?}, its buffer moved; the dictionary's when `features`); resolves to the reply ({header, data?}). */
   send(id, { header, data }, features) {
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject, timer: null });
@@ -84,7 +84,7 @@ export class Helpers {
   constructor() {
     this.list = [];
     this.config = null;
-    this.features = null; // the autoencoder's settings while the helpers hold copies of it
+    this.features = null; // the dictionary's shape while the helpers hold copies of it
     this.nextId = 0;
   }
 
@@ -101,7 +101,7 @@ export class Helpers {
     this.list.forEach((h) => h.setModel(config));
   }
 
-  /** Has every helper hold a copy of the model, or with `features` (an autoencoder's settings) of an autoencoder on it; only a change is sent. */
+  /** Has every helper hold a copy of the model, or with `features` (a dictionary's shape) of it; only a change is sent. */
   hold(features) {
     if (JSON.stringify(features) === JSON.stringify(this.features)) return;
     this.features = features;
@@ -116,7 +116,7 @@ export class Helpers {
   }
 
   /**
-   * Does work `kind` ('step', 'evaluation', or with `features` 'feature-step') on `run` with the helpers, and resolves to its
+   * Does work `kind` ('step', 'evaluation', or with `features` 'feature-step' or 'transcoder-step') on `run` with the helpers, and resolves to its
    * outcome; or to null when `live()` turns false first, the work given up. The run says what
    * comes next: a share of its own work (during an evaluation, then a look at the page's
    * messages) or a wait for a reply. Each reply goes straight back to the run, and the orders it

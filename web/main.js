@@ -15,6 +15,7 @@ import { initShareLink, readSetup } from './share-link.js';
 import { initTextFit } from './text-fit.js';
 import { initWalk } from './walk-panel.js';
 import { initFeatures } from './features-panel.js';
+import { initGraph } from './graph-panel.js';
 import { initLessonPanel } from './lesson-panel.js';
 import { initLessonMenu } from './lesson-menu.js';
 import { carriesLesson } from './lesson/link.js';
@@ -34,6 +35,7 @@ try {
   initInside(uniformLoss);
   initWalk();
   initFeatures();
+  initGraph();
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);

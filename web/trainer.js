@@ -92,8 +92,8 @@ export class Trainer {
   }
 
   /**
-   * Does work `kind` ('step', 'evaluation', or with `features` (an autoencoder's settings)
-   * 'feature-step') for model `id` with the helpers, while `live()`: a new worker count waits
+   * Does work `kind` ('step', 'evaluation', or with `features` (a dictionary's shape, an answer's
+   * `copy`) its step, 'feature-step' or 'transcoder-step') for model `id` with the helpers, while `live()`: a new worker count waits
    * until it ends. Resolves to its outcome, null when `live()` turned false first (the work given
    * up), or false if the model was replaced meanwhile.
    */
@@ -126,12 +126,12 @@ export class Trainer {
   }
 
   /**
-   * Steps the run's autoencoder (`answer`: where it stands, as the run last said) with the helpers
+   * Steps the run's autoencoder or transcoders (`answer`: where they stand, as the run last said) with the helpers
    * for about a chunk of time, or to its last step: the steps taken, or null if the model was
    * replaced. The workers
    * are the page's count, or with 'auto' the fastest count for these steps, timed as for the model's.
    */
-  async stepFeatures(id, { config, shards, step, steps }) {
+  async stepFeatures(id, { copy, job, shards, step, steps }) {
     const { count, most } = this.choice;
     if (count === 'auto' && this.featureSearch?.most !== Math.min(most, shards)) {
       this.featureSearch = new WorkerSearch(Math.min(most, shards));
@@ -141,7 +141,7 @@ export class Trainer {
     let taken = 0;
     while (step + taken < steps && performance.now() - started < CHUNK_MS) {
       const began = performance.now();
-      if (!await this.perform(id, 'feature-step', () => true, config)) return null;
+      if (!await this.perform(id, job, () => true, copy)) return null;
       taken++;
       if (this.featureSearch?.record(performance.now() - began)) this.setWorkers(this.featureSearch.count);
     }

@@ -6,10 +6,11 @@
 //               workers {count (a number, or 'auto'), most}, pause, reset, save, export, download {id}, rename {id, name}, delete {id},
 //               use-text {text}, fit-text {text}, sample {options}, solve {problem}, attention {text},
 //               next {prompt, temperature}, inside {views, probe, questions}, walk {request (null: closed)},
-//               features {request, train?}, features-pause.
+//               features {request, train?}, transcoders {request, train?}, features-pause (either's training).
 // Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
-//               inside {inside, timelapse?}, walk {walk}, features {answer, asked}, features-paused {answer}, sample-chunk {text}, sample-done, solutions {solutions},
+//               inside {inside, timelapse?}, walk {walk}, features {answer, asked}, features-paused {answer},
+//               transcoders {answer, asked}, transcoders-paused {answer}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
@@ -23,13 +24,13 @@ import { yieldToMessages } from './yield.js';
 
 let runText = ''; // the text the run trains on ('' when none fits it)
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
-let featureTraining = 0; // counts the autoencoder's trainings: Pause (or a new one) ends the old
+let featureTraining = 0; // counts the dictionaries' trainings: Pause (or a new one) ends the old
 let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
-let featureLoop = Promise.resolve(); // the autoencoder's training under way, if any
+let featureLoop = Promise.resolve(); // the autoencoder's or transcoders' training under way, if any
 let modelStarting = false; // Train or Resume arrived, and waits for the autoencoder's training to pause
 let insideAsked = false; // an ask of the views inside waits for the asks queued behind it
 /**
- * The autoencoder is measured every 50 steps, but at most a twentieth of its time: a measure
+ * A dictionary is measured every 50 steps, but at most a twentieth of its time: a measure
  * comes once the steps since the last one took 19 times as long as that one did.
  */
 const FEATURE_MEASURE_EVERY = 50;
@@ -64,19 +65,22 @@ async function sample(options) {
   post({ type: 'sample-done' });
 }
 
+/** The message type of each dictionary's answers (and `-paused` once Pause stops its training). */
+const ANSWERS = { autoencoder: 'features', transcoders: 'transcoders' };
+
 /**
- * Trains the run's autoencoder (`answer`: where it stands) a chunk of time at a time, its steps
- * shared with the helpers as the model's are, measuring it every so often, until it is done or
- * paused.
+ * Trains the run's dictionary `of` ('autoencoder' or 'transcoders'; `answer`: where it stands) a
+ * chunk of time at a time, its steps shared with the helpers as the model's are, measuring it
+ * every so often, until it is done or paused.
  */
-async function trainFeatures(run, answer) {
+async function trainFeatures(run, of, answer) {
   const [ticket, id] = [++featureTraining, trainer.modelId];
   let [trainedMs, measureMs] = [0, 0]; // training since the last measure, and what that one took
   for (;;) {
     await yieldToMessages();
     if (ticket !== featureTraining || run !== trainer.run) {
       if (run === trainer.run && featurePaused === featureTraining) {
-        post({ type: 'features-paused', answer: run.features({ do: 'measure' }) });
+        post({ type: `${ANSWERS[of]}-paused`, answer: run.features({ of, do: 'measure' }) });
         saveNow();
       }
       return;
@@ -87,11 +91,21 @@ async function trainFeatures(run, answer) {
     const asked = performance.now();
     trainedMs += asked - began;
     const [before, after] = [answer.step, answer.step + taken].map((s) => Math.floor(s / FEATURE_MEASURE_EVERY));
-    answer = run.features({ do: 'report', measure: after > before && trainedMs >= FEATURE_MEASURE_PACE * measureMs });
+    answer = run.features({ of, do: 'report', measure: after > before && trainedMs >= FEATURE_MEASURE_PACE * measureMs });
     if (answer.measures) [trainedMs, measureMs] = [0, performance.now() - asked];
-    post({ type: 'features', answer, asked: 'train' });
+    post({ type: ANSWERS[of], answer, asked: 'train' });
     if (answer.step >= answer.steps) return saveNow();
   }
+}
+
+/** Answers a request of dictionary `of`, and with `train` trains it on. */
+async function dictionary(of, request, train) {
+  const { run } = trainer;
+  if (!run) return;
+  if (trainer.running || modelStarting) throw new Error(`Pause the model\u2019s training first: the ${of === 'autoencoder' ? 'autoencoder reads' : 'transcoders read'} the model as it is.`);
+  const answer = run.features({ ...request, of });
+  post({ type: ANSWERS[of], answer, asked: request.do });
+  if (train) await (featureLoop = trainFeatures(run, of, answer));
 }
 
 /** Swaps in a newly built run; the caller builds it first, so a rejected one leaves the old. */
@@ -131,16 +145,18 @@ function open(bytes, text, page, extra) {
   restoreFeatures(opened);
 }
 
-/** Shows the autoencoder a checkpoint brought back with the run, if it kept one. */
+/** Shows the autoencoder and transcoders a checkpoint brought back with the run, if it kept them. */
 function restoreFeatures(run) {
-  let answer;
-  try {
-    answer = run.features({ do: 'measure' });
-  } catch (e) {
-    if (!/^no autoencoder has been started/.test(e.message)) report('features', e);
-    return;
+  for (const [of, type] of Object.entries(ANSWERS)) {
+    let answer;
+    try {
+      answer = run.features({ of, do: 'measure' });
+    } catch (e) {
+      if (!/^no (autoencoder has been started|transcoders)/.test(e.message)) report(type, e);
+      continue;
+    }
+    post(answer.step < answer.steps ? { type: `${type}-paused`, answer } : { type, answer, asked: 'train' });
   }
-  post(answer.step < answer.steps ? { type: 'features-paused', answer } : { type: 'features', answer, asked: 'train' });
 }
 
 /** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */
@@ -263,13 +279,11 @@ const handlers = {
     views.walkRequest = request;
     views.walk(trainer.run); // at once, while training too: one sequence's pass costs little
   },
-  async features({ request, train }) {
-    const { run } = trainer;
-    if (!run) return;
-    if (trainer.running || modelStarting) throw new Error('Pause the model\u2019s training first: the autoencoder reads the model as it is.');
-    const answer = run.features(request);
-    post({ type: 'features', answer, asked: request.do });
-    if (train) await (featureLoop = trainFeatures(run, answer));
+  features({ request, train }) {
+    return dictionary('autoencoder', request, train);
+  },
+  transcoders({ request, train }) {
+    return dictionary('transcoders', request, train);
   },
   'features-pause'() {
     featurePaused = ++featureTraining;

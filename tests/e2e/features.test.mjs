@@ -4,16 +4,13 @@
 // tablet and phone sizes, and no accessibility rule broken with it open.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+import { axeViolations, openPlayground, SHOTS, trainTiny, untilStatus } from './session.mjs';
 
 let session, page, errors;
 
 /** Trains the tiny preset for `steps`, then an autoencoder on it for `featureSteps`. */
 async function trainFeatures(p, steps, featureSteps, press = 'click') {
-  await p.getByLabel('Preset').selectOption('tiny');
-  await p.getByLabel('Iterations', { exact: true }).fill(String(steps));
-  await p.getByRole('button', { name: 'Train', exact: true })[press]();
-  await untilStatus(p, new RegExp(`^Finished ${steps} steps`), 120000);
+  await trainTiny(p, steps, press);
   if (!await p.locator('#features').evaluate((d) => d.open)) await p.getByText('8. Features')[press]();
   await p.getByLabel('Steps', { exact: true }).fill(String(featureSteps));
   await p.getByLabel('Active per token (k)').fill('8');

@@ -15,7 +15,7 @@ import { drivenPage } from './driven-page.mjs';
 import { SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
-import { checkFeatures } from './feature-views.mjs';
+import { checkFeatures, checkGraph } from './feature-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 let server, url, ff, downloads, page, run, until, statusMatches, press, shot;
@@ -90,5 +90,7 @@ test('firefox: a head knocked out, a pair patched, the answer attributed, compos
 test('firefox: the walk through the model follows a token forward and back', () => checkWalk(page, 200));
 
 test('firefox: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
+
+test('firefox: transcoders trained in the tab, a problem traced, a feature picked and knocked out', () => checkGraph(page, 30, '3+5='));
 
 test('firefox: a lesson sets the page up, points at a control, waits for its run, and leaving keeps the run', () => checkLesson(page));

@@ -74,14 +74,19 @@ export function checkpointMetadata(file) {
 }
 
 /**
- * Trains the tiny preset for `steps` steps, then opens the views inside the model once they show
- * the last step; `press` is how the buttons are pressed (`click`, or `tap` on a touch screen).
+ * Trains the tiny preset for `steps` steps; `press` is how the buttons are pressed (`click`, or
+ * `tap` on a touch screen).
  */
-export async function trainTinyAndLookInside(page, steps, press = 'click') {
+export async function trainTiny(page, steps, press = 'click') {
   await page.getByLabel('Preset').selectOption('tiny');
   await page.getByLabel('Iterations', { exact: true }).fill(String(steps));
-  await page.getByRole('button', { name: 'Train' })[press]();
-  await untilStatus(page, new RegExp(`^Finished ${steps} steps`), 60000);
+  await page.getByRole('button', { name: 'Train', exact: true })[press]();
+  await untilStatus(page, new RegExp(`^Finished ${steps} steps`), 120000);
+}
+
+/** Trains the tiny preset (see `trainTiny`), then opens the views inside the model once they show the last step. */
+export async function trainTinyAndLookInside(page, steps, press = 'click') {
+  await trainTiny(page, steps, press);
   await page.getByText('6. Inside the model')[press]();
   await page.locator('#inside-status').getByText(new RegExp(`^At step ${steps}`)).waitFor();
 }

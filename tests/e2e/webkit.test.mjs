@@ -16,7 +16,7 @@ import { drivenPage } from './driven-page.mjs';
 import { checkpointMetadata, SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
-import { checkFeatures } from './feature-views.mjs';
+import { checkFeatures, checkGraph } from './feature-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
@@ -128,6 +128,8 @@ test('webkit: a head knocked out, a pair patched, the answer attributed, composi
 test('webkit: the walk through the model follows a token forward and back', () => checkWalk(page, 200));
 
 test('webkit: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
+
+test('webkit: transcoders trained in the tab, a problem traced, a feature picked and knocked out', () => checkGraph(page, 30, '3+5='));
 
 test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and trains', async () => {
   const relaxed = await launchWebKit({ env: { JSC_useWasmRelaxedSIMD: '1' } });

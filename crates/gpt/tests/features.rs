@@ -104,7 +104,8 @@ fn the_pages_requests_begin_train_and_read_an_autoencoder_and_say_what_is_wrong(
     let refused = run.features_do(FeatureRequest::Measure).unwrap_err().to_string();
     assert!(refused.contains("no autoencoder has been started"), "{refused}");
     let config = SaeConfig { expansion: 2, ..SaeConfig::top_k(1) };
-    let start = FeatureRequest::Start { config, rows: 4, steps: 6, learning_rate: 3e-3, seed: 1 };
+    let start =
+        FeatureRequest::Start(gpt::run::DictionaryStart { config, rows: 4, steps: 6, learning_rate: 3e-3, seed: 1 });
     let begun = run.features_do(start).unwrap();
     let standing = &begun.standing;
     assert_eq!((standing.step, standing.steps, standing.d_sae, standing.d_in), (0, 6, 32, 16));

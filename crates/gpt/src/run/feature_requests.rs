@@ -24,14 +24,8 @@ pub const PAGE_BATCHES: usize = 2;
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(tag = "do", rename_all = "snake_case")]
 pub enum FeatureRequest {
-    /// A fresh autoencoder by `config`, to train `steps` steps of `rows` rows at `learning_rate`.
-    Start {
-        config: SaeConfig,
-        rows: usize,
-        steps: usize,
-        learning_rate: f32,
-        seed: u64,
-    },
+    /// A fresh autoencoder.
+    Start(DictionaryStart),
     /// What the steps since the last report did, with the measures when `measure` or once it is
     /// done.
     Report {
@@ -99,6 +93,25 @@ impl Standing {
     }
 }
 
+/// A fresh dictionary by `config` (for transcoders, each one's), to train `steps` steps of `rows`
+/// rows at `learning_rate`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct DictionaryStart {
+    pub config: SaeConfig,
+    pub rows: usize,
+    pub steps: usize,
+    pub learning_rate: f32,
+    pub seed: u64,
+}
+
+impl DictionaryStart {
+    /// How it trains.
+    pub fn recipe(&self) -> crate::config::TrainConfig {
+        sae_recipe(self.rows, self.steps, self.learning_rate, self.seed)
+    }
+}
+
 /// What the autoencoder answered; only the field the request asks for is filled, beside where its
 /// training stands.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -131,8 +144,8 @@ impl<W: Watch> Run<W> {
     pub fn features_do(&mut self, request: FeatureRequest) -> Result<FeatureAnswer> {
         let mut answer = FeatureAnswer::default();
         match request {
-            FeatureRequest::Start { config, rows, steps, learning_rate, seed } => {
-                self.start_features(config, sae_recipe(rows, steps, learning_rate, seed), 1)?;
+            FeatureRequest::Start(start) => {
+                self.start_features(start.config, start.recipe(), 1)?;
                 self.feature_index = std::cell::OnceCell::new();
             }
             FeatureRequest::Report { measure } => {

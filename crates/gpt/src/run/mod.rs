@@ -34,14 +34,13 @@ pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
 pub use feature_measures::{FeatureMeasures, FeatureRows, DENSE};
-pub use feature_requests::{FeatureAnswer, FeatureRequest, Standing, PAGE_BATCHES};
+pub use feature_requests::{DictionaryStart, FeatureAnswer, FeatureRequest, Standing, PAGE_BATCHES};
 pub use features::sae_recipe;
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use sharing::{DictionaryShape, HelperCopy, RunJob};
 pub use state::{Details, Milestones, Onset, Status, TrainingCurve, GENERALISED};
 pub use training::Watch;
-pub(crate) use transcoders::no_transcoders;
 pub use transcoders::{LayerMeasures, TranscoderMeasures};
 
 use crate::checkpoint::{self, Checkpoint};
@@ -73,11 +72,20 @@ pub struct Run<W> {
     /// The frozen model's held-out loss as it is and with the point zeroed, over how many batches.
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
     /// Whose trainer the job under way is.
-    pub(crate) job_of: sharing::JobOf,
+    pub(crate) job_of: JobOf,
     /// A transcoder per MLP in training on the model (`transcoders.rs`).
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
     /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
     pub(crate) transcoder_index: std::collections::HashMap<usize, FeatureIndex>,
+}
+
+/// Whose trainer the job under way is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum JobOf {
+    #[default]
+    Model,
+    Autoencoder,
+    Transcoders,
 }
 
 /// A sample being streamed: the sampler, the bytes of a character it has only partly produced,
@@ -211,4 +219,9 @@ fn task_data(task: &TaskConfig, seed: u64) -> Result<(Tokenizer, Dataset)> {
 /// The error for a request of an autoencoder the run has not begun.
 pub(crate) fn no_features() -> crate::Error {
     crate::Error::Config("no autoencoder has been started on this run".into())
+}
+
+/// The error for a request of transcoders the run has not begun.
+pub(crate) fn no_transcoders() -> crate::Error {
+    crate::Error::Config("no transcoders have been trained on this run: train them first (a transcoder per MLP)".into())
 }

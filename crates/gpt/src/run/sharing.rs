@@ -3,10 +3,9 @@
 //! part ([`HelperCopy`]). Natively a run has no helpers and does all of it on its own threads.
 
 use super::features::EveryPosition;
-use super::no_features;
 use super::training::{no_text, Watch};
-use super::transcoders::no_transcoders;
-use super::Run;
+use super::{no_features, no_transcoders};
+use super::{JobOf, Run};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::sae::{SaeConfig, SaeTrainee, Transcoders};
@@ -28,15 +27,6 @@ pub enum RunJob {
     FeatureStep,
     TranscoderStep,
     Circuit(#[cfg_attr(feature = "ts", tsify(type = "Questions"))] serde_json::Value),
-}
-
-/// Whose trainer the job under way is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum JobOf {
-    #[default]
-    Model,
-    Autoencoder,
-    Transcoders,
 }
 
 /// What a helper's copy of a dictionary is built from: an autoencoder's settings, or the

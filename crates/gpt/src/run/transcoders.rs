@@ -6,10 +6,10 @@
 use super::feature_measures::{FeatureRows, Sums};
 use super::features::{frozen_copy, EveryPosition};
 use super::training::Watch;
-use super::Run;
+use super::{no_transcoders, Run};
 use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::HookPoint;
 use crate::sae::{SaeConfig, SaeTrainee, Transcoders};
 use crate::train::{TrainReport, Trainer};
@@ -149,9 +149,4 @@ fn log_softmax(logits: &[f32]) -> Vec<f64> {
     let max = logits.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l)) as f64;
     let log_total = logits.iter().map(|&l| (l as f64 - max).exp()).sum::<f64>().ln();
     logits.iter().map(|&l| l as f64 - max - log_total).collect()
-}
-
-/// The error for a request of transcoders the run has not begun.
-pub(crate) fn no_transcoders() -> Error {
-    Error::Config("no transcoders have been trained on this run: train them first (a transcoder per MLP)".into())
 }

@@ -8,9 +8,8 @@ use super::{of_prompt, AttributionGraph, GraphScores, LogitChoice, Naming};
 use crate::error::{Error, Result};
 use crate::inspect::Run;
 use crate::run::{
-    no_transcoders, sae_recipe, DictionaryShape, FeatureCard, Standing, TranscoderMeasures, PAGE_BATCHES,
+    no_transcoders, DictionaryShape, DictionaryStart, FeatureCard, Standing, TranscoderMeasures, PAGE_BATCHES,
 };
-use crate::sae::SaeConfig;
 use crate::train::TrainReport;
 use serde::{Deserialize, Serialize};
 
@@ -19,14 +18,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(tag = "do", rename_all = "snake_case")]
 pub enum TranscoderRequest {
-    /// A fresh transcoder of `config`'s kind for every MLP, to train `steps` steps of `rows` rows.
-    Start {
-        config: SaeConfig,
-        rows: usize,
-        steps: usize,
-        learning_rate: f32,
-        seed: u64,
-    },
+    /// A fresh transcoder of `config`'s kind for every MLP.
+    Start(DictionaryStart),
     /// What the steps since the last report did, with the measures when `measure` or once done.
     Report {
         measure: bool,
@@ -111,8 +104,8 @@ impl Run {
     pub fn transcoders_do(&mut self, request: TranscoderRequest) -> Result<TranscoderAnswer> {
         let mut answer = TranscoderAnswer::default();
         match request {
-            TranscoderRequest::Start { config, rows, steps, learning_rate, seed } => {
-                self.start_transcoders(config, sae_recipe(rows, steps, learning_rate, seed), 1)?;
+            TranscoderRequest::Start(start) => {
+                self.start_transcoders(start.config, start.recipe(), 1)?;
             }
             TranscoderRequest::Report { measure } => {
                 let report = self.transcoders.as_mut().ok_or_else(no_transcoders)?.take_report();
