@@ -11,7 +11,7 @@
 //        [--shot FILE --card N]: once trained, a screenshot of the section with feature N's card open
 import { parseArgs } from 'node:util';
 import { median } from './median.mjs';
-import { openPlayground } from '../tests/e2e/session.mjs';
+import { sideBySide, withRun } from './page-rounds.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -24,14 +24,8 @@ const { values } = parseArgs({
 if (!values.checkpoint || !values.data) throw new Error('give --checkpoint and --data (the text it trained on)');
 
 /** One round on a fresh page with `workers`: seconds to the goal, the step there, and tokens/s. */
-async function round(workers) {
-  const session = await openPlayground({ width: 1280, height: 1000 });
-  const { page } = session;
-  try {
-    await page.getByLabel('Upload .txt').setInputFiles(values.data);
-    await page.getByLabel('Load checkpoint').setInputFiles(values.checkpoint);
-    await page.getByLabel('Workers').selectOption(workers);
-    await page.getByText('8. Features').click();
+function round(workers) {
+  return withRun({ ...values, workers, section: '8. Features' }, async (page) => {
     await page.locator('#features-train:not([disabled])').waitFor({ timeout: 60000 });
     await page.getByLabel('Features per channel').fill(values.expansion);
     await page.getByLabel('Active per token (k)').fill(values.k);
@@ -51,9 +45,7 @@ async function round(workers) {
       if (/^Step (\d+) of \1:/.test(status)) return { seconds: Infinity, step, explained, speed };
       await page.waitForTimeout(200);
     }
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** Feature `--card`'s card open, the section's screenshot in `--shot`. */
@@ -67,14 +59,8 @@ async function screenshot(page, result) {
 }
 
 const counts = values.workers.split(',');
-const results = Object.fromEntries(counts.map((w) => [w, []]));
-for (let r = 0; r < Number(values.rounds); r++) {
-  for (const workers of counts) {
-    const result = await round(workers);
-    results[workers].push(result);
-    console.log(`round ${r + 1}, workers ${workers}: ${(100 * result.explained).toFixed(1)}% explained at step ${result.step}, ${result.seconds.toFixed(1)} s after Train features, ${result.speed} tokens/s`);
-  }
-}
+const results = await sideBySide(counts, Number(values.rounds), round,
+  (r) => `${(100 * r.explained).toFixed(1)}% explained at step ${r.step}, ${r.seconds.toFixed(1)} s after Train features, ${r.speed} tokens/s`);
 const medians = counts.map((w) => ({ w, seconds: median(results[w].map((r) => r.seconds)), speed: median(results[w].map((r) => r.speed)) }));
 for (const { w, seconds, speed } of medians) {
   console.log(`median, workers ${w}: ${seconds.toFixed(1)} s to ${100 * Number(values.goal)}% of the variance explained, ${speed} tokens/s`);

@@ -3,6 +3,7 @@
 // tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
 // out or steered with. The worker trains it while the model's own training is paused.
 import { on, send } from './engine.js';
+import { savedNote } from './saved-note.js';
 import { count, tokenLabel } from './format.js';
 import { FeaturesCurve } from './features-curve.js';
 import { contextItems, fillMeasures, tokenList } from './feature-card.js';
@@ -24,7 +25,7 @@ const curve = new FeaturesCurve($('features-curve'));
 /** Features the list shows. */
 const LISTED = 40;
 let card = null; // the feature whose card is open
-let saving = false; // whether the autoencoder waits for the run's next save to be kept
+const saved = savedNote(ui.status); // once trained, the status says when the run's next save kept it
 let before = null; // the status line before a new autoencoder was asked for, until it starts or is refused
 const READING = 'Reading the model\u2019s activations\u2026';
 
@@ -118,7 +119,7 @@ function progress({ answer }) {
 }
 
 function finished() {
-  saving = true;
+  saved.arm();
   ui.open.max = String(lastAnswer.d_sae - 1);
   ui.pause.disabled = true;
   ui.pause.textContent = 'Pause features';
@@ -271,10 +272,6 @@ export function initFeatures() {
     finished();
     ui.pause.textContent = 'Resume features';
     ui.pause.disabled = false;
-  });
-  on('autosaved', () => {
-    if (saving) ui.status.textContent += ' Saved with the run.';
-    saving = false;
   });
   on('created', newModel);
   on('loaded', newModel);

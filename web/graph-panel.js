@@ -5,6 +5,7 @@
 // scaled, the graph's predicted effect beside the real one. The graph downloads as the file
 // Neuronpedia's graph viewer opens.
 import { on, send } from './engine.js';
+import { savedNote } from './saved-note.js';
 import { tokenLabel } from './format.js';
 import { contextItems, fillMeasures, tokenList } from './feature-card.js';
 import { GraphView } from './graph-view.js';
@@ -27,7 +28,7 @@ const READING = 'Reading the model\u2019s MLPs\u2026';
 const view = new GraphView($('graph-svg'), picked);
 let traced = null; // the prompt of the graph shown
 let file = null; // the graph shown, as Neuronpedia's file
-let saving = false; // whether the transcoders wait for the run's next save to be kept
+const saved = savedNote(ui.status); // once trained, the status says when the run's next save kept it
 
 const ask = (request) => send({ type: 'transcoders', request });
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -53,12 +54,15 @@ function showMeasures(m) {
   fillMeasures(ui.measures, items);
 }
 
-function progress({ answer }) {
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+function progress({ answer, memory }) {
   const { step, steps, report, measures } = answer;
   ui.progress.max = steps;
   ui.progress.value = step;
   const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}, ${Math.ceil(report.eta_s)} s left` : '';
-  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features for each MLP, reading the model at step ${answer.model_step}.`;
+  const held = memory ? ` The workers hold ${mib(memory)}.` : '';
+  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features for each MLP, reading the model at step ${answer.model_step}.${held}`;
   if (measures) showMeasures(measures);
   ui.pause.disabled = step >= steps;
   if (step >= steps) ready();
@@ -66,7 +70,7 @@ function progress({ answer }) {
 
 /** The transcoders can trace prompts, and are kept with the run's next save. */
 function ready() {
-  saving = true;
+  saved.arm();
   ui.trace.disabled = false;
   ui.pause.textContent = 'Pause transcoders';
 }
@@ -86,13 +90,13 @@ function logitText(n) {
   return `${JSON.stringify(tokenLabel(token))} (${p})`;
 }
 
-function showGraph({ answer }) {
+function showGraph({ answer, memory }) {
   const { graph } = answer;
   file = graph.file;
   const kept = file.nodes.filter((n) => n.feature_type === 'cross layer transcoder').length;
   const next = file.nodes.filter((n) => n.feature_type === 'logit').map(logitText).join(', ');
   ui.summary.textContent = `${graph.features} features fire on ${JSON.stringify(traced)}; pruned to ${kept} and ${file.links.length} edges `
-    + `(${(graph.bytes / 2 ** 20).toFixed(1)} MB of direct effects). Its features explain ${percent(graph.scores.completeness)} of what reaches the output `
+    + `(${(graph.bytes / 2 ** 20).toFixed(1)} MB of direct effects; the workers hold ${mib(memory)}). Its features explain ${percent(graph.scores.completeness)} of what reaches the output `
     + `(completeness; replacement score ${percent(graph.scores.replacement)}). It explains the next token ${next}. `
     + (kept ? 'Pick features to read, group or test them.' : 'No feature holds enough of the influence to be kept: raise \u201cKeep nodes to\u201d toward 1 to see them.');
   view.show(file);
@@ -181,10 +185,6 @@ export function initGraph() {
     ready();
     ui.pause.textContent = 'Resume transcoders';
     ui.pause.disabled = false;
-  });
-  on('autosaved', () => {
-    if (saving) ui.status.textContent += ' Saved with the run.';
-    saving = false;
   });
   on('created', newModel);
   on('loaded', newModel);

@@ -7,8 +7,9 @@
 import { tokenLabel } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const ROW = 64; // px between layers
-const SPACE = 16; // px between dots in one cell
+const SPACE = 16; // px between dots in one cell, across
+const LINE = 12; // and down, when a busy cell wraps
+const PER_LINE = 8; // dots across a cell before it wraps
 const MARGIN = { left: 46, bottom: 30, top: 26, right: 12 };
 /** Edges drawn at most, strongest first: more is a thicket. */
 const MOST_EDGES = 600;
@@ -82,24 +83,30 @@ export class GraphView {
       const key = `${row(n)}:${n.ctx_idx}`;
       cells.set(key, [...(cells.get(key) ?? []), n]);
     }
-    // Each position as wide as its busiest cell: positions with only their token stay narrow.
+    // Each position as wide as its busiest cell (wrapping past PER_LINE dots), each layer as tall:
+    // positions with only their token stay narrow.
     const busiest = tokens.map(() => 1);
+    let deepest = 1;
     for (const [key, list] of cells) {
       const p = Number(key.split(':')[1]);
-      busiest[p] = Math.max(busiest[p], list.length);
+      busiest[p] = Math.max(busiest[p], Math.min(list.length, PER_LINE));
+      deepest = Math.max(deepest, Math.ceil(list.length / PER_LINE));
     }
+    const rowHeight = 52 + (deepest - 1) * LINE;
     const widths = busiest.map((n) => Math.max(n === 1 ? 26 : 40, n * SPACE + 10));
     const starts = widths.map((_, p) => MARGIN.left + widths.slice(0, p).reduce((a, b) => a + b, 0));
     const centre = (p) => starts[p] + widths[p] / 2;
     const width = MARGIN.left + widths.reduce((a, b) => a + b, 0) + MARGIN.right;
-    const height = MARGIN.top + (layers + 1) * ROW + MARGIN.bottom;
+    const height = MARGIN.top + (layers + 1) * rowHeight + MARGIN.bottom;
     const place = new Map();
     for (const [key, list] of cells) {
       const [r, p] = key.split(':').map(Number);
       list.sort((a, b) => (b.influence ?? 0) - (a.influence ?? 0));
+      const across = Math.min(list.length, PER_LINE);
       list.forEach((n, i) => place.set(n.node_id, {
-        x: centre(p) + (i - (list.length - 1) / 2) * SPACE,
-        y: MARGIN.top + (layers + 1 - r) * ROW,
+        x: centre(p) + ((i % PER_LINE) - (across - 1) / 2) * SPACE,
+        y: MARGIN.top + (layers + 1 - r) * rowHeight - Math.floor(i / PER_LINE) * LINE,
+        labelled: list.length <= PER_LINE, // a wrapped cell's labels would overlap
       }));
     }
     const at = (id) => place.get(representative.get(id) ?? id);
@@ -108,7 +115,7 @@ export class GraphView {
     svg.setAttribute('height', height);
     const parts = [];
     for (let r = 0; r <= layers + 1; r++) {
-      const y = MARGIN.top + (layers + 1 - r) * ROW;
+      const y = MARGIN.top + (layers + 1 - r) * rowHeight;
       const name = r === 0 ? 'tokens' : r === layers + 1 ? 'next' : `L${r}`;
       parts.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y, y2: y, class: 'graph-row' }));
       parts.push(element('text', { x: 4, y: y + 4, class: 'graph-axis' }, name));
@@ -130,7 +137,9 @@ export class GraphView {
         'stroke-width': (0.4 + 3.6 * strength).toFixed(2), 'stroke-opacity': (0.15 + 0.75 * strength).toFixed(2),
       }));
     }
-    for (const n of shown) parts.push(this.node(n, place.get(n.node_id)));
+    // Most influential first: the order Tab takes.
+    const byInfluence = [...shown].sort((a, b) => (b.influence ?? -1) - (a.influence ?? -1));
+    for (const n of byInfluence) parts.push(this.node(n, place.get(n.node_id)));
     svg.replaceChildren(...parts);
     // The output is at the right: show that end first.
     const canvas = svg.parentElement;
@@ -150,10 +159,11 @@ export class GraphView {
     const said = this.describe(n, group);
     g.append(element('title', {}, said));
     const label = kind === 'logit' ? tokenLabel(n.clerp.match(/"(.*)"/s)?.[1] ?? '') : kind === 'feature' ? (group ? `×${group.length}` : tokenLabel(n.clerp)) : '';
-    if (label) g.append(element('text', { x: p.x, y: kind === 'logit' ? p.y - 9 : p.y + 15, class: 'graph-label' }, label));
+    if (label && p.labelled) g.append(element('text', { x: p.x, y: kind === 'logit' ? p.y - 9 : p.y + 15, class: 'graph-label' }, label));
     if (kind === 'feature') {
       // A target a finger can hit, over the dot and its label.
-      g.prepend(element('rect', { x: p.x - SPACE / 2, y: p.y - 9, width: SPACE, height: 28, class: 'graph-hit' }));
+      const hit = p.labelled ? { y: p.y - 9, height: 28 } : { y: p.y - LINE / 2, height: LINE }; // a wrapped cell's are packed
+      g.prepend(element('rect', { x: p.x - SPACE / 2, width: SPACE, ...hit, class: 'graph-hit' }));
       g.setAttribute('tabindex', '0');
       g.setAttribute('role', 'button');
       g.setAttribute('aria-pressed', String(this.picked.has(n.node_id)));

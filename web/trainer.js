@@ -148,6 +148,11 @@ export class Trainer {
     return taken;
   }
 
+  /** The wasm memory of every worker, in bytes (the helpers' as their last replies said). */
+  memory() {
+    return this.hooks.memoryBytes() + this.helpers.memory;
+  }
+
   /** Trains until the run ends, the page pauses it, or another model replaces it. */
   async train() {
     const { post, views, report } = this.hooks;
@@ -158,7 +163,7 @@ export class Trainer {
     const unfinished = ({ step, max_iters: end }) => step < end;
     const every = (ms) => (this.workers >= (navigator.hardwareConcurrency || 1) ? ms * BUSY_SLOWER : ms);
     const reportProgress = () => {
-      const memory = this.hooks.memoryBytes() + this.helpers.memory;
+      const memory = this.memory();
       if (unreported) post({ type: 'progress', report: run.takeReport(), memory, search: this.search?.progress });
       [lastReport, unreported] = [performance.now(), false];
     };

@@ -9,8 +9,8 @@
 //               features {request, train?}, transcoders {request, train?}, features-pause (either's training).
 // Messages out: ready, created, loaded {..., restored?, imported?, textProblem?}, saved {bytes, step, name}, exported {bytes, name, leftOut},
 //               progress {report, memory (wasm bytes, all workers)}, eval {evaluation}, attention {maps}, next-tokens {next},
-//               inside {inside, timelapse?}, walk {walk}, features {answer, asked}, features-paused {answer},
-//               transcoders {answer, asked}, transcoders-paused {answer}, sample-chunk {text}, sample-done, solutions {solutions},
+//               inside {inside, timelapse?}, walk {walk}, features {answer, asked, memory}, features-paused {answer},
+//               transcoders {answer, asked, memory}, transcoders-paused {answer}, sample-chunk {text}, sample-done, solutions {solutions},
 //               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
@@ -93,7 +93,7 @@ async function trainFeatures(run, of, answer) {
     const [before, after] = [answer.step, answer.step + taken].map((s) => Math.floor(s / FEATURE_MEASURE_EVERY));
     answer = run.features({ of, do: 'report', measure: after > before && trainedMs >= FEATURE_MEASURE_PACE * measureMs });
     if (answer.measures) [trainedMs, measureMs] = [0, performance.now() - asked];
-    post({ type: ANSWERS[of], answer, asked: 'train' });
+    post({ type: ANSWERS[of], answer, asked: 'train', memory: trainer.memory() });
     if (answer.step >= answer.steps) return saveNow();
   }
 }
@@ -104,7 +104,7 @@ async function dictionary(of, request, train) {
   if (!run) return;
   if (trainer.running || modelStarting) throw new Error(`Pause the model\u2019s training first: the ${of === 'autoencoder' ? 'autoencoder reads' : 'transcoders read'} the model as it is.`);
   const answer = run.features({ ...request, of });
-  post({ type: ANSWERS[of], answer, asked: request.do });
+  post({ type: ANSWERS[of], answer, asked: request.do, memory: trainer.memory() });
   if (train) await (featureLoop = trainFeatures(run, of, answer));
 }
 

@@ -228,4 +228,14 @@ fn the_pages_requests_train_transcoders_trace_a_prompt_and_test_it() {
     bad(json!({ "of": "transcoders", "do": "card", "layer": 2, "feature": 0 }), "no layer 3");
     bad(json!({ "of": "transcoders", "do": "card", "layer": 0, "feature": 64 }), "no feature 64");
     assert_eq!(ask(&mut run, json!({ "of": "transcoders", "do": "measure" })).unwrap().standing.step, 4);
+    // A checkpoint opened without its text traces the same graph, its features unlabelled.
+    let mut reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+    let trace = json!({ "of": "transcoders", "do": "graph", "prompt": "the quick", "node_threshold": 0.8,
+        "edge_threshold": 0.98 });
+    let bare = ask(&mut reopened, trace).unwrap().graph.unwrap();
+    assert_eq!(bare.file["links"], graph.file["links"]);
+    let nodes = bare.file["nodes"].as_array().unwrap();
+    let labels: Vec<&serde_json::Value> =
+        nodes.iter().filter(|n| n["feature_type"] == "cross layer transcoder").map(|n| &n["clerp"]).collect();
+    assert!(!labels.is_empty() && labels.iter().all(|&l| l == ""), "{labels:?}");
 }

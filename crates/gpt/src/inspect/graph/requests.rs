@@ -163,7 +163,10 @@ impl Run {
         let graph = of_prompt(self, prompt, LogitChoice::default())?;
         let pruned = graph.prune(node_threshold, edge_threshold);
         let mut labels = std::collections::HashMap::new();
-        for (f, _) in graph.features.iter().zip(&pruned.nodes).filter(|(_, &kept)| kept) {
+        // Labels come from held-out text: a checkpoint opened without its text traces unlabelled.
+        let labelled = self.has_text();
+        let kept = graph.features.iter().zip(&pruned.nodes).filter(|(_, &kept)| kept && labelled);
+        for (f, _) in kept {
             self.index_layer(f.layer)?;
             let index = &self.transcoder_index[&f.layer];
             labels.entry((f.layer, f.feature)).or_insert_with(|| self.summary(index, f.feature).top_token);
