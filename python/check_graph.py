@@ -15,7 +15,9 @@ the export goes into circuit-tracer's `TransformerLensReplacementModel` in float
 folding, and its `attribute` builds the graph of the CLI's prompt. Compared: every active feature
 and its activation (within 1e-5), every edge (within 1e-4, relative to its size above 1), the
 logits picked and their probabilities, the replacement and completeness scores, pruning's nodes and
-edges, and the Neuronpedia file `create_graph_files` writes; and the replacement model (transcoders
+edges, and the Neuronpedia file `create_graph_files` writes; the transcoders' measures on the
+held-out rows the CLI read (normalised MSE, L0, and the replacement model's top-1 agreement, KL and
+losses), by PyTorch; and the replacement model (transcoders
 and errors in the MLPs' place) reproduces the model's logits (within 1e-5).
 
 What had to be adapted, and nothing else:
@@ -144,7 +146,10 @@ def check(name, data, work):
     relu = "--l1" in transcoders
     sae_out = os.path.join(work, f"{name}-saes") if relu else None
     args = [a.format(data=data) for a in transcoders]
-    gpt("features", "--checkpoint", ckpt, *args, "--transcoders", "--save", traced, *(["--out", sae_out] if relu else []))
+    rows_path = os.path.join(work, f"{name}-rows.json")
+    lines = gpt("features", "--checkpoint", ckpt, *args, "--transcoders", "--save", traced, "--json", "--rows-out",
+                rows_path, "--measure-batches", 2, *(["--out", sae_out] if relu else []))
+    measured = json.loads(lines.strip().splitlines()[-1])["measures"]
     if prompt is None:
         prompt = json.loads(gpt("inspect", "--checkpoint", traced, "circuit", "--json"))["examples"][0]["clean"]
     raw_path, np_path = os.path.join(work, f"{name}-raw.json"), os.path.join(work, f"{name}-np.json")
@@ -207,8 +212,63 @@ def check(name, data, work):
         hooks = [(f"blocks.{l}.hook_mlp_out", rebuilt) for l in range(layers)]
         replaced = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
     close(f"{name}: the replacement model's logits, with its errors, against the model's", replaced, clean)
+    with open(rows_path) as f:
+        replacement_measures(name, plain, model, json.load(f), measured)
     print(f"{name}: {len(ours)} features, {adjacency.numel()} edges agree; "
           f"replacement {replacement:.4f}, completeness {completeness:.4f}", flush=True)
+
+
+def replacement_measures(name, plain, model, rows, measured):
+    """The transcoders' measures on the held-out `rows` the CLI read (`--rows-out`), by PyTorch:
+    each layer's normalised MSE, variance explained and L0, and the replacement model (each MLP's
+    output its transcoder's, no errors) against the model: top-1 agreement, KL and both losses."""
+    layers = plain.cfg.n_layers
+    sse, total, sums, norms, fired = ([0.0] * layers for _ in range(5))
+    agree = kl = clean_loss = replaced_loss = positions = scored = 0
+    with torch.no_grad():
+        for batch in rows["batches"]:
+            ids = torch.tensor(batch["ids"]).reshape(rows["b"], rows["t"])
+            targets = torch.tensor(batch["targets"]).reshape(-1)
+            clean, cache = plain.run_with_cache(ids)
+            for l in range(layers):  # each transcoder on the model's own activations
+                t = model.transcoders.transcoders[l]
+                codes = t.encode(cache[f"blocks.{l}.ln2.hook_normalized"])
+                y = cache[f"blocks.{l}.hook_mlp_out"].double()
+                y = y.reshape(-1, y.shape[-1])
+                sse[l] += ((y - t.decode(codes).double().reshape(y.shape)) ** 2).sum().item()
+                norms[l] += (y ** 2).sum().item()
+                sums[l] = sums[l] + y.sum(0)
+                total[l] += y.shape[0]
+                fired[l] += (codes != 0).sum().item()
+            # The replacement model: each MLP's output its transcoder's, from what it reads in the same pass.
+            read = {}
+            def kept(acts, hook):
+                read[int(hook.name.split(".")[1])] = acts
+            def transcoded(acts, hook):
+                t = model.transcoders.transcoders[int(hook.name.split(".")[1])]
+                return t.decode(t.encode(read[int(hook.name.split(".")[1])])).to(acts.dtype)
+            hooks = [(f"blocks.{l}.ln2.hook_normalized", kept) for l in range(layers)]
+            hooks += [(f"blocks.{l}.hook_mlp_out", transcoded) for l in range(layers)]
+            replaced = plain.run_with_hooks(ids, fwd_hooks=hooks)
+            log_p = torch.log_softmax(clean.double().reshape(-1, clean.shape[-1]), -1)
+            log_q = torch.log_softmax(replaced.double().reshape(-1, replaced.shape[-1]), -1)
+            agree += (log_p.argmax(-1) == log_q.argmax(-1)).sum().item()
+            kl += (log_p.exp() * (log_p - log_q)).sum().item()
+            keep = targets >= 0
+            clean_loss -= log_p[keep, targets[keep]].sum().item()
+            replaced_loss -= log_q[keep, targets[keep]].sum().item()
+            positions, scored = positions + log_p.shape[0], scored + keep.sum().item()
+    for l in range(layers):
+        variance = norms[l] / total[l] - ((sums[l] / total[l]) ** 2).sum().item()
+        nmse = sse[l] / total[l] / variance
+        close(f"{name}: layer {l}'s normalised MSE", measured["layers"][l]["normalized_mse"], nmse)
+        close(f"{name}: layer {l}'s variance explained", measured["layers"][l]["explained_variance"], 1 - nmse)
+        close(f"{name}: layer {l}'s L0", measured["layers"][l]["l0"], fired[l] / total[l])
+    assert measured["tokens"] == positions, f"{name}: {measured['tokens']} tokens measured, {positions} here"
+    close(f"{name}: top-1 agreement", measured["top1_agreement"], agree / positions)
+    close(f"{name}: KL", measured["kl"], kl / positions)
+    close(f"{name}: the model's loss", measured["loss_clean"], clean_loss / scored)
+    close(f"{name}: the replacement model's loss", measured["loss_replaced"], replaced_loss / scored)
 
 
 def main():

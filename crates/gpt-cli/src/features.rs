@@ -67,7 +67,8 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Also write what the measures read, to check against SAELens: the held-out rows (JSON: b, t,
-    /// each batch's ids and targets, -1 where the loss skips) and the first batch's codes.
+    /// each batch's ids and targets, -1 where the loss skips) and the first batch's codes (with
+    /// --transcoders, the rows alone).
     #[arg(long)]
     rows_out: Option<PathBuf>,
     /// Print each measurement as one line of JSON.
@@ -117,6 +118,10 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         crate::graph::show(&run, &a.graph, &name, a.json)?;
         save(&run, a.save.as_deref())?;
+        if let Some(path) = &a.rows_out {
+            let rows = rows_value(&run.transcoder_rows(a.measure_batches).map_err(|e| e.to_string())?);
+            std::fs::write(path, rows.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         if let Some(dir) = &a.out {
             let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
             for (layer, transcoder) in trainee.dictionaries().each().into_iter().enumerate() {
@@ -206,6 +211,13 @@ fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String
     let ws = gpt::workspace::Workspace::default();
     let read = sae.activations(&ws, batch).map_err(|e| e.to_string())?.swap_remove(0).0;
     let codes = sae.sae().encode(&ws, &read);
+    let mut value = rows_value(&rows);
+    value["codes"] = serde_json::json!({ "starts": codes.starts, "features": codes.features, "values": codes.values });
+    Ok(value)
+}
+
+/// Held-out rows as JSON: b, t, and each batch's ids and targets (-1 where the loss skips).
+fn rows_value(rows: &gpt::run::FeatureRows) -> serde_json::Value {
     let signed =
         |v: &[usize]| -> Vec<i64> { v.iter().map(|&t| if t == gpt::ops::IGNORE { -1 } else { t as i64 }).collect() };
     let batches: Vec<_> = rows
@@ -213,8 +225,7 @@ fn rows_json(run: &gpt::Run, batches: usize) -> Result<serde_json::Value, String
         .iter()
         .map(|(ids, targets)| serde_json::json!({ "ids": ids, "targets": signed(targets) }))
         .collect();
-    Ok(serde_json::json!({ "b": rows.b, "t": rows.t, "batches": batches,
-        "codes": { "starts": codes.starts, "features": codes.features, "values": codes.values } }))
+    serde_json::json!({ "b": rows.b, "t": rows.t, "batches": batches })
 }
 
 /// An autoencoder saved in SAELens's format in `dir`.

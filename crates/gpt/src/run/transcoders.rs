@@ -89,6 +89,13 @@ impl<W: Watch> Run<W> {
         Ok(trainer.train(n, &EveryPosition(data), now_ms))
     }
 
+    /// The held-out batches the transcoders' measures read: `batches` of their rows, the same
+    /// every time.
+    pub fn transcoder_rows(&self, batches: usize) -> Result<FeatureRows> {
+        let trainer = self.transcoders.as_ref().ok_or_else(no_transcoders)?;
+        self.held_out_rows(trainer.train_config().batch_size, batches)
+    }
+
     /// The transcoders measured on `batches` held-out batches (the same ones every time).
     pub fn transcoder_measures(&self, batches: usize) -> Result<TranscoderMeasures> {
         let trainer = self.transcoders.as_ref().ok_or_else(no_transcoders)?;
@@ -100,7 +107,7 @@ impl<W: Watch> Run<W> {
         let mut fired = vec![0usize; layers];
         let (mut agree, mut kl, mut positions) = (0usize, 0.0, 0usize);
         let (mut loss_clean, mut loss_replaced, mut scored) = (0.0, 0.0, 0usize);
-        let FeatureRows { b, t, batches } = self.held_out_rows(trainer.train_config().batch_size, batches)?;
+        let FeatureRows { b, t, batches } = self.transcoder_rows(batches)?;
         for (idx, targets) in &batches {
             let batch = crate::work::Batch { idx, targets, b, t };
             for (layer, (x, y)) in trainee.activations(&ws, batch)?.into_iter().enumerate() {
