@@ -87,10 +87,12 @@ export class GraphView {
     // positions with only their token stay narrow.
     const busiest = tokens.map(() => 1);
     let deepest = 1;
+    // The next tokens stay on one line, labelled: there are 10 at most.
+    const across = (key, list) => (key.startsWith(`${layers + 1}:`) ? list.length : Math.min(list.length, PER_LINE));
     for (const [key, list] of cells) {
       const p = Number(key.split(':')[1]);
-      busiest[p] = Math.max(busiest[p], Math.min(list.length, PER_LINE));
-      deepest = Math.max(deepest, Math.ceil(list.length / PER_LINE));
+      busiest[p] = Math.max(busiest[p], across(key, list));
+      deepest = Math.max(deepest, Math.ceil(list.length / across(key, list)));
     }
     const rowHeight = 52 + (deepest - 1) * LINE;
     const widths = busiest.map((n) => Math.max(n === 1 ? 26 : 40, n * SPACE + 10));
@@ -102,11 +104,11 @@ export class GraphView {
     for (const [key, list] of cells) {
       const [r, p] = key.split(':').map(Number);
       list.sort((a, b) => (b.influence ?? 0) - (a.influence ?? 0));
-      const across = Math.min(list.length, PER_LINE);
+      const line = across(key, list);
       list.forEach((n, i) => place.set(n.node_id, {
-        x: centre(p) + ((i % PER_LINE) - (across - 1) / 2) * SPACE,
-        y: MARGIN.top + (layers + 1 - r) * rowHeight - Math.floor(i / PER_LINE) * LINE,
-        labelled: list.length <= PER_LINE, // a wrapped cell's labels would overlap
+        x: centre(p) + ((i % line) - (line - 1) / 2) * SPACE,
+        y: MARGIN.top + (layers + 1 - r) * rowHeight - Math.floor(i / line) * LINE,
+        labelled: list.length <= line, // a wrapped cell's labels would overlap
       }));
     }
     const at = (id) => place.get(representative.get(id) ?? id);
