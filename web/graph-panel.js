@@ -2,13 +2,15 @@
 // among the workers, paused and resumed like the autoencoder), their measures, and the graph
 // behind one prompt's next token (graph-view.js): which features at which positions fed which, on
 // to the output. Features picked in it show their card, can be grouped by hand, and knocked out or
-// scaled, the graph's predicted effect beside the real one. The graph downloads as the file
-// Neuronpedia's graph viewer opens.
+// scaled, the graph's predicted effect beside the real one; a head's attention between two
+// positions is explained by graph-why.js. The graph downloads as the file Neuronpedia's graph
+// viewer opens.
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { tokenLabel } from './format.js';
 import { contextItems, fillMeasures, tokenList } from './feature-card.js';
 import { GraphView } from './graph-view.js';
+import { initWhy, whyFor } from './graph-why.js';
 import { saveFile } from './save-file.js';
 
 const $ = (id) => document.getElementById(id);
@@ -100,6 +102,7 @@ function showGraph({ answer, memory }) {
     + `(completeness; replacement score ${percent(graph.scores.replacement)}). It explains the next token ${next}. `
     + (kept ? 'Pick features to read, group or test them.' : 'No feature holds enough of the influence to be kept: raise \u201cKeep nodes to\u201d toward 1 to see them.');
   view.show(file);
+  whyFor(traced, file.metadata.prompt_tokens);
   ui.download.disabled = false;
   ui.tools.hidden = false;
   ui.effects.replaceChildren();
@@ -157,6 +160,7 @@ function newModel() {
 }
 
 export function initGraph() {
+  initWhy();
   ui.form.addEventListener('submit', start);
   ui.traceForm.addEventListener('submit', trace);
   ui.pause.addEventListener('click', () => {

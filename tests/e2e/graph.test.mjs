@@ -74,6 +74,23 @@ test('a feature opens its card by mouse and by keyboard, is grouped and knocked 
   assert.deepEqual(errors, []);
 });
 
+test('why a head attends: its score split into pairs of nodes that add up to it', async () => {
+  await page.getByLabel('head', { exact: true }).fill('2');
+  await page.getByLabel('to position').fill('3');
+  await page.getByRole('button', { name: 'Why?' }).click();
+  const summary = page.locator('#graph-why-summary');
+  await summary.getByText(/^Layer 2 head 2 gives [\d.]+% of its attention from 23 ".*" to 3 ".*": its score is -?[\d.]+ before the softmax/).waitFor();
+  const [, score, total] = (await summary.textContent()).match(/its score is (-?[\d.]+) before the softmax, [\d,]+ terms that add up to (-?[\d.]+)/);
+  assert.ok(Math.abs(Number(score) - Number(total)) <= 0.002, `${score} against ${total}`);
+  assert.ok(await page.locator('#graph-why-pairs tr').count() >= 3, 'the strongest terms');
+  await page.getByLabel('to position').fill('23');
+  await page.getByLabel('attend from position').fill('3');
+  await page.getByRole('button', { name: 'Why?' }).click();
+  await page.locator('#graph-error').getByText(/a head attends from a position to itself or an earlier one/).waitFor();
+  await page.locator('#graph').screenshot({ path: `${SHOTS}65-graph-why.png` });
+  assert.deepEqual(errors.filter((e) => !/earlier one/.test(e)), []);
+});
+
 test('a prompt longer than the block is refused and the graph stays', async () => {
   const before = await page.locator('.graph-node').count();
   await page.getByLabel('Trace the next token of').fill('x'.repeat(200));

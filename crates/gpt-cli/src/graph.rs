@@ -1,7 +1,7 @@
 //! `gpt features --graph PROMPT`: the attribution graph behind the prompt's next token, on the
 //! run's transcoders (trained with --transcoders, or kept in the checkpoint): its size, the time
 //! it took, its replacement and completeness scores, what pruning keeps, and the strongest edges
-//! into the most likely token.
+//! into the most likely token; with --why, what makes a head attend where it does.
 
 use gpt::inspect::graph::{self, AttributionGraph, LogitChoice};
 
@@ -35,6 +35,10 @@ pub struct GraphFlags {
     /// The factor --intervene scales them by: 0 knocks them out, 2 doubles them.
     #[arg(long, default_value_t = 0.0)]
     factor: f32,
+    /// Why a head attends where it does: `L2H1@24:9` (layer and head from 1, from position 24 to
+    /// 9) splits its score before the softmax into pairs of a query-side and a key-side node.
+    #[arg(long)]
+    why: Option<String>,
 }
 
 impl GraphFlags {
@@ -111,6 +115,9 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
     for (s, w) in into_top {
         println!("  {w:>+9.3}  {}", label(&g, s, &token));
     }
+    if let Some(why) = &flags.why {
+        show_why(run, &g, why, &token)?;
+    }
     if !flags.intervene.is_empty() {
         let scaled = flags
             .intervene
@@ -168,4 +175,46 @@ fn label(g: &AttributionGraph, node: usize, token: &dyn Fn(usize) -> String) -> 
         n if n < g.sources() => format!("token {}", at(n - g.token_node(0))),
         n => format!("logit {:?}", token(g.logits[n - g.sources()].token)),
     }
+}
+
+/// Prints why the head `why` names (`L2H1@24:9`) attends where it does.
+fn show_why(run: &gpt::Run, g: &AttributionGraph, why: &str, token: &dyn Fn(usize) -> String) -> Result<(), String> {
+    let bad = || format!("--why: {why:?} is not a head and two positions, like L2H1@24:9");
+    let (head, positions) = why.trim().strip_prefix('L').and_then(|r| r.split_once('@')).ok_or_else(bad)?;
+    let (layer, head) = head.split_once('H').ok_or_else(bad)?;
+    let (query, key) = positions.split_once(':').ok_or_else(bad)?;
+    let number = |s: &str| s.parse::<usize>().map_err(|_| bad());
+    let from_one = |s: &str| number(s)?.checked_sub(1).ok_or_else(bad);
+    let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
+    let terms = graph::head_scores(
+        trainee.model(),
+        trainee.dictionaries(),
+        &g.tokens,
+        (from_one(layer)?, from_one(head)?),
+        (number(query)?, number(key)?),
+        12,
+    )
+    .map_err(|e| e.to_string())?;
+    println!(
+        "  why {why}: score {:+.3} before the softmax (attention {:.3}), {} terms adding up to {:+.3}; the biases bring \
+         {:.0}% of the query and {:.0}% of the key",
+        terms.score,
+        terms.attention,
+        terms.terms,
+        terms.total,
+        100.0 * terms.query_bias_share,
+        100.0 * terms.key_bias_share
+    );
+    let name = |side: &graph::QkSide| match *side {
+        graph::QkSide::Feature { layer, position, feature } => {
+            format!("L{}F{feature}@{position} {:?}", layer + 1, token(g.tokens[position]))
+        }
+        graph::QkSide::Error { layer, position } => format!("error L{} at {position}", layer + 1),
+        graph::QkSide::Token { position } => format!("token {:?} at {position}", token(g.tokens[position])),
+        graph::QkSide::Bias => "biases".into(),
+    };
+    for pair in &terms.pairs {
+        println!("  {:>+9.3}  query {}  ×  key {}", pair.value, name(&pair.query), name(&pair.key));
+    }
+    Ok(())
 }

@@ -205,6 +205,12 @@ fn the_pages_requests_train_transcoders_trace_a_prompt_and_test_it() {
     assert_eq!(card.summary.feature, index);
     assert_eq!(card.summary.top_token, f["clerp"].as_str().unwrap(), "the label is the card's top token");
     // What is wrong is said, and nothing changes.
+    // Why a head attends: its score, split into terms that add up to it.
+    let why = json!({ "of": "transcoders", "do": "why", "prompt": "the quick", "layer": 1, "head": 0, "query": 8,
+        "key": 4 });
+    let why = ask(&mut run, why).unwrap().why.unwrap();
+    assert!((why.total - why.score).abs() < 1e-4 * (1.0 + why.score.abs()), "{why:?}");
+    assert!(!why.pairs.is_empty() && why.attention > 0.0);
     let mut bad = |request: serde_json::Value, expected: &str| {
         let error = ask(&mut run, request).unwrap_err();
         assert!(error.contains(expected), "{error}");
@@ -227,6 +233,9 @@ fn the_pages_requests_train_transcoders_trace_a_prompt_and_test_it() {
     );
     bad(json!({ "of": "transcoders", "do": "card", "layer": 2, "feature": 0 }), "no layer 3");
     bad(json!({ "of": "transcoders", "do": "card", "layer": 0, "feature": 64 }), "no feature 64");
+    let backwards = json!({ "of": "transcoders", "do": "why", "prompt": "the quick", "layer": 1, "head": 0, "query": 4,
+        "key": 8 });
+    bad(backwards, "from a position to itself or an earlier one");
     assert_eq!(ask(&mut run, json!({ "of": "transcoders", "do": "measure" })).unwrap().standing.step, 4);
     // A checkpoint opened without its text traces the same graph, its features unlabelled.
     let mut reopened = gpt::Run::open(&run.save().unwrap()).unwrap();

@@ -17,6 +17,9 @@ pub enum FrozenRead {
     /// What block `layer`'s MLP reads (`blocks.{layer}.ln2.hook_normalized`): a transcoder feature's
     /// encoder reads it.
     MlpIn { layer: usize },
+    /// What block `layer`'s heads read (`blocks.{layer}.ln1.hook_normalized`): a query's or a
+    /// key's projection reads it.
+    AttnIn { layer: usize },
     /// What the unembedding reads (`ln_final.hook_normalized`).
     Logits,
 }
@@ -56,7 +59,7 @@ impl GPT {
 
     /// Back-propagates readers through the model frozen at `frozen`: reader `i` reads `reads[i]`
     /// (where, and at which position) along `directions[i]` (a row of C, in the norm's output
-    /// space: an encoder's column, an unembedding row). Calls `write(Some(layer), g, t)` with every
+    /// space: an encoder's column, an unembedding row, a query's or key's projection). Calls `write(Some(layer), g, t)` with every
     /// reader's gradient at block `layer`'s MLP output, (n, t, C) for the first `t` positions (a
     /// reader reaches no later one), from the highest block any reader reads above down, then
     /// `write(None, g, t)` at the embeddings.
@@ -73,7 +76,7 @@ impl GPT {
         let t = reads.iter().map(|&(_, pos)| pos + 1).max().unwrap_or(0);
         let top = reads.iter().map(|&(read, _)| match read {
             FrozenRead::Logits => layers,
-            FrozenRead::MlpIn { layer } => layer + 1,
+            FrozenRead::MlpIn { layer } | FrozenRead::AttnIn { layer } => layer + 1,
         });
         let top = top.max().unwrap_or(0);
         let params = &self.params().values;
@@ -89,6 +92,9 @@ impl GPT {
                     FrozenRead::MlpIn { layer } => {
                         self.blocks[layer].ln_2.frozen_grad(params, frozen.ln_2[layer][*pos], direction, row)
                     }
+                    FrozenRead::AttnIn { layer } => {
+                        self.blocks[layer].ln_1.frozen_grad(params, frozen.ln_1[layer][*pos], direction, row)
+                    }
                 }
             }
         };
@@ -103,6 +109,8 @@ impl GPT {
             for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dh.chunks_exact(c)).enumerate() {
                 ln_1.frozen_grad(params, frozen.ln_1[layer][row % t], dr, gr);
             }
+            // What this block's heads read is the stream below them.
+            inject(&mut g, FrozenRead::AttnIn { layer });
         }
         write(None, &g, t);
     }

@@ -7,26 +7,29 @@
 //! the most likely next tokens' logits. `prune.rs` keeps what matters to the output and scores
 //! how much of it the features explain; `intervene.rs` tests it, knocking features out or
 //! steering them, beside what the graph predicts; `neuronpedia.rs` writes it for Neuronpedia's
-//! viewer.
+//! viewer; `qk.rs` says why a head attends where it does. `sources.rs` finds the nodes that write
+//! and their edges into any readers.
 
 mod intervene;
 mod neuronpedia;
 mod prune;
+mod qk;
 mod requests;
+mod sources;
 #[cfg(test)]
 mod tests;
 
 pub use intervene::{intervene, LogitEffect};
 pub use neuronpedia::Naming;
 pub use prune::{GraphScores, Pruned};
+pub use qk::{head_scores, QkPair, QkSide, QkTerms};
 pub use requests::{GraphFeature, PageGraph, TokenEffect, TranscoderAnswer, TranscoderRequest};
 
 use crate::error::{Error, Result};
 use crate::model::{FrozenRead, GPT};
-use crate::sae::{Codes, Transcoders};
-use crate::workspace::Workspace;
-use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
+use crate::sae::{SaeTrainee, Transcoders};
 use serde::Serialize;
+use sources::Sources;
 
 /// Which logits the graph explains: circuit-tracer's defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,6 +120,13 @@ impl AttributionGraph {
 /// The attribution graph of a run's transcoders on `prompt` (see [`attribution_graph`]), on the
 /// model they read.
 pub fn of_prompt(run: &crate::Run, prompt: &str, choice: LogitChoice) -> Result<AttributionGraph> {
+    let (trainee, tokens) = traced(run, prompt)?;
+    attribution_graph(trainee.model(), trainee.dictionaries(), &tokens, choice, BATCH)
+}
+
+/// A run's transcoders (with the model they read) and `prompt`'s tokens, if the run has them
+/// and the prompt fits the model's block.
+pub fn traced<'a>(run: &'a crate::Run, prompt: &str) -> Result<(&'a SaeTrainee<Transcoders>, Vec<usize>)> {
     let trainer = run.transcoders().ok_or_else(|| {
         Error::Config("this run has no transcoders: train a transcoder for every MLP first, then trace a prompt".into())
     })?;
@@ -131,8 +141,7 @@ pub fn of_prompt(run: &crate::Run, prompt: &str, choice: LogitChoice) -> Result<
             tokens.len()
         )));
     }
-    let trainee = trainer.model();
-    attribution_graph(trainee.model(), trainee.dictionaries(), &tokens, choice, BATCH)
+    Ok((trainer.model(), tokens))
 }
 
 /// The most an attribution graph's direct effects may take: a wasm page has 4 GB at most, and a
@@ -152,49 +161,18 @@ pub fn attribution_graph(
     choice: LogitChoice,
     batch: usize,
 ) -> Result<AttributionGraph> {
+    let sources = Sources::of(model, transcoders, tokens)?;
     let c = model.config();
-    let (d, t, layers) = (c.n_embd, tokens.len(), c.n_layer);
-    if transcoders.layers() != layers || transcoders.d_in() != d {
-        return Err(Error::Config(format!(
-            "these transcoders are for {} layers of {} channels, the model has {layers} of {d}",
-            transcoders.layers(),
-            transcoders.d_in()
-        )));
-    }
-    if t == 0 {
-        return Err(Error::Data("an attribution graph needs a prompt of at least one token".into()));
-    }
-    let frozen = model.freeze(tokens)?;
-    let ws = Workspace::default();
-    let value = |name: String| &frozen.hooked.get(&name).expect("every block is hooked").values;
-    // Each layer's features, with their activations times their directions (what each writes),
-    // and the error: the MLP's output less the transcoder's.
-    let (mut features, mut writes, mut errors) = (Vec::new(), Vec::new(), Vec::new());
-    let mut starts = vec![0]; // where each (layer, position)'s features start
-    for layer in 0..layers {
-        let transcoder = transcoders.layer(layer);
-        let codes: Codes = transcoder.encode(&ws, value(format!("blocks.{layer}.ln2.hook_out")));
-        let mut error = value(format!("blocks.{layer}.hook_mlp_out")).clone();
-        let decoded = transcoder.decode(&codes);
-        error.iter_mut().zip(&decoded).for_each(|(e, r)| *e -= r);
-        for position in 0..t {
-            for (feature, activation) in codes.row(position) {
-                features.push(ActiveFeature { layer, position, feature, activation });
-                writes.extend(transcoder.direction(feature).iter().map(|w| activation * w));
-            }
-            starts.push(features.len());
-        }
-        errors.push(error);
-    }
-    let logits = pick_logits(&value("logits".into())[(t - 1) * c.vocab_size..], choice);
+    let (d, t) = (c.n_embd, tokens.len());
+    let logits = pick_logits(&sources.value("logits")[(t - 1) * c.vocab_size..], choice);
     let unembedding = model.unembedding();
     let mean: Vec<f32> =
         (0..d).map(|i| unembedding.chunks_exact(d).map(|row| row[i]).sum::<f32>() / c.vocab_size as f32).collect();
     // The readers: each feature's encoder column at its position, each logit's unembedding row
     // less the mean row (circuit-tracer's demeaned logit) at the last position.
-    let mut reads = Vec::with_capacity(features.len() + logits.len());
-    let mut directions = Vec::with_capacity((features.len() + logits.len()) * d);
-    for f in &features {
+    let mut reads = Vec::with_capacity(sources.features.len() + logits.len());
+    let mut directions = Vec::with_capacity((sources.features.len() + logits.len()) * d);
+    for f in &sources.features {
         let w_enc = transcoders.layer(f.layer).tensors()[0].as_slice().expect("standard layout");
         let m = transcoders.layer(f.layer).d_sae();
         reads.push((FrozenRead::MlpIn { layer: f.layer }, f.position));
@@ -205,58 +183,19 @@ pub fn attribution_graph(
         let row = &unembedding[l.token * d..(l.token + 1) * d];
         directions.extend(row.iter().zip(&mean).map(|(w, m)| w - m));
     }
-    let n_features = features.len();
-    let sources = n_features + (layers + 1) * t;
-    let bytes = reads.len() * sources * std::mem::size_of::<f32>();
+    let bytes = reads.len() * sources.count() * std::mem::size_of::<f32>();
     if bytes > MAX_GRAPH_BYTES {
         return Err(Error::Data(format!(
             "this prompt's graph would take {} MB ({} active features over {t} tokens), more than the {} MB a \
              graph may: trace a shorter prompt, or train transcoders with fewer features per token (k)",
             bytes >> 20,
-            n_features,
+            sources.features.len(),
             MAX_GRAPH_BYTES >> 20
         )));
     }
-    let mut adjacency = vec![0.0; reads.len() * sources];
-    let embedding = model.params().get("transformer.wte.weight").expect("a GPT has token embeddings");
-    let embedding = embedding.as_slice().expect("standard layout");
-    let batch = batch.max(1);
-    for (k, (reads, directions)) in reads.chunks(batch).zip(directions.chunks(batch * d)).enumerate() {
-        let (first, n) = (k * batch, reads.len());
-        let block = &mut adjacency[first * sources..(first + n) * sources];
-        model.frozen_backward(&frozen, reads, directions, &mut |layer, g, reached| {
-            for p in 0..reached {
-                // Each reader's gradient at position p: rows of C, one reader after another.
-                let g = ArrayView2::from_shape((n, d).strides((reached * d, 1)), &g[p * d..]).expect("(n, t, C)");
-                match layer {
-                    Some(l) => {
-                        let (from, to) = (starts[l * t + p], starts[l * t + p + 1]);
-                        contract(block, sources, &g, &writes[from * d..to * d], from);
-                        contract(block, sources, &g, &errors[l][p * d..(p + 1) * d], n_features + l * t + p);
-                    }
-                    None => {
-                        let embedded = &embedding[tokens[p] * d..(tokens[p] + 1) * d];
-                        contract(block, sources, &g, embedded, n_features + layers * t + p);
-                    }
-                }
-            }
-        });
-    }
-    Ok(AttributionGraph { tokens: tokens.to_vec(), layers, features, logits, adjacency, errors })
-}
-
-/// Writes into `block` (rows of `sources`), from column `first`, each reader's gradient `g`
-/// (n, C) dotted with each row of `vectors` (rows of C: what each node writes).
-fn contract(block: &mut [f32], sources: usize, g: &ArrayView2<f32>, vectors: &[f32], first: usize) {
-    let (n, d) = g.dim();
-    let count = vectors.len() / d;
-    if count == 0 {
-        return;
-    }
-    let w = ArrayView2::from_shape((count, d), vectors).expect("rows of C");
-    let mut out =
-        ArrayViewMut2::from_shape((n, count).strides((sources, 1)), &mut block[first..]).expect("in the block");
-    crate::ops::gemm::gemm(1.0, g, &w.t(), false, &mut out);
+    let adjacency = sources.edges(&reads, &directions, batch);
+    let Sources { features, errors, .. } = sources;
+    Ok(AttributionGraph { tokens: tokens.to_vec(), layers: c.n_layer, features, logits, adjacency, errors })
 }
 
 /// The most likely next tokens, at most `choice.max_logits`, the fewest whose probabilities

@@ -1,10 +1,10 @@
 //! What the page asks of a run's transcoders, one request at a time: begin them, report their
 //! steps (which the page shares with its helpers as [`crate::RunJob::TranscoderStep`]s), measure
-//! them, trace a prompt's attribution graph, test it by scaling features, and a feature's card
-//! (the autoencoder's dashboard, on one layer's transcoder). Each layer's feature index is kept
-//! until the transcoders train again.
+//! them, trace a prompt's attribution graph, test it by scaling features, say why a head attends
+//! where it does, and a feature's card (the autoencoder's dashboard, on one layer's transcoder).
+//! Each layer's feature index is kept until the transcoders train again.
 
-use super::{of_prompt, AttributionGraph, GraphScores, LogitChoice, Naming};
+use super::{head_scores, of_prompt, traced, AttributionGraph, GraphScores, LogitChoice, Naming, QkTerms};
 use crate::error::{Error, Result};
 use crate::inspect::Run;
 use crate::run::{
@@ -12,6 +12,9 @@ use crate::run::{
 };
 use crate::train::TrainReport;
 use serde::{Deserialize, Serialize};
+
+/// The terms of a head's score the page lists.
+const WHY_PAIRS: usize = 12;
 
 /// One thing the page asks of the transcoders.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -41,6 +44,15 @@ pub enum TranscoderRequest {
     Card {
         layer: usize,
         feature: usize,
+    },
+    /// Why head `head` of block `layer` (both from 0) attends from position `query` of `prompt`
+    /// to position `key`: its score split into pairs of nodes.
+    Why {
+        prompt: String,
+        layer: usize,
+        head: usize,
+        query: usize,
+        key: usize,
     },
 }
 
@@ -97,6 +109,8 @@ pub struct TranscoderAnswer {
     pub effects: Option<Vec<TokenEffect>>,
     #[cfg_attr(feature = "ts", tsify(optional))]
     pub card: Option<FeatureCard>,
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub why: Option<QkTerms>,
 }
 
 impl Run {
@@ -123,6 +137,11 @@ impl Run {
             }
             TranscoderRequest::Intervene { prompt, features, factor } => {
                 answer.effects = Some(self.intervene(&prompt, &features, factor)?);
+            }
+            TranscoderRequest::Why { prompt, layer, head, query, key } => {
+                let (trainee, tokens) = traced(self, &prompt)?;
+                let (model, transcoders) = (trainee.model(), trainee.dictionaries());
+                answer.why = Some(head_scores(model, transcoders, &tokens, (layer, head), (query, key), WHY_PAIRS)?);
             }
             TranscoderRequest::Card { layer, feature } => {
                 self.index_layer(layer)?;

@@ -4,6 +4,7 @@
 use super::*;
 use crate::config::GPTConfig;
 use crate::sae::{Architecture, SaeConfig};
+use crate::workspace::Workspace;
 
 /// A model whose stream is only what the graph's nodes write: no biases, no learned positions
 /// (rotary ones only turn queries and keys), and transcoders with no output bias.
@@ -197,4 +198,53 @@ fn the_graph_predicts_through_its_edges_per_unit_of_activation() {
     assert_eq!(graph.predicted_effects(&[(1, 0.0)]), vec![-3.0]);
     assert_eq!(graph.predicted_effects(&[(1, 3.0)]), vec![6.0]);
     assert_eq!(graph.predicted_effects(&[(0, 0.0)]), vec![0.0], "f0 reaches nothing");
+}
+
+#[test]
+fn a_heads_score_splits_into_pairs_of_nodes_that_add_up_to_it() {
+    for qk_norm in [false, true] {
+        let (mut model, transcoders) = unbiased();
+        if qk_norm {
+            let config = GPTConfig { qk_norm: true, ..model.config().clone() };
+            let params = model.params().clone();
+            model = GPT::new(config, 3).unwrap();
+            *model.params_mut() = params;
+        }
+        let tokens = [1, 4, 2, 9, 4, 7];
+        let terms = head_scores(&model, &transcoders, &tokens, (1, 1), (5, 2), 5).unwrap();
+        // Without biases the nodes bring the whole query and key: the split is exact.
+        assert!(terms.query_bias_share < 1e-4 && terms.key_bias_share < 1e-4, "{qk_norm}: {terms:?}");
+        assert!((terms.total - terms.score).abs() < 1e-4 * (1.0 + terms.score.abs()), "{qk_norm}: {terms:?}");
+        assert_eq!(terms.pairs.len(), 5);
+        assert!(terms.pairs.windows(2).all(|w| w[0].value.abs() >= w[1].value.abs()));
+        assert!(terms.pairs.iter().all(|p| p.query != QkSide::Bias && p.key != QkSide::Bias));
+        // Only what reaches a position from it and before, in the layers below, takes part.
+        let reaches = |side: &QkSide, position: usize| match *side {
+            QkSide::Feature { layer, position: p, .. } | QkSide::Error { layer, position: p } => {
+                layer < 1 && p <= position
+            }
+            QkSide::Token { position: p } => p <= position,
+            QkSide::Bias => true,
+        };
+        assert!(terms.pairs.iter().all(|p| reaches(&p.query, 5) && reaches(&p.key, 2)), "{terms:?}");
+        // Its attention is the pass's.
+        let hooked = model.hooked(&tokens, None).unwrap();
+        assert_eq!(terms.attention, hooked.pattern[((1 * 2 + 1) * 6 + 5) * 6 + 2]);
+    }
+    let (model, transcoders) = unbiased();
+    let error = head_scores(&model, &transcoders, &[1, 4], (1, 1), (0, 1), 5).unwrap_err().to_string();
+    assert!(error.contains("from a position to itself or an earlier one"), "{error}");
+    let error = head_scores(&model, &transcoders, &[1, 4], (2, 0), (1, 0), 5).unwrap_err().to_string();
+    assert!(error.contains("no head 1 of layer 3"), "{error}");
+}
+
+#[test]
+fn with_biases_and_learned_positions_the_biases_take_their_share_and_the_terms_still_add_up() {
+    let config = GPTConfig { n_layer: 2, n_head: 2, n_embd: 16, block_size: 8, vocab_size: 11, ..Default::default() };
+    let model = GPT::new(config, 3).unwrap();
+    let (_, transcoders) = unbiased();
+    let terms = head_scores(&model, &transcoders, &[1, 4, 2, 9], (1, 0), (3, 3), 1000).unwrap();
+    assert!(terms.query_bias_share > 0.0);
+    assert!((terms.total - terms.score).abs() < 1e-4 * (1.0 + terms.score.abs()), "{terms:?}");
+    assert!(terms.pairs.iter().any(|p| p.query == QkSide::Bias || p.key == QkSide::Bias));
 }

@@ -1,0 +1,71 @@
+// "Why does this head attend there?": for the graph shown, a head (layer and head) and two
+// positions; the head's score before the softmax split into the pairs of a query-side node and a
+// key-side node (features, errors, tokens, the biases) that make it, strongest first.
+import { on, send } from './engine.js';
+import { tokenLabel } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  form: $('graph-why-form'), layer: $('graph-why-layer'), head: $('graph-why-head'), query: $('graph-why-query'),
+  key: $('graph-why-key'), button: $('graph-why'), summary: $('graph-why-summary'), pairs: $('graph-why-pairs'),
+};
+let shown = null; // the prompt and its tokens, of the graph shown
+let model = { layers: 1, heads: 1 }; // the run's
+
+/** A side of a term as a learner reads it. */
+function side(s, tokens) {
+  const at = (p) => `${p} ${JSON.stringify(tokenLabel(tokens[p] ?? ''))}`;
+  switch (s.kind) {
+    case 'feature': return `layer ${s.layer + 1} feature ${s.feature} at ${at(s.position)}`;
+    case 'error': return `layer ${s.layer + 1}'s error at ${at(s.position)}`;
+    case 'token': return `the token at ${at(s.position)}`;
+    default: return 'the biases';
+  }
+}
+
+function showWhy({ answer }) {
+  const w = answer.why;
+  const tokens = shown?.tokens ?? [];
+  const name = (p) => `${p} ${JSON.stringify(tokenLabel(tokens[p] ?? ''))}`;
+  ui.summary.textContent = `Layer ${w.layer + 1} head ${w.head + 1} gives ${(100 * w.attention).toFixed(1)}% of its attention from ${name(w.query)} `
+    + `to ${name(w.key)}: its score is ${w.score.toFixed(3)} before the softmax, ${w.terms.toLocaleString()} terms that add up to ${w.total.toFixed(3)}. `
+    + `The biases bring ${(100 * w.query_bias_share).toFixed(0)}% of the query and ${(100 * w.key_bias_share).toFixed(0)}% of the key. The strongest terms:`;
+  const head = document.createElement('tr');
+  for (const text of ['Term', 'Query side', 'Key side']) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
+  ui.pairs.replaceChildren(head, ...w.pairs.map((p) => {
+    const tr = document.createElement('tr');
+    for (const text of [`${p.value >= 0 ? '+' : ''}${p.value.toFixed(3)}`, side(p.query, tokens), side(p.key, tokens)]) tr.insertCell().textContent = text;
+    return tr;
+  }));
+}
+
+/** A new graph, of `prompt` (its `tokens`): the question's bounds; the last layer and position ask first. */
+export function whyFor(prompt, tokens) {
+  shown = { prompt, tokens };
+  Object.assign(ui.layer, { max: String(model.layers), value: String(model.layers) });
+  Object.assign(ui.head, { max: String(model.heads) });
+  Object.assign(ui.query, { max: String(tokens.length - 1), value: String(tokens.length - 1) });
+  Object.assign(ui.key, { max: String(tokens.length - 1) });
+  ui.button.disabled = false;
+  ui.summary.textContent = '';
+  ui.pairs.replaceChildren();
+}
+
+export function initWhy() {
+  ui.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!shown) return;
+    const number = (el) => Number(el.value);
+    send({ type: 'transcoders', request: { do: 'why', prompt: shown.prompt, layer: number(ui.layer) - 1, head: number(ui.head) - 1, query: number(ui.query), key: number(ui.key) } });
+  });
+  on('transcoders', (data) => data.asked === 'why' && showWhy(data));
+  const forget = ({ settings }) => {
+    model = { layers: settings.model.n_layer, heads: settings.model.n_head };
+    shown = null;
+    ui.button.disabled = true;
+    ui.summary.textContent = '';
+    ui.pairs.replaceChildren();
+  };
+  on('created', forget);
+  on('loaded', forget);
+}
