@@ -80,7 +80,7 @@ test('why a head attends: its score split into pairs of nodes that add up to it'
   await page.getByRole('button', { name: 'Why?' }).click();
   const summary = page.locator('#graph-why-summary');
   await summary.getByText(/^Layer 2 head 2 gives [\d.]+% of its attention from 23 ".*" to 3 ".*": its score is -?[\d.]+ before the softmax/).waitFor();
-  const [, score, total] = (await summary.textContent()).match(/its score is (-?[\d.]+) before the softmax, [\d,]+ terms that add up to (-?[\d.]+)/);
+  const [, score, total] = (await summary.textContent()).match(/its score is (-?\d+\.\d+) before the softmax, [\d,]+ terms that add up to (-?\d+\.\d+)/);
   assert.ok(Math.abs(Number(score) - Number(total)) <= 0.002, `${score} against ${total}`);
   assert.ok(await page.locator('#graph-why-pairs tr').count() >= 3, 'the strongest terms');
   await page.getByLabel('to position').fill('23');

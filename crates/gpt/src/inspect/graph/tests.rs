@@ -229,7 +229,8 @@ fn a_heads_score_splits_into_pairs_of_nodes_that_add_up_to_it() {
         assert!(terms.pairs.iter().all(|p| reaches(&p.query, 5) && reaches(&p.key, 2)), "{terms:?}");
         // Its attention is the pass's.
         let hooked = model.hooked(&tokens, None).unwrap();
-        assert_eq!(terms.attention, hooked.pattern[((1 * 2 + 1) * 6 + 5) * 6 + 2]);
+        let (layer, head, heads, t) = (1, 1, 2, 6);
+        assert_eq!(terms.attention, hooked.pattern[((layer * heads + head) * t + 5) * t + 2]);
     }
     let (model, transcoders) = unbiased();
     let error = head_scores(&model, &transcoders, &[1, 4], (1, 1), (0, 1), 5).unwrap_err().to_string();
