@@ -11,6 +11,7 @@ const ui = {
 };
 let shown = null; // the prompt and its tokens, of the graph shown
 let model = { layers: 1, heads: 1 }; // the run's
+let asking = false; // a question is out: a refusal is said beside the form too
 
 /** A side of a term as a learner reads it. */
 function side(s, tokens) {
@@ -56,9 +57,16 @@ export function initWhy() {
     event.preventDefault();
     if (!shown) return;
     const number = (el) => Number(el.value);
+    asking = true;
     send({ type: 'transcoders', request: { do: 'why', prompt: shown.prompt, layer: number(ui.layer) - 1, head: number(ui.head) - 1, query: number(ui.query), key: number(ui.key) } });
   });
-  on('transcoders', (data) => data.asked === 'why' && showWhy(data));
+  on('transcoders', (data) => data.asked === 'why' && (asking = false, showWhy(data)));
+  on('error:transcoders', ({ message }) => {
+    if (!asking) return;
+    asking = false;
+    ui.summary.textContent = message;
+    ui.pairs.replaceChildren();
+  });
   const forget = ({ settings }) => {
     model = { layers: settings.model.n_layer, heads: settings.model.n_head };
     shown = null;

@@ -87,6 +87,7 @@ test('why a head attends: its score split into pairs of nodes that add up to it'
   await page.getByLabel('attend from position').fill('3');
   await page.getByRole('button', { name: 'Why?' }).click();
   await page.locator('#graph-error').getByText(/a head attends from a position to itself or an earlier one/).waitFor();
+  assert.match(await summary.textContent(), /^a head attends from a position to itself or an earlier one/, 'said beside the form too');
   await page.locator('#graph').screenshot({ path: `${SHOTS}65-graph-why.png` });
   assert.deepEqual(errors.filter((e) => !/earlier one/.test(e)), []);
 });

@@ -44,7 +44,9 @@ export async function soak({ steps, every, log = () => {} }) {
  * allocator's growth and the garbage collector's timing, and are far below what keeping one
  * step's gradients (0.4 MiB for tiny) at every step or every sample would add. The wasm memory
  * takes one step of about 2 MiB between the samples near steps 240 and 450 (1.2 to 2.3 MiB in
- * six quiet runs on 2026-11-29, the same before and after that day's changes), and none after.
+ * six quiet runs on 2026-11-29, the same before and after that day's changes), and none after;
+ * within the whole suite on a loaded machine, one worker's took two (3.3 MiB from step 300 to
+ * 600, against 1.2 to 1.3 MiB in three quiet one-worker runs the same evening).
  */
 export function growth(samples, warmup) {
   const start = samples.find((s) => s.step >= warmup);
@@ -52,4 +54,4 @@ export function growth(samples, warmup) {
   return { start, end, wasm: end.wasm - start.wasm, heap: end.heap - start.heap };
 }
 
-export const BOUNDS = { wasm: 3, heap: 4 };
+export const BOUNDS = { wasm: 4, heap: 4 };
