@@ -19,28 +19,20 @@
 import { Autosave } from './autosave.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
 import { Trainer } from './trainer.js';
+import { Dictionaries } from './worker-dictionaries.js';
 import { Views } from './worker-views.js';
 import { yieldToMessages } from './yield.js';
 
 let runText = ''; // the text the run trains on ('' when none fits it)
 let sampleRequest = 0; // counts sample requests: a new one (or a new model) cancels the old
-let featureTraining = 0; // counts the dictionaries' trainings: Pause (or a new one) ends the old
-let featurePaused = -1; // the count Pause set, so the training it ends says so (a new one does not)
-let featureLoop = Promise.resolve(); // the autoencoder's or transcoders' training under way, if any
 let modelStarting = false; // Train or Resume arrived, and waits for the autoencoder's training to pause
 let insideAsked = false; // an ask of the views inside waits for the asks queued behind it
-/**
- * A dictionary is measured every 50 steps, but at most a twentieth of its time: a measure
- * comes once the steps since the last one took 19 times as long as that one did.
- */
-const FEATURE_MEASURE_EVERY = 50;
-const FEATURE_MEASURE_PACE = 19;
-
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const views = new Views(post, report);
 const autosave = new Autosave(post);
 const saveNow = () => autosave.save(() => ({ run: trainer.run, text: runText, page: views.fields() }));
 const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes() });
+const dictionaries = new Dictionaries({ trainer, post, save: saveNow, report });
 
 function report(context, error) {
   // A trap means a panic escaped: the instance is gone, so nothing more can run.
@@ -65,47 +57,12 @@ async function sample(options) {
   post({ type: 'sample-done' });
 }
 
-/** The message type of each dictionary's answers (and `-paused` once Pause stops its training). */
-const ANSWERS = { autoencoder: 'features', transcoders: 'transcoders' };
-
-/**
- * Trains the run's dictionary `of` ('autoencoder' or 'transcoders'; `answer`: where it stands) a
- * chunk of time at a time, its steps shared with the helpers as the model's are, measuring it
- * every so often, until it is done or paused.
- */
-async function trainFeatures(run, of, answer) {
-  const [ticket, id] = [++featureTraining, trainer.modelId];
-  let [trainedMs, measureMs] = [0, 0]; // training since the last measure, and what that one took
-  for (;;) {
-    await yieldToMessages();
-    if (ticket !== featureTraining || run !== trainer.run) {
-      if (run === trainer.run && featurePaused === featureTraining) {
-        post({ type: `${ANSWERS[of]}-paused`, answer: run.features({ of, do: 'measure' }) });
-        saveNow();
-      }
-      return;
-    }
-    const began = performance.now();
-    const taken = await trainer.stepFeatures(id, answer);
-    if (taken === null) return;
-    const asked = performance.now();
-    trainedMs += asked - began;
-    const [before, after] = [answer.step, answer.step + taken].map((s) => Math.floor(s / FEATURE_MEASURE_EVERY));
-    answer = run.features({ of, do: 'report', measure: after > before && trainedMs >= FEATURE_MEASURE_PACE * measureMs });
-    if (answer.measures) [trainedMs, measureMs] = [0, performance.now() - asked];
-    post({ type: ANSWERS[of], answer, asked: 'train', memory: trainer.memory() });
-    if (answer.step >= answer.steps) return saveNow();
-  }
-}
-
 /** Answers a request of dictionary `of`, and with `train` trains it on. */
 async function dictionary(of, request, train) {
   const { run } = trainer;
   if (!run) return;
   if (trainer.running || modelStarting) throw new Error(`Pause the model\u2019s training first: the ${of === 'autoencoder' ? 'autoencoder reads' : 'transcoders read'} the model as it is.`);
-  const answer = run.features({ ...request, of });
-  post({ type: ANSWERS[of], answer, asked: request.do, memory: trainer.memory() });
-  if (train) await (featureLoop = trainFeatures(run, of, answer));
+  await dictionaries.ask(of, request, train);
 }
 
 /** Swaps in a newly built run; the caller builds it first, so a rejected one leaves the old. */
@@ -142,21 +99,7 @@ function open(bytes, text, page, extra) {
   post({ type: 'loaded', ...describe(), textProblem, ...extra });
   views.live(opened);
   views.deep(opened);
-  restoreFeatures(opened);
-}
-
-/** Shows the autoencoder and transcoders a checkpoint brought back with the run, if it kept them. */
-function restoreFeatures(run) {
-  for (const [of, type] of Object.entries(ANSWERS)) {
-    let answer;
-    try {
-      answer = run.features({ of, do: 'measure' });
-    } catch (e) {
-      if (!/^no (autoencoder has been started|transcoders)/.test(e.message)) report(type, e);
-      continue;
-    }
-    post(answer.step < answer.steps ? { type: `${type}-paused`, answer } : { type, answer, asked: 'train' });
-  }
+  dictionaries.restore(opened);
 }
 
 /** Reopens saved run `id` with its text and the page's fields as they were, unless `stale()` by then. */
@@ -231,8 +174,7 @@ const handlers = {
     // Until the model's training starts, a request to train features is refused as during it.
     modelStarting = true;
     try {
-      featurePaused = ++featureTraining;
-      await featureLoop;
+      await dictionaries.stop();
       if (settings) trainer.run.updateSettings(settings, budget);
     } finally {
       modelStarting = false;
@@ -286,7 +228,7 @@ const handlers = {
     return dictionary('transcoders', request, train);
   },
   'features-pause'() {
-    featurePaused = ++featureTraining;
+    dictionaries.pause();
   },
   async inside({ views: shown, probe, questions }) {
     views.inside = { views: shown, probe, questions };
