@@ -33,7 +33,20 @@ after(() => session?.close());
 
 test('knocking a head out by mouse and by keyboard shows the scores with and without it', async () => {
   const grid = page.locator('#ablation-grid');
-  await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).click();
+  // A refresh between the press and the release (here: a view closed, so the views are asked
+  // again) still knocks the pressed cell out.
+  const cell = grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ });
+  await cell.scrollIntoViewIfNeeded();
+  const box = await cell.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  const refreshed = page.evaluate(() => new Promise((resolve) => {
+    new MutationObserver((_, observer) => { observer.disconnect(); resolve(); })
+      .observe(document.getElementById('ablation-grid'), { subtree: true, childList: true, attributes: true, characterData: true });
+    document.querySelector('[data-view="fourier"]').open = false;
+  }));
+  await refreshed;
+  await page.mouse.up();
   const detail = page.locator('#ablation-detail');
   await detail.getByText(/^L1H1 \(layer 1 head 1\) knocked out: held-out accuracy [\d.]+% → [\d.]+%, held-out loss [\d.]+ → [\d.]+\. \d+ of the 8 shown problems flip/).waitFor({ timeout: 60000 });
   assert.equal(await grid.getByRole('button', { name: /^Knock out layer 1 head 1:/ }).getAttribute('aria-pressed'), 'true');
@@ -42,6 +55,7 @@ test('knocking a head out by mouse and by keyboard shows the scores with and wit
   await mlp.focus();
   await page.keyboard.press('Enter');
   await detail.getByText(/^Layer 2's MLP knocked out/).waitFor();
+  assert.match(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), /^Knock out layer 2's MLP/, 'the refresh keeps the keyboard on the cell');
   await page.getByLabel('Replace the output by').selectOption('zero');
   await page.waitForFunction(() => /zeros/.test(document.getElementById('ablation-fill').selectedOptions[0].text) && document.getElementById('ablation-detail').textContent.startsWith("Layer 2's MLP"));
   assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(accuracy\) at \d+ evaluations, up to step 300/);
@@ -74,7 +88,8 @@ test('patching a typed pair and reading which part writes the answer', async () 
   assert.ok(await page.locator('#attribution-view tr').count() >= 1 + 11, 'embeddings, 8 heads, 2 attention biases, 2 MLPs, the norm bias');
   await page.locator('#composition-view table').first().waitFor();
   assert.equal(await page.locator('#composition-view table').count(), 3, 'Q, K and V between layers 1 and 2');
-  assert.match(await page.locator('#fourier-summary').textContent(), /for the modular addition task/);
+  await page.locator('[data-view="fourier"]').evaluate((d) => { d.open = true; });
+  await page.locator('#fourier-summary').getByText(/for the modular addition task/).waitFor();
   for (const id of ['fourier-spectrum', 'fourier-losses']) assert.equal(await page.locator(`#${id}`).isVisible(), false, `${id}: a view that cannot answer shows its sentence and nothing else`);
   assert.deepEqual(errors, []);
 });

@@ -1,7 +1,7 @@
 // Ablation: knock out a head or an MLP (click, tap or press its cell) and see the held-out loss and
 // accuracy with and without it, the shown problems that flip, and every part's cost over training.
 import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
-import { extent, gridTable, headName, paragraph } from './grid.js';
+import { extent, headName, paragraph, showGrid } from './grid.js';
 
 const percent = (x) => `${(x * 100).toFixed(1)}%`;
 
@@ -66,7 +66,7 @@ export class AblationView {
     const { site } = ablation;
     const isSite = (l, c) => (c === nh ? site.kind === 'mlp' && site.layer === l : site.kind === 'head' && site.layer === l && site.head === c);
     const what = accuracy ? 'held-out accuracy lost' : 'held-out loss added';
-    const table = gridTable({
+    showGrid(this.grid, {
       caption: `${what} when each part is knocked out (${grid.rows} held-out ${accuracy ? 'problems' : 'rows'})`,
       rows: inside.n_layer,
       cols: nh + 1,
@@ -79,7 +79,6 @@ export class AblationView {
       name: (l, c, v) => `Knock out ${c === nh ? `layer ${l + 1}'s MLP` : `layer ${l + 1} head ${c + 1}`}: ${what} ${show(v)}`,
       selected: isSite,
     });
-    this.grid.replaceChildren(table);
     this.fill.value = ablation.fill;
     const name = site.kind === 'mlp' ? `Layer ${site.layer + 1}'s MLP` : `${headName(site.layer, site.head)} (layer ${site.layer + 1} head ${site.head + 1})`;
     const scores = task ? `held-out accuracy ${percent(ablation.whole.accuracy)} → ${percent(ablation.ablated.accuracy)}, ` : '';

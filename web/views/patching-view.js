@@ -2,7 +2,7 @@
 // residual stream at each layer and position, patched into the corrupted run, with the share of
 // the logit difference it restores. The pair is proposed from the run until a person types one.
 import { tokenLabel } from '../format.js';
-import { gridTable, headName, paragraph } from './grid.js';
+import { headName, paragraph, showGrid } from './grid.js';
 
 const share = (v) => v.toFixed(2);
 
@@ -59,7 +59,7 @@ export class PatchingView {
     this.summary.textContent = `Clean ${JSON.stringify(clean)} → ${JSON.stringify(p.answer)}; corrupted ${JSON.stringify(corrupted)} → ${JSON.stringify(p.wrong)}. `
       + `Logit difference (${JSON.stringify(p.answer)} − ${JSON.stringify(p.wrong)}): ${p.clean_difference.toFixed(2)} clean, ${p.corrupted_difference.toFixed(2)} corrupted.`;
     const nh = inside.n_head;
-    this.heads.replaceChildren(gridTable({
+    showGrid(this.heads, {
       caption: 'Share restored by each head\'s clean output',
       rows: inside.n_layer,
       cols: nh,
@@ -67,11 +67,11 @@ export class PatchingView {
       colLabel: (h) => `head ${h + 1}`,
       value: (l, h) => p.heads[l * nh + h],
       text: share,
-    }));
+    });
     const t = p.clean.length;
     const token = (i) => (p.clean[i] === p.corrupted[i] ? tokenLabel(p.clean[i]) : `${tokenLabel(p.clean[i])}/${tokenLabel(p.corrupted[i])}`);
     // Positions down, layers across: a long input stays as narrow as the screen.
-    this.stream.replaceChildren(gridTable({
+    showGrid(this.stream, {
       caption: 'Share restored by the clean residual stream entering each layer, at each position (clean/corrupted where they differ)',
       rows: t,
       cols: inside.n_layer,
@@ -79,7 +79,7 @@ export class PatchingView {
       colLabel: (l) => `into layer ${l + 1}`,
       value: (i, l) => p.residual[l * t + i],
       text: share,
-    }));
+    });
     this.heads.querySelector('caption').title = `Heads are named ${headName(0, 0)} and so on in the other views.`;
   }
 }
