@@ -9,7 +9,8 @@ path takes a HookedTransformer, which TransformerLens 4.0 removed; PATH is a che
 circuit-tracer, checked at commit 4bb8c0e, version 0.4.1.)
 
 For a text run (exported as GPT-2, learned positions) with ReLU transcoders, which SAELens loads
-from the CLI's `--out` as `Transcoder`s, and the induction preset's task (Starcoder2, rotary
+from the CLI's `--out` as `Transcoder`s, the same with skip connections (`SkipTranscoder`s, given to
+circuit-tracer as its `W_skip`), and the induction preset's task (Starcoder2, rotary
 positions) with TopK transcoders, read from the run's checkpoint (SAELens has no TopK transcoder),
 the export goes into circuit-tracer's `TransformerLensReplacementModel` in float64, with no
 folding, and its `attribute` builds the graph of the CLI's prompt. Compared: every active feature
@@ -24,7 +25,7 @@ What had to be adapted, and nothing else:
 - its transcoders read `ln2.hook_normalized`, which TransformerLens takes before the norm's weight
   and bias, where ours read the norm's output: the weight and bias are folded into each encoder
   (W_enc ⊙ γ, and b_enc + W_enc β), which gives the same activations and the same encoder direction
-  at the stream;
+  at the stream, and into a skip connection (W_skip ⊙ γ, and W_skip β added to b_dec);
 - it puts a BOS token before a prompt and drops the features at position 0; these character models
   have no BOS, so it is given the CLI's token ids as they are and `zero_positions` keeps position 0;
 - its TopK keeps the k largest pre-activations even when negative; ours go through a ReLU too, so
@@ -49,6 +50,12 @@ RUNS = {
     "text": (
         ["--preset", "tiny", "--data", "{data}/tinyshakespeare.txt", "--iters", "150"],
         ["--data", "{data}/tinyshakespeare.txt", "--l1", "0.3", "--expansion", "4", "--steps", "60"],
+        "ROMEO:\nWhat say",
+    ),
+    # ReLU transcoders with a skip connection: SAELens's SkipTranscoder, circuit-tracer's W_skip.
+    "skip": (
+        ["--preset", "tiny", "--data", "{data}/tinyshakespeare.txt", "--iters", "150"],
+        ["--data", "{data}/tinyshakespeare.txt", "--l1", "0.3", "--expansion", "4", "--steps", "60", "--skip"],
         "ROMEO:\nWhat say",
     ),
     "induction": (
@@ -84,21 +91,25 @@ class ReluTopK(torch.nn.Module):
 
 
 def transcoder_set(weights, model, k):
-    """circuit-tracer's transcoders from ours ({layer: (W_enc, b_enc, W_dec, b_dec)}), each
-    encoder folded with the second norm's weight and bias (see above)."""
+    """circuit-tracer's transcoders from ours ({layer: (W_enc, b_enc, W_dec, b_dec[, W_skip])}),
+    each encoder (and skip connection) folded with the second norm's weight and bias (see above)."""
     from circuit_tracer.transcoder.single_layer_transcoder import SingleLayerTranscoder, TranscoderSet
 
     layers = {}
-    for layer, (w_enc, b_enc, w_dec, b_dec) in weights.items():
+    for layer, (w_enc, b_enc, w_dec, b_dec, *skip) in weights.items():
         d_model, d_sae = w_enc.shape
         act = ReluTopK(k) if k else torch.nn.ReLU()
-        t = SingleLayerTranscoder(d_model, d_sae, act, layer, device="cpu", dtype=torch.float64)
+        t = SingleLayerTranscoder(d_model, d_sae, act, layer, skip_connection=bool(skip), device="cpu",
+                                  dtype=torch.float64)
         ln = model.blocks[layer].ln2
         with torch.no_grad():
             t.W_enc.copy_(w_enc.T * ln.w)
             t.b_enc.copy_(b_enc + w_enc.T @ ln.b)
             t.W_dec.copy_(w_dec)
             t.b_dec.copy_(b_dec)
+            if skip:  # (x·w + b) W_skipᵀ = x (W_skip·w)ᵀ + W_skip b
+                t.W_skip.copy_(skip[0] * ln.w)
+                t.b_dec.add_(skip[0] @ ln.b)
         layers[layer] = t
     return TranscoderSet(layers, feature_input_hook="ln2.hook_normalized", feature_output_hook="hook_mlp_out",
                          scan="gpt-playground")
@@ -119,16 +130,17 @@ def replacement_model(folder, weights, k, vocab):
     return plain, model
 
 
-def ours_weights(work, ckpt, sae_out, layers):
+def ours_weights(ckpt, sae_out, layers, skip):
     """Our transcoders' weights: by SAELens from the CLI's --out (ReLU), or from the checkpoint."""
+    names = ["W_enc", "b_enc", "W_dec", "b_dec"] + (["W_skip"] if skip else [])
     if sae_out:
         from sae_lens import SAE
 
         saes = {l: SAE.load_from_disk(os.path.join(sae_out, f"layer_{l}"), device="cpu") for l in range(layers)}
-        assert all(type(s).__name__ == "Transcoder" for s in saes.values()), "SAELens loads them as Transcoders"
-        return {l: tuple(getattr(s, n).detach().double() for n in ["W_enc", "b_enc", "W_dec", "b_dec"]) for l, s in saes.items()}
+        kind = "SkipTranscoder" if skip else "Transcoder"
+        assert all(type(s).__name__ == kind for s in saes.values()), f"SAELens loads them as {kind}s"
+        return {l: tuple(getattr(s, n).detach().double() for n in names) for l, s in saes.items()}
     tensors = load_file(ckpt)
-    names = ["W_enc", "b_enc", "W_dec", "b_dec"]
     return {l: tuple(tensors[f"transcoders.blocks.{l}.{n}"].double() for n in names) for l in range(layers)}
 
 
@@ -159,7 +171,8 @@ def check(name, data, work):
     with open(raw_path) as f:
         raw = json.load(f)
     layers, k = raw["layers"], (None if relu else int(transcoders[transcoders.index("--k") + 1]))
-    plain, model = replacement_model(folder, ours_weights(work, traced, sae_out, layers), k, raw["vocab"])
+    weights = ours_weights(traced, sae_out, layers, "--skip" in transcoders)
+    plain, model = replacement_model(folder, weights, k, raw["vocab"])
     ids = torch.tensor(raw["tokens"])
     graph = attribute(ids, model, max_n_logits=10, desired_logit_prob=0.95, batch_size=256)
 
@@ -207,7 +220,7 @@ def check(name, data, work):
             layer = int(hook.name.split(".")[1])
             t = model.transcoders.transcoders[layer]
             x = cache[f"blocks.{layer}.ln2.hook_normalized"][0]
-            recon = t.decode(t.encode(x))
+            recon = t.decode(t.encode(x), x)
             return (recon + (acts[0] - recon)).unsqueeze(0)
         hooks = [(f"blocks.{l}.hook_mlp_out", rebuilt) for l in range(layers)]
         replaced = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
@@ -232,10 +245,11 @@ def replacement_measures(name, plain, model, rows, measured):
             clean, cache = plain.run_with_cache(ids)
             for l in range(layers):  # each transcoder on the model's own activations
                 t = model.transcoders.transcoders[l]
-                codes = t.encode(cache[f"blocks.{l}.ln2.hook_normalized"])
+                x = cache[f"blocks.{l}.ln2.hook_normalized"]
+                codes = t.encode(x)
                 y = cache[f"blocks.{l}.hook_mlp_out"].double()
                 y = y.reshape(-1, y.shape[-1])
-                sse[l] += ((y - t.decode(codes).double().reshape(y.shape)) ** 2).sum().item()
+                sse[l] += ((y - t.decode(codes, x).double().reshape(y.shape)) ** 2).sum().item()
                 norms[l] += (y ** 2).sum().item()
                 sums[l] = sums[l] + y.sum(0)
                 total[l] += y.shape[0]
@@ -246,7 +260,8 @@ def replacement_measures(name, plain, model, rows, measured):
                 read[int(hook.name.split(".")[1])] = acts
             def transcoded(acts, hook):
                 t = model.transcoders.transcoders[int(hook.name.split(".")[1])]
-                return t.decode(t.encode(read[int(hook.name.split(".")[1])])).to(acts.dtype)
+                x = read[int(hook.name.split(".")[1])]
+                return t.decode(t.encode(x), x).to(acts.dtype)
             hooks = [(f"blocks.{l}.ln2.hook_normalized", kept) for l in range(layers)]
             hooks += [(f"blocks.{l}.hook_mlp_out", transcoded) for l in range(layers)]
             replaced = plain.run_with_hooks(ids, fwd_hooks=hooks)

@@ -15,7 +15,7 @@ import { saveFile } from './save-file.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  form: $('graph-train-form'), expansion: $('graph-expansion'), k: $('graph-k'), steps: $('graph-steps'),
+  form: $('graph-train-form'), expansion: $('graph-expansion'), k: $('graph-k'), steps: $('graph-steps'), skip: $('graph-skip'),
   train: $('graph-train'), pause: $('graph-pause'), status: $('graph-status'), progress: $('graph-progress'),
   error: $('graph-error'), measures: $('graph-measures'), traceForm: $('graph-trace-form'), prompt: $('graph-prompt'),
   nodeThreshold: $('graph-node-threshold'), edgeThreshold: $('graph-edge-threshold'), trace: $('graph-trace'),
@@ -39,7 +39,7 @@ function start(event) {
   event.preventDefault();
   const config = {
     point: { kind: 'mlp_in', layer: 0 }, output: { kind: 'mlp_out', layer: 0 }, expansion: Number(ui.expansion.value),
-    architecture: { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 }, dead_tokens: 200000,
+    architecture: { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 }, dead_tokens: 200000, skip: ui.skip.checked,
   };
   ui.error.textContent = '';
   send({ type: 'transcoders', request: { do: 'start', config, rows: ROWS, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
@@ -64,7 +64,10 @@ function progress({ answer, memory }) {
   ui.progress.value = step;
   const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}, ${Math.ceil(report.eta_s)} s left` : '';
   const held = memory ? ` The workers hold ${mib(memory)}.` : '';
-  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features for each MLP, reading the model at step ${answer.model_step}.${held}`;
+  const skip = answer.copy?.transcoders?.skip;
+  if (skip !== undefined) ui.skip.checked = skip; // a restored run's transcoders say which kind they are
+  const kind = skip ? ' and a skip connection' : '';
+  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features${kind} for each MLP, reading the model at step ${answer.model_step}.${held}`;
   if (measures) showMeasures(measures);
   ui.pause.disabled = step >= steps;
   if (step >= steps) ready();

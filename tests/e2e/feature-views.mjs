@@ -26,13 +26,18 @@ export async function checkFeatures({ run, until, shot }, steps) {
   assert.deepEqual(await run('return window.errors;'), []);
 }
 
-/** Trains transcoders of `steps` steps on the page's current (paused) run, traces `prompt`, picks a feature and knocks it out. */
+/**
+ * Trains skip transcoders of `steps` steps on the page's current (paused) run, traces `prompt`,
+ * picks a feature and knocks it out.
+ */
 export async function checkGraph({ run, until, shot }, steps, prompt) {
   await run(`const g = document.getElementById('graph'); if (!g.open) g.querySelector('summary').click();
     ${PUT}
     put('graph-steps', '${steps}'); put('graph-k', '8');
+    document.getElementById('graph-skip').checked = true;
     document.getElementById('graph-train').click();`);
   await until(`new RegExp('^Step ${steps} of ${steps}:').test(${TEXT('graph-status')})`, { what: `the transcoders at step ${steps}`, timeout: 120000 });
+  assert.match(await run(`return ${TEXT('graph-status')};`), / features and a skip connection for each MLP/);
   assert.match(await run(`return ${TEXT('graph-measures')};`), /^Top-1 agreement[\d.]+%KL[\d.]+Loss/);
   await run(`${PUT} put('graph-prompt', ${JSON.stringify(prompt)}); put('graph-node-threshold', '1'); document.getElementById('graph-trace').click();`);
   await until(`/features fire on/.test(${TEXT('graph-summary')})`, { what: 'the graph', timeout: 60000 });

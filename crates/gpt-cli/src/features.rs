@@ -32,6 +32,10 @@ pub struct Args {
     /// Train a ReLU autoencoder with this L1 penalty instead of TopK.
     #[arg(long)]
     l1: Option<f32>,
+    /// With --transcoder or --transcoders: add a linear skip connection from what each MLP reads to
+    /// what it writes (SAELens's SkipTranscoder).
+    #[arg(long)]
+    skip: bool,
     /// The weight of TopK's auxiliary loss on dead features.
     #[arg(long, default_value_t = 1.0)]
     aux: f32,
@@ -103,7 +107,8 @@ pub fn run(a: Args) -> Result<(), String> {
         Some(l1_coefficient) => Architecture::Relu { l1_coefficient },
         None => Architecture::TopK { k: a.k, aux_coefficient: a.aux },
     };
-    let config = SaeConfig { point, output, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens };
+    let config =
+        SaeConfig { point, output, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens, skip: a.skip };
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
     let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);

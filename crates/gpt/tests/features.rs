@@ -249,13 +249,26 @@ fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_i
     let sae = run.features().unwrap().model().sae();
     let refused = gpt::interop::saelens::export_sae(sae.view(), "test", 16).unwrap_err().to_string();
     assert!(refused.contains("SAELens has no TopK transcoder"), "{refused}");
+    // Each goes out as SAELens saves it and comes back the same; its cfg.json is returned.
+    let round_trip = |config: SaeConfig| {
+        let sae = gpt::sae::Sae::new(config, 2, 16, 3).unwrap();
+        let files = gpt::interop::saelens::export_sae(sae.view(), "test", 16).unwrap();
+        let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+        let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
+        let (ours, theirs) = (sae.params(), back.params());
+        assert_eq!((back.config(), &theirs.names, &theirs.values), (sae.config(), &ours.names, &ours.values));
+        cfg
+    };
     let relu = SaeConfig { architecture: Architecture::Relu { l1_coefficient: 0.0 }, ..config };
-    let relu = gpt::sae::Sae::new(relu, 2, 16, 3).unwrap();
-    let files = gpt::interop::saelens::export_sae(relu.view(), "test", 16).unwrap();
-    let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+    let cfg = round_trip(relu);
     assert!(cfg.contains("\"hook_name_out\": \"blocks.1.hook_mlp_out\""), "{cfg}");
-    let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
-    assert_eq!((back.config(), &back.params().values), (relu.config(), &relu.params().values));
+    // So does a skip transcoder, as SAELens's SkipTranscoder with its W_skip.
+    let cfg = round_trip(SaeConfig { skip: true, ..relu });
+    assert!(cfg.contains("\"architecture\": \"skip_transcoder\""), "{cfg}");
+    // An autoencoder has no skip connection.
+    let error =
+        run.start_features(SaeConfig { skip: true, ..SaeConfig::top_k(1) }, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1);
+    assert!(error.unwrap_err().to_string().contains("only a transcoder has a skip connection"));
     // Settings that make no transcoder are refused, saying what one is.
     let across = SaeConfig { output: Some(HookPoint::MlpOut { layer: 0 }), ..config };
     let error = run.start_features(across, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();

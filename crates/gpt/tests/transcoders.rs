@@ -26,12 +26,29 @@ fn small() -> SaeConfig {
     }
 }
 
+/// `set`, its skip connections (if it has them) away from their zero start.
+fn with_skip(set: Transcoders) -> Transcoders {
+    let count = set.config().tensor_count();
+    let mut params = set.params().clone();
+    for (k, value) in params.values.iter_mut().enumerate().filter(|(k, _)| k % count == 4) {
+        value.iter_mut().enumerate().for_each(|(i, w)| *w = 0.05 * ((i * 7 + k) % 11) as f32 - 0.25);
+    }
+    Transcoders::from_params(*set.config(), set.layers(), set.d_in(), params).unwrap()
+}
+
 #[test]
 fn a_sets_loss_and_gradient_are_each_lone_transcoders_over_its_variance() {
+    for skip in [false, true] {
+        sets_loss_is_lone_transcoders(SaeConfig { skip, ..small() });
+    }
+}
+
+fn sets_loss_is_lone_transcoders(small: SaeConfig) {
+    let small = || small;
     let run = trained_run(2);
     let model = Arc::new(gpt::GPT::new(run.model().config().clone(), 0).unwrap());
     let c = model.config().clone();
-    let set = Transcoders::new(small(), c.n_layer, c.n_embd, 3).unwrap();
+    let set = with_skip(Transcoders::new(small(), c.n_layer, c.n_embd, 3).unwrap());
     let variances = [2.0, 0.5];
     let trainee = SaeTrainee::of(set.clone(), model.clone(), 0, variances.to_vec()).unwrap();
     let ws = Workspace::default();
@@ -43,8 +60,9 @@ fn a_sets_loss_and_gradient_are_each_lone_transcoders_over_its_variance() {
     let loss = trainee.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
     let (mut expected, mut at) = (0.0, 0);
     for (layer, variance) in variances.iter().enumerate() {
-        let values = set.params().values[layer * 4..(layer + 1) * 4].to_vec();
-        let params = gpt::params::Params { names: NAMES.iter().map(|n| n.to_string()).collect(), values };
+        let count = small().tensor_count();
+        let values = set.params().values[layer * count..(layer + 1) * count].to_vec();
+        let params = gpt::params::Params { names: NAMES[..count].iter().map(|n| n.to_string()).collect(), values };
         let config =
             SaeConfig { point: HookPoint::MlpIn { layer }, output: Some(HookPoint::MlpOut { layer }), ..small() };
         let lone =
@@ -91,19 +109,25 @@ fn transcoders_learn_the_same_on_any_number_of_threads_and_stand_in_for_the_mlps
 
 #[test]
 fn the_replacement_model_is_the_model_with_each_mlps_output_its_transcoders() {
-    // One block: what the MLP reads does not depend on the replacement, so replacing the MLP's
-    // output by the transcoder's (from the clean pass's input) must give the same logits.
+    for skip in [false, true] {
+        replacement_is_the_model_with_transcoders(skip);
+    }
+}
+
+/// One block: what the MLP reads does not depend on the replacement, so replacing the MLP's
+/// output by the transcoder's (from the clean pass's input) must give the same logits.
+fn replacement_is_the_model_with_transcoders(skip: bool) {
     let run = trained_run(1);
     let model = run.model();
     let c = model.config();
-    let set = Transcoders::new(small(), c.n_layer, c.n_embd, 9).unwrap();
+    let set = with_skip(Transcoders::new(SaeConfig { skip, ..small() }, c.n_layer, c.n_embd, 9).unwrap());
     let ws = Workspace::default();
     let (b, t) = (2, 8);
     let idx: Vec<usize> = (0..b * t).map(|i| (i * 5 + 1) % c.vocab_size).collect();
     let replaced = model.rewired_logits(&idx, (b, t), None, &mut set.replacement(&ws)).unwrap();
     let input = model.activations(&ws, &idx, b, t, HookPoint::MlpIn { layer: 0 }).unwrap();
     let transcoder = set.layer(0);
-    let out = transcoder.decode(&transcoder.encode(&ws, &input));
+    let out = transcoder.output(&input, &transcoder.encode(&ws, &input));
     let expected =
         model.logits_replaced(&idx, b, t, HookPoint::MlpOut { layer: 0 }, &mut |v| v.copy_from_slice(&out)).unwrap();
     let clean = model.logits(&idx, b, t).unwrap();
@@ -118,6 +142,13 @@ fn the_replacement_model_is_the_model_with_each_mlps_output_its_transcoders() {
 
 #[test]
 fn transcoders_saved_part_way_train_on_as_if_they_never_stopped() {
+    for skip in [false, true] {
+        saved_part_way_trains_on(SaeConfig { skip, ..small() });
+    }
+}
+
+fn saved_part_way_trains_on(small: SaeConfig) {
+    let small = || small;
     let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
     let weights = |run: &gpt::Run| -> Vec<f32> {
         let trainer = run.transcoders().unwrap();

@@ -1,5 +1,5 @@
-//! A sparse autoencoder (or a ReLU transcoder, SAELens's `Transcoder`: `hook_name` in,
-//! `hook_name_out` out) as SAELens saves one: `cfg.json` and `sae_weights.safetensors`, which
+//! A sparse autoencoder (or a ReLU transcoder, SAELens's `Transcoder` or, with a skip connection,
+//! `SkipTranscoder`: `hook_name` in, `hook_name_out` out) as SAELens saves one: `cfg.json` and `sae_weights.safetensors`, which
 //! `SAE.load_from_disk(folder)` loads as it is. The hook name is TransformerLens's, so SAELens runs
 //! it on the run's export opened in TransformerLens (`gpt_playground_lens.py`). The decoder's rows
 //! are at unit norm, so nothing needs folding. An autoencoder saved so (by us, or by SAELens's
@@ -9,7 +9,7 @@ use crate::checkpoint::{le_bytes, serialize, Tensor};
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
 use crate::params::Params;
-use crate::sae::{Architecture, Sae, SaeConfig, SaeRef, NAMES};
+use crate::sae::{shapes, Architecture, Sae, SaeConfig, SaeRef, NAMES};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use serde_json::{json, Value};
@@ -74,6 +74,7 @@ fn saelens_kind(config: &SaeConfig, d_in: usize) -> Result<(&'static str, Value)
                     .into(),
             ))
         }
+        (Architecture::Relu { .. }, Some(_)) if config.skip => ("skip_transcoder", json!({ "d_out": d_in })),
         (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": d_in })),
         (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
         (Architecture::Relu { .. }, None) => ("standard", json!({})),
@@ -101,27 +102,30 @@ pub fn import_sae(cfg: &str, weights: &[u8], layers: usize, d_in: usize) -> Resu
         })
     };
     let point = parse(hook)?;
-    let (architecture, output) = match cfg["architecture"].as_str() {
+    let kind = cfg["architecture"].as_str();
+    let (architecture, output) = match kind {
         Some("topk") => (Architecture::TopK { k: number("k")?, aux_coefficient: 1.0 }, None),
         Some("standard") => (Architecture::Relu { l1_coefficient: 0.0 }, None),
-        Some("transcoder") => {
+        Some("transcoder" | "skip_transcoder") => {
             let out = cfg["metadata"]["hook_name_out"].as_str().or(cfg["hook_name_out"].as_str()).unwrap_or_default();
             (Architecture::Relu { l1_coefficient: 0.0 }, Some(parse(out)?))
         }
-        other => return Err(bad(format!("its architecture {other:?} is not topk, standard or transcoder"))),
+        other => {
+            return Err(bad(format!("its architecture {other:?} is not topk, standard, transcoder or skip_transcoder")))
+        }
     };
-    let config = SaeConfig { point, output, expansion: d_sae / d_in, architecture, dead_tokens: 200_000 };
+    let skip = kind == Some("skip_transcoder");
+    let config = SaeConfig { point, output, expansion: d_sae / d_in, architecture, dead_tokens: 200_000, skip };
     let file = SafeTensors::deserialize(weights).map_err(|e| bad(format!("the weights are not safetensors: {e}")))?;
     let mut params = Params::default();
-    let shapes: [&[usize]; 4] = [&[d_in, d_sae], &[d_sae], &[d_sae, d_in], &[d_in]];
-    for (name, shape) in NAMES.iter().zip(shapes) {
+    for (name, shape) in NAMES.iter().zip(shapes(d_in, d_sae)).take(config.tensor_count()) {
         let t = file.tensor(name).map_err(|_| bad(format!("it has no tensor {name}")))?;
         if t.dtype() != Dtype::F32 || t.shape() != shape {
             return Err(bad(format!("{name} is {:?} of shape {:?}, not float32 of {shape:?}", t.dtype(), t.shape())));
         }
         let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
         params.names.push(name.to_string());
-        params.values.push(ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape checked above"));
+        params.values.push(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("shape checked above"));
     }
     let sae = Sae::from_params(config, layers, d_in, params)?;
     if let Some(j) =

@@ -1,6 +1,7 @@
 //! The model frozen at one prompt, as circuit tracing freezes it (Ameisen et al. 2025): attention
 //! patterns and every norm's scale held at the prompt's values, and no gradient through the MLPs
-//! (what they write is a node of the graph: a transcoder's features and its error). So frozen, the
+//! (what they write is a node of the graph: a transcoder's features and its error), but through a
+//! skip transcoder's linear skip connection, as circuit-tracer lets it. So frozen, the
 //! model is linear in the residual stream, and a reader's direction back-propagated through it
 //! gives, at each place something writes, the direct effect of a unit written there: through the
 //! residual connections and the heads' OV circuits only.
@@ -62,12 +63,14 @@ impl GPT {
     /// space: an encoder's column, an unembedding row, a query's or key's projection). Calls `write(Some(layer), g, t)` with every
     /// reader's gradient at block `layer`'s MLP output, (n, t, C) for the first `t` positions (a
     /// reader reaches no later one), from the highest block any reader reads above down, then
-    /// `write(None, g, t)` at the embeddings.
+    /// `write(None, g, t)` at the embeddings. `skips[layer]`, where there is one, is block
+    /// `layer`'s skip connection (C, C: out by in), a linear path from what its MLP reads to what it writes.
     pub fn frozen_backward(
         &self,
         frozen: &FrozenPass,
         reads: &[(FrozenRead, usize)],
         directions: &[f32],
+        skips: &[Option<&[f32]>],
         write: &mut WriteSink,
     ) {
         let (c, n, layers) = (self.config().n_embd, reads.len(), self.blocks.len());
@@ -103,6 +106,16 @@ impl GPT {
         let mut dh = vec![0.0; n * t * c];
         for layer in (0..top).rev() {
             write(Some(layer), &g, t);
+            if let Some(w_skip) = skips.get(layer).copied().flatten() {
+                // out += ln_2(x) W_skipᵀ: g at ln_2's output is g W_skip.
+                let gv = ArrayView2::from_shape((n * t, c), &g[..]).expect("rows of C");
+                let w = ArrayView2::from_shape((c, c), w_skip).expect("(C, C)");
+                gemm(1.0, &gv, &w, false, &mut ArrayViewMut2::from_shape((n * t, c), &mut dz[..]).expect("sized"));
+                let ln_2 = &self.blocks[layer].ln_2;
+                for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dz.chunks_exact(c)).enumerate() {
+                    ln_2.frozen_grad(params, frozen.ln_2[layer][row % t], dr, gr);
+                }
+            }
             inject(&mut g, FrozenRead::MlpIn { layer });
             self.attention_backward(frozen, layer, (&g, t), (&mut dz, &mut dv, &mut dh));
             let ln_1 = &self.blocks[layer].ln_1;

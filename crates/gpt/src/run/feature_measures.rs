@@ -80,7 +80,7 @@ impl<W: Watch> Run<W> {
             let batch = Batch { idx, targets, b: rows.b, t: rows.t };
             let (x, y) = trainee.activations(&ws, batch)?.swap_remove(0);
             let codes = sae.encode(&ws, &x);
-            let recon = sae.decode(&codes);
+            let recon = sae.view().output(&x, &codes);
             sums.add(y.as_deref().unwrap_or(&x), &recon, d);
             codes.features.iter().for_each(|&j| fired[j as usize] += 1);
             let point = sae.config().writes();

@@ -113,7 +113,7 @@ impl<W: Watch> Run<W> {
             for (layer, (x, y)) in trainee.activations(&ws, batch)?.into_iter().enumerate() {
                 let sae = transcoders.layer(layer);
                 let codes = sae.encode(&ws, &x);
-                sums[layer].add(y.as_deref().unwrap_or(&x), &sae.decode(&codes), d);
+                sums[layer].add(y.as_deref().unwrap_or(&x), &sae.output(&x, &codes), d);
                 fired[layer] += codes.features.len();
             }
             let clean = model.logits(idx, b, t)?;

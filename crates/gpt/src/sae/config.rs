@@ -37,6 +37,11 @@ pub struct SaeConfig {
     pub architecture: Architecture,
     /// A feature that has not fired for this many training tokens counts as dead.
     pub dead_tokens: usize,
+    /// A transcoder's linear skip connection from what the MLP reads to what it writes (`W_skip`,
+    /// Paulo et al. 2025; SAELens's `SkipTranscoder`), so the features need not carry the MLP's
+    /// linear part.
+    #[serde(default)]
+    pub skip: bool,
 }
 
 impl SaeConfig {
@@ -49,6 +54,7 @@ impl SaeConfig {
             expansion: 8,
             architecture: Architecture::TopK { k: 32, aux_coefficient: 1.0 },
             dead_tokens: 200_000,
+            skip: false,
         }
     }
 
@@ -65,6 +71,15 @@ impl SaeConfig {
     /// Whether it is a transcoder: it reads one point and writes another.
     pub fn is_transcoder(&self) -> bool {
         self.output.is_some()
+    }
+
+    /// Its tensors: `W_enc`, `b_enc`, `W_dec`, `b_dec`, and `W_skip` with a skip connection.
+    pub fn tensor_count(&self) -> usize {
+        if self.skip {
+            5
+        } else {
+            4
+        }
     }
 
     /// Features for a model of `d_in` channels.
@@ -92,6 +107,11 @@ impl SaeConfig {
                 )))
             }
             _ => {}
+        }
+        if self.skip && !self.is_transcoder() {
+            return Err(Error::Config(
+                "skip: only a transcoder has a skip connection (an autoencoder reconstructs what it reads)".into(),
+            ));
         }
         if !(1..=MAX_EXPANSION).contains(&self.expansion) {
             return Err(Error::Config(format!(

@@ -6,7 +6,9 @@
 use super::codes::Codes;
 use super::config::Architecture;
 use super::weights::{SaeRef, W_ENC};
+use crate::ops::gemm::gemm;
 use crate::workspace::Workspace;
+use ndarray::{ArrayView2, ArrayViewMut2};
 
 /// A batch's losses, each a mean over its tokens.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -33,7 +35,7 @@ pub(crate) fn squared_error(a: &[f32], b: &[f32]) -> f32 {
 /// The losses of `sae` on `x` (rows of `d_in` activations) against `target` (`x` itself for an
 /// autoencoder, the MLP's output for a transcoder), the `dead` features (when given)
 /// reconstructing the error for TopK's auxiliary loss; writes `weight` times their gradient into
-/// `grads` (its four tensors, flat) and adds how many rows each feature fired on to `fired`.
+/// `grads` (its tensors, flat) and adds how many rows each feature fired on to `fired`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn backward(
     sae: SaeRef,
@@ -51,7 +53,7 @@ pub(crate) fn backward(
     let (pre, centred) = sae.pre_activations(ws, x);
     let architecture = sae.config().architecture;
     let codes = Codes::of(&pre, m, architecture);
-    let mut error = sae.decode(&codes);
+    let mut error = sae.output(x, &codes);
     error.iter_mut().zip(target).for_each(|(e, &y)| *e -= y);
     let mut losses = Losses { mse: error.iter().map(|e| e * e).sum::<f32>() * per_row, ..Losses::default() };
 
@@ -59,7 +61,7 @@ pub(crate) fn backward(
     let (g_w_enc, rest) = grads.split_at_mut(d * m);
     let (g_b_enc, rest) = rest.split_at_mut(m);
     let (g_w_dec, rest) = rest.split_at_mut(m * d);
-    let g_b_dec = rest;
+    let (g_b_dec, g_w_skip) = rest.split_at_mut(d);
     // The encoder's gradient, one contiguous row per feature: its transpose.
     let mut g_enc_t = ws.zeros(m * d);
     let mut through = |j: usize, a: f32, d_out: &[f32], extra: f32, row: usize| {
@@ -110,6 +112,14 @@ pub(crate) fn backward(
     for (i, g) in g_b_dec.iter_mut().enumerate().filter(|_| !sae.config().is_transcoder()) {
         let w_row = &sae.slice(W_ENC)[i * m..(i + 1) * m];
         *g -= w_row.iter().zip(g_b_enc.iter()).map(|(w, g)| w * g).sum::<f32>();
+    }
+    if sae.config().skip {
+        // x̂ += x W_skipᵀ: the MSE's gradient (W_skip's only one: the aux loss's residual is a
+        // constant) is Σ_n d_out[n]ᵀ x[n], with d_out = 2·weight·error/rows.
+        let e = ArrayView2::from_shape((rows, d), &error[..]).expect("rows of d_in");
+        let x = ArrayView2::from_shape((rows, d), x).expect("rows of d_in");
+        let mut g = ArrayViewMut2::from_shape((d, d), g_w_skip).expect("(d_in, d_in)");
+        gemm(2.0 * weight * per_row, &e.t(), &x, false, &mut g);
     }
     for (i, row) in g_w_enc.chunks_exact_mut(m).enumerate() {
         row.iter_mut().enumerate().for_each(|(j, g)| *g = g_enc_t[j * d + i]);

@@ -21,6 +21,7 @@ pub use dictionaries::{Dictionaries, Read};
 pub use loss::Losses;
 pub use trainee::{SaeTrainee, SavedSae};
 pub use transcoders::{Replacement, Scaled, Transcoders};
+pub(crate) use weights::shapes;
 pub use weights::{Sae, SaeRef, NAMES};
 
 #[cfg(test)]

@@ -13,10 +13,17 @@ fn sae(architecture: Architecture, seed: u64) -> Sae {
     started(config, seed)
 }
 
-/// A transcoder of block 0's MLP.
-fn transcoder(architecture: Architecture, seed: u64) -> Sae {
-    let config = SaeConfig { expansion: 3, architecture, dead_tokens: 10, ..SaeConfig::transcoder(0) };
+/// A transcoder of block 0's MLP, with a skip connection or not.
+fn transcoder(architecture: Architecture, skip: bool, seed: u64) -> Sae {
+    let config = SaeConfig { expansion: 3, architecture, dead_tokens: 10, skip, ..SaeConfig::transcoder(0) };
     started(config, seed)
+}
+
+/// What is trained: an autoencoder, or a transcoder with a skip connection or not.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Autoencoder,
+    Transcoder { skip: bool },
 }
 
 fn started(config: SaeConfig, seed: u64) -> Sae {
@@ -41,6 +48,8 @@ fn reference_loss(sae: &Sae, x: &[f32], target: &[f32], dead: Option<&[bool]>, r
     let (d, m) = (sae.d_in(), sae.d_sae());
     let p = |name: &str| sae.params().get(name).unwrap().iter().map(|&v| v as f64).collect::<Vec<_>>();
     let (w_enc, b_enc, w_dec, b_dec) = (p("W_enc"), p("b_enc"), p("W_dec"), p("b_dec"));
+    // out += x W_skipᵀ, W_skip (out, in).
+    let w_skip = if sae.config().skip { p("W_skip") } else { vec![0.0; d * d] };
     let rows = x.len() / d;
     let shift = if sae.config().is_transcoder() { 0.0 } else { 1.0 };
     let mut total = 0.0;
@@ -63,7 +72,10 @@ fn reference_loss(sae: &Sae, x: &[f32], target: &[f32], dead: Option<&[bool]>, r
                 })
                 .collect()
         };
-        let x_hat = recon(&active, true);
+        let mut x_hat = recon(&active, true);
+        for (o, out) in x_hat.iter_mut().enumerate() {
+            *out += (0..d).map(|i| w_skip[o * d + i] * x[n * d + i] as f64).sum::<f64>();
+        }
         total += (0..d).map(|i| (x_hat[i] - target[n * d + i] as f64).powi(2)).sum::<f64>();
         match (sae.config().architecture, dead) {
             (Architecture::Relu { l1_coefficient }, _) => {
@@ -85,17 +97,20 @@ fn reference_loss(sae: &Sae, x: &[f32], target: &[f32], dead: Option<&[bool]>, r
 
 /// The largest gap between the gradient `backward` writes and central differences of the loss
 /// written plainly, and between their losses.
-fn gradient_gap(architecture: Architecture, dead: Option<&[bool]>, is_transcoder: bool) -> f64 {
+fn gradient_gap(architecture: Architecture, dead: Option<&[bool]>, kind: Kind) -> f64 {
     let ws = Workspace::default();
-    let mut model = if is_transcoder { transcoder(architecture, 8) } else { sae(architecture, 7) };
+    let mut model = match kind {
+        Kind::Autoencoder => sae(architecture, 7),
+        Kind::Transcoder { skip } => transcoder(architecture, skip, 8),
+    };
     let x = activations(6, 3);
-    let target = if is_transcoder { activations(6, 4) } else { x.clone() };
+    let target = if let Kind::Transcoder { .. } = kind { activations(6, 4) } else { x.clone() };
     let n = model.params().count();
     let (mut grads, mut fired) = (vec![0.0; n], vec![0.0; model.d_sae()]);
     let weight = 0.5;
     let losses = backward(model.view(), &ws, &x, &target, dead, weight, &mut grads, &mut fired);
     let codes = model.encode(&ws, &x);
-    let error: Vec<f64> = model.decode(&codes).iter().zip(&target).map(|(r, &y)| (r - y) as f64).collect();
+    let error: Vec<f64> = model.view().output(&x, &codes).iter().zip(&target).map(|(r, &y)| (r - y) as f64).collect();
     let mut worst = (reference_loss(&model, &x, &target, dead, &error) - losses.total() as f64).abs();
     let mut flat = 0;
     for k in 0..model.params().values.len() {
@@ -123,10 +138,10 @@ fn gradients_match_finite_differences() {
     let top_k = Architecture::TopK { k: 3, aux_coefficient: 0.7 };
     let dead = [true, false, true, false, false, true, true, false, false, false, true, false];
     let relu = Architecture::Relu { l1_coefficient: 0.2 };
-    for is_transcoder in [false, true] {
+    for kind in [Kind::Autoencoder, Kind::Transcoder { skip: false }, Kind::Transcoder { skip: true }] {
         for (architecture, dead) in [(top_k, None), (top_k, Some(&dead[..])), (relu, None)] {
-            let gap = gradient_gap(architecture, dead, is_transcoder);
-            assert!(gap < 1e-3, "{architecture:?} with dead {dead:?}, transcoder {is_transcoder}: gap {gap}");
+            let gap = gradient_gap(architecture, dead, kind);
+            assert!(gap < 1e-3, "{architecture:?} with dead {dead:?}, {kind:?}: gap {gap}");
         }
     }
 }

@@ -230,8 +230,8 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
         fired.fill(0.0);
         let (mut dead, mut loss) = (&dead[..], 0.0);
         for ((sae, (x, y)), w) in each.iter().zip(&reads).zip(self.weights()) {
-            let (d, m) = (sae.d_in(), sae.d_sae());
-            let (own, rest) = std::mem::take(&mut grads).split_at_mut(2 * d * m + m + d);
+            let m = sae.d_sae();
+            let (own, rest) = std::mem::take(&mut grads).split_at_mut(sae.param_count());
             let (own_fired, rest_fired) = std::mem::take(&mut fired).split_at_mut(m);
             let (own_dead, rest_dead) = dead.split_at(m);
             let target = y.as_deref().unwrap_or(x);
@@ -248,7 +248,7 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
         let reads = self.activations(ws, batch)?;
         let mut error = 0.0;
         for ((sae, (x, y)), w) in self.sae.each().iter().zip(&reads).zip(self.weights()) {
-            let recon = sae.decode(&sae.encode(ws, x));
+            let recon = sae.output(x, &sae.encode(ws, x));
             error += w * squared_error(&recon, y.as_deref().unwrap_or(x)) / (x.len() / sae.d_in()).max(1) as f32;
         }
         Ok((error, 0))

@@ -1,10 +1,10 @@
 //! A transcoder for every MLP of a model, trained together from one forward pass: what circuit
 //! tracing replaces the MLPs by (Ameisen et al. 2025). Layer `l`'s reads what block `l`'s MLP
-//! reads and writes what it writes; its four tensors are kept as `blocks.{l}.W_enc`, … in one set
+//! reads and writes what it writes; its tensors are kept as `blocks.{l}.W_enc`, … in one set
 //! of parameters, so that one trainer trains them all.
 
 use super::config::SaeConfig;
-use super::weights::{geometric_median, normalize_rows, Sae, SaeRef, B_DEC, NAMES, W_DEC};
+use super::weights::{geometric_median, normalize_rows, Sae, SaeRef, B_DEC, W_DEC};
 use crate::error::{Error, Result};
 use crate::model::{HookPoint, Rewire};
 use crate::params::Params;
@@ -77,8 +77,8 @@ impl Transcoders {
 
     /// Block `layer`'s transcoder.
     pub fn layer(&self, layer: usize) -> SaeRef<'_> {
-        let at = layer * NAMES.len();
-        SaeRef::new(Self::at(self.config, layer), self.d_in, &self.params.values[at..at + NAMES.len()])
+        let at = layer * self.config.tensor_count();
+        SaeRef::new(Self::at(self.config, layer), self.d_in, &self.params.values[at..at + self.config.tensor_count()])
     }
 
     /// Every layer's transcoder, from block 0.
@@ -90,13 +90,15 @@ impl Transcoders {
     /// output), as a lone transcoder starts.
     pub fn centre(&mut self, layer: usize, sample: &[f32]) {
         let median = geometric_median(sample, self.d_in);
-        let b_dec = self.params.values[layer * NAMES.len() + B_DEC].as_slice_mut().expect("standard layout");
+        let b_dec =
+            self.params.values[layer * self.config.tensor_count() + B_DEC].as_slice_mut().expect("standard layout");
         b_dec.iter_mut().zip(&median).for_each(|(b, &m)| *b = m);
     }
 
     pub(crate) fn normalize_decoders(&mut self) {
         for layer in 0..self.layers {
-            let w = self.params.values[layer * NAMES.len() + W_DEC].as_slice_mut().expect("standard layout");
+            let w =
+                self.params.values[layer * self.config.tensor_count() + W_DEC].as_slice_mut().expect("standard layout");
             normalize_rows(w, self.d_in);
         }
     }
@@ -148,6 +150,7 @@ impl Rewire for Replacement<'_> {
             }
         }
         let mut out = transcoder.decode(&codes);
+        transcoder.add_skip(input, &mut out);
         if let Some(errors) = self.errors {
             out.iter_mut().zip(&errors[layer]).for_each(|(o, e)| *o += e);
         }

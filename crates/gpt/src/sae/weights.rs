@@ -12,12 +12,19 @@ use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
 /// SAELens's tensor names, in the order of the flat buffers: `W_enc` (d_in, d_sae), `b_enc`
-/// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in).
-pub const NAMES: [&str; 4] = ["W_enc", "b_enc", "W_dec", "b_dec"];
+/// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in), and a skip transcoder's `W_skip` (d_in, d_in:
+/// out by in, as SAELens and circuit-tracer keep it).
+pub const NAMES: [&str; 5] = ["W_enc", "b_enc", "W_dec", "b_dec", "W_skip"];
 pub(crate) const W_ENC: usize = 0;
 pub(crate) const B_ENC: usize = 1;
 pub(crate) const W_DEC: usize = 2;
 pub(crate) const B_DEC: usize = 3;
+pub(crate) const W_SKIP: usize = 4;
+
+/// Each tensor's shape for `d_in` channels and `d_sae` features, in [`NAMES`]' order.
+pub(crate) fn shapes(d_in: usize, d_sae: usize) -> [Vec<usize>; 5] {
+    [vec![d_in, d_sae], vec![d_sae], vec![d_sae, d_in], vec![d_in], vec![d_in, d_in]]
+}
 
 /// The encoder starts as the decoder's transpose times this: SAELens's start (decoder rows of
 /// norm 0.1, and the encoder their transpose) seen with unit-norm rows, so that a fresh
@@ -45,6 +52,10 @@ impl Sae {
         params.add(NAMES[B_ENC].into(), &[d_sae], Init::Zeros, &mut rng);
         params.add(NAMES[W_DEC].into(), &[d_sae, d_in], Init::Normal(1.0), &mut rng);
         params.add(NAMES[B_DEC].into(), &[d_in], Init::Zeros, &mut rng);
+        if config.skip {
+            // Zero, so a fresh skip transcoder is a fresh transcoder (SAELens's start).
+            params.add(NAMES[W_SKIP].into(), &[d_in, d_in], Init::Zeros, &mut rng);
+        }
         let mut sae = Sae { config, d_in, params };
         sae.normalize_decoder();
         let w_dec = sae.params.values[W_DEC].clone();
@@ -56,8 +67,14 @@ impl Sae {
     pub fn from_params(config: SaeConfig, layers: usize, d_in: usize, params: Params) -> Result<Sae> {
         config.validate(layers, d_in)?;
         let d_sae = config.d_sae(d_in);
-        let shapes: [&[usize]; 4] = [&[d_in, d_sae], &[d_sae], &[d_sae, d_in], &[d_in]];
-        for (k, (name, shape)) in NAMES.iter().zip(shapes).enumerate() {
+        let count = config.tensor_count();
+        if params.names.len() != count {
+            return Err(Error::Format(format!(
+                "the autoencoder has {} tensors, not the {count} of its kind",
+                params.names.len()
+            )));
+        }
+        for (k, (name, shape)) in NAMES.iter().zip(shapes(d_in, d_sae)).take(count).enumerate() {
             if params.names.get(k).map(String::as_str) != Some(name) || params.values[k].shape() != shape {
                 return Err(Error::Format(format!(
                     "the autoencoder's {name} is missing or not of shape {shape:?} ({d_in} channels, {d_sae} features)"
@@ -128,7 +145,7 @@ impl Sae {
 }
 
 /// An autoencoder's weights as its encoder and decoder read them: an autoencoder's own
-/// ([`Sae::view`]) or one layer's of a set of transcoders (its four tensors in [`NAMES`]' order).
+/// ([`Sae::view`]) or one layer's of a set of transcoders (its tensors in [`NAMES`]' order).
 #[derive(Clone, Copy)]
 pub struct SaeRef<'a> {
     config: SaeConfig,
@@ -137,7 +154,7 @@ pub struct SaeRef<'a> {
 }
 
 impl<'a> SaeRef<'a> {
-    /// `values`' first four tensors, shaped for `config` on `d_in` channels.
+    /// `values`' first tensors (as many as `config`'s kind has), shaped for `config` on `d_in` channels.
     pub(crate) fn new(config: SaeConfig, d_in: usize, values: &'a [ArrayD<f32>]) -> SaeRef<'a> {
         SaeRef { config, d_in, values }
     }
@@ -154,9 +171,14 @@ impl<'a> SaeRef<'a> {
         self.config.d_sae(self.d_in)
     }
 
-    /// Its four tensors, in [`NAMES`]' order.
+    /// Its weights, counted one by one.
+    pub fn param_count(&self) -> usize {
+        self.tensors().iter().map(ArrayD::len).sum()
+    }
+
+    /// Its tensors, in [`NAMES`]' order.
     pub fn tensors(&self) -> &'a [ArrayD<f32>] {
-        &self.values[..NAMES.len()]
+        &self.values[..self.config.tensor_count()]
     }
 
     pub(crate) fn slice(&self, k: usize) -> &'a [f32] {
@@ -210,6 +232,31 @@ impl<'a> SaeRef<'a> {
             self.add_directions(codes.row(n), &mut out[at..]);
         }
         out
+    }
+
+    /// What it writes for rows `x` (rows of `d_in`) that gave `codes`: [`SaeRef::decode`], plus a
+    /// skip transcoder's `x W_skipᵀ`.
+    pub fn output(&self, x: &[f32], codes: &Codes) -> Vec<f32> {
+        let mut out = self.decode(codes);
+        self.add_skip(x, &mut out);
+        out
+    }
+
+    /// A skip transcoder's `W_skip` (d_in, d_in: out by in), or none.
+    pub fn skip_weights(&self) -> Option<&'a [f32]> {
+        self.config.skip.then(|| self.slice(W_SKIP))
+    }
+
+    /// Adds a skip transcoder's `x W_skipᵀ` to `out` (both rows of `d_in`); nothing without one.
+    pub(crate) fn add_skip(&self, x: &[f32], out: &mut [f32]) {
+        if !self.config.skip {
+            return;
+        }
+        let d = self.d_in;
+        let a = ArrayView2::from_shape((x.len() / d, d), x).expect("rows of d_in");
+        let w = ArrayView2::from_shape((d, d), self.slice(W_SKIP)).expect("shaped W_skip");
+        let mut c = ArrayViewMut2::from_shape((x.len() / d, d), out).expect("rows of d_in");
+        gemm(1.0, &a, &w.t(), true, &mut c);
     }
 
     /// Adds each of `features`' activation times its direction to `row`.

@@ -14,6 +14,8 @@ use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
 /// What writes into the stream on a prompt, with the frozen pass it came from.
 pub(super) struct Sources<'a> {
     model: &'a GPT,
+    /// Each layer's skip connection, if its transcoder has one.
+    skips: Vec<Option<&'a [f32]>>,
     tokens: &'a [usize],
     pub frozen: FrozenPass,
     pub features: Vec<ActiveFeature>,
@@ -27,7 +29,7 @@ pub(super) struct Sources<'a> {
 
 impl<'a> Sources<'a> {
     /// The writing nodes of `model` with `transcoders` in its MLPs' place on `tokens`.
-    pub fn of(model: &'a GPT, transcoders: &Transcoders, tokens: &'a [usize]) -> Result<Sources<'a>> {
+    pub fn of(model: &'a GPT, transcoders: &'a Transcoders, tokens: &'a [usize]) -> Result<Sources<'a>> {
         let c = model.config();
         let (d, t, layers) = (c.n_embd, tokens.len(), c.n_layer);
         if transcoders.layers() != layers || transcoders.d_in() != d {
@@ -47,10 +49,11 @@ impl<'a> Sources<'a> {
         let mut starts = vec![0];
         for layer in 0..layers {
             let transcoder = transcoders.layer(layer);
-            let codes: Codes = transcoder.encode(&ws, value(format!("blocks.{layer}.ln2.hook_out")));
+            let input = value(format!("blocks.{layer}.ln2.hook_out"));
+            let codes: Codes = transcoder.encode(&ws, input);
             let mut error = value(format!("blocks.{layer}.hook_mlp_out")).clone();
-            let decoded = transcoder.decode(&codes);
-            error.iter_mut().zip(&decoded).for_each(|(e, r)| *e -= r);
+            let written = transcoder.output(input, &codes);
+            error.iter_mut().zip(&written).for_each(|(e, r)| *e -= r);
             for position in 0..t {
                 for (feature, activation) in codes.row(position) {
                     features.push(ActiveFeature { layer, position, feature, activation });
@@ -60,7 +63,8 @@ impl<'a> Sources<'a> {
             }
             errors.push(error);
         }
-        Ok(Sources { model, tokens, frozen, features, writes, errors, starts })
+        let skips = transcoders.each().iter().map(|t| t.skip_weights()).collect();
+        Ok(Sources { model, skips, tokens, frozen, features, writes, errors, starts })
     }
 
     /// The frozen pass's value `name` (`logits`, `blocks.0.attn.hook_qkv`, …).
@@ -86,7 +90,7 @@ impl<'a> Sources<'a> {
         for (k, (reads, directions)) in reads.chunks(batch).zip(directions.chunks(batch * d)).enumerate() {
             let (first, n) = (k * batch, reads.len());
             let block = &mut edges[first * sources..(first + n) * sources];
-            self.model.frozen_backward(&self.frozen, reads, directions, &mut |layer, g, reached| {
+            self.model.frozen_backward(&self.frozen, reads, directions, &self.skips, &mut |layer, g, reached| {
                 for p in 0..reached {
                     // Each reader's gradient at position p: rows of C, one reader after another.
                     let g = ArrayView2::from_shape((n, d).strides((reached * d, 1)), &g[p * d..]).expect("(n, t, C)");

@@ -9,6 +9,11 @@ use crate::workspace::Workspace;
 /// A model whose stream is only what the graph's nodes write: no biases, no learned positions
 /// (rotary ones only turn queries and keys), and transcoders with no output bias.
 fn unbiased() -> (GPT, Transcoders) {
+    unbiased_with(false)
+}
+
+/// [`unbiased`], its transcoders with a skip connection (drawn at random) or not.
+fn unbiased_with(skip: bool) -> (GPT, Transcoders) {
     let config = GPTConfig {
         n_layer: 2,
         n_head: 2,
@@ -30,20 +35,35 @@ fn unbiased() -> (GPT, Transcoders) {
     let sae = SaeConfig {
         expansion: 2,
         architecture: Architecture::TopK { k: 5, aux_coefficient: 0.0 },
+        skip,
         ..SaeConfig::transcoder(0)
     };
     let mut transcoders = Transcoders::new(sae, 2, 16, 5).unwrap();
-    // Encoders strong enough that features fire.
+    let count = sae.tensor_count();
     for layer in 0..2 {
-        let w = &mut transcoders.params_mut().values[layer * 4];
+        // Encoders strong enough that features fire.
+        let w = &mut transcoders.params_mut().values[layer * count];
         w.iter_mut().for_each(|x| *x *= 10.0);
+        if skip {
+            // Writing about as much as the MLP (whose output here is about 0.01): the error nodes
+            // stay small, and so does f32's rounding where they cancel.
+            let w_skip = &mut transcoders.params_mut().values[layer * count + 4];
+            w_skip.iter_mut().for_each(|x| *x = 0.003 * rng.normal());
+        }
     }
     (model, transcoders)
 }
 
 #[test]
 fn each_nodes_edges_add_up_to_what_it_reads() {
-    let (model, transcoders) = unbiased();
+    for skip in [false, true] {
+        edges_add_up(skip);
+    }
+}
+
+/// Every node's edges, on [`unbiased_with`]`(skip)`, add up to what it reads.
+fn edges_add_up(skip: bool) {
+    let (model, transcoders) = unbiased_with(skip);
     let tokens = [1, 4, 2, 9, 4, 7];
     let graph =
         attribution_graph(&model, &transcoders, &tokens, LogitChoice { max_logits: 3, probability: 1.0 }, 4).unwrap();
@@ -60,14 +80,17 @@ fn each_nodes_edges_add_up_to_what_it_reads() {
         let read: f64 =
             (0..d).map(|c| input[f.position * d + c] as f64 * w_enc[c * sae.d_sae() + f.feature] as f64).sum();
         let sum = row_sum(i);
-        assert!((sum - read).abs() < 1e-4 * (1.0 + read.abs()), "feature {f:?}: edges {sum} vs {read}");
+        assert!((sum - read).abs() < 1e-4 * (1.0 + read.abs()), "skip {skip}, feature {f:?}: edges {sum} vs {read}");
     }
     let logits = &hooked.get("logits").unwrap().values[5 * 11..];
     let mean = logits.iter().map(|&l| l as f64).sum::<f64>() / 11.0;
     for (i, l) in graph.logits.iter().enumerate() {
         let demeaned = logits[l.token] as f64 - mean;
         let sum = row_sum(graph.sources() + i);
-        assert!((sum - demeaned).abs() < 1e-4 * (1.0 + demeaned.abs()), "logit {l:?}: {sum} vs {demeaned}");
+        assert!(
+            (sum - demeaned).abs() < 1e-4 * (1.0 + demeaned.abs()),
+            "skip {skip}, logit {l:?}: {sum} vs {demeaned}"
+        );
     }
     // Nothing reads a later layer, or a later position.
     for (i, target) in graph.features.iter().enumerate() {
@@ -174,7 +197,13 @@ fn neuronpedias_file_names_every_kept_node_and_link_as_circuit_tracer_does() {
 
 #[test]
 fn the_local_replacement_model_is_the_model_until_a_feature_is_knocked_out() {
-    let (model, transcoders) = unbiased();
+    for skip in [false, true] {
+        local_replacement_is_exact(skip);
+    }
+}
+
+fn local_replacement_is_exact(skip: bool) {
+    let (model, transcoders) = unbiased_with(skip);
     let tokens = [2, 7, 1, 8, 2, 8];
     let graph = attribution_graph(&model, &transcoders, &tokens, LogitChoice::default(), 16).unwrap();
     let ws = Workspace::default();
@@ -182,7 +211,7 @@ fn the_local_replacement_model_is_the_model_until_a_feature_is_knocked_out() {
     let local = model.rewired_logits(&tokens, (1, 6), None, &mut replacement).unwrap();
     let clean = model.logits(&tokens, 1, 6).unwrap();
     for (a, b) in local.iter().zip(clean.iter()) {
-        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+        assert!((a - b).abs() < 1e-5, "skip {skip}: {a} vs {b}");
     }
     // Knocking a feature out moves the explained logits, each beside the graph's prediction.
     let effects = intervene(&model, &transcoders, &graph, &[(graph.features.len() - 1, 0.0)]).unwrap();
@@ -202,8 +231,8 @@ fn the_graph_predicts_through_its_edges_per_unit_of_activation() {
 
 #[test]
 fn a_heads_score_splits_into_pairs_of_nodes_that_add_up_to_it() {
-    for qk_norm in [false, true] {
-        let (mut model, transcoders) = unbiased();
+    for (qk_norm, skip) in [(false, false), (true, false), (false, true)] {
+        let (mut model, transcoders) = unbiased_with(skip);
         if qk_norm {
             let config = GPTConfig { qk_norm: true, ..model.config().clone() };
             let params = model.params().clone();
