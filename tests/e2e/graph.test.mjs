@@ -2,7 +2,7 @@
 // model (their steps shared by two workers), their measures, a prompt traced into a graph of
 // features, a feature's card by mouse and by keyboard, features grouped into a supernode and
 // knocked out (the graph's predicted effect beside the real one), the Neuronpedia file, a prompt
-// too long refused; desktop, tablet and phone sizes, and no accessibility rule broken.
+// too long and a graph too big refused; desktop, tablet and phone sizes, and no accessibility rule broken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -137,6 +137,21 @@ test('transcoders pause, trace as they are, and resume', async () => {
 
 test('with the graph open, no accessibility rule is broken', async () => {
   assert.deepEqual(await axeViolations(page), []);
+});
+
+test('a graph too big for the page is refused, saying what to shorten, and the graph stays', async () => {
+  const before = await page.locator('.graph-node').count();
+  // 32 features per channel (2,048 per MLP), every one allowed to fire: about half do at each position.
+  await page.getByLabel('Features per MLP channel').fill('32');
+  await page.getByLabel('features per token (k)').fill('2048');
+  await page.getByLabel('Transcoder steps').fill('1');
+  await page.getByRole('button', { name: 'Train transcoders' }).click();
+  await page.locator('#graph-status').getByText(/^Step 1 of 1:/).waitFor({ timeout: 60000 });
+  await page.getByLabel('Trace the next token of').fill((await page.locator('#text').inputValue()).slice(0, 32));
+  await page.getByRole('button', { name: 'Trace', exact: true }).click();
+  await page.locator('#graph-error').getByText(/^this prompt's graph would take \d+ MB \(\d+ active features over 32 tokens\), more than the 512 MB a graph may: trace a shorter prompt, or train transcoders with fewer features per token \(k\)$/).waitFor();
+  assert.equal(await page.locator('.graph-node').count(), before, 'the graph drawn before stays');
+  assert.deepEqual(errors, []);
 });
 
 for (const [name, viewport, device] of [
