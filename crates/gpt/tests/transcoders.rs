@@ -9,13 +9,31 @@ use gpt::workspace::Workspace;
 use std::sync::Arc;
 
 fn trained_run(n_layer: usize) -> gpt::Run {
+    run_trained_for(n_layer, 30)
+}
+
+fn run_trained_for(n_layer: usize, steps: usize) -> gpt::Run {
     use gpt::{Budget, GPTConfig, Run, Settings, TrainConfig};
     let model = GPTConfig { block_size: 16, n_layer, n_head: 2, n_embd: 16, ..Default::default() };
     let train = TrainConfig { batch_size: 4, max_iters: 30, warmup_iters: 2, eval_iters: 1, ..Default::default() };
     let text = "the quick brown fox jumps over the lazy dog. ".repeat(20);
     let mut run = Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap();
-    run.train(30, &|| 0.0).unwrap();
+    run.train(steps, &|| 0.0).unwrap();
     run
+}
+
+#[test]
+fn transcoders_on_a_barely_trained_model_start_far_above_guessing_and_are_not_called_diverged() {
+    // Its MLPs write almost nothing yet: the fresh transcoders' first loss is many times a guess
+    // of each output's mean, and that is where they start, not a blow-up.
+    let mut run = run_trained_for(4, 1);
+    run.start_transcoders(small(), gpt::run::sae_recipe(8, 40, 1e-3, 5), 1).unwrap();
+    let report = run.train_transcoders(40, &|| 0.0).unwrap();
+    assert_eq!(report.stopped, None, "{report:?}");
+    let losses = &run.transcoders().unwrap().history().losses;
+    let guess = 4.0;
+    assert!(losses[0] > 3.0 * guess + 10.0, "the first loss is past the bound a later one must keep: {losses:?}");
+    assert!(losses[39] < guess, "{losses:?}");
 }
 
 fn small() -> SaeConfig {

@@ -63,7 +63,7 @@ pub struct SavedSae {
 
 impl SaeTrainee {
     /// `sae` to train on `model`'s activations, whose variance (summed over channels) `variance`
-    /// is: a step whose loss is far past it has diverged.
+    /// is.
     pub fn new(sae: Sae, model: Arc<GPT>, model_step: usize, variance: f32) -> Result<SaeTrainee> {
         SaeTrainee::of(sae, model, model_step, vec![variance])
     }
@@ -93,7 +93,7 @@ impl SaeTrainee {
 
 impl<D: Dictionaries> SaeTrainee<D> {
     /// `dictionaries` to train on `model`'s activations, whose variances (summed over channels,
-    /// one per dictionary's output) `variances` are: a step whose loss is far past them has diverged.
+    /// one per dictionary's output) `variances` are: each one's error is weighed over its own.
     pub fn of(dictionaries: D, model: Arc<GPT>, model_step: usize, variances: Vec<f32>) -> Result<SaeTrainee<D>> {
         let c = model.config();
         let each = dictionaries.each();
@@ -156,11 +156,6 @@ impl<D: Dictionaries> SaeTrainee<D> {
         }
     }
 
-    /// The step's loss a guess of each output's mean would have.
-    fn guessing_loss(&self) -> f32 {
-        self.variances.iter().zip(self.weights()).map(|(v, w)| v * w).sum()
-    }
-
     /// Which features have not fired for the config's `dead_tokens` training tokens, each
     /// dictionary's after the one before's.
     pub fn dead(&self) -> Vec<bool> {
@@ -208,8 +203,11 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
         }
     }
 
+    /// No finite loss counts as diverged, only a loss or gradient that is not finite: a fresh
+    /// dictionary's first losses may be any multiple of a guess of each output's mean (on a barely
+    /// trained model's quiet MLPs, a hundred times), and fall at once.
     fn uniform_loss(&self) -> f32 {
-        self.guessing_loss()
+        f32::MAX
     }
 
     fn loss_and_grad(
