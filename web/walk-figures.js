@@ -5,6 +5,7 @@ import { diverging } from './views/plot.js';
 import { extent } from './views/grid.js';
 import { onPoint } from './pointing.js';
 import { tokenLabel } from './format.js';
+import { showInPlace } from './in-place.js';
 
 /** Cells a strip shows on a line before it wraps: a long vector reads as lines of this many. */
 const LINE = 64;
@@ -168,9 +169,12 @@ export class StageFigure {
   }
 }
 
-/** The tokens of the sequence as buttons, the followed one pressed: `follow(position)` on a press. */
+/**
+ * The tokens of the sequence as buttons, the followed one pressed: `follow(position)` on a press;
+ * a refresh of as many tokens keeps the buttons (a press under way, the keyboard's focus).
+ */
 export function tokenButtons(list, tokens, ids, position, follow) {
-  list.replaceChildren(...tokens.map((token, i) => {
+  showInPlace(list, tokens.map((token, i) => {
     const item = document.createElement('li');
     const button = document.createElement('button');
     button.type = 'button';

@@ -60,6 +60,11 @@ test('a token pressed is followed, a value read by pointer and by keyboard, and 
   await page.getByRole('button', { name: /^Follow position 5:/ }).click();
   await page.locator('#walk-status').getByText(/position 5 /).waitFor();
   assert.equal(await page.getByRole('button', { name: /^Follow position 5:/ }).getAttribute('aria-pressed'), 'true');
+  // By keyboard: the walk's refresh keeps the focus on the token pressed.
+  await page.getByRole('button', { name: /^Follow position 6:/ }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#walk-status').getByText(/position 6 /).waitFor();
+  assert.match(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), /^Follow position 6:/);
   const scores = page.locator('#walk-forward figure', { has: page.locator('.stage-title', { hasText: /^Scores/ }) });
   const canvas = scores.locator('canvas');
   await canvas.focus();

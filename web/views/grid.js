@@ -1,6 +1,7 @@
 // Tables the testing views share: a grid of numbers, each cell coloured by its value and, where
 // a cell can be picked (a head to knock out), a button a mouse, a tap or the keyboard presses.
 import { diverging } from './plot.js';
+import { showInPlace } from '../in-place.js';
 
 /** `[r, g, b]` as a CSS colour. */
 const css = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
@@ -55,30 +56,11 @@ export function gridTable({ caption, rows, cols, rowLabel, colLabel, value, text
 }
 
 /**
- * Shows `gridTable(spec)` in `holder`. A table of the same shape already there is updated in
- * place, down to its text nodes, so a refresh arriving between a press and its release, or under
- * the keyboard's focus, keeps the cell pressed (its button calls `pick` with the same row and
- * column).
+ * Shows `gridTable(spec)` in `holder`, updated in place when its shape is the same (in-place.js),
+ * so a refresh keeps the cell being pressed (its button calls `pick` with the same row and column).
  */
 export function showGrid(holder, spec) {
-  const fresh = gridTable(spec);
-  const old = holder.querySelector(':scope > table');
-  const parts = (table) => table.querySelectorAll('caption, th, td, button');
-  const now = parts(fresh);
-  const same = old && old.rows.length === fresh.rows.length && parts(old).length === now.length;
-  if (!same) {
-    holder.replaceChildren(fresh);
-    return fresh;
-  }
-  parts(old).forEach((part, i) => {
-    const next = now[i];
-    if (part.style.cssText !== next.style.cssText) part.style.cssText = next.style.cssText;
-    for (const name of ['aria-label', 'aria-pressed']) if (next.hasAttribute(name)) part.setAttribute(name, next.getAttribute(name));
-    const text = [...part.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
-    const nextText = [...next.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
-    if (text && nextText) text.data = nextText.data;
-  });
-  return old;
+  showInPlace(holder, [gridTable(spec)]);
 }
 
 function header(text, scope) {
