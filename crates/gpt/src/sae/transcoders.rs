@@ -54,6 +54,11 @@ impl Transcoders {
         SaeConfig { point: HookPoint::MlpIn { layer }, output: Some(HookPoint::MlpOut { layer }), ..config }
     }
 
+    /// Where block `layer`'s tensor `k` (in [`super::NAMES`]' order) is among the parameters.
+    fn tensor(&self, layer: usize, k: usize) -> usize {
+        layer * self.config.tensor_count() + k
+    }
+
     /// Block 0's settings (every layer's but where it reads and writes).
     pub fn config(&self) -> &SaeConfig {
         &self.config
@@ -77,8 +82,8 @@ impl Transcoders {
 
     /// Block `layer`'s transcoder.
     pub fn layer(&self, layer: usize) -> SaeRef<'_> {
-        let at = layer * self.config.tensor_count();
-        SaeRef::new(Self::at(self.config, layer), self.d_in, &self.params.values[at..at + self.config.tensor_count()])
+        let at = self.tensor(layer, 0);
+        SaeRef::new(Self::at(self.config, layer), self.d_in, &self.params.values[at..self.tensor(layer + 1, 0)])
     }
 
     /// Every layer's transcoder, from block 0.
@@ -90,15 +95,15 @@ impl Transcoders {
     /// output), as a lone transcoder starts.
     pub fn centre(&mut self, layer: usize, sample: &[f32]) {
         let median = geometric_median(sample, self.d_in);
-        let b_dec =
-            self.params.values[layer * self.config.tensor_count() + B_DEC].as_slice_mut().expect("standard layout");
+        let at = self.tensor(layer, B_DEC);
+        let b_dec = self.params.values[at].as_slice_mut().expect("standard layout");
         b_dec.iter_mut().zip(&median).for_each(|(b, &m)| *b = m);
     }
 
     pub(crate) fn normalize_decoders(&mut self) {
         for layer in 0..self.layers {
-            let w =
-                self.params.values[layer * self.config.tensor_count() + W_DEC].as_slice_mut().expect("standard layout");
+            let at = self.tensor(layer, W_DEC);
+            let w = self.params.values[at].as_slice_mut().expect("standard layout");
             normalize_rows(w, self.d_in);
         }
     }
@@ -149,8 +154,7 @@ impl Rewire for Replacement<'_> {
                 }
             }
         }
-        let mut out = transcoder.decode(&codes);
-        transcoder.add_skip(input, &mut out);
+        let mut out = transcoder.output(input, &codes);
         if let Some(errors) = self.errors {
             out.iter_mut().zip(&errors[layer]).for_each(|(o, e)| *o += e);
         }

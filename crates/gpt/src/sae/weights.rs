@@ -248,7 +248,7 @@ impl<'a> SaeRef<'a> {
     }
 
     /// Adds a skip transcoder's `x W_skipᵀ` to `out` (both rows of `d_in`); nothing without one.
-    pub(crate) fn add_skip(&self, x: &[f32], out: &mut [f32]) {
+    fn add_skip(&self, x: &[f32], out: &mut [f32]) {
         if !self.config.skip {
             return;
         }
