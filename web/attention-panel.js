@@ -1,4 +1,5 @@
 // The attention panel: which text to read attention over, and the live grid of heads.
+import { t } from './i18n.js';
 import { AttentionView } from './attention-view.js';
 import { readConfig } from './config-form.js';
 import { corpusSnippet } from './data-panel.js';
@@ -26,8 +27,8 @@ export function clearAttention() {
 let heldOutExample = null;
 export function setAttentionSource(task, example) {
   heldOutExample = task ? example : null;
-  $('attention-from-prompt').textContent = task ? 'Use typed problem' : 'Use prompt';
-  $('attention-from-corpus').textContent = task ? 'Held-out problem' : 'Corpus snippet';
+  $('attention-from-prompt').textContent = task ? t('attention.use-typed') : t('attention.use-prompt');
+  $('attention-from-corpus').textContent = task ? t('attention.held-out') : t('attention.corpus-snippet');
 }
 
 let timer = 0;

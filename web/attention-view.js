@@ -1,5 +1,6 @@
 // The attention maps: one heatmap per layer and head (row = query, column = key), a hover readout,
 // and an enlarged view with token labels on both axes.
+import { t } from './i18n.js';
 import { tokenLabel } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 
@@ -49,18 +50,18 @@ export class AttentionView {
     for (let l = 0; l < nLayer; l++) {
       const label = document.createElement('span');
       label.className = 'layer-label';
-      label.textContent = `Layer ${l + 1}`;
+      label.textContent = t('attention.layer', { layer: l + 1 });
       rows.push(label);
       for (let h = 0; h < nHead; h++) {
         const button = document.createElement('button');
         button.type = 'button';
         button.className = 'head';
-        button.setAttribute('aria-label', `Layer ${l + 1}, head ${h + 1}: enlarge`);
+        button.setAttribute('aria-label', t('attention.enlarge', { layer: l + 1, head: h + 1 }));
         const canvas = document.createElement('canvas');
         canvas.dataset.layer = l;
         canvas.dataset.head = h;
         const caption = document.createElement('span');
-        caption.textContent = `head ${h + 1}`;
+        caption.textContent = t('attention.head', { head: h + 1 });
         button.append(canvas, caption);
         button.addEventListener('click', () => this.enlarge(l, h));
         onPoint(canvas, (e) => this.hoverSmall(e, l, h), () => { this.tooltip.hidden = true; });
@@ -112,8 +113,8 @@ export class AttentionView {
 
   describeCell(l, h, q, k) {
     const tok = (i) => `“${tokenLabel(this.maps.tokens[i])}” (${i + 1})`;
-    const w = k > q ? 'masked (future token)' : this.weight(l, h, q, k).toFixed(3);
-    return `Layer ${l + 1} head ${h + 1}: query ${tok(q)} → key ${tok(k)}: ${w}`;
+    const w = k > q ? t('attention.masked') : this.weight(l, h, q, k).toFixed(3);
+    return t('attention.cell', { layer: l + 1, head: h + 1, query: tok(q), key: tok(k), weight: w });
   }
 
   hoverSmall(e, l, h) {
@@ -128,22 +129,22 @@ export class AttentionView {
     if (!this.maps) return;
     this.tooltip.hidden = true; // a tap's readout of the small map would sit behind the large one
     this.open = [l, h];
-    this.dialogTitle.textContent = `Layer ${l + 1}, head ${h + 1}`;
-    this.readout.textContent = 'Hover a cell to read its weight.';
+    this.dialogTitle.textContent = t('attention.head-title', { layer: l + 1, head: h + 1 });
+    this.readout.textContent = t('attention.hover');
     this.drawLarge();
     if (!this.dialog.open) this.dialog.showModal();
   }
 
   drawLarge() {
     const [l, h] = this.open;
-    const { t, tokens } = this.maps;
+    const { t: length, tokens } = this.maps;
     const canvas = this.large;
     const side = canvas.width - LABEL_MARGIN;
-    const cell = side / t;
+    const cell = side / length;
     const ctx = canvas.getContext('2d');
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    for (let q = 0; q < t; q++) {
-      for (let k = 0; k < t; k++) {
+    for (let q = 0; q < length; q++) {
+      for (let k = 0; k < length; k++) {
         ctx.fillStyle = `rgb(${this.cellColor(l, h, q, k).join(',')})`;
         ctx.fillRect(LABEL_MARGIN + k * cell, LABEL_MARGIN + q * cell, Math.ceil(cell), Math.ceil(cell));
       }
@@ -163,8 +164,8 @@ export class AttentionView {
     ctx.fillStyle = '#6b7280';
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
-    ctx.fillText('key →', 4, 4);
-    ctx.fillText('query ↓', 4, 18);
+    ctx.fillText(t('attention.key-axis'), 4, 4);
+    ctx.fillText(t('attention.query-axis'), 4, 18);
     ctx.restore();
   }
 

@@ -1,6 +1,7 @@
 // In the training worker: keeps the current run saved in IndexedDB (run-store.js) at every
 // evaluation and on pause, so a reload never costs more than one evaluation interval. A failed
 // save (a full quota, storage refused) is reported once, and training goes on.
+import { t } from './i18n.js';
 import { listRuns, saveRun, storageProblem } from './run-store.js';
 
 const newId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -11,12 +12,6 @@ async function uniqueName(name) {
   let candidate = name;
   for (let i = 2; taken.has(candidate); i++) candidate = `${name}-${i}`;
   return candidate;
-}
-
-/** A line about the model: layers, width, parameters. */
-function summary(settings, status) {
-  const m = settings.model;
-  return `${m.n_layer} layers · ${m.n_head} heads · ${m.n_embd} channels · ${status.params.toLocaleString('en-US')} parameters`;
 }
 
 export class Autosave {
@@ -76,7 +71,7 @@ export class Autosave {
     }
     const record = {
       id: current.id, name: current.name, corpus: current.corpus, corpusId: current.corpusId,
-      summary: summary(settings, status), step: status.step, maxIters: status.max_iters, bestVal: status.best_val_loss ?? null,
+      params: status.params, step: status.step, maxIters: status.max_iters, bestVal: status.best_val_loss ?? null,
       size: bytes.byteLength + (text?.length ?? 0), savedAt: Date.now(), page, settings,
       history: { losses: history.losses, evals: history.evals, seconds: history.seconds },
     };
@@ -86,7 +81,7 @@ export class Autosave {
       this.post({ type: 'autosaved', record: { ...record, history: undefined } });
     } catch (e) {
       this.broken = storageProblem(e);
-      this.post({ type: 'storage', message: `Autosave stopped: ${this.broken}. Training goes on.` });
+      this.post({ type: 'storage', message: t('autosave.stopped', { reason: this.broken }) });
     }
   }
 }

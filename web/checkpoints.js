@@ -1,5 +1,6 @@
 // Checkpoints: Save downloads the whole training state; Export downloads it for nanoGPT (with its
 // text) and for Transformers, in one zip; Load opens a checkpoint in place of the current model.
+import { t } from './i18n.js';
 import { chooseTask, restoreText, showMerges, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
 import { count } from './format.js';
@@ -10,7 +11,7 @@ import { showTextProblem } from './text-fit.js';
 import { restorePrompt, restoreSampleSettings } from './sample-panel.js';
 import { setPhase, setStatus, showError, state } from './phase.js';
 import { saveFile } from './save-file.js';
-import { showLoadedProgress, showRun, showTaskRun, TRAIN_ON } from './training-panel.js';
+import { showLoadedProgress, showRun, showTaskRun } from './training-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { save: $('save'), exportRun: $('export'), load: $('load'), storage: $('storage-status') };
@@ -21,10 +22,10 @@ async function loadCheckpoint() {
   const chosen = [...ui.load.files];
   if (!chosen.length) return;
   ui.load.value = '';
-  const what = chosen.length === 1 ? chosen[0].name : `${chosen.length} files`;
-  if (state.steps > 0 && !confirm(`Replace the current model (${state.steps} steps) with ${what}?`)) return;
+  const what = chosen.length === 1 ? chosen[0].name : t('checkpoints.files', { n: chosen.length });
+  if (state.steps > 0 && !confirm(t('checkpoints.confirm-replace', { steps: state.steps, what }))) return;
   showError('');
-  setStatus(`Loading ${what}…`);
+  setStatus(t('checkpoints.loading', { what }));
   const files = await Promise.all(chosen.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
   const main = chosen.find((f) => /\.(safetensors|pt|pth|zip)$/i.test(f.name)) ?? chosen[0];
   const name = main.name.replace(/(-export)?\.(safetensors|pt|pth|zip)$/i, '');
@@ -34,17 +35,20 @@ async function loadCheckpoint() {
 function download({ bytes, step, name }) {
   const filename = `${name ?? 'gpt-playground'}-step${step}.safetensors`;
   saveFile(bytes, filename);
-  setStatus(`Saved the model at step ${count(step)} as ${filename}.`);
+  setStatus(t('checkpoints.saved', { step: count(step), file: filename }));
 }
 
 function exported({ bytes, name, leftOut }) {
   const filename = `${name}-export.zip`;
   saveFile(bytes, filename, 'application/zip');
-  const folders = [['nanoGPT', 'nanogpt', 'goes into a nanoGPT checkout'], ['Transformers', 'transformers', 'loads with from_pretrained']]
-    .filter(([tool]) => !leftOut.some((why) => why.startsWith(`not for ${tool}:`)))
-    .map(([, folder, use]) => `${name}-${folder}/ ${use}`);
-  const missing = leftOut.map((why) => ` It is ${why}.`).join('');
-  setStatus(`Saved ${filename}: ${folders.join(', ')}; each README.md has the commands.${missing}`);
+  // The core names a tool it left out as `not for <tool>: why`, in its own (English) words.
+  const folders = [
+    ['nanoGPT', 'nanogpt', (folder) => t('checkpoints.folder-nanogpt', { folder })],
+    ['Transformers', 'transformers', (folder) => t('checkpoints.folder-transformers', { folder })],
+  ].filter(([tool]) => !leftOut.some((why) => why.startsWith(`not for ${tool}:`)))
+    .map(([, folder, use]) => use(`${name}-${folder}`));
+  const missing = leftOut.map((why) => t('checkpoints.left-out', { why }));
+  setStatus([t('checkpoints.exported', { file: filename, folders: folders.join(', ') }), ...missing].join(' '));
 }
 
 function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, imported, task, milestones }) {
@@ -68,19 +72,21 @@ function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastS
   showLoadedProgress(step, total);
   showTextProblem(textProblem);
   const phase = step >= total ? 'finished' : 'paused';
-  const from = imported && imported.from !== 'gpt-playground' ? ` from ${imported.from}${imported.text === undefined ? '' : ' with its text'}` : '';
-  const what = restored ? `${restored.restored ? 'Restored' : 'Opened'} run '${restored.name}'` : `Loaded a model${from}`;
-  const sample = task ? 'try it on problems' : 'sample';
-  const next = textProblem ? 'Sample from it, or fit the text to train it.'
-    : phase === 'paused' ? `Resume to keep training, or ${sample}.` : `${task ? 'Try it on problems' : 'Sample from it'}, or ${TRAIN_ON}.`;
-  setPhase(phase, `${what} at step ${count(step)}. ${next}`);
+  const at = { step: count(step), name: restored?.name, tool: imported?.from };
+  const what = restored ? (restored.restored ? t('checkpoints.restored', at) : t('checkpoints.opened', at))
+    : !imported || imported.from === 'gpt-playground' ? t('checkpoints.loaded', at)
+      : imported.text === undefined ? t('checkpoints.loaded-from', at) : t('checkpoints.loaded-from-text', at);
+  const next = textProblem ? t('checkpoints.next-fit')
+    : phase === 'paused' ? (task ? t('checkpoints.next-resume-task') : t('checkpoints.next-resume'))
+      : task ? t('checkpoints.next-more-task') : t('checkpoints.next-more');
+  setPhase(phase, `${what} ${next}`);
 }
 
 export function initCheckpoints() {
   ui.save.addEventListener('click', () => send({ type: 'save' }));
   ui.exportRun.addEventListener('click', () => { showError(''); send({ type: 'export' }); });
   on('exported', exported);
-  on('error:export', ({ message }) => showError(`Not exported: ${message}.`));
+  on('error:export', ({ message }) => showError(t('checkpoints.not-exported', { reason: message })));
   ui.load.addEventListener('change', loadCheckpoint);
   on('saved', download);
   on('loaded', loaded);
@@ -90,6 +96,6 @@ export function initCheckpoints() {
   });
   on('error:load', ({ message }) => {
     showError(message);
-    setPhase(state.steps > 0 ? 'paused' : 'idle', 'The checkpoint was not loaded; the current model is unchanged.', true);
+    setPhase(state.steps > 0 ? 'paused' : 'idle', t('checkpoints.not-loaded'), true);
   });
 }

@@ -1,6 +1,7 @@
 // The model and training form: filled from a preset or a run's settings, read back as the engine's Settings.
+import { t } from './i18n.js';
 import { catalog } from './wasm.js';
-import { settingNames } from './setting-fields.js';
+import { labelOf, settingNames } from './setting-fields.js';
 
 /** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
 const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
@@ -48,9 +49,6 @@ export const settingText = (value) => {
   return typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value);
 };
 
-/** The label's text of a form control, without the value, for messages. */
-const labelOf = (el) => [...(el.closest('label')?.childNodes ?? [])]
-  .filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(' ').trim() || el.name;
 
 /**
  * An engine message in the form's words: each setting it names (`n_head`, `learning_rate`, or a
@@ -79,9 +77,9 @@ export function readNumber(el) {
   const text = el.value.trim();
   if (text === '' && 'optional' in el.dataset) return { value: null };
   const value = Number(text);
-  if (text === '' || !Number.isFinite(value)) return { error: `${labelOf(el)} must be a number.` };
-  if (el.step === '1' && !Number.isInteger(value)) return { error: `${labelOf(el)} must be a whole number.` };
-  if (el.step === '1' && value < 0) return { error: `${labelOf(el)} cannot be negative.` };
+  if (text === '' || !Number.isFinite(value)) return { error: t('form.not-a-number', { field: labelOf(el) }) };
+  if (el.step === '1' && !Number.isInteger(value)) return { error: t('form.not-whole', { field: labelOf(el) }) };
+  if (el.step === '1' && value < 0) return { error: t('form.negative', { field: labelOf(el) }) };
   return { value };
 }
 

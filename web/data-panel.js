@@ -1,5 +1,6 @@
 // The data panel: a bundled corpus, pasted or uploaded text, or a task (task-panel.js shows its
 // settings); the text's summary, and a BPE model's merges.
+import { t, tParts } from './i18n.js';
 import { catalog } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
 import { countText } from './text-count.js';
@@ -50,7 +51,7 @@ export const textStats = () => stats;
 /** Where the text came from: a bundled corpus's id and title, `own`, or a task's (`task:reverse`). */
 export function corpusChoice() {
   const option = ui.corpus.selectedOptions[0];
-  return { id: option.value, title: option.value === OWN_TEXT ? 'Your own text' : option.textContent };
+  return { id: option.value, title: option.value === OWN_TEXT ? t('data.own-text') : option.textContent };
 }
 
 /** Puts back a saved run's text, marking its corpus when it was a bundled one (or its task). */
@@ -62,7 +63,7 @@ export function restoreText(text, corpusId) {
     state.textPending = false;
     return;
   }
-  showCredit('The text this run trains on.');
+  showCredit(t('data.credit-run'));
   replaceText(text);
 }
 
@@ -97,7 +98,7 @@ function showCredit(ownText) {
   link.href = corpus.url;
   link.textContent = corpus.source;
   link.rel = 'noopener';
-  ui.credit.replaceChildren(`${corpus.description} Source: `, link, `. License: ${corpus.license}.`);
+  ui.credit.replaceChildren(...tParts('data.credit', { description: corpus.description, link, license: corpus.license }));
 }
 
 /**
@@ -108,16 +109,16 @@ export async function initData(onChange, corpus, onChosen) {
   changed = onChange;
   const corpora = await (await fetch(new URL('../assets/corpora.json', import.meta.url))).json();
   const texts = document.createElement('optgroup');
-  texts.label = 'Texts';
+  texts.label = t('data.group-texts');
   for (const corpus of corpora) {
     const option = new Option(corpus.title, corpus.id);
     option.dataset.corpus = JSON.stringify(corpus);
     texts.append(option);
   }
-  texts.append(new Option('Your own text', OWN_TEXT));
+  texts.append(new Option(t('data.own-text'), OWN_TEXT));
   const taskGroup = document.createElement('optgroup');
-  taskGroup.label = 'Tasks';
-  taskGroup.append(...catalog().tasks.map((t) => new Option(`Task: ${t.title}`, `${TASK}${t.name}`)));
+  taskGroup.label = t('data.group-tasks');
+  taskGroup.append(...catalog().tasks.map((task) => new Option(t('data.task-option', { title: task.title }), `${TASK}${task.name}`)));
   ui.corpus.append(texts, taskGroup);
   if (corpus && [...ui.corpus.options].some((o) => o.value === corpus)) ui.corpus.value = corpus;
   chosen = onChosen;
@@ -151,16 +152,16 @@ async function loadCorpus() {
   if (choice.value === OWN_TEXT) {
     replaceText('');
     ui.text.focus();
-    showCredit('Paste or upload any UTF-8 text. It never leaves this tab.');
+    showCredit(t('data.credit-own'));
     return;
   }
   const corpus = JSON.parse(choice.dataset.corpus);
-  replaceText('Loading…');
+  replaceText(t('data.loading'));
   clearTimeout(textTimer);
   // No text to train on until it arrives: this keeps Train disabled meanwhile.
-  uncounted(`Loading ${corpus.title}…`);
+  uncounted(t('data.loading-corpus', { title: corpus.title }));
   const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
-  if (!response.ok) throw new Error(`could not load ${corpus.file} (HTTP ${response.status})`);
+  if (!response.ok) throw new Error(t('data.load-failed', { file: corpus.file, status: response.status }));
   const text = await response.text();
   if (load !== corpusLoads) return;
   showCredit();
@@ -180,18 +181,18 @@ async function uploadFile() {
   if (!file) return;
   ui.upload.value = '';
   if (file.size > MAX_UPLOAD_BYTES) {
-    ui.credit.textContent = `${file.name} is ${bytes(file.size)}; the playground takes texts up to ${bytes(MAX_UPLOAD_BYTES)}, as a tab runs short of memory beyond that. Upload part of it; the text in the box is unchanged.`;
+    ui.credit.textContent = t('data.too-big', { file: file.name, size: bytes(file.size), limit: bytes(MAX_UPLOAD_BYTES) });
     return;
   }
   try {
-    uncounted(`Reading ${file.name}…`);
+    uncounted(t('data.reading', { file: file.name }));
     const text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
     ui.corpus.value = OWN_TEXT;
-    ui.credit.textContent = `Loaded ${file.name}. It never leaves this tab.`;
+    ui.credit.textContent = t('data.loaded-file', { file: file.name });
     replaceText(text);
   } catch {
     textChanged(); // the text in the box stays, counted again
-    ui.credit.textContent = `${file.name} is not UTF-8 text: save it as UTF-8 plain text and try again.`;
+    ui.credit.textContent = t('data.not-utf8', { file: file.name });
   }
 }
 
@@ -205,20 +206,20 @@ function textChanged() {
   }
   textTimer = setTimeout(async () => {
     const text = trainingText();
-    if (held !== null) uncounted('Counting…');
+    if (held !== null) uncounted(t('data.counting'));
     const result = await countText(text, (done) => {
-      if (held !== null) ui.summary.textContent = `Counting… ${Math.floor(done * 100)}%`;
+      if (held !== null) ui.summary.textContent = t('data.counting-percent', { percent: Math.floor(done * 100) });
     }).catch((e) => ({ error: e.message }));
     if (result === null || version !== textVersion) return; // the text changed while it was counted
     if (result.error) {
-      uncounted(`The text could not be counted: ${result.error}. Try a smaller text.`, false);
+      uncounted(t('data.count-failed', { reason: result.error }), false);
       return;
     }
     stats = result;
     state.textPending = false;
-    const shown = held === null ? '' : ` · the box shows its first ${count(SHOWN)} characters (too long to edit here); the whole text trains`;
-    ui.summary.textContent = stats.chars === 0 ? 'No text yet.'
-      : `${count(stats.chars)} characters · vocabulary of ${stats.vocab_size} distinct characters${shown}`;
+    const numbers = { chars: count(stats.chars), vocab: stats.vocab_size, shown: count(SHOWN) };
+    ui.summary.textContent = stats.chars === 0 ? t('data.no-text')
+      : held === null ? t('data.summary', numbers) : t('data.summary-shown', numbers);
     changed();
     counted(text);
   }, 150);
@@ -232,7 +233,7 @@ export function onTextCounted(onCounted) {
 /** Lists the BPE merges a model learned, as `left + right → joined`. */
 export function showMerges(merges) {
   $('merges').hidden = merges.length === 0;
-  $('merges-title').textContent = `Learned byte-pair merges (${count(merges.length)})`;
+  $('merges-title').textContent = t('data.merges-count', { n: count(merges.length) });
   $('merges-list').replaceChildren(...merges.slice(0, 500).map(([a, b]) => {
     const item = document.createElement('li');
     item.textContent = `${tokenLabel(a)} + ${tokenLabel(b)} → ${tokenLabel(a + b)}`;

@@ -1,8 +1,10 @@
 // The worker client: the one module that talks to the training worker (worker.js).
 // Panels register handlers per message type (a lesson listens beside them); errors arrive as
 // `error:<context>`.
+import './language.js'; // first: the worker words in the page's language
+import { t, workerUrl } from './i18n.js';
 
-const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const worker = new Worker(workerUrl('./worker.js', import.meta.url), { type: 'module' });
 const handlers = new Map();
 /** Messages that arrive before the page is wired, delivered by `start`. */
 let waiting = [];
@@ -30,4 +32,4 @@ export function start() {
 }
 
 worker.onmessage = ({ data }) => (waiting ? waiting.push(data) : deliver(data));
-worker.onerror = (e) => deliver({ type: 'crashed', message: e.message ?? 'the training worker failed to start.' });
+worker.onerror = (e) => deliver({ type: 'crashed', message: e.message ?? t('engine.failed-start') });

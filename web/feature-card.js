@@ -1,7 +1,8 @@
 // A dictionary's measures and a feature's dashboard, as the autoencoder's panel and the attribution
 // graph's both show them: named measures, and a feature's strongest contexts with the tokens
 // shaded by its activation, and the tokens it promotes and suppresses through the unembedding.
-import { tokenLabel } from './format.js';
+import { count, tokenLabel } from './format.js';
+import { t } from './i18n.js';
 
 /** `tokens` as spans shaded by `activations` against `max`, `at` marked. */
 export function shaded(tokens, activations, max, at) {
@@ -48,4 +49,9 @@ export function fillMeasures(host, items) {
     pair.append(dt, dd);
     return pair;
   }));
+}
+
+/** A dictionary's training speed as its status says it: tokens a second, workers, time left. */
+export function trainingSpeed(report) {
+  return t('common.speed', { n: report.workers, rate: count(Math.round(report.tokens_per_s)), left: Math.ceil(report.eta_s) });
 }

@@ -1,5 +1,6 @@
 // The autoencoder's training loss, step by step: a small chart beside its measures, kept across a
 // reload (the checkpoint keeps the losses with the autoencoder).
+import { t } from './i18n.js';
 import { PALETTE, frame, prepare, series } from './views/plot.js';
 
 export class FeaturesCurve {
@@ -29,7 +30,7 @@ export class FeaturesCurve {
     const { ctx, width, height } = prepare(canvas);
     if (width === 0) return;
     const top = Math.max(...losses.slice(Math.min(5, losses.length - 1))) * 1.05; // the first few steps' spike, cut
-    const box = frame(ctx, { width, height }, [1, Math.max(2, losses.length)], [0, top], { xLabel: 'step' });
+    const box = frame(ctx, { width, height }, [1, Math.max(2, losses.length)], [0, top], { xLabel: t('common.step') });
     ctx.save();
     ctx.beginPath();
     ctx.rect(box.left, box.top, box.right - box.left, box.bottom - box.top);
@@ -37,6 +38,6 @@ export class FeaturesCurve {
     series(ctx, losses, box, PALETTE[0]);
     ctx.restore();
     const last = losses.at(-1);
-    canvas.setAttribute('aria-label', `The autoencoder's training loss over ${losses.length} steps: ${losses[0].toFixed(4)} at step 1, ${last.toFixed(4)} at step ${losses.length}`);
+    canvas.setAttribute('aria-label', t('features.curve-label', { steps: losses.length, first: losses[0].toFixed(4), last: last.toFixed(4) }));
   }
 }

@@ -2,11 +2,12 @@
 // its live measures, the list of its features, each feature's card (top contexts, histogram, the
 // tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
 // out or steered with. The worker trains it while the model's own training is paused.
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { count, tokenLabel } from './format.js';
 import { FeaturesCurve } from './features-curve.js';
-import { contextItems, fillMeasures, tokenList } from './feature-card.js';
+import { contextItems, fillMeasures, tokenList, trainingSpeed } from './feature-card.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -27,7 +28,6 @@ const LISTED = 40;
 let card = null; // the feature whose card is open
 const saved = savedNote(ui.status); // once trained, the status says when the run's next save kept it
 let before = null; // the status line before a new autoencoder was asked for, until it starts or is refused
-const READING = 'Reading the model\u2019s activations\u2026';
 
 const ask = (request) => send({ type: 'features', request });
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -38,13 +38,13 @@ const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(4) : x.toE
 function hooks(layers) {
   const points = [];
   for (let layer = layers - 1; layer >= 0; layer--) {
-    points.push(new Option(`the stream leaving block ${layer + 1} (blocks.${layer}.hook_resid_post)`, `resid_post:${layer}`));
+    points.push(new Option(t('features.hook-resid', { block: layer + 1, layer }), `resid_post:${layer}`));
   }
   for (let layer = 0; layer < layers; layer++) {
-    points.push(new Option(`what MLP ${layer + 1} adds (blocks.${layer}.hook_mlp_out)`, `mlp_out:${layer}`));
+    points.push(new Option(t('features.hook-mlp', { block: layer + 1, layer }), `mlp_out:${layer}`));
   }
   for (let layer = 0; layer < layers; layer++) {
-    points.push(new Option(`a transcoder for MLP ${layer + 1}: what it reads to what it adds (blocks.${layer}.ln2.hook_normalized → hook_mlp_out)`, `transcoder:${layer}`));
+    points.push(new Option(t('features.hook-transcoder', { block: layer + 1, layer }), `transcoder:${layer}`));
   }
   ui.hook.replaceChildren(...points);
 }
@@ -70,7 +70,7 @@ function start(event) {
   ui.error.textContent = '';
   before ??= ui.status.textContent;
   send({ type: 'features', request: { do: 'start', config, rows: 64, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
-  ui.status.textContent = READING;
+  ui.status.textContent = t('features.reading');
 }
 
 /** The new autoencoder started: the old one's features and measures are gone with it. */
@@ -82,21 +82,22 @@ function started(data) {
   ui.measures.replaceChildren();
   ui.read.hidden = true;
   curve.reset();
-  ui.pause.textContent = 'Pause features';
+  ui.pause.textContent = t('features.pause-features');
   ui.pause.disabled = false;
   progress(data);
 }
 
 function showMeasures(m) {
-  const losses = `the model\u2019s loss: ${m.loss_clean.toFixed(3)} as it is, ${m.loss_with_sae.toFixed(3)} with the reconstruction, ${m.loss_zeroed.toFixed(3)} zeroed`;
+  const losses = t('features.losses', { clean: m.loss_clean.toFixed(3), sae: m.loss_with_sae.toFixed(3), zeroed: m.loss_zeroed.toFixed(3) });
+  const tokens = count(m.tokens);
   const items = [
-    ['Variance explained', percent(m.explained_variance), 'the share of the activations\u2019 variance its reconstruction keeps'],
-    ['Loss added', `+${lossChange(m.loss_added)}`, `what the reconstruction adds to ${losses.replace('the model\u2019s loss: ', 'the model\u2019s loss (')}); 0 is perfect`],
-    ['Loss recovered', percent(m.loss_recovered), `${losses}: the share of what zeroing costs that the reconstruction keeps`],
-    ['L0', m.l0.toFixed(1), 'features firing per token'],
-    ['Dead', percent(m.dead), 'features silent for the last 200,000 training tokens'],
-    [`Silent in ${count(m.tokens)} tokens`, percent(m.silent), `features that fired on none of the ${count(m.tokens)} held-out tokens measured (more tokens, fewer silent)`],
-    ['Dense', percent(m.dense), 'features firing on more than a tenth of the tokens'],
+    [t('features.variance'), percent(m.explained_variance), t('features.variance-about')],
+    [t('features.loss-added'), `+${lossChange(m.loss_added)}`, t('features.loss-added-about', { losses })],
+    [t('features.loss-recovered'), percent(m.loss_recovered), t('features.loss-recovered-about', { losses })],
+    ['L0', m.l0.toFixed(1), t('features.l0-about')],
+    [t('features.dead'), percent(m.dead), t('features.dead-about')],
+    [t('features.silent', { tokens }), percent(m.silent), t('features.silent-about', { tokens })],
+    [t('features.dense'), percent(m.dense), t('features.dense-about')],
   ];
   ui.read.hidden = false;
   fillMeasures(ui.measures, items);
@@ -111,9 +112,10 @@ function progress({ answer }) {
   else if (report) curve.add(report.losses);
   ui.progress.max = steps;
   ui.progress.value = step;
-  const workers = report && `${report.workers} worker${report.workers > 1 ? 's' : ''}`;
-  const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s on ${workers}, ${Math.ceil(report.eta_s)} s left` : '';
-  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features on ${answer.d_in} channels, reading the model at step ${answer.model_step}.`;
+  const said = { step, steps, features: answer.d_sae, channels: answer.d_in, modelStep: answer.model_step };
+  ui.status.textContent = report && step < steps
+    ? t('features.progress-speed', { ...said, speed: trainingSpeed(report) })
+    : t('features.progress', said);
   if (measures) showMeasures(measures);
   if (step >= steps) finished();
 }
@@ -122,7 +124,7 @@ function finished() {
   saved.arm();
   ui.open.max = String(lastAnswer.d_sae - 1);
   ui.pause.disabled = true;
-  ui.pause.textContent = 'Pause features';
+  ui.pause.textContent = t('features.pause-features');
   ui.browse.hidden = false;
   for (const el of [ui.which, ui.knock, ui.steer]) el.disabled = false;
   ask({ do: 'list', order: ui.order.value, top: LISTED });
@@ -133,7 +135,7 @@ function showList({ answer }) {
   ui.list.replaceChildren(...answer.list.map((f) => {
     const row = ui.list.insertRow();
     row.tabIndex = 0;
-    row.setAttribute('aria-label', `feature ${f.feature}: fires on ${percent(f.density)} of tokens, strongest on ${tokenLabel(f.top_token)}`);
+    row.setAttribute('aria-label', t('features.row', { feature: f.feature, density: percent(f.density), token: tokenLabel(f.top_token) }));
     const open = () => ask({ do: 'card', feature: f.feature });
     row.addEventListener('click', open);
     row.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), open()));
@@ -146,12 +148,11 @@ function showList({ answer }) {
 function showCard({ answer }) {
   const { summary: s, contexts, histogram, promoted, suppressed } = answer.card;
   card = s.feature;
-  ui.cardTitle.textContent = `Feature ${s.feature}`;
-  ui.cardSummary.textContent = `Fires on ${percent(s.density)} of held-out tokens, at most ${s.max.toFixed(2)}; `
-    + `the loss would change by about ${lossChange(s.importance)} without it (attribution).`;
+  ui.cardTitle.textContent = t('features.card-title', { feature: s.feature });
+  ui.cardSummary.textContent = t('features.card-summary', { density: percent(s.density), max: s.max.toFixed(2), change: lossChange(s.importance) });
   ui.contexts.replaceChildren(...contextItems(contexts, s.max));
   const most = Math.max(1, ...histogram);
-  ui.histogram.setAttribute('aria-label', `Histogram of feature ${s.feature}'s activations in ${histogram.length} bins from 0 to ${s.max.toFixed(2)}: ${histogram.join(', ')}`);
+  ui.histogram.setAttribute('aria-label', t('features.histogram', { feature: s.feature, bins: histogram.length, max: s.max.toFixed(2), counts: histogram.join(', ') }));
   ui.histogram.replaceChildren(...histogram.map((n) => {
     const bar = document.createElement('span');
     bar.style.height = `${(100 * n) / most}%`;
@@ -166,19 +167,18 @@ function showCard({ answer }) {
 
 function showKnockOut({ answer }) {
   const k = answer.knock_out;
-  let text = `Without feature ${k.feature}, the held-out loss goes from ${k.loss.toFixed(4)} to ${k.loss_without.toFixed(4)}`;
-  if (k.flipped.length || k.right !== k.right_without) text += `, and ${k.right} \u2192 ${k.right_without} of ${k.rows} problems are right`;
-  ui.knockResult.textContent = `${text}.`;
+  const said = { feature: k.feature, loss: k.loss.toFixed(4), without: k.loss_without.toFixed(4), right: k.right, rightWithout: k.right_without, rows: k.rows };
+  ui.knockResult.textContent = k.flipped.length || k.right !== k.right_without ? t('features.knock-flipped', said) : t('features.knock', said);
   ui.flipped.replaceChildren(...k.flipped.map(([problem, right]) => {
     const li = document.createElement('li');
-    li.textContent = `${problem.replace(/\n/g, '\u21b5')} now ${right ? 'right' : 'wrong'}`;
+    li.textContent = t(right ? 'features.now-right' : 'features.now-wrong', { problem: problem.replace(/\n/g, '\u21b5') });
     return li;
   }));
 }
 
 function showSteered({ answer }) {
   const s = answer.steered;
-  const rows = [['Without it', s.plain], [`With feature ${s.feature} at ${s.strength}`, s.steered]];
+  const rows = [[t('features.without-it'), s.plain], [t('features.with-feature', { feature: s.feature, strength: s.strength }), s.steered]];
   ui.steered.replaceChildren(...rows.flatMap(([term, text]) => {
     const dt = document.createElement('dt');
     dt.textContent = term;
@@ -190,16 +190,16 @@ function showSteered({ answer }) {
 }
 
 function showWhich({ answer }) {
-  ui.whichTokens.replaceChildren(...answer.which.map((t) => {
+  ui.whichTokens.replaceChildren(...answer.which.map((fired) => {
     const li = document.createElement('li');
     const token = document.createElement('span');
     token.className = 'token';
-    token.textContent = tokenLabel(t.token);
-    const list = t.features.slice(0, 5).map(([j, a]) => {
+    token.textContent = tokenLabel(fired.token);
+    const list = fired.features.slice(0, 5).map(([j, a]) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = `${j} (${a.toFixed(2)})`;
-      b.setAttribute('aria-label', `open feature ${j}, active at ${a.toFixed(2)}`);
+      b.setAttribute('aria-label', t('features.open-active', { feature: j, activation: a.toFixed(2) }));
       b.addEventListener('click', () => ask({ do: 'card', feature: j }));
       return b;
     });
@@ -221,15 +221,15 @@ function newModel({ settings }) {
   curve.reset();
   for (const el of [ui.which, ui.knock, ui.steer, ui.pause]) el.disabled = true;
   ui.progress.value = 0;
-  ui.status.textContent = 'Pause the model\u2019s training, then train features on it as it is.';
+  ui.status.textContent = t('features.pause-first');
 }
 
 export function initFeatures() {
   ui.form.addEventListener('submit', start);
   ui.pause.addEventListener('click', () => {
-    if (ui.pause.textContent === 'Resume features') {
+    if (ui.pause.textContent === t('features.resume')) {
       send({ type: 'features', request: { do: 'measure' }, train: true });
-      ui.pause.textContent = 'Pause features';
+      ui.pause.textContent = t('features.pause-features');
     } else {
       send({ type: 'features-pause' });
       ui.pause.disabled = true;
@@ -258,19 +258,19 @@ export function initFeatures() {
     ui.error.textContent = message;
     if (before !== null) {
       // A new autoencoder refused: the one there was stays, and so does what the line said of it.
-      if (ui.status.textContent === READING) ui.status.textContent = before;
+      if (ui.status.textContent === t('features.reading')) ui.status.textContent = before;
       before = null;
-    } else if (ui.pause.textContent === 'Pause features') {
+    } else if (ui.pause.textContent === t('features.pause-features')) {
       ui.pause.disabled = true; // its training stopped
     }
   });
   on('features-paused', ({ answer }) => {
     lastAnswer = answer;
-    ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: its features so far are below.`;
+    ui.status.textContent = t('features.paused', { step: answer.step, steps: answer.steps });
     if (answer.measures) showMeasures(answer.measures);
     if (answer.losses) curve.reset(answer.losses);
     finished();
-    ui.pause.textContent = 'Resume features';
+    ui.pause.textContent = t('features.resume');
     ui.pause.disabled = false;
   });
   on('created', newModel);

@@ -1,8 +1,7 @@
-// Number formatting for the page.
+// Number formatting for the page: counts in the language in use, sizes and durations.
+import { t } from './i18n.js';
 
-// One formatter: toLocaleString builds one per call, which showed in the page's profile.
-const COUNT = new Intl.NumberFormat('en-US');
-export const count = (n) => COUNT.format(n);
+export { count } from './i18n.js';
 
 export function bytes(n) {
   if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
@@ -12,9 +11,9 @@ export function bytes(n) {
 
 export function duration(seconds) {
   if (!Number.isFinite(seconds)) return '–';
-  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 60) return t('format.seconds', { s: Math.round(seconds) });
   const m = Math.floor(seconds / 60);
-  return m < 60 ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+  return m < 60 ? t('format.minutes', { m, s: Math.round(seconds % 60) }) : t('format.hours', { h: Math.floor(m / 60), m: m % 60 });
 }
 
 const VISIBLE = { '\n': '↵', ' ': '␣', '\t': '⇥', '\r': '␍' };

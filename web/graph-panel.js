@@ -5,10 +5,11 @@
 // scaled, the graph's predicted effect beside the real one; a head's attention between two
 // positions is explained by graph-why.js. The graph downloads as the file Neuronpedia's graph
 // viewer opens.
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { tokenLabel } from './format.js';
-import { contextItems, fillMeasures, tokenList } from './feature-card.js';
+import { contextItems, fillMeasures, tokenList, trainingSpeed } from './feature-card.js';
 import { GraphView } from './graph-view.js';
 import { initWhy, whyFor } from './graph-why.js';
 import { saveFile } from './save-file.js';
@@ -26,7 +27,6 @@ const ui = {
 };
 /** Rows a step: as good as 64 for nano-cpu's transcoders, in half the time. */
 const ROWS = 32;
-const READING = 'Reading the model\u2019s MLPs\u2026';
 const view = new GraphView($('graph-svg'), picked);
 let traced = null; // the prompt of the graph shown
 let file = null; // the graph shown, as Neuronpedia's file
@@ -43,15 +43,17 @@ function start(event) {
   };
   ui.error.textContent = '';
   send({ type: 'transcoders', request: { do: 'start', config, rows: ROWS, steps: Number(ui.steps.value), learning_rate: 1e-3, seed: 1337 }, train: true });
-  ui.status.textContent = READING;
+  ui.status.textContent = t('graph.reading');
 }
 
 function showMeasures(m) {
   const items = [
-    ['Top-1 agreement', percent(m.top1_agreement), `of ${m.tokens} held-out positions, where the model with every MLP replaced by its transcoder (no errors) predicts the model\u2019s most likely token`],
-    ['KL', m.kl.toFixed(3), 'the mean KL divergence of the replaced model\u2019s next-token distribution from the model\u2019s'],
-    ['Loss', `${m.loss_clean.toFixed(3)} \u2192 ${m.loss_replaced.toFixed(3)}`, 'the held-out loss of the model, then of the replaced model'],
-    ...m.layers.map((l, i) => [`MLP ${i + 1} error`, l.normalized_mse.toFixed(3), `its normalised MSE (0 is perfect); L0 ${l.l0.toFixed(1)} features per token, ${percent(l.dead)} dead`]),
+    [t('graph.top1'), percent(m.top1_agreement), t('graph.top1-about', { tokens: m.tokens })],
+    ['KL', m.kl.toFixed(3), t('graph.kl-about')],
+    [t('graph.loss'), `${m.loss_clean.toFixed(3)} \u2192 ${m.loss_replaced.toFixed(3)}`, t('graph.loss-about')],
+    ...m.layers.map((l, i) => [
+      t('graph.mlp-error', { mlp: i + 1 }), l.normalized_mse.toFixed(3), t('graph.mlp-error-about', { l0: l.l0.toFixed(1), dead: percent(l.dead) }),
+    ]),
   ];
   fillMeasures(ui.measures, items);
 }
@@ -62,12 +64,14 @@ function progress({ answer, memory }) {
   const { step, steps, report, measures } = answer;
   ui.progress.max = steps;
   ui.progress.value = step;
-  const speed = report ? `, ${Math.round(report.tokens_per_s).toLocaleString()} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}, ${Math.ceil(report.eta_s)} s left` : '';
-  const held = memory ? ` The workers hold ${mib(memory)}.` : '';
+  const held = memory ? ` ${t('graph.workers-hold', { memory: mib(memory) })}` : '';
   const skip = answer.copy?.transcoders?.skip;
   if (skip !== undefined) ui.skip.checked = skip; // a restored run's transcoders say which kind they are
-  const kind = skip ? ' and a skip connection' : '';
-  ui.status.textContent = `Step ${step} of ${steps}${step < steps ? speed : ''}: ${answer.d_sae} features${kind} for each MLP, reading the model at step ${answer.model_step}.${held}`;
+  const said = { step, steps, features: answer.d_sae, modelStep: answer.model_step };
+  const line = report && step < steps
+    ? t(skip ? 'graph.progress-speed-skip' : 'graph.progress-speed', { ...said, speed: trainingSpeed(report) })
+    : t(skip ? 'graph.progress-skip' : 'graph.progress', said);
+  ui.status.textContent = line + held;
   if (measures) showMeasures(measures);
   ui.pause.disabled = step >= steps;
   if (step >= steps) ready();
@@ -77,14 +81,14 @@ function progress({ answer, memory }) {
 function ready() {
   saved.arm();
   ui.trace.disabled = false;
-  ui.pause.textContent = 'Pause transcoders';
+  ui.pause.textContent = t('graph.pause-transcoders');
 }
 
 function trace(event) {
   event?.preventDefault();
-  if (!ui.prompt.value) return void (ui.error.textContent = 'Type a prompt to trace: the graph explains its next token.');
+  if (!ui.prompt.value) return void (ui.error.textContent = t('graph.type-prompt'));
   ui.error.textContent = '';
-  ui.summary.textContent = 'Tracing\u2026';
+  ui.summary.textContent = t('graph.tracing');
   traced = ui.prompt.value;
   ask({ do: 'graph', prompt: traced, node_threshold: Number(ui.nodeThreshold.value), edge_threshold: Number(ui.edgeThreshold.value) });
 }
@@ -100,10 +104,11 @@ function showGraph({ answer, memory }) {
   file = graph.file;
   const kept = file.nodes.filter((n) => n.feature_type === 'cross layer transcoder').length;
   const next = file.nodes.filter((n) => n.feature_type === 'logit').map(logitText).join(', ');
-  ui.summary.textContent = `${graph.features} features fire on ${JSON.stringify(traced)}; pruned to ${kept} and ${file.links.length} edges `
-    + `(${(graph.bytes / 2 ** 20).toFixed(1)} MB of direct effects; the workers hold ${mib(memory)}). Its features explain ${percent(graph.scores.completeness)} of what reaches the output `
-    + `(completeness; replacement score ${percent(graph.scores.replacement)}). It explains the next token ${next}. `
-    + (kept ? 'Pick features to read, group or test them.' : 'No feature holds enough of the influence to be kept: raise \u201cKeep nodes to\u201d toward 1 to see them.');
+  const summary = t('graph.summary', {
+    features: graph.features, prompt: JSON.stringify(traced), kept, edges: file.links.length, megabytes: (graph.bytes / 2 ** 20).toFixed(1),
+    memory: mib(memory), completeness: percent(graph.scores.completeness), replacement: percent(graph.scores.replacement), next,
+  });
+  ui.summary.textContent = `${summary} ${kept ? t('graph.pick') : t('graph.none-kept')}`;
   view.show(file);
   whyFor(traced, file.metadata.prompt_tokens);
   ui.download.disabled = false;
@@ -124,8 +129,8 @@ function picked(node) {
 function showCard({ answer }) {
   const { summary: s, contexts, promoted, suppressed } = answer.card;
   ui.card.hidden = false;
-  ui.cardTitle.textContent = `Feature ${s.feature}`;
-  ui.cardSummary.textContent = `Fires on ${percent(s.density)} of held-out tokens, at most ${s.max.toFixed(2)}, most strongly on ${JSON.stringify(tokenLabel(s.top_token))}.`;
+  ui.cardTitle.textContent = t('features.card-title', { feature: s.feature });
+  ui.cardSummary.textContent = t('graph.card-summary', { density: percent(s.density), max: s.max.toFixed(2), token: JSON.stringify(tokenLabel(s.top_token)) });
   ui.contexts.replaceChildren(...contextItems(contexts, s.max));
   tokenList(ui.promoted, promoted);
   tokenList(ui.suppressed, suppressed);
@@ -137,13 +142,13 @@ function intervene(factor) {
 
 function showEffects({ answer }) {
   const head = document.createElement('tr');
-  for (const text of ['Next token', 'Predicted by the graph', 'Real', 'Probability after']) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
+  for (const text of [t('graph.next-token'), t('graph.predicted'), t('graph.real'), t('graph.probability-after')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
   const rows = answer.effects.map((e) => {
     const tr = document.createElement('tr');
     for (const text of [tokenLabel(e.token), e.predicted.toFixed(3), e.real.toFixed(3), e.probability.toFixed(3)]) tr.insertCell().textContent = text;
     return tr;
   });
-  ui.effects.replaceChildren(Object.assign(document.createElement('caption'), { textContent: 'Each explained logit\u2019s change (less the mean logit\u2019s)' }), head, ...rows);
+  ui.effects.replaceChildren(Object.assign(document.createElement('caption'), { textContent: t('graph.effects-caption') }), head, ...rows);
 }
 
 const shown = { start: progress, train: progress, measure: progress, graph: showGraph, card: showCard, intervene: showEffects };
@@ -159,7 +164,7 @@ function newModel() {
   ui.progress.value = 0;
   ui.summary.textContent = '';
   view.show(null);
-  ui.status.textContent = 'Pause the model\u2019s training, then train a transcoder for every MLP on it as it is.';
+  ui.status.textContent = t('graph.pause-first');
 }
 
 export function initGraph() {
@@ -167,9 +172,9 @@ export function initGraph() {
   ui.form.addEventListener('submit', start);
   ui.traceForm.addEventListener('submit', trace);
   ui.pause.addEventListener('click', () => {
-    if (ui.pause.textContent === 'Resume transcoders') {
+    if (ui.pause.textContent === t('graph.resume')) {
       send({ type: 'transcoders', request: { do: 'measure' }, train: true });
-      ui.pause.textContent = 'Pause transcoders';
+      ui.pause.textContent = t('graph.pause-transcoders');
     } else {
       send({ type: 'features-pause' });
       ui.pause.disabled = true;
@@ -183,14 +188,14 @@ export function initGraph() {
   on('transcoders', (data) => shown[data.asked]?.(data));
   on('error:transcoders', ({ message }) => {
     ui.error.textContent = message;
-    if (ui.status.textContent === READING) ui.status.textContent = '';
-    if (ui.summary.textContent === 'Tracing\u2026') ui.summary.textContent = '';
+    if (ui.status.textContent === t('graph.reading')) ui.status.textContent = '';
+    if (ui.summary.textContent === t('graph.tracing')) ui.summary.textContent = '';
   });
   on('transcoders-paused', ({ answer }) => {
     progress({ answer });
-    ui.status.textContent = `Paused at step ${answer.step} of ${answer.steps}: they trace prompts as they are.`;
+    ui.status.textContent = t('graph.paused', { step: answer.step, steps: answer.steps });
     ready();
-    ui.pause.textContent = 'Resume transcoders';
+    ui.pause.textContent = t('graph.resume');
     ui.pause.disabled = false;
   });
   on('created', newModel);

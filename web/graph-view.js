@@ -4,6 +4,7 @@
 // line (blue raises what it feeds, red lowers it; thicker is stronger). Dots are picked by click,
 // tap or Enter; picked features can be grouped by hand into a supernode, whose edges are its
 // members' summed.
+import { t } from './i18n.js';
 import { tokenLabel } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -179,15 +180,15 @@ export class GraphView {
 
   describe(n, group) {
     const tokens = this.file.metadata.prompt_tokens;
-    const at = `at ${n.ctx_idx} ${JSON.stringify(tokenLabel(tokens[n.ctx_idx] ?? ''))}`;
+    const at = t('graph.node-at', { position: n.ctx_idx, token: JSON.stringify(tokenLabel(tokens[n.ctx_idx] ?? '')) });
     switch (kindOf(n)) {
       case 'feature': {
         const [layer, feature] = n.node_id.split('_');
-        const own = `layer ${Number(layer) + 1} feature ${feature} ${at}, fires most on ${JSON.stringify(tokenLabel(n.clerp))}, activation ${n.activation.toFixed(2)}`;
-        return group ? `supernode of ${group.length} features, first ${own}` : own;
+        const own = t('graph.node-feature', { layer: Number(layer) + 1, feature, at, top: JSON.stringify(tokenLabel(n.clerp)), activation: n.activation.toFixed(2) });
+        return group ? t('graph.node-supernode', { n: group.length, own }) : own;
       }
-      case 'error': return `what layer ${Number(n.layer) + 1}'s transcoder misses ${at}`;
-      case 'token': return `the token ${at}`;
+      case 'error': return t('graph.node-error', { layer: Number(n.layer) + 1, at });
+      case 'token': return t('graph.node-token', { at });
       default: return n.clerp;
     }
   }

@@ -1,8 +1,9 @@
 // "Why does this head attend there?": for the graph shown, a head (layer and head) and two
 // positions; the head's score before the softmax split into the pairs of a query-side node and a
 // key-side node (features, errors, tokens, the biases) that make it, strongest first.
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
-import { tokenLabel } from './format.js';
+import { count, tokenLabel } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -17,10 +18,10 @@ let asking = false; // a question is out: a refusal is said beside the form too
 function side(s, tokens) {
   const at = (p) => `${p} ${JSON.stringify(tokenLabel(tokens[p] ?? ''))}`;
   switch (s.kind) {
-    case 'feature': return `layer ${s.layer + 1} feature ${s.feature} at ${at(s.position)}`;
-    case 'error': return `layer ${s.layer + 1}'s error at ${at(s.position)}`;
-    case 'token': return `the token at ${at(s.position)}`;
-    default: return 'the biases';
+    case 'feature': return t('why.feature', { layer: s.layer + 1, feature: s.feature, at: at(s.position) });
+    case 'error': return t('why.error', { layer: s.layer + 1, at: at(s.position) });
+    case 'token': return t('why.token', { at: at(s.position) });
+    default: return t('why.biases');
   }
 }
 
@@ -28,11 +29,12 @@ function showWhy({ answer }) {
   const w = answer.why;
   const tokens = shown?.tokens ?? [];
   const name = (p) => `${p} ${JSON.stringify(tokenLabel(tokens[p] ?? ''))}`;
-  ui.summary.textContent = `Layer ${w.layer + 1} head ${w.head + 1} gives ${(100 * w.attention).toFixed(1)}% of its attention from ${name(w.query)} `
-    + `to ${name(w.key)}: its score is ${w.score.toFixed(3)} before the softmax, ${w.terms.toLocaleString()} terms that add up to ${w.total.toFixed(3)}. `
-    + `The biases bring ${(100 * w.query_bias_share).toFixed(0)}% of the query and ${(100 * w.key_bias_share).toFixed(0)}% of the key. The strongest terms:`;
+  ui.summary.textContent = t('why.summary', {
+    layer: w.layer + 1, head: w.head + 1, attention: (100 * w.attention).toFixed(1), query: name(w.query), key: name(w.key), score: w.score.toFixed(3),
+    terms: count(w.terms), total: w.total.toFixed(3), queryBias: (100 * w.query_bias_share).toFixed(0), keyBias: (100 * w.key_bias_share).toFixed(0),
+  });
   const head = document.createElement('tr');
-  for (const text of ['Term', 'Query side', 'Key side']) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
+  for (const text of [t('why.term'), t('why.query-side'), t('why.key-side')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
   ui.pairs.replaceChildren(head, ...w.pairs.map((p) => {
     const tr = document.createElement('tr');
     for (const text of [`${p.value >= 0 ? '+' : ''}${p.value.toFixed(3)}`, side(p.query, tokens), side(p.key, tokens)]) tr.insertCell().textContent = text;

@@ -6,14 +6,18 @@
 //               order brought when one holds them; memory: this helper's wasm memory in bytes),
 //               error {id, message}.
 
+import { useWorkerLanguage } from './i18n.js';
+
 // Loaded after onmessage is set, so no message can arrive before there is a listener.
 const engine = import('./wasm.js');
+const language = useWorkerLanguage();
 let replica = null;
 
 self.onmessage = async ({ data }) => {
   try {
+    await language;
     const { loadError, Replica, memoryBytes } = await engine;
-    if (loadError) throw new Error(loadError);
+    if (loadError()) throw new Error(loadError());
     if (data.type === 'model') {
       replica?.free();
       replica = new Replica(data.config, data.features ?? undefined);

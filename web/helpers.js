@@ -4,6 +4,7 @@
 // plans the work, says what to do next and takes each reply in; this module only carries the
 // messages. An order's and a reply's floats travel as transferable buffers, so this needs no
 // special headers from the server, and each side keeps the buffers it is sent for what it sends.
+import { t, workerUrl } from './i18n.js';
 import { yieldToMessages } from './yield.js';
 
 /** A helper silent this long is taken for dead (a step takes well under a second). */
@@ -16,7 +17,7 @@ let made = 0;
 class Helper {
   constructor(config, features) {
     this.id = ++made;
-    this.worker = new Worker(new URL('./helper-worker.js', import.meta.url), { type: 'module' });
+    this.worker = new Worker(workerUrl('./helper-worker.js', import.meta.url), { type: 'module' });
     this.jobs = new Map(); // id → { resolve, reject, timer }, in the order sent: the first is under way
     this.failure = null; // why it stopped, once it has
     this.memory = 0; // its wasm memory in bytes, as of its last answer
@@ -31,7 +32,7 @@ class Helper {
     // A crash can come between orders too: remembered, so the next order fails at once.
     this.worker.onerror = (e) => {
       e.preventDefault(); // handled here: it must not take the run's worker down with it
-      this.fail(e.message || 'it crashed');
+      this.fail(e.message || t('helpers.crashed'));
     };
     if (config) this.setModel(config, features);
   }
@@ -54,13 +55,13 @@ class Helper {
   /** Times the order under way: a helper silent that long is taken for dead. Queued ones wait. */
   watch() {
     const [job] = this.jobs.values();
-    if (job && !job.timer) job.timer = setTimeout(() => this.fail(`no answer in ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
+    if (job && !job.timer) job.timer = setTimeout(() => this.fail(t('helpers.silent', { seconds: TIMEOUT_MS / 1000 })), TIMEOUT_MS);
   }
 
   fail(message) {
     this.failure ??= message;
     for (const id of [...this.jobs.keys()]) {
-      this.finish(id).reject(new Error(`a training worker stopped (${message}); the model keeps its last good step, and Resume starts the workers afresh`));
+      this.finish(id).reject(Object.assign(new Error(t('helpers.stopped', { reason: message })), { workerStopped: true }));
     }
   }
 
@@ -75,7 +76,7 @@ class Helper {
   }
 
   terminate() {
-    this.fail('it was stopped');
+    this.fail(t('helpers.terminated'));
     this.worker.terminate();
   }
 }

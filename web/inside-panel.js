@@ -1,6 +1,7 @@
 // "Inside the model": one collapsible figure per view (views/index.js lists them), built here
 // from each view's module. The worker computes only the views that are open, at each evaluation
 // while training and on request otherwise, and each view draws its part.
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 import { VIEWS } from './views/index.js';
 
@@ -61,7 +62,7 @@ export function initInside(uniform) {
   });
   on('inside', ({ inside, timelapse: lapse }) => {
     ui.error.textContent = '';
-    ui.status.textContent = `At step ${inside.step}; the views refresh at each evaluation.`;
+    ui.status.textContent = t('inside.at-step', { step: inside.step });
     for (const { key, view, error } of views) {
       if (!(key in inside.views)) continue;
       const data = inside.views[key];
@@ -82,5 +83,5 @@ export function setProbe(text) {
 export function clearInside() {
   Object.assign(questions, { ablate: null, clean: '', corrupted: '' });
   views.forEach(({ view }) => view.clear?.());
-  ui.status.textContent = 'Train or load a model to look inside it.';
+  ui.status.textContent = t('inside.train-or-load-a');
 }

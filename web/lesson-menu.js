@@ -1,5 +1,6 @@
 // Where lessons start: the Lessons menu (the bundled lessons, and a teacher's file), the first
 // visit's offer, and a link that carries a lesson (lesson-panel.js shows it).
+import { t } from './i18n.js';
 import { MAX_LESSON } from './lesson/parse.js';
 import { renderBlocks } from './lesson/render.js';
 import { carriesLesson, lessonFromHash } from './lesson/link.js';
@@ -32,7 +33,7 @@ async function showMenu() {
       return li;
     }));
   } catch (e) {
-    ui.menuError.textContent = `The bundled lessons could not be loaded: ${e.message}.`;
+    ui.menuError.textContent = t('lessons.load-failed', { reason: e.message });
   }
   if (!ui.dialog.open) ui.dialog.showModal();
 }
@@ -42,7 +43,7 @@ async function openFile() {
   ui.file.value = '';
   if (!file) return;
   if (file.size > 4 * MAX_LESSON) {
-    ui.menuError.textContent = `${file.name} is ${file.size} bytes; a lesson is at most ${MAX_LESSON} characters.`;
+    ui.menuError.textContent = t('lessons.file-too-big', { file: file.name, size: file.size, max: MAX_LESSON });
     return;
   }
   const text = await file.text();
@@ -55,7 +56,7 @@ async function offer() {
   if (lessonOpen() || offerAnswered()) return;
   const [first] = await bundledLessons().catch(() => []);
   if (!first || lessonOpen()) return;
-  ui.offerText.textContent = `New here? “${first.lesson.title}” walks you through training your first model, a step at a time.`;
+  ui.offerText.textContent = t('lessons.offer', { title: first.lesson.title });
   ui.offer.hidden = false;
   const answered = () => { answerOffer(); ui.offer.hidden = true; };
   ui.offerStart.onclick = async () => { answered(); await beginLesson(first.text, first.id); };
@@ -65,7 +66,7 @@ async function offer() {
 /** Opens the lesson a link's `hash` carries, or says why it cannot. */
 async function openLinked(hash) {
   const linked = await lessonFromHash(hash);
-  if (linked.error) say(`The link's lesson was not opened: ${linked.error}.`);
+  if (linked.error) say(t('lessons.link-failed', { reason: linked.error }));
   else await beginLesson(linked.text, null);
 }
 

@@ -2,6 +2,8 @@
 // lesson). It shows one step at a time: its text and questions, what it sets up, opens and points
 // at, and what it waits for before Next. Back, Next and Leave never touch the run, and where the
 // learner is survives a reload. Lessons start from lesson-menu.js.
+import { languageInUse, list, t } from './i18n.js';
+import { switchLanguage } from './language-menu.js';
 import { parseLesson } from './lesson/parse.js';
 import { renderBlocks, renderSpans } from './lesson/render.js';
 import { lessonLink } from './lesson/link.js';
@@ -39,7 +41,7 @@ export const lessonOpen = () => lesson !== null;
 function readLesson(text) {
   const { title, intro, steps, problems } = parseLesson(text);
   const found = [...problems];
-  const refuse = (d, what, problem) => found.push({ line: d.line, message: `@${d.name} ${what}: ${problem}; the line is skipped` });
+  const refuse = (d, what, problem) => found.push({ line: d.line, message: t('lesson.refused', { directive: d.name, what, problem }) });
   for (const step of steps) {
     step.directives = step.directives.filter((d) => {
       const name = d.name === 'wait' && d.what === 'open' ? d.value : d.target;
@@ -56,13 +58,19 @@ function readLesson(text) {
   return { title, intro, steps, problems: found.sort((a, b) => a.line - b.line) };
 }
 
-const lineOf = ({ line, message }) => (line ? `Line ${line}: ${message}` : message);
+const lineOf = ({ line, message }) => (line ? t('lesson.line', { line, message }) : message);
 const directives = (name) => lesson.steps[at].directives.filter((d) => d.name === name);
 
 /** Opens `text` as the lesson (bundled `id`, or null for a teacher's), at `resume`'s step or the first. */
 async function startLesson(text, id, resume = null) {
   const read = readLesson(text);
-  if (read.steps.length === 0) throw new Error(`the lesson has no steps to show (${read.problems.map(lineOf).join('; ')})`);
+  if (read.steps.length === 0) throw new Error(t('lesson.no-steps', { problems: read.problems.map(lineOf).join('; ') }));
+  if (read.lang && read.lang !== languageInUse()) {
+    // The page reloads in the lesson's language, and comes back to it where it was.
+    saveProgress({ id: id ?? undefined, text: id ? undefined : text, step: resume?.step ?? 0, reached: resume?.reached ?? -1, met: resume?.met ?? [] });
+    await switchLanguage(read.lang);
+    return;
+  }
   lesson = { ...read, id, text };
   met = resume?.met ?? [];
   reached = resume ? resume.reached ?? resume.step : -1;
@@ -70,7 +78,7 @@ async function startLesson(text, id, resume = null) {
   ui.title.title = lesson.title; // the bar shows three lines of a long one
   ui.shareStatus.textContent = '';
   ui.problems.hidden = lesson.problems.length === 0;
-  ui.problemsTitle.textContent = `${lesson.problems.length} line${lesson.problems.length > 1 ? 's' : ''} of this lesson could not be followed`;
+  ui.problemsTitle.textContent = t('lesson.problems-title', { n: lesson.problems.length });
   ui.problemsList.replaceChildren(...lesson.problems.map((p) => Object.assign(document.createElement('li'), { textContent: lineOf(p) })));
   ui.problems.open = !resume && lesson.problems.length > 0;
   ui.panel.hidden = false;
@@ -88,12 +96,12 @@ async function enter(index, moved) {
   from = null; // until the step is set up, nothing is judged
   const step = lesson.steps[at];
   unmark();
-  ui.where.textContent = `Step ${at + 1} of ${lesson.steps.length}`;
+  ui.where.textContent = t('lesson.where', { step: at + 1, steps: lesson.steps.length });
   ui.stepTitle.textContent = step.title;
   ui.text.replaceChildren(...renderBlocks(step.blocks));
   ui.asks.replaceChildren(...directives('ask').map((d) => {
     const li = document.createElement('li');
-    li.append(...renderSpans([{ type: 'strong', text: 'Question: ' }, { type: 'text', text: d.text }]));
+    li.append(...renderSpans([{ type: 'strong', text: t('lesson.question') }, { type: 'text', text: d.text }]));
     return li;
   }));
   ui.note.textContent = '';
@@ -119,13 +127,13 @@ async function enter(index, moved) {
 async function setUp() {
   if (directives('setup').length && TRAINING.includes(state.phase)) {
     waiting = at;
-    ui.note.textContent = 'A run is training, so this step\'s set-up waits: the form keeps your run\'s settings until you press Pause, then it sets the step up.';
+    ui.note.textContent = t('lesson.setup-waits');
     return;
   }
   for (const { values } of directives('setup')) {
     const why = whyAsk(values);
     if (why && !confirm(why)) {
-      ui.note.textContent = 'This step\'s set-up was not applied: your settings are as they were. "Set up again" applies it.';
+      ui.note.textContent = t('lesson.setup-refused');
       continue;
     }
     await applySetup(values);
@@ -158,7 +166,7 @@ function update() {
   const done = met[at] != null;
   const overdue = pending.find((w) => needsTraining(w) && w.within !== null && seconds > w.within);
   ui.next.disabled = !done && !overdue;
-  ui.next.textContent = at === lesson.steps.length - 1 ? 'Finish' : 'Next';
+  ui.next.textContent = at === lesson.steps.length - 1 ? t('lesson.finish') : t('lesson.next');
   ui.back.disabled = at === 0;
   ui.panel.dataset.met = String(done);
   ui.wait.textContent = waitText(waits, pending, done, overdue, seconds);
@@ -169,13 +177,14 @@ const save = () => saveProgress({ id: lesson.id ?? undefined, text: lesson.id ? 
 
 function waitText(waits, pending, done, overdue, seconds) {
   if (waits.length === 0) return '';
-  if (done) return `Done${met[at] ? ` after ${met[at]} s of training` : ''}: Next is open.`;
+  if (done) return met[at] ? t('lesson.done-after', { seconds: met[at] }) : t('lesson.done');
   const trains = pending.some(needsTraining);
   const within = Math.max(...pending.map((w) => w.within ?? 0));
-  const clock = trains && within ? ` It usually comes within ${within} s of training; ${seconds} s so far.` : '';
-  const idle = trains && !['creating', 'training'].includes(state.phase) ? ' Press Train (or Resume) to go on.' : '';
-  const late = overdue ? ' It is taking longer than the lesson expected (a slower computer or other settings); keep training, or go on anyway with Next.' : '';
-  return `Next waits for ${pending.map(describeWait).join(' and ')}.${clock}${idle}${late}`;
+  const parts = [t('lesson.waits', { what: list(pending.map(describeWait)) })];
+  if (trains && within) parts.push(t('lesson.clock', { within, seconds }));
+  if (trains && !['creating', 'training'].includes(state.phase)) parts.push(t('lesson.press-train'));
+  if (overdue) parts.push(t('lesson.late'));
+  return parts.join(' ');
 }
 
 function leave(message = '') {
@@ -191,18 +200,18 @@ function leave(message = '') {
 
 function fold(folded) {
   ui.body.hidden = folded;
-  ui.fold.textContent = folded ? 'Show' : 'Hide';
+  ui.fold.textContent = folded ? t('lesson.show') : t('lesson.hide');
   ui.fold.setAttribute('aria-expanded', String(!folded));
   ui.panel.classList.toggle('folded', folded);
 }
 
 async function share() {
-  const link = await lessonLink(lesson.text);
+  const link = await lessonLink(lesson.text, location.href, lesson.lang ?? languageInUse());
   try {
     await navigator.clipboard.writeText(link);
-    ui.shareStatus.textContent = 'Copied: the link carries the whole lesson.';
+    ui.shareStatus.textContent = t('lesson.copied');
   } catch {
-    ui.shareStatus.textContent = `Copy this address: ${link}`;
+    ui.shareStatus.textContent = t('link.copy-by-hand', { address: link });
   }
 }
 
@@ -211,7 +220,7 @@ export async function beginLesson(text, id) {
   try {
     await startLesson(text, id);
   } catch (e) {
-    say(`The lesson was not opened: ${e.message}.`);
+    say(t('lesson.not-opened', { reason: e.message }));
   }
 }
 
@@ -220,7 +229,7 @@ export function initLessonPanel() {
   initWaits(update);
   ui.back.addEventListener('click', () => enter(at - 1, true));
   ui.next.addEventListener('click', () => (at === lesson.steps.length - 1
-    ? leave(`You finished “${lesson.title}”. Your run is as you left it; the Lessons menu has more.`) : enter(at + 1, true)));
+    ? leave(t('lesson.finished', { title: lesson.title })) : enter(at + 1, true)));
   ui.show.addEventListener('click', () => point(true));
   ui.setup.addEventListener('click', async () => { ui.note.textContent = ''; await setUp(); update(); });
   ui.leave.addEventListener('click', () => leave());
@@ -236,6 +245,6 @@ export async function resumeLesson() {
     const text = saved.id ? (await bundledLesson(saved.id))?.text : saved.text;
     if (text) await startLesson(text, saved.id ?? null, saved);
   } catch (e) {
-    say(`The lesson in progress could not be reopened: ${e.message}.`);
+    say(t('lesson.not-reopened', { reason: e.message }));
   }
 }

@@ -1,8 +1,9 @@
 // Saved runs: every run this browser keeps, newest first, to open, rename, download or delete,
 // and to overlay on the loss chart for comparing how settings trained.
+import { dateTime, t } from './i18n.js';
 import { settingLabel } from './config-form.js';
 import { on, send } from './engine.js';
-import { bytes } from './format.js';
+import { bytes, count } from './format.js';
 import { compareSettings } from './wasm.js';
 import { listRuns, storageProblem } from './run-store.js';
 import { PALETTE } from './views/plot.js';
@@ -15,13 +16,20 @@ const compared = new Set();
 let currentId = null;
 let overlay = () => {};
 
-const date = (ms) => new Date(ms).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+const date = (ms) => dateTime(ms, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+
+/** A line about a run's model: layers, heads, width, parameters (a run saved before it kept its parameters: its own line). */
+function about(run) {
+  const m = run.settings?.model;
+  if (run.params == null || !m) return run.summary;
+  return t('library.about', { layers: m.n_layer, heads: m.n_head, channels: m.n_embd, params: count(run.params) });
+}
 
 function button(label, name, action) {
   const b = document.createElement('button');
   b.type = 'button';
   b.textContent = label;
-  b.setAttribute('aria-label', `${label} ${name}`);
+  b.setAttribute('aria-label', t('library.action-run', { action: label, name }));
   b.addEventListener('click', action);
   return b;
 }
@@ -32,7 +40,7 @@ function item(run, colour) {
   const compare = document.createElement('input');
   compare.type = 'checkbox';
   compare.checked = compared.has(run.id);
-  compare.setAttribute('aria-label', `Compare ${run.name} on the loss chart`);
+  compare.setAttribute('aria-label', t('library.compare-run', { name: run.name }));
   compare.addEventListener('change', () => {
     if (compare.checked) compared.add(run.id);
     else compared.delete(run.id);
@@ -44,21 +52,22 @@ function item(run, colour) {
   name.append(run.name);
   const numbers = document.createElement('span');
   numbers.className = 'numbers';
-  numbers.textContent = `step ${run.step.toLocaleString('en-US')}${run.bestVal == null ? '' : ` · best val ${run.bestVal.toFixed(3)}`}`;
+  const step = count(run.step);
+  numbers.textContent = run.bestVal == null ? t('library.step', { step }) : t('library.step-best', { step, best: run.bestVal.toFixed(3) });
   const detail = document.createElement('span');
   detail.className = 'detail';
-  detail.textContent = `${run.corpus} · ${run.summary} · ${bytes(run.size)} · ${date(run.savedAt)}`;
+  detail.textContent = `${run.corpus} · ${about(run)} · ${bytes(run.size)} · ${date(run.savedAt)}`;
   const actions = document.createElement('span');
   actions.className = 'actions';
   actions.append(
-    button('Open', run.name, () => send({ type: 'open-saved', id: run.id })),
-    button('Rename', run.name, () => {
-      const next = prompt(`New name for ${run.name}`, run.name)?.trim();
+    button(t('library.open'), run.name, () => send({ type: 'open-saved', id: run.id })),
+    button(t('library.rename'), run.name, () => {
+      const next = prompt(t('library.new-name', { name: run.name }), run.name)?.trim();
       if (next && next !== run.name) send({ type: 'rename', id: run.id, name: next });
     }),
-    button('Download', run.name, () => send({ type: 'download', id: run.id })),
-    button('Delete', run.name, () => {
-      if (confirm(`Delete the saved run ${run.name}? Its checkpoint and text go.`)) send({ type: 'delete', id: run.id });
+    button(t('library.download'), run.name, () => send({ type: 'download', id: run.id })),
+    button(t('library.delete'), run.name, () => {
+      if (confirm(t('library.confirm-delete', { name: run.name }))) send({ type: 'delete', id: run.id });
     }),
   );
   li.append(compare, name, numbers, detail, actions);
@@ -71,7 +80,7 @@ export async function refreshRuns() {
   try {
     runs = await listRuns();
   } catch (e) {
-    ui.usage.textContent = `Saved runs are unavailable: ${storageProblem(e)}.`;
+    ui.usage.textContent = t('library.unavailable', { reason: storageProblem(e) });
     return;
   }
   const chosen = runs.filter((r) => compared.has(r.id));
@@ -82,11 +91,9 @@ export async function refreshRuns() {
   const columns = [...(current ? [{ ...current, colour: CURRENT_COLOUR }] : []), ...chosen.map((r) => ({ ...r, colour: colours.get(r.id) }))];
   showDifferences(columns.filter((c) => c.settings));
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
-  const used = estimate ? ` Storage used: ${bytes(estimate.usage)} of ${bytes(estimate.quota)}.` : '';
-  const kept = runs.length === 0 ? '' : await keepStorage();
-  ui.usage.textContent = runs.length === 0
-    ? 'Runs are saved here as they train, and the latest comes back when the page reopens.'
-    : `${runs.length} saved run${runs.length > 1 ? 's' : ''}; tick Compare to overlay a run's losses on the chart.${used}${kept}`;
+  const used = estimate ? [t('library.storage-used', { used: bytes(estimate.usage), quota: bytes(estimate.quota) })] : [];
+  ui.usage.textContent = runs.length === 0 ? t('runs.runs-are-saved-here')
+    : [t('library.count', { n: runs.length }), ...used, await keepStorage()].join(' ');
 }
 
 /** A square of a run's colour on the chart. */
@@ -111,7 +118,7 @@ function showDifferences(columns) {
   if (ui.differences.hidden) return;
   const differences = compareSettings(columns.map((c) => c.settings));
   const head = document.createElement('tr');
-  head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: 'Setting' }), ...columns.map(runCell));
+  head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: t('library.setting') }), ...columns.map(runCell));
   const rows = differences.map(({ field, values }) => {
     const tr = document.createElement('tr');
     const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: settingLabel(ui.form, field) });
@@ -119,7 +126,7 @@ function showDifferences(columns) {
     return tr;
   });
   if (rows.length === 0) {
-    const same = Object.assign(document.createElement('td'), { colSpan: columns.length + 1, textContent: 'The same settings' });
+    const same = Object.assign(document.createElement('td'), { colSpan: columns.length + 1, textContent: t('library.same-settings') });
     rows.push(Object.assign(document.createElement('tr'), {}));
     rows[0].append(same);
   }
@@ -134,11 +141,11 @@ let persisted = null; // the browser's answer, asked once saved runs exist
  * a visit, and any browser may under storage pressure), once; says what was granted.
  */
 async function keepStorage() {
-  if (!navigator.storage?.persist) return ' This browser cannot be asked to keep them.';
+  if (!navigator.storage?.persist) return t('library.cannot-ask');
   persisted ??= await navigator.storage.persisted().then((yes) => yes || navigator.storage.persist()).catch(() => false);
   return persisted
-    ? ' The browser keeps them until you delete them.'
-    : ' The browser did not promise to keep them: it may clear them when it runs short of space (or, in Safari, after 7 days without a visit), so download the ones that matter.';
+    ? t('library.kept')
+    : t('library.not-kept');
 }
 
 /** Lists the runs; `drawOverlays(runs)` draws the compared ones on the loss chart. */
@@ -155,7 +162,7 @@ export function initLibrary(drawOverlays) {
   });
   on('runs-changed', soon);
   for (const context of ['restore', 'open-saved', 'rename', 'delete', 'download']) {
-    on(`error:${context}`, ({ message }) => { ui.usage.textContent = `That did not work: ${message}`; });
+    on(`error:${context}`, ({ message }) => { ui.usage.textContent = t('library.failed', { reason: message }); });
   }
   refreshRuns();
 }

@@ -3,6 +3,7 @@
 // task the exact-match accuracy on training and held-out problems (right axis), and marked steps
 // (when an induction head formed; when a task's accuracy passed its marks). Across: steps, or
 // training time (each step's, from the engine), where runs whose steps cost more compare fairly.
+import { t } from './i18n.js';
 import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
@@ -181,7 +182,7 @@ export class LossChart {
       line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
       ctx.fillStyle = COLORS.uniform;
       ctx.textAlign = 'right';
-      ctx.fillText(`uniform guess ln(${this.vocabSize}) = ${this.uniform.toFixed(2)}`, g.right, g.y(this.uniform) - 4);
+      ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: this.uniform.toFixed(2) }), g.right, g.y(this.uniform) - 4);
     }
     if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
     for (const o of this.comparable()) {
@@ -262,9 +263,9 @@ export class LossChart {
 
   /** Where each legend entry goes (`legendLayout`): rows that wrap on a narrow chart. */
   placeLegend(ctx, right) {
-    const validation = this.hasAccuracy() ? 'held out' : 'validation';
-    const accuracy = this.hasAccuracy() ? [['accuracy: held out (solid), train (dotted)', COLORS.accuracy]] : [];
-    const items = [['train (smoothed)', COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
+    const validation = this.hasAccuracy() ? t('chart.held-out') : t('chart.validation');
+    const accuracy = this.hasAccuracy() ? [[t('chart.accuracy-legend'), COLORS.accuracy]] : [];
+    const items = [[t('chart.train-smoothed'), COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.font = FONT;
     return legendLayout(ctx, items, PAD.left + 10, PAD.top + 9, right);
   }
@@ -273,14 +274,14 @@ export class LossChart {
     const train = this.smooth.at(-1);
     const last = this.evals.at(-1);
     const val = last?.val_loss;
-    const accuracy = last?.val_accuracy != null
-      ? `, accuracy ${percent(last.train_accuracy)} on training problems and ${percent(last.val_accuracy)} held out` : '';
-    const across = this.timed() ? ' (across training time)' : '';
-    this.canvas.setAttribute('aria-label', train === undefined
-      ? 'Loss chart: no training yet'
-      : `Loss chart${across}: step ${this.raw.length}, train loss ${train.toFixed(3)}${val === undefined ? '' : `, validation loss ${val.toFixed(3)}`}${accuracy}`
-        + [...this.markers.values()].map((m) => `; ${m.label} at step ${m.step}`).join('')
-        + (this.overlays.length ? `; compared with ${this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? 'no steps'})`).join(', ')}` : ''));
+    if (train === undefined) return void this.canvas.setAttribute('aria-label', t('chart.empty'));
+    const parts = [t(this.timed() ? 'chart.label-timed' : 'chart.label', { step: this.raw.length, train: train.toFixed(3) })];
+    if (val !== undefined) parts.push(t('chart.label-val', { val: val.toFixed(3) }));
+    if (last?.val_accuracy != null) parts.push(t('chart.label-accuracy', { train: percent(last.train_accuracy), val: percent(last.val_accuracy) }));
+    parts.push(...[...this.markers.values()].map((m) => t('chart.label-marker', { label: m.label, step: m.step })));
+    const runs = this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? t('chart.no-steps')})`).join(', ');
+    if (runs) parts.push(t('chart.label-compared', { runs }));
+    this.canvas.setAttribute('aria-label', parts.join(''));
   }
 
   hover(e) {
@@ -289,13 +290,13 @@ export class LossChart {
     const rect = this.canvas.getBoundingClientRect();
     const step = Math.min(Math.max(g.stepAt(e.clientX - rect.left), 1), this.raw.length);
     const nearestEval = this.evals.reduce((best, ev) => (!best || Math.abs(ev.step - step) < Math.abs(best.step - step) ? ev : best), null);
-    const when = this.timed() ? ` (${duration(this.seconds[step - 1])} of training)` : '';
-    let text = `step ${step}${when}: train ${this.smooth[step - 1].toFixed(3)} (this step ${this.raw[step - 1].toFixed(3)})`;
+    const at = { step, time: this.timed() ? duration(this.seconds[step - 1]) : '', smooth: this.smooth[step - 1].toFixed(3), raw: this.raw[step - 1].toFixed(3) };
+    let text = t(this.timed() ? 'chart.tip-timed' : 'chart.tip', at);
     const across = (s) => g.x(this.at(this.seconds, s));
     if (nearestEval && Math.abs(across(nearestEval.step) - across(step)) < 12) {
-      text += ` · eval at ${nearestEval.step}: val ${nearestEval.val_loss.toFixed(3)}, train ${nearestEval.train_loss.toFixed(3)}`;
+      text += t('chart.tip-eval', { step: nearestEval.step, val: nearestEval.val_loss.toFixed(3), train: nearestEval.train_loss.toFixed(3) });
       if (nearestEval.val_accuracy != null) {
-        text += `; accuracy ${percent(nearestEval.val_accuracy)} held out, ${percent(nearestEval.train_accuracy)} train`;
+        text += t('chart.tip-accuracy', { val: percent(nearestEval.val_accuracy), train: percent(nearestEval.train_accuracy) });
       }
     }
     showTooltip(this.tooltip, text, rect, e.clientX + 12, e.clientY - 30);

@@ -1,5 +1,7 @@
 // The page's start: wires each panel once the engine has loaded (here only for cheap calls:
 // presets, validation, text summaries; the model itself lives in the training worker).
+import { t } from './i18n.js';
+import './language.js';
 import { catalog, loadError, simd } from './wasm.js';
 import { initAttention } from './attention-panel.js';
 import { initCheckpoints } from './checkpoints.js';
@@ -18,15 +20,17 @@ import { initFeatures } from './features-panel.js';
 import { initGraph } from './graph-panel.js';
 import { initLessonPanel } from './lesson-panel.js';
 import { initLessonMenu } from './lesson-menu.js';
+import { initLanguageMenu } from './language-menu.js';
 import { carriesLesson } from './lesson/link.js';
 import { send, start } from './engine.js';
 
 /** The address as the page opened: the form rewrites it with its setup at once. */
 const opened = location.hash;
 try {
-  if (loadError) throw new Error(loadError);
+  if (loadError()) throw new Error(loadError());
   document.getElementById('version').textContent = `gpt-playground ${catalog().version}`;
-  document.getElementById('engine').textContent = `wasm ${simd}`;
+  document.getElementById('engine').textContent = `wasm ${simd()}`;
+  initLanguageMenu();
   initTraining();
   initCheckpoints();
   initSampling();
@@ -49,6 +53,6 @@ try {
   // A link's lesson sets the page up as a link's setup does; the last run stays in Saved runs.
   if (!setup && !carriesLesson(opened)) send({ type: 'restore' });
 } catch (e) {
-  setPhase('crashed', `The playground failed to load: ${e.message}. Build the engine with scripts/build.sh, and serve the repository over HTTP.`, true);
+  setPhase('crashed', t('page.failed', { reason: e.message }), true);
 }
 if (state.phase !== 'crashed') render();

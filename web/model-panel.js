@@ -1,5 +1,6 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
+import { t } from './i18n.js';
 import { catalog, describeModel } from './wasm.js';
 import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
@@ -114,7 +115,7 @@ export function validate() {
     }
   }
   if (task) describeTaskSettings(config.task, summary, config.train.max_iters);
-  ui.size.textContent = size ? `${count(size.params)} parameters · about ${bytes(size.training_bytes)} to train` : '';
+  ui.size.textContent = size ? t('model.size', { params: count(size.params), memory: bytes(size.training_bytes) }) : '';
   const general = showErrors(ui.form, errors);
   ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');
   state.configValid = errors.length === 0;

@@ -1,5 +1,6 @@
 // The training state machine: the page's phase changes here and only here, and each change
 // enables exactly the controls that make sense in it.
+import { t } from './i18n.js';
 import { readNumber } from './config-form.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,8 +47,8 @@ export function setPhase(phase, status, isError = false) {
  * them): a control never ignores a click in silence, it is disabled with this reason shown.
  */
 export function whyBlocked() {
-  if (state.textPending) return 'Train and Resume wait until the text in the box is counted…';
-  if (!state.configValid) return `Train and Resume wait for settings the model can take: ${state.configProblem || 'see the fields marked above'}`;
+  if (state.textPending) return t('phase.wait-count');
+  if (!state.configValid) return t('phase.wait-settings', { problem: state.configProblem || t('phase.see-fields') });
   return '';
 }
 

@@ -1,6 +1,7 @@
 // Sampling for a task's model: held-out problems with the model's answers, each marked right or
 // wrong (refreshed as it trains), and problems the person types. A text's model streams samples
 // instead (sample-panel.js).
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +13,9 @@ const ui = {
 const KEEP_TYPED = 5;
 
 /** One problem and the model's answer, marked; `typed` ones also say whether training saw them. */
-const ORIGINS = { training: ' (a training problem)', held_out: ' (held out)', outside: ' (not a problem the task makes)' };
+const ORIGINS = {
+  training: () => t('problems.origin-training'), held_out: () => t('problems.origin-held-out'), outside: () => t('problems.origin-outside'),
+};
 
 function solutionItem({ prompt, answer, expected, correct, origin }, typed) {
   const item = document.createElement('li');
@@ -24,12 +27,12 @@ function solutionItem({ prompt, answer, expected, correct, origin }, typed) {
   reply.textContent = answer;
   const mark = document.createElement('span');
   mark.className = 'mark';
-  mark.textContent = correct ? '✓ right' : `✗ wrong, the answer is ${expected}`;
+  mark.textContent = correct ? t('problems.right') : t('problems.wrong', { expected });
   item.append(problem, reply, mark);
   if (typed) {
     const seen = document.createElement('span');
     seen.className = 'hint';
-    seen.textContent = ORIGINS[origin];
+    seen.textContent = ` ${ORIGINS[origin]()}`;
     item.append(seen);
   }
   return item;
@@ -42,14 +45,14 @@ export function showSamplingFor(task) {
   ui.error.textContent = '';
   ui.typed.replaceChildren();
   ui.heldOut.replaceChildren();
-  ui.hint.textContent = task ? 'The model’s answers appear here as it trains.' : '';
+  ui.hint.textContent = task ? t('problems.appear') : '';
   ui.problem.placeholder = '';
 }
 
 /** Shows a held-out problem's prompt as a placeholder, so the format is plain. */
 export function suggestProblem(example) {
   const prompt = example.match(/^[^>=]*[>=]/)?.[0] ?? '';
-  ui.problem.placeholder = prompt ? `e.g. ${prompt.slice(0, -1)}` : '';
+  ui.problem.placeholder = prompt ? t('problems.example', { prompt: prompt.slice(0, -1) }) : '';
 }
 
 export function initProblems() {
@@ -60,7 +63,7 @@ export function initProblems() {
   });
   on('solutions', ({ solutions }) => {
     const right = solutions.filter((s) => s.correct).length;
-    ui.hint.textContent = `${right} of ${solutions.length} right. The same held-out problems each time, answered greedily, one token after another.`;
+    ui.hint.textContent = t('problems.score', { right, total: solutions.length });
     ui.heldOut.replaceChildren(...solutions.map((s) => solutionItem(s, false)));
   });
   on('solved', ({ solution }) => {

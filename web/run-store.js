@@ -1,6 +1,7 @@
 // Saved runs in IndexedDB: a small record per run to list (`runs`), its checkpoint file
 // (`checkpoints`) and the text it trains on (`texts`). The training worker writes; the page
 // reads the list. Every call rejects with a message a person can act on.
+import { t } from './i18n.js';
 
 const DB = 'gpt-playground';
 const STORES = ['runs', 'checkpoints', 'texts'];
@@ -13,8 +14,8 @@ let opening = null;
 /** Why storage failed, in words: a full quota, storage refused (private windows), or else. */
 export function storageProblem(error) {
   const name = error?.name ?? '';
-  if (name === 'QuotaExceededError') return "the browser's storage for this page is full: delete saved runs in the library, or Save checkpoint to keep this one as a file";
-  if (name === 'SecurityError' || name === 'InvalidStateError' || name === 'UnknownError') return 'this browser refuses to store data for this page (a private window?): use Save checkpoint to keep runs as files';
+  if (name === 'QuotaExceededError') return t('store.full');
+  if (name === 'SecurityError' || name === 'InvalidStateError' || name === 'UnknownError') return t('store.refused');
   return error?.message ?? String(error);
 }
 
@@ -34,7 +35,7 @@ function open() {
     let late = false;
     const timer = setTimeout(() => {
       late = true;
-      reject(new Error(`the browser's storage did not answer in ${OPEN_TIMEOUT_MS / 1000} s: use Save checkpoint to keep runs as files`));
+      reject(new Error(t('store.silent', { seconds: OPEN_TIMEOUT_MS / 1000 })));
     }, OPEN_TIMEOUT_MS);
     request.onsuccess = () => {
       clearTimeout(timer);
@@ -45,7 +46,7 @@ function open() {
       clearTimeout(timer);
       reject(request.error);
     };
-    request.onblocked = () => reject(new Error('another tab is upgrading the saved runs; close it and reload'));
+    request.onblocked = () => reject(new Error(t('store.blocked')));
   });
   opening.catch(() => { opening = null; });
   return opening;
@@ -59,7 +60,7 @@ async function transact(names, mode, work) {
     let result;
     tx.oncomplete = () => resolve(result);
     tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('the save was cancelled'));
+    tx.onabort = () => reject(tx.error ?? new Error(t('store.cancelled')));
     const stores = Object.fromEntries(names.map((n) => [n, tx.objectStore(n)]));
     const requested = work(stores);
     if (requested) requested.onsuccess = () => { result = requested.result; };
@@ -91,14 +92,14 @@ export async function loadRun(id) {
     transact(['checkpoints'], 'readonly', (s) => s.checkpoints.get(id)),
     transact(['texts'], 'readonly', (s) => s.texts.get(id)),
   ]);
-  if (!record || !bytes) throw new Error('that saved run is gone');
+  if (!record || !bytes) throw new Error(t('store.gone'));
   return { record, bytes, text: text ?? '' };
 }
 
 /** Changes a run's record (its name). */
 export async function updateRun(id, change) {
   const record = await transact(['runs'], 'readonly', (s) => s.runs.get(id));
-  if (!record) throw new Error('that saved run is gone');
+  if (!record) throw new Error(t('store.gone'));
   await transact(['runs'], 'readwrite', (s) => s.runs.put({ ...record, ...change }));
 }
 

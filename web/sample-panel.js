@@ -1,4 +1,5 @@
 // The sample panel: streamed generations, and the model's most likely next tokens after the prompt.
+import { t } from './i18n.js';
 import { readNumber, settingText, showErrors } from './config-form.js';
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
@@ -9,7 +10,6 @@ const ui = {
   form: $('sample-form'), prompt: $('prompt'), error: $('sample-error'), output: $('sample-output'),
   nextTitle: $('next-title'), nextHint: $('next-hint'), nextTokens: $('next-tokens'),
 };
-const NO_MODEL_YET = 'Train a model to see its guesses.';
 
 /** The prompt as typed. */
 export const promptText = () => ui.prompt.value;
@@ -56,7 +56,7 @@ function nextQueryChanged() {
 
 /** The most likely next tokens as labelled bars, under a title that says at what temperature. */
 function showNextTokens({ next: { temperature, greedy, tokens } }) {
-  ui.nextTitle.textContent = `Most likely next tokens (temperature ${settingText(temperature)}${greedy ? '; greedy takes the first' : ''})`;
+  ui.nextTitle.textContent = t(greedy ? 'sample.next-title-greedy' : 'sample.next-title', { temperature: settingText(temperature) });
   ui.nextHint.textContent = '';
   ui.nextTokens.replaceChildren(...tokens.map(({ token, prob }) => {
     const item = document.createElement('li');
@@ -92,14 +92,14 @@ export function restorePrompt(prompt) {
 export function clearSamples() {
   ui.output.replaceChildren();
   ui.nextTokens.replaceChildren();
-  ui.nextHint.textContent = NO_MODEL_YET;
+  ui.nextHint.textContent = t('sample.no-model');
 }
 
 export function initSampling() {
   ui.form.addEventListener('submit', generate);
   ui.prompt.addEventListener('input', nextQueryChanged);
   ui.form.elements.temperature.addEventListener('input', nextQueryChanged);
-  ui.nextHint.textContent = NO_MODEL_YET;
+  ui.nextHint.textContent = t('sample.no-model');
   nextQueryChanged();
   on('sample-chunk', ({ text }) => ui.output.append(text));
   on('sample-done', () => {

@@ -1,6 +1,10 @@
 // Form controls made from the engine's description of a setting (a task's or an optimiser's own:
 // `Field` in crates/gpt/src/fields.rs), so that a new task or optimiser brings its fields with it.
 
+/** The label's text of a form control, without the value, for messages. */
+export const labelOf = (el) => [...(el.closest('label')?.childNodes ?? [])]
+  .filter((n) => n.nodeType === Node.TEXT_NODE || n.dataset?.i18n !== undefined).map((n) => n.textContent).join(' ').trim() || el.name;
+
 /** A `<label>` holding a control for `field`, tied to the form `formId`. */
 function settingControl(field, formId) {
   const label = document.createElement('label');

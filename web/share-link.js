@@ -1,6 +1,7 @@
-// The setup in the address: the preset, every field of the model form and a bundled corpus live
-// in the URL's hash, so a link opens the page set up the same way. A user's own text never goes
-// in the URL, nor does the page-only Workers field.
+// The setup in the address: the preset, every field of the model form, a bundled corpus and the
+// page's language live in the URL's hash, so a link opens the page set up the same way. A user's
+// own text never goes in the URL, nor does the page-only Workers field.
+import { languageInUse, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 /** The hash this tab wrote last: after a reload it is this tab's own setup, not a shared link. */
@@ -18,8 +19,18 @@ export function writeSetup(form) {
   for (const el of fields(form).filter((f) => !f.disabled)) { // a text's link has no task settings
     params.set(el.name, el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value);
   }
+  params.set('lang', languageInUse());
   history.replaceState(null, '', `#${params}`);
   sessionStorage.setItem(OWN, location.hash);
+}
+
+/** Sets the language the address carries, keeping it this tab's own if it was (a reload then restores the run). */
+export function setLinkLanguage(code) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const own = location.hash === sessionStorage.getItem(OWN);
+  params.set('lang', code);
+  history.replaceState(null, '', `#${params}`);
+  if (own) sessionStorage.setItem(OWN, location.hash);
 }
 
 /**
@@ -29,7 +40,7 @@ export function writeSetup(form) {
 export function readSetup() {
   const params = new URLSearchParams(location.hash.slice(1));
   if (!params.has('preset') || location.hash === sessionStorage.getItem(OWN)) return null;
-  const values = Object.fromEntries([...params].filter(([k]) => k !== 'preset' && k !== 'corpus'));
+  const values = Object.fromEntries([...params].filter(([k]) => !['preset', 'corpus', 'lang'].includes(k)));
   return { preset: params.get('preset'), corpus: params.get('corpus'), values };
 }
 
@@ -47,9 +58,9 @@ export function initShareLink() {
   $('copy-link').addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(location.href);
-      $('link-status').textContent = 'Copied: the link opens this setup (not your own text).';
+      $('link-status').textContent = t('link.copied');
     } catch {
-      $('link-status').textContent = `Copy this address: ${location.href}`;
+      $('link-status').textContent = t('link.copy-by-hand', { address: location.href });
     }
   });
 }

@@ -1,5 +1,6 @@
 // The task panel: the settings a task reads (the others hidden and left out of the run's
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
+import { t } from './i18n.js';
 import { catalog } from './wasm.js';
 import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
@@ -54,9 +55,9 @@ function showOutlook(outlook, iterations) {
     const line = document.createElement('p');
     line.textContent = says;
     ui.outlook.append(line);
-    if (steps && iterations < steps) button(`Train for ${count(steps)} steps`, () => set(ui.iterations, steps));
+    if (steps && iterations < steps) button(t('task.train-for', { steps: count(steps) }), () => set(ui.iterations, steps));
     const option = optimizer && [...ui.optimizer.options].find((o) => o.value === optimizer);
-    if (option && ui.optimizer.value !== optimizer) button(`Train with ${option.textContent}`, () => set(ui.optimizer, optimizer));
+    if (option && ui.optimizer.value !== optimizer) button(t('task.train-with', { optimizer: option.textContent }), () => set(ui.optimizer, optimizer));
   }
   ui.outlook.hidden = outlook.length === 0;
 }
@@ -76,7 +77,7 @@ export function describeTaskSettings(task, described, iterations) {
   }
   const { problems, train_problems: train, example, max_len: tokens } = summary;
   const sets = train == null
-    ? `about ${roughly(problems)} problems, ${Math.round(task.train_fraction * 100)}% of them for training and the rest held out`
-    : `${count(problems)} problems: ${count(train)} to train on, ${count(problems - train)} held out`;
-  ui.summary.textContent = `${sets}. A problem of ${tokens} tokens: ${example}`;
+    ? t('task.sets-rough', { problems: roughly(problems), percent: Math.round(task.train_fraction * 100) })
+    : t('task.sets', { problems: count(problems), train: count(train), held: count(problems - train) });
+  ui.summary.textContent = t('task.summary', { sets, tokens, example });
 }

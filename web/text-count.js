@@ -1,4 +1,5 @@
 // The page's side of count-worker.js: counts a text there, one count at a time, the latest wins.
+import { t } from './i18n.js';
 let worker = null;
 let latest = 0;
 
@@ -30,7 +31,7 @@ export function countText(text, onProgress) {
       e.preventDefault();
       end();
       if (worker === current) worker = null;
-      reject(new Error(e.message || 'the counting worker stopped'));
+      reject(new Error(e.message || t('count.stopped')));
     };
     current.addEventListener('message', hear);
     current.addEventListener('error', fail);

@@ -2,6 +2,7 @@
 // text, and samples at once; to train, the text must use only the model's characters. When it
 // does not, the notice lists the missing ones and offers to drop them from the text (the model
 // never changes).
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
 import { hasModel, render, state } from './phase.js';
@@ -18,9 +19,9 @@ export function showTextProblem(problem) {
   ui.notice.hidden = !problem;
   if (problem) {
     const { missing } = problem;
-    const listed = missing.slice(0, 12).map(describe).join(', ') + (missing.length > 12 ? `, and ${missing.length - 12} more` : '');
-    ui.message.textContent = `This model cannot train on the text in the box: it has no token for ${missing.length} of its characters: `
-      + `${listed}. It can still sample and show its attention. To train it, drop them from the text, or pick a text that uses only its characters.`;
+    const shown = missing.slice(0, 12).map(describe).join(', ');
+    const listed = missing.length > 12 ? t('fit.more', { listed: shown, n: missing.length - 12 }) : shown;
+    ui.message.textContent = t('fit.missing', { n: missing.length, listed });
   }
   render();
 }

@@ -105,7 +105,7 @@ export class Trainer {
     } catch (e) {
       if (id !== this.modelId) return false;
       this.run.abort();
-      if (e.message?.startsWith('a training worker stopped')) this.helpers.restart(); // fresh ones for the next work
+      if (e.workerStopped) this.helpers.restart(); // fresh ones for the next work
       throw e;
     } finally {
       if (--this.sharing === 0) this.applyWorkers();

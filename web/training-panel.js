@@ -1,4 +1,5 @@
 // The training panel: Train, Pause, Resume and Reset, the progress line and the loss chart.
+import { t } from './i18n.js';
 import { readNumber } from './config-form.js';
 import { corpusChoice, corpusSnippet, showMerges, taskChoice, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
@@ -19,15 +20,14 @@ const ui = {
   train: $('train'), pause: $('pause'), resume: $('resume'), reset: $('reset'),
   progress: $('progress'), stats: $('stats'), iterations: $('config').elements.max_iters,
 };
-export const TRAIN_ON = 'raise Iterations and Resume to train on';
 const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
 
 /** Marks the core's milestones on the loss chart: an induction head's onset, a circuit's forming, a task's accuracy marks. */
 function showMilestones({ induction, circuit, memorised, generalised }) {
-  chart.setMarker('induction', induction && { step: induction.step, label: `induction head L${induction.layer + 1} H${induction.head + 1}` });
-  chart.setMarker('circuit', circuit != null && { step: circuit, label: 'circuit formed' });
-  chart.setMarker('memorised', memorised != null && { step: memorised, label: 'train accuracy 100%' });
-  chart.setMarker('generalised', generalised != null && { step: generalised, label: 'held-out accuracy 95%' });
+  chart.setMarker('induction', induction && { step: induction.step, label: t('train.marker-induction', { layer: induction.layer + 1, head: induction.head + 1 }) });
+  chart.setMarker('circuit', circuit != null && { step: circuit, label: t('train.marker-circuit') });
+  chart.setMarker('memorised', memorised != null && { step: memorised, label: t('train.marker-memorised') });
+  chart.setMarker('generalised', generalised != null && { step: generalised, label: t('train.marker-generalised') });
 }
 
 /** Draws saved runs on the loss chart beside this one. */
@@ -52,7 +52,7 @@ export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { l
 
 /** Shows where a loaded run stands. */
 export function showLoadedProgress(step, total) {
-  ui.stats.textContent = `step ${count(step)} / ${count(total)} (loaded from a checkpoint)`;
+  ui.stats.textContent = t('train.loaded-progress', { step: count(step), total: count(total) });
 }
 
 /** Whether Train or Resume may act now; if not, it says why (a click is never ignored in silence). */
@@ -63,12 +63,12 @@ function mayAct() {
 }
 
 function startTraining() {
-  if (state.steps > 0 && !confirm(`Start over? The current model (${state.steps} steps) will be discarded.`)) return;
+  if (state.steps > 0 && !confirm(t('train.confirm-start-over', { steps: state.steps }))) return;
   const settings = validate();
   if (!mayAct()) return;
   const task = taskChoice();
   const bpe = !task && settings.tokenizer === 'bpe';
-  setPhase('creating', bpe ? 'Learning the byte-pair vocabulary, then building the model…' : 'Building the model…');
+  setPhase('creating', bpe ? t('train.learning-bpe') : t('train.building'));
   // A task's attention is read on one of its problems; a text's on a piece of it.
   if (task) setAttentionText(taskExample());
   else if (!attentionText() || state.task) setAttentionText(corpusSnippet(settings.model.block_size));
@@ -85,9 +85,10 @@ function startTraining() {
 
 /** A task's settings in a few words, for the saved runs list. */
 function taskSettings(task) {
-  const fields = { length: 'length', symbols: 'symbols', digits: 'digits', p: 'p' };
-  const used = Object.entries(fields).filter(([name]) => task[name] != null).map(([name, label]) => `${label} ${task[name]}`);
-  return [...used, `train fraction ${task.train_fraction}`].join(', ');
+  const fields = { length: () => t('train.task-length'), symbols: () => t('train.task-symbols'), digits: () => t('train.task-digits'), p: () => t('train.task-p') };
+  const used = Object.entries(fields).filter(([name]) => task[name] != null)
+    .map(([name, label]) => t('train.task-field', { field: label(), value: task[name] }));
+  return [...used, t('train.task-fraction', { fraction: task.train_fraction })].join(', ');
 }
 
 /** Goes on training the current model with the form's settings: the recipe may have changed. */
@@ -95,7 +96,7 @@ function resumeTraining() {
   const settings = validate();
   if (!mayAct()) return;
   chart.setTotal(readNumber(ui.iterations).value ?? 0);
-  setPhase('training', 'Training…');
+  setPhase('training', t('train.training'));
   send({ type: 'train', settings, budget: BUDGET });
 }
 
@@ -111,7 +112,7 @@ export function showTaskRun(task) {
 }
 
 function resetModel() {
-  if (state.steps > 0 && !confirm(`Discard the current model (${state.steps} steps)?`)) return;
+  if (state.steps > 0 && !confirm(t('train.confirm-discard', { steps: state.steps }))) return;
   send({ type: 'reset' });
   showTaskRun(null);
   state.sampleRunning = false;
@@ -120,7 +121,7 @@ function resetModel() {
   clearSamples();
   clearInside();
   clearWalk();
-  setPhase('idle', 'Ready.');
+  setPhase('idle', t('train.ready'));
 }
 
 function showProgress({ report, memory, search }) {
@@ -134,16 +135,17 @@ function showProgress({ report, memory, search }) {
     + (notes.length ? ` (${notes.join('; ')})` : '');
   // What the views' measurements at evaluations cost, beside the training's own time.
   const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
-  ui.stats.textContent = `step ${count(report.step)} / ${count(report.max_iters)} · loss ${report.losses.at(-1).toFixed(3)} · `
-    + `${speed} · lr ${report.lr.toExponential(2)} · elapsed ${duration(report.elapsed_s)} · ETA ${duration(report.eta_s)} · `
-    + `views' records ${records.toFixed(1)}% · memory ${(memory / 2 ** 20).toFixed(1)} MiB`;
+  ui.stats.textContent = t('train.stats', {
+    step: count(report.step), total: count(report.max_iters), loss: report.losses.at(-1).toFixed(3), speed, lr: report.lr.toExponential(2),
+    elapsed: duration(report.elapsed_s), eta: duration(report.eta_s), records: records.toFixed(1), memory: (memory / 2 ** 20).toFixed(1),
+  });
 }
 
 /** What the automatic worker count has found: "automatic: trying 4", or the fastest and its rivals. */
 function automaticWorkers({ settled, timed }) {
   const tried = timed.map((t) => `${t.workers}: ${Math.round(t.msPerStep)} ms`).join(', ');
-  if (!settled) return `automatic: trying counts${tried ? `, ${tried} per step so far` : ''}`;
-  return timed.length ? `automatic, the fastest per step of ${tried}` : 'automatic: one core';
+  if (!settled) return tried ? t('train.workers-trying-so-far', { tried }) : t('train.workers-trying');
+  return timed.length ? t('train.workers-fastest', { tried }) : t('train.workers-one-core');
 }
 
 export function initTraining() {
@@ -155,14 +157,14 @@ export function initTraining() {
   ui.reset.addEventListener('click', resetModel);
   on('ready', () => {
     if (state.phase === 'crashed') return;
-    setPhase('idle', 'Ready. Pick a corpus and a preset, then press Train.');
+    setPhase('idle', t('train.ready-first'));
     validate();
   });
   on('created', ({ merges, uniformLoss, vocabSize, total, task }) => {
     showMerges(merges);
     showRun({ uniformLoss, vocabSize, total });
     showTaskRun(task);
-    setPhase('training', 'Training…');
+    setPhase('training', t('train.training'));
     send({ type: 'train' });
   });
   on('progress', showProgress);
@@ -170,13 +172,12 @@ export function initTraining() {
     chart.addEvaluation(evaluation);
     showMilestones(milestones);
   });
-  on('paused', () => setPhase('paused', `Paused at step ${count(state.steps)}. Resume, sample, or inspect the attention.`));
-  on('finished', () => setPhase('finished', `Finished ${count(state.steps)} steps. Sample, or ${TRAIN_ON}.`));
+  on('paused', () => setPhase('paused', t('train.paused', { step: count(state.steps) })));
+  on('finished', () => setPhase('finished', t('train.finished', { steps: count(state.steps) })));
   on('error:train', (error) => {
     if (NEEDS_NEW_MODEL.test(error.message)) {
-      setPhase('paused', `Paused at step ${count(state.steps)}.`);
-      const fresh = `The settings changed in a way the current model cannot take: ${error.message}. Start a new model with them? `
-        + `The current one (${count(state.steps)} steps) stays in Saved runs.`;
+      setPhase('paused', t('train.paused-short', { step: count(state.steps) }));
+      const fresh = t('train.confirm-new-model', { reason: error.message, steps: count(state.steps) });
       if (confirm(fresh)) {
         state.steps = 0; // it is saved: no second question
         startTraining();
@@ -186,11 +187,11 @@ export function initTraining() {
       return;
     }
     if (!(error.field && showFieldError(error))) showError(error.message);
-    setPhase('paused', `Stopped at step ${count(state.steps)}.`, true);
+    setPhase('paused', t('train.stopped', { step: count(state.steps) }), true);
   });
   on('error:create', (error) => {
     if (!(error.field && showFieldError(error))) showError(error.message);
-    setPhase(state.steps > 0 ? 'paused' : 'idle', 'Ready.');
+    setPhase(state.steps > 0 ? 'paused' : 'idle', t('train.ready'));
   });
-  on('crashed', ({ message }) => setPhase('crashed', `The model engine stopped: ${message} Reload the page to start again.`, true));
+  on('crashed', ({ message }) => setPhase('crashed', t('train.engine-stopped', { reason: message }), true));
 }

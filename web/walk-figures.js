@@ -1,6 +1,7 @@
 // The walk's figures: one per stage (its title, TransformerLens hook, shape, nanoGPT line, what it
 // does, and its numbers as a coloured strip or matrix that a pointer, a tap or the arrow keys read
 // out), the tokens as buttons to follow, the draw, and a training step's weights.
+import { t } from './i18n.js';
 import { diverging } from './views/plot.js';
 import { extent } from './views/grid.js';
 import { onPoint } from './pointing.js';
@@ -60,17 +61,17 @@ export class StageFigure {
   update(stage) {
     this.stage = stage;
     this.title.textContent = stage.title;
-    this.hook.textContent = stage.hooks.length ? stage.hooks.join(', ') : 'no TransformerLens hook';
+    this.hook.textContent = stage.hooks.length ? stage.hooks.join(', ') : t('walk.no-hook');
     this.shape.textContent = stage.shape;
     this.code.textContent = stage.code;
     this.what.textContent = stage.what;
     this.notes.textContent = stage.notes.map((n) => `${n.label}: ${number(n.value)}`).join(' · ');
     this.scale = extent(stage.values);
     const [lo, hi] = stage.values.filter(Number.isFinite).reduce(([a, b], v) => [Math.min(a, v), Math.max(b, v)], [Infinity, -Infinity]);
-    const kind = stage.rows === 1 ? `a strip of ${stage.cols} values` : `a ${stage.rows} × ${stage.cols} matrix`;
-    const focus = stage.focus_row != null ? `; row ${stage.focus_row} (${tokenLabel(stage.row_labels[stage.focus_row] ?? '')}) is the position followed` : '';
-    const masked = stage.causal ? ', later positions masked' : '';
-    this.canvas.setAttribute('aria-label', `${stage.title}: ${kind} from ${value(stage, lo)} to ${value(stage, hi)}${masked}${focus}. Arrow keys read each value.`);
+    const kind = stage.rows === 1 ? t('walk.strip', { cols: stage.cols }) : t('walk.matrix', { rows: stage.rows, cols: stage.cols });
+    const focus = stage.focus_row != null ? t('walk.focus', { row: stage.focus_row, token: tokenLabel(stage.row_labels[stage.focus_row] ?? '') }) : '';
+    const masked = stage.causal ? t('walk.masked-later') : '';
+    this.canvas.setAttribute('aria-label', t('walk.figure-label', { title: stage.title, kind, lo: value(stage, lo), hi: value(stage, hi), masked, focus }));
     this.draw();
     if (this.cursor) this.say(...this.cursor);
   }
@@ -160,11 +161,11 @@ export class StageFigure {
     const { rows, cols, values, row_labels: labels, causal } = this.stage;
     this.cursor = [Math.min(r, rows - 1), Math.min(c, cols - 1)];
     [r, c] = this.cursor;
-    const where = rows === 1 ? `index ${c}` : `row ${r} (${rowLabel(this.stage, labels[r] ?? '')}), column ${c}`;
+    const where = rows === 1 ? t('walk.index', { c }) : t('walk.cell', { r, label: rowLabel(this.stage, labels[r] ?? ''), c });
     // A masked score is −∞ (it crosses as null: JSON has no −∞); a masked weight is 0.
     const v = values[r * cols + c];
     const masked = Number.isFinite(v) ? value(this.stage, v) : '−∞';
-    this.readout.textContent = causal && c > r ? `${where}: masked, ${masked} (a later position)` : `${where}: ${value(this.stage, v)}`;
+    this.readout.textContent = causal && c > r ? t('walk.readout-masked', { where, value: masked }) : t('walk.readout', { where, value: value(this.stage, v) });
     this.draw();
   }
 }
@@ -180,8 +181,8 @@ export function tokenButtons(list, tokens, ids, position, follow) {
     button.type = 'button';
     button.className = 'token-button';
     button.textContent = tokenLabel(token);
-    button.title = `position ${i}, id ${ids[i]}`;
-    button.setAttribute('aria-label', `Follow position ${i}: ${JSON.stringify(token)}, id ${ids[i]}`);
+    button.title = t('walk.token-title', { position: i, id: ids[i] });
+    button.setAttribute('aria-label', t('walk.token-label', { position: i, token: JSON.stringify(token), id: ids[i] }));
     button.setAttribute('aria-pressed', String(i === position));
     button.addEventListener('click', () => follow(i));
     const id = text('span', 'token-id', String(ids[i]));
@@ -222,8 +223,7 @@ export function paramRows(body, params, rates) {
 
 /** Each optimiser's part of a step, in words: "AdamW at rate 3.00e-4 for 6 weights; …". */
 export function ratesText(rates) {
-  return rates.map((r) => `${r.title} at rate ${r.lr.toExponential(2)} for ${r.weights} weight${r.weights === 1 ? '' : 's'}`
-    + (r.shape_scaled ? ' (each matrix times √max(1, rows / columns))' : '')).join('; ');
+  return rates.map((r) => t(r.shape_scaled ? 'walk.rate-scaled' : 'walk.rate-plain', { optimizer: r.title, lr: r.lr.toExponential(2), n: r.weights })).join('; ');
 }
 
 export { number };

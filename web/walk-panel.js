@@ -2,6 +2,7 @@
 // forward pass and of one training step, with its real numbers (crates/gpt/src/inspect/walk/).
 // The worker computes it when the section is open: at once on a change here, and again at each
 // evaluation while training.
+import { t } from './i18n.js';
 import { on, send } from './engine.js';
 import { samplingSettings } from './sample-panel.js';
 import { StageFigure, drawList, number, paramRows, ratesText, tokenButtons } from './walk-figures.js';
@@ -61,7 +62,7 @@ const askSoon = () => {
 function numbered(select, n) {
   if (select.options.length === n + 1) return;
   const kept = select.value;
-  select.replaceChildren(new Option("the run's scores name", ''), ...Array.from({ length: n }, (_, i) => new Option(String(i + 1), String(i))));
+  select.replaceChildren(new Option(t('walk.the-run-s-scores'), ''), ...Array.from({ length: n }, (_, i) => new Option(String(i + 1), String(i))));
   select.value = Number(kept) < n ? kept : '';
 }
 
@@ -81,29 +82,31 @@ function show({ walk }) {
   numbered(ui.head, walk.n_head);
   ui.position.max = String(f.ids.length - 1);
   ui.position.placeholder = String(f.position);
-  ui.status.textContent = `At step ${walk.step}: ${JSON.stringify(f.text)}, position ${f.position} (${tokenLabel(f.tokens[f.position])}), `
-    + `layer ${f.layer + 1} head ${f.head + 1}. It refreshes at each evaluation.`;
+  ui.status.textContent = t('walk.status', {
+    step: walk.step, text: JSON.stringify(f.text), position: f.position, token: tokenLabel(f.tokens[f.position]), layer: f.layer + 1, head: f.head + 1,
+  });
   tokenButtons(ui.tokens, f.tokens, f.ids, f.position, (i) => {
     ui.position.value = String(i);
     ask();
   });
   showStages(figures.forward, ui.forward, forward.slice(1)); // the tokens are the buttons above
-  ui.drawTitle.textContent = `The draw at temperature ${Number(draw.temperature.toPrecision(4))}${draw.top_k ? `, top-k ${draw.top_k}` : ''} (the sample panel's): `
-    + `${tokenLabel(draw.picked.token)} drawn with probability ${(draw.picked.prob * 100).toFixed(1)}%`;
+  const drawn = { temperature: Number(draw.temperature.toPrecision(4)), k: draw.top_k, token: tokenLabel(draw.picked.token), percent: (draw.picked.prob * 100).toFixed(1) };
+  ui.drawTitle.textContent = draw.top_k ? t('walk.draw-title-top-k', drawn) : t('walk.draw-title', drawn);
   drawList(ui.draw, draw);
   const clipped = b.clip_scale < 1
-    ? ` The gradients below are the loss's own: the step clipped them all to norm ${b.grad_clip} (× ${number(b.clip_scale)}), and each stage gives its norm both ways.`
+    ? ` ${t('walk.clipped', { clip: b.grad_clip, scale: number(b.clip_scale) })}`
     : '';
-  ui.step.textContent = `Teaching ${tokenLabel(b.target.token)} at position ${f.position}: loss −log p = ${number(b.loss)} (p = ${number(b.target.prob)} at temperature 1). `
-    + `${ratesText(b.rates)}; gradient norm ${number(b.grad_norm)}: `
-    + `the loss there goes from ${number(b.loss)} to ${number(b.loss_after)} after the step (on a copy: the run does not move).${clipped}`;
+  ui.step.textContent = t('walk.step', {
+    token: tokenLabel(b.target.token), position: f.position, loss: number(b.loss), prob: number(b.target.prob), rates: ratesText(b.rates),
+    norm: number(b.grad_norm), after: number(b.loss_after),
+  }) + clipped;
   showStages(figures.backward, ui.backward, b.stages);
   paramRows(ui.params, b.params, b.rates);
 }
 
 /** Forgets a model that is gone. */
 export function clearWalk() {
-  ui.status.textContent = 'Train or load a model to walk through it.';
+  ui.status.textContent = t('walk.no-model');
   for (const host of [ui.forward, ui.backward, ui.tokens, ui.draw, ui.params]) host.replaceChildren();
   figures.forward.length = figures.backward.length = 0;
   followed = null;

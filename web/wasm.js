@@ -1,6 +1,7 @@
 // The model engine: the build with relaxed SIMD (fused multiply-add) where this browser has it
 // and starts it, else the SIMD128 one. Both come from scripts/build.sh; the page, the worker and
-// the helpers all load the engine through this module.
+// the helpers all load the engine through this module. Its words are asked for once a catalog is loaded.
+import { t } from './i18n.js';
 
 /** A module whose one function uses f32x4.relaxed_madd: valid only where relaxed SIMD is. */
 const RELAXED_PROBE = new Uint8Array([
@@ -30,22 +31,22 @@ async function start(dir) {
 // The relaxed build only where the probe passes and the module itself compiles and starts: a
 // browser can accept the probe and still refuse other relaxed instructions (WebKit did).
 let relaxed = null;
-let why = 'this browser has no relaxed SIMD';
+let why = () => t('engine.no-relaxed');
 if (WebAssembly.validate(RELAXED_PROBE)) {
   relaxed = await start('pkg-relaxed');
-  if (relaxed.missing) why = 'the relaxed-SIMD build is not on this server';
-  else if (relaxed.error) why = `the browser refused the relaxed-SIMD build: ${relaxed.error}`;
+  if (relaxed.missing) why = () => t('engine.relaxed-missing');
+  else if (relaxed.error) why = () => t('engine.relaxed-refused', { reason: relaxed.error });
 }
 const chosen = relaxed?.exports ? relaxed : await start('pkg');
 const engine = chosen.module ?? null;
 const exports = chosen.exports ?? null;
 /** Why the engine could not start, or null: the importer says so, as nothing else can run. */
-export const loadError = chosen.missing ? 'the model engine is not built: run scripts/build.sh'
-  : chosen.error ? `the model engine failed to load: ${chosen.error}` : null;
+export const loadError = () => (chosen.missing ? t('engine.not-built')
+  : chosen.error ? t('engine.failed', { reason: chosen.error }) : null);
 
 /** Bytes of this engine's wasm memory: it only grows, so it shows what a long run holds. */
 export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
 /** Which build runs and, for the plain one, why: for the page to say. */
-export const simd = chosen === relaxed ? 'SIMD128 + relaxed FMA' : `SIMD128 (${why})`;
+export const simd = () => (chosen === relaxed ? 'SIMD128 + relaxed FMA' : `SIMD128 (${why()})`);
 export const { Run, Replica, catalog, compareSettings, describeModel, importRun, TextCounter } = engine ?? {};

@@ -16,6 +16,7 @@
 //               text-fitted {text}, runs-changed, nothing-saved,
 //               error {context, message, field?} (context: the message type that failed; field: the
 //               setting at fault, if one is), crashed {message}.
+import { t, useWorkerLanguage } from './i18n.js';
 import { Autosave } from './autosave.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
 import { Trainer } from './trainer.js';
@@ -38,7 +39,7 @@ function report(context, error) {
   // A trap means a panic escaped: the instance is gone, so nothing more can run.
   if (error instanceof WebAssembly.RuntimeError) {
     trainer.drop(true);
-    post({ type: 'crashed', message: `${error.message}. See the console for details.` });
+    post({ type: 'crashed', message: t('worker.crashed', { reason: error.message }) });
   } else {
     post({ type: 'error', context, message: error?.message ?? String(error), field: error?.field });
   }
@@ -61,7 +62,7 @@ async function sample(options) {
 async function dictionary(of, request, train) {
   const { run } = trainer;
   if (!run) return;
-  if (trainer.running || modelStarting) throw new Error(`Pause the model\u2019s training first: the ${of === 'autoencoder' ? 'autoencoder reads' : 'transcoders read'} the model as it is.`);
+  if (trainer.running || modelStarting) throw new Error(t(of === 'autoencoder' ? 'worker.pause-first-autoencoder' : 'worker.pause-first-transcoders'));
   await dictionaries.ask(of, request, train);
 }
 
@@ -85,7 +86,7 @@ function describe() {
 function attach(opened, text) {
   try {
     const { missing } = opened.useText(text);
-    return missing.length === 0 ? null : { message: 'the vocabulary lacks some of its characters', missing };
+    return missing.length === 0 ? null : { message: t('worker.vocabulary-lacks'), missing };
   } catch (e) {
     return { message: e.message, missing: [] };
   }
@@ -126,7 +127,7 @@ const handlers = {
     const ownText = imported.text;
     imported.free();
     open(checkpoint, ownText ?? text, { attentionText }, { imported: { from, text: ownText } });
-    autosave.start({ name, corpus: from === 'gpt-playground' ? 'a checkpoint file' : `files from ${from}`, corpusId: 'own' });
+    autosave.start({ name, corpus: from === 'gpt-playground' ? t('worker.from-checkpoint') : t('worker.from-files', { tool: from }), corpusId: 'own' });
     saveNow();
   },
   // The last run comes back only if the person has not started or opened one meanwhile.
@@ -261,12 +262,14 @@ async function patchEdges({ views: shown, questions }) {
 
 // Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
 const engine = import('./wasm.js');
+const language = useWorkerLanguage();
 let Run = null;
 let importRun = null;
 let memoryBytes = null;
 
 self.onmessage = async ({ data }) => {
   try {
+    await language;
     if (!Run) ({ Run, importRun, memoryBytes } = await engine);
     await handlers[data.type]?.(data);
   } catch (e) {
@@ -275,5 +278,6 @@ self.onmessage = async ({ data }) => {
   }
 };
 
+await language;
 const { loadError } = await engine;
-post(loadError ? { type: 'crashed', message: loadError } : { type: 'ready' });
+post(loadError() ? { type: 'crashed', message: loadError() } : { type: 'ready' });

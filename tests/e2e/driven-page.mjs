@@ -1,12 +1,12 @@
 // The page as the WebDriver tests (Firefox, WebKit) see it: controls found by their label's own
-// text or their button text, as a user names them; fields changed as typing does; waits that say
-// what the page showed when they time out.
+// words (its text, and the catalog's words the page put in it) or their button text, as a user
+// names them; fields changed as typing does; waits that say what the page showed when they time out.
 import { PAGE_STATE } from './browsers.mjs';
 import { SHOTS } from './session.mjs';
 
 const HELPERS = `
   const named = (name) => [...document.querySelectorAll('label')]
-    .find((l) => [...l.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim() === name)?.control
+    .find((l) => [...l.childNodes].filter((n) => n.nodeType === 3 || n.dataset?.i18n !== undefined).map((n) => n.textContent).join('').trim() === name)?.control
     ?? [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === name);
   const set = (name, value) => {
     const el = named(name);

@@ -17,7 +17,7 @@ after(() => session?.close());
 const focusedName = () => page.evaluate(() => {
   const el = document.activeElement;
   const label = el.labels?.[0];
-  const own = label ? [...label.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('') : '';
+  const own = label ? [...label.childNodes].filter((n) => n.nodeType === 3 || n.dataset?.i18n !== undefined).map((n) => n.textContent).join('') : '';
   return (own.trim() || el.getAttribute('aria-label') || el.textContent).trim();
 });
 

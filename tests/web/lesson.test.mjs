@@ -7,6 +7,10 @@ import { readFileSync } from 'node:fs';
 import { MAX_LESSON, parseLesson, safeUrl, spans, WAITS } from '../../web/lesson/parse.js';
 import { lessonFromHash, lessonLink } from '../../web/lesson/link.js';
 import { TARGETS } from '../../web/lesson/targets.js';
+import { linkedLanguage, setCatalogs } from '../../web/i18n.js';
+
+// The lessons' messages in English, as the page words them with its English catalog.
+setCatalogs('en', JSON.parse(readFileSync(new URL('../../web/locales/en.json', import.meta.url), 'utf8')));
 
 const LESSONS = new URL('../../assets/lessons/', import.meta.url);
 const BASE = 'http://localhost/gpt-playground/';
@@ -87,6 +91,17 @@ test('a lesson round-trips through a link, odd Unicode and all; a cut, corrupt o
   assert.match((await lessonFromHash(hash.slice(0, hash.length / 2))).error, /cut short/);
   assert.match((await lessonFromHash('#lesson=%%%')).error, /cannot be read/);
   assert.match((await lessonFromHash(`#lesson=${'A'.repeat(20_000)}`)).error, /up to 16000/);
+});
+
+test('a lesson names its language before its steps; its link opens the page in it', async () => {
+  const lesson = parseLesson('# Cabezas\n@lang es-MX\n## Paso\n@lang ja\n@wait finished\n');
+  assert.equal(lesson.lang, 'es');
+  assert.deepEqual(lesson.problems.map((p) => p.line), [4]);
+  assert.match(lesson.problems[0].message, /before the first step/);
+  assert.match(parseLesson('@lang tlh\n## Step\n').problems[0].message, /no language "tlh"; it has en, es, pt-BR, zh-Hans, ja, hi, ar/);
+  const link = await lessonLink('# Lección\n@lang es\n## Paso\n', BASE, 'es');
+  assert.equal(linkedLanguage(new URL(link).hash), 'es');
+  assert.match((await lessonFromHash(new URL(link).hash)).text, /@lang es/);
 });
 
 test('every bundled lesson reads without a problem, waits for its run, and ends by pointing at the export', () => {

@@ -1,6 +1,7 @@
 // A lesson carried whole in a link: its text compressed (deflate) into the address's hash, so a
 // teacher shares a lesson with no server. The page reads a link's lesson as it reads a file: as
 // untrusted text, up to a size.
+import { t } from '../i18n.js';
 import { MAX_LESSON } from './parse.js';
 
 /** The hash key a lesson travels under. */
@@ -16,11 +17,11 @@ async function pipe(bytes, stream) {
   return new Uint8Array(await out.arrayBuffer());
 }
 
-/** The address of this page with `text` as its lesson. */
-export async function lessonLink(text, base = location.href) {
+/** The address of this page with `text` as its lesson, opening the page in `lang` when given. */
+export async function lessonLink(text, base = location.href, lang = null) {
   const packed = toBase64Url(await pipe(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
   const url = new URL(base);
-  url.hash = `${KEY}=${packed}`;
+  url.hash = `${KEY}=${packed}${lang ? `&lang=${lang}` : ''}`;
   return url.href;
 }
 
@@ -32,12 +33,12 @@ export async function lessonFromHash(hash = location.hash) {
   const params = new URLSearchParams(hash.slice(1));
   const packed = params.get(KEY);
   if (packed === null) return null;
-  if (packed.length > MAX_LINK) return { error: `the link's lesson is ${packed.length} characters long; the page reads links of up to ${MAX_LINK}` };
+  if (packed.length > MAX_LINK) return { error: t('lesson.link-long', { length: packed.length, max: MAX_LINK }) };
   try {
     const bytes = await pipe(fromBase64Url(packed), new DecompressionStream('deflate-raw'));
-    if (bytes.length > 4 * MAX_LESSON) return { error: 'the link\'s lesson is too long to read' };
+    if (bytes.length > 4 * MAX_LESSON) return { error: t('lesson.link-too-long') };
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
-    return { error: 'the link\'s lesson cannot be read: it may have been cut short when it was copied' };
+    return { error: t('lesson.link-unreadable') };
   }
 }

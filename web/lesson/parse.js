@@ -11,6 +11,8 @@
 //   @open walk                                          open a section or a view
 //   @wait step>=300 within=60                           offer Next only once the run gets there
 //   @ask What happened to the loss?                     a question to answer before going on
+// and, before the first step, `@lang es`: the language the lesson is written in (the page opens in it).
+import { LANGUAGES, matchLanguage, t } from '../i18n.js';
 
 /** The directives a lesson may use. */
 export const DIRECTIVES = ['setup', 'point', 'open', 'wait', 'ask'];
@@ -27,18 +29,18 @@ export const WAITS = {
 const TARGET = /^[a-z][a-z0-9_-]*$/;
 
 /**
- * Reads `text`: `{ title, intro, steps: [{ title, blocks, directives }], problems: [{ line,
+ * Reads `text`: `{ title, lang?, intro, steps: [{ title, blocks, directives }], problems: [{ line,
  * message }] }`, `intro` being the blocks before the first step.
  */
 export function parseLesson(text) {
   const problems = [];
   const lesson = { title: '', intro: [], steps: [], problems };
   if (typeof text !== 'string' || text.length === 0) {
-    problems.push({ line: 0, message: 'the lesson is empty' });
+    problems.push({ line: 0, message: t('lesson.empty') });
     return lesson;
   }
   if (text.length > MAX_LESSON) {
-    problems.push({ line: 0, message: `the lesson has ${text.length} characters; the page reads lessons of up to ${MAX_LESSON}` });
+    problems.push({ line: 0, message: t('lesson.too-long', { length: text.length, max: MAX_LESSON }) });
     return lesson;
   }
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -75,7 +77,13 @@ export function parseLesson(text) {
     const directive = raw.match(/^@(\S+)\s*(.*)$/);
     if (directive) {
       close();
-      const read = step ? readDirective(directive[1], directive[2].trim()) : { problem: 'a directive belongs to a step: put it after a line "## Its title"' };
+      if (directive[1] === 'lang') {
+        const read = readLanguage(directive[2].trim(), step);
+        if (read.problem) problems.push({ line, message: read.problem });
+        else lesson.lang = read.lang;
+        return;
+      }
+      const read = step ? readDirective(directive[1], directive[2].trim()) : { problem: t('lesson.directive-outside') };
       if (read.problem) problems.push({ line, message: read.problem });
       else step.directives.push({ ...read, line });
       return;
@@ -101,22 +109,29 @@ export function parseLesson(text) {
     } else paragraph.spans.push({ type: 'text', text: ' ' });
     paragraph.spans.push(...spans(raw.trim()));
   });
-  if (!lesson.title) lesson.title = lesson.steps[0]?.title || 'A lesson';
-  if (lesson.steps.length === 0) problems.push({ line: 0, message: 'the lesson has no steps: start each with a line "## Its title"' });
+  if (!lesson.title) lesson.title = lesson.steps[0]?.title || t('lesson.untitled');
+  if (lesson.steps.length === 0) problems.push({ line: 0, message: t('lesson.stepless') });
   return lesson;
+}
+
+/** `@lang code`, before the first step: `{ lang }` (a language of the page), or `{ problem }`. */
+function readLanguage(tag, step) {
+  if (step) return { problem: t('lesson.lang-place') };
+  const lang = matchLanguage(tag);
+  return lang ? { lang } : { problem: t('lesson.lang-unknown', { tag, known: LANGUAGES.map((l) => l.code).join(', ') }) };
 }
 
 /** A directive's parts, or `{ problem }` saying what is wrong with it. */
 function readDirective(name, rest) {
-  if (!DIRECTIVES.includes(name)) return { problem: `@${name} is not a directive the page knows (it knows ${DIRECTIVES.map((d) => `@${d}`).join(', ')}); the line is skipped` };
-  if (name === 'ask') return rest ? { name, text: rest } : { problem: '@ask needs a question after it' };
+  if (!DIRECTIVES.includes(name)) return { problem: t('lesson.unknown-directive', { name, known: DIRECTIVES.map((d) => `@${d}`).join(', ') }) };
+  if (name === 'ask') return rest ? { name, text: rest } : { problem: t('lesson.ask-needs') };
   if (name === 'point' || name === 'open') {
-    return TARGET.test(rest) ? { name, target: rest } : { problem: `@${name} needs one part of the page to name, such as "train" or "walk"` };
+    return TARGET.test(rest) ? { name, target: rest } : { problem: t('lesson.target-needs', { name }) };
   }
   if (name === 'wait') return readWait(rest);
   const pairs = pairsOf(rest);
   if (pairs.problem) return { problem: `@setup: ${pairs.problem}` };
-  return pairs.length ? { name, values: Object.fromEntries(pairs) } : { problem: '@setup needs settings, such as preset=tiny' };
+  return pairs.length ? { name, values: Object.fromEntries(pairs) } : { problem: t('lesson.setup-needs') };
 }
 
 /** `key=value` pairs, values quoted with "..." where they hold spaces. */
@@ -127,7 +142,7 @@ function pairsOf(rest) {
   while (at < rest.length) {
     pattern.lastIndex = at;
     const m = pattern.exec(rest);
-    if (!m) return { problem: `cannot read "${rest.slice(at).trim()}": write each setting as name=value` };
+    if (!m) return { problem: t('lesson.setting-unreadable', { text: rest.slice(at).trim() }) };
     pairs.push([m[1], m[3] ?? m[2]]);
     at = pattern.lastIndex;
     if (/^\s*$/.test(rest.slice(at))) break;
@@ -139,16 +154,16 @@ function pairsOf(rest) {
 function readWait(rest) {
   const [condition, ...more] = rest.split(/\s+/).filter(Boolean);
   const within = more.map((m) => m.match(/^within=(\d+)$/)).find(Boolean);
-  if (more.length && !within) return { problem: `@wait: "${more.join(' ')}" is not a time: write within=SECONDS` };
+  if (more.length && !within) return { problem: t('lesson.wait-time', { text: more.join(' ') }) };
   const m = (condition ?? '').match(/^([a-z]+)(?:(>=|<=|=)([^\s]+))?$/);
   const kind = m && WAITS[m[1]];
   const names = Object.keys(WAITS).join(', ');
-  if (!kind) return { problem: `@wait ${condition ?? ''}: the page waits for ${names}` };
+  if (!kind) return { problem: t('lesson.wait-unknown', { condition: condition ?? '', names }) };
   const [, what, op, value] = m;
-  if (kind === 'flag' && op) return { problem: `@wait ${what} takes no value` };
-  if (kind === 'number' && (!op || op === '=' || !Number.isFinite(Number(value)))) return { problem: `@wait ${what} needs a number to compare, such as ${what}>=${what === 'step' ? 300 : 0.9}` };
-  if (what === 'accuracy' && !(Number(value) >= 0 && Number(value) <= 1)) return { problem: '@wait accuracy is a fraction from 0 to 1, such as accuracy>=0.9' };
-  if (kind === 'name' && (op !== '=' || !TARGET.test(value))) return { problem: '@wait open needs a part of the page, such as open=walk' };
+  if (kind === 'flag' && op) return { problem: t('lesson.wait-flag', { what }) };
+  if (kind === 'number' && (!op || op === '=' || !Number.isFinite(Number(value)))) return { problem: t('lesson.wait-number', { what, example: what === 'step' ? 300 : 0.9 }) };
+  if (what === 'accuracy' && !(Number(value) >= 0 && Number(value) <= 1)) return { problem: t('lesson.wait-fraction') };
+  if (kind === 'name' && (op !== '=' || !TARGET.test(value))) return { problem: t('lesson.wait-open') };
   return { name: 'wait', what, op: op ?? null, value: kind === 'number' ? Number(value) : value ?? null, within: within ? Number(within[1]) : null };
 }
 

@@ -2,6 +2,7 @@
 // the lesson is read against what the page's own controls offer, and applied as a learner sets
 // them: the Corpus menu, the Preset menu, then each field. Nothing trains until the learner
 // presses Train, and a set-up past every preset's size or length asks first.
+import { t } from '../i18n.js';
 import { catalog, describeModel } from '../wasm.js';
 import { inFormWords, readConfig, settingsWith } from '../config-form.js';
 import { chooseCorpus } from '../data-panel.js';
@@ -25,24 +26,24 @@ export function checkSetup(values) {
   const problems = [];
   for (const [key, text] of Object.entries(values)) {
     const read = readSetting(key, text);
-    if (read.problem) problems.push(`${key}=${text}: ${read.problem}; the setting is skipped`);
+    if (read.problem) problems.push(t('lesson.setting-skipped', { key, text, problem: read.problem }));
     else ok[key] = read.value;
   }
   return [ok, problems];
 }
 
 function readSetting(key, text) {
-  if (key === 'corpus') return corpora().includes(text) ? { value: text } : { problem: `the Corpus menu offers ${corpora().join(', ')}` };
-  if (key === 'preset') return presetNamed(text) ? { value: text } : { problem: `the presets are ${catalog().presets.map((p) => p.name).join(', ')}` };
+  if (key === 'corpus') return corpora().includes(text) ? { value: text } : { problem: t('lesson.corpora', { names: corpora().join(', ') }) };
+  if (key === 'preset') return presetNamed(text) ? { value: text } : { problem: t('lesson.presets', { names: catalog().presets.map((p) => p.name).join(', ') }) };
   const el = $('config').elements.namedItem(key);
-  if (!el?.closest || 'local' in el.dataset) return { problem: 'the model form has no such setting' };
+  if (!el?.closest || 'local' in el.dataset) return { problem: t('lesson.no-setting') };
   if (el.type === 'checkbox') {
     const value = { 1: '1', true: '1', 0: '0', false: '0' }[text];
-    return value ? { value } : { problem: 'a box is ticked with 1 or true, or cleared with 0 or false' };
+    return value ? { value } : { problem: t('lesson.checkbox') };
   }
-  if (el.tagName === 'SELECT') return optionValues(el).includes(text) ? { value: text } : { problem: `its menu offers ${optionValues(el).join(', ')}` };
+  if (el.tagName === 'SELECT') return optionValues(el).includes(text) ? { value: text } : { problem: t('lesson.menu-offers', { values: optionValues(el).join(', ') }) };
   const empty = text === '' && 'optional' in el.dataset;
-  return empty || (text.length <= 24 && Number.isFinite(Number(text))) ? { value: text } : { problem: 'it takes a number' };
+  return empty || (text.length <= 24 && Number.isFinite(Number(text))) ? { value: text } : { problem: t('lesson.takes-number') };
 }
 
 /**
@@ -52,7 +53,7 @@ function readSetting(key, text) {
  */
 function costOf(settings) {
   const { size, errors } = describeModel(settings, { chars: 1_000_000, vocab_size: 100 }, BUDGET);
-  if (!size) return { problem: errors[0]?.message ?? 'the settings are not valid' };
+  if (!size) return { problem: errors[0]?.message ?? t('lesson.invalid-settings') };
   const { batch_size: batch, max_iters: iters } = settings.train;
   return { params: size.params, flop: 6 * size.params * batch * settings.model.block_size * iters };
 }
@@ -81,14 +82,12 @@ export function whyAsk(values) {
     cost = { problem: e.message };
   }
   if (cost.problem) {
-    return `This lesson sets up settings the page cannot train: ${inFormWords(form, cost.problem)}. Set them up anyway? The form will say what `
-      + 'to change, and nothing trains until you press Train.';
+    return t('lesson.cannot-train', { problem: inFormWords(form, cost.problem) });
   }
   const most = largestPreset();
   if (cost.params <= MARGIN * most.params && cost.flop <= MARGIN * most.flop) return '';
   const minutes = Math.max(1, Math.round(cost.flop / FLOPS / 60));
-  return `This lesson sets up a model of ${count(cost.params)} parameters (the largest preset, ${most.name}, has ${count(most.params)}), `
-    + `whose run would take about ${count(minutes)} minutes on one core of a laptop. Set it up? Nothing trains until you press Train.`;
+  return t('lesson.large-model', { params: count(cost.params), preset: most.name, presetParams: count(most.params), minutes: count(minutes) });
 }
 
 /** Sets the page up as `values` say (checked by checkSetup), as a learner would. */

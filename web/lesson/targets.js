@@ -1,73 +1,75 @@
 // The parts of the page a lesson may name (`@point train`, `@open walk`): a fixed table of names,
 // each a control or a region a learner could reach. Pointing scrolls the part into view, marks it
 // and focuses it for the keyboard; opening unfolds a section or a view, as a learner's click does.
+import { t } from '../i18n.js';
+import { labelOf } from '../setting-fields.js';
 import { VIEWS } from '../views/index.js';
 
 const $ = (id) => document.getElementById(id);
 const section = (titleId) => () => $(titleId)?.closest('section');
 const field = (form, name) => () => $(form)?.elements.namedItem(name);
 
-/** Each name: what it is (for messages), its element, and the `<details>` holding it, if any. */
+/** Each name: what it is (for messages, worded when asked), its element, and the `<details>` holding it, if any. */
 const PLACES = {
-  data: ['the Data section', section('data-title')],
-  corpus: ['the Corpus menu', () => $('corpus')],
-  text: ['the training text', () => $('text')],
-  upload: ['the Upload button', () => $('upload').closest('label')],
-  'task-settings': ["the task's settings", () => document.querySelector('.task-fields')],
-  merges: ['the learned byte-pair merges', () => $('merges'), 'merges'],
-  model: ['the Model section', section('model-title')],
-  preset: ['the Preset menu', () => $('preset')],
-  'model-size': ["the model's size", () => $('model-size')],
-  'copy-link': ['Copy link to this setup', () => $('copy-link')],
-  runs: ['Saved runs', section('runs-title')],
-  train: ['the Train button', () => $('train')],
-  pause: ['the Pause button', () => $('pause')],
-  resume: ['the Resume button', () => $('resume')],
-  reset: ['the Reset button', () => $('reset')],
-  save: ['Save checkpoint', () => $('save')],
-  export: ['Export for nanoGPT and Transformers', () => $('export')],
-  load: ['Load checkpoint', () => $('load').closest('label')],
-  progress: ["training's progress", () => $('stats')],
-  'train-error': ['the message under the training controls', () => $('train-error')],
-  chart: ['the loss chart', () => $('loss-chart')],
-  'chart-axis': ['the chart axis menu', () => $('chart-axis')],
-  sample: ['the Sample section', section('sample-title')],
-  prompt: ['the Prompt box', () => $('prompt')],
-  temperature: ["the sample's Temperature", field('sample-form', 'temperature')],
-  top_k: ["the sample's Top-k", field('sample-form', 'top_k')],
-  length: ["the sample's Length", field('sample-form', 'max_new_tokens')],
-  'sample-seed': ["the sample's Seed", field('sample-form', 'seed')],
-  generate: ['the Generate button', () => $('generate')],
-  'sample-output': ['the generated text', () => $('sample-output')],
-  'next-tokens': ['the most likely next tokens', () => $('next-tokens').closest('figure')],
-  problem: ['the Problem box', () => $('problem')],
-  solve: ['the Solve button', () => $('solve')],
-  solutions: ['the held-out problems', () => $('solutions')],
-  attention: ['the Attention section', section('attention-title')],
-  'attention-text': ["the attention's text", () => $('attention-text')],
-  'attention-grid': ['the attention maps', () => $('attention-grid')],
-  inside: ['Inside the model', () => $('inside'), 'inside'],
-  probe: ['the Probe text', () => $('probe'), 'inside'],
-  walk: ['Walk through the model', () => $('walk'), 'walk'],
-  'walk-tokens': ['the tokens to follow', () => $('walk-tokens'), 'walk'],
-  'walk-forward': ["the walk's forward pass", () => $('walk-forward'), 'walk'],
-  'walk-draw': ["the walk's draw", () => $('walk-draw').closest('figure'), 'walk'],
-  'walk-backward': ["the walk's training step", () => $('walk-step'), 'walk'],
-  'walk-params': ["each weight's gradient and update", () => $('walk-params'), 'walk'],
+  data: [() => t('targets.data'), section('data-title')],
+  corpus: [() => t('targets.corpus'), () => $('corpus')],
+  text: [() => t('targets.text'), () => $('text')],
+  upload: [() => t('targets.upload'), () => $('upload').closest('label')],
+  'task-settings': [() => t('targets.task-settings'), () => document.querySelector('.task-fields')],
+  merges: [() => t('targets.merges'), () => $('merges'), 'merges'],
+  model: [() => t('targets.model'), section('model-title')],
+  preset: [() => t('targets.preset'), () => $('preset')],
+  'model-size': [() => t('targets.model-size'), () => $('model-size')],
+  'copy-link': [() => t('targets.copy-link'), () => $('copy-link')],
+  runs: [() => t('targets.runs'), section('runs-title')],
+  train: [() => t('targets.train'), () => $('train')],
+  pause: [() => t('targets.pause'), () => $('pause')],
+  resume: [() => t('targets.resume'), () => $('resume')],
+  reset: [() => t('targets.reset'), () => $('reset')],
+  save: [() => t('targets.save'), () => $('save')],
+  export: [() => t('targets.export'), () => $('export')],
+  load: [() => t('targets.load'), () => $('load').closest('label')],
+  progress: [() => t('targets.progress'), () => $('stats')],
+  'train-error': [() => t('targets.train-error'), () => $('train-error')],
+  chart: [() => t('targets.chart'), () => $('loss-chart')],
+  'chart-axis': [() => t('targets.chart-axis'), () => $('chart-axis')],
+  sample: [() => t('targets.sample'), section('sample-title')],
+  prompt: [() => t('targets.prompt'), () => $('prompt')],
+  temperature: [() => t('targets.temperature'), field('sample-form', 'temperature')],
+  top_k: [() => t('targets.top_k'), field('sample-form', 'top_k')],
+  length: [() => t('targets.length'), field('sample-form', 'max_new_tokens')],
+  'sample-seed': [() => t('targets.sample-seed'), field('sample-form', 'seed')],
+  generate: [() => t('targets.generate'), () => $('generate')],
+  'sample-output': [() => t('targets.sample-output'), () => $('sample-output')],
+  'next-tokens': [() => t('targets.next-tokens'), () => $('next-tokens').closest('figure')],
+  problem: [() => t('targets.problem'), () => $('problem')],
+  solve: [() => t('targets.solve'), () => $('solve')],
+  solutions: [() => t('targets.solutions'), () => $('solutions')],
+  attention: [() => t('targets.attention'), section('attention-title')],
+  'attention-text': [() => t('targets.attention-text'), () => $('attention-text')],
+  'attention-grid': [() => t('targets.attention-grid'), () => $('attention-grid')],
+  inside: [() => t('targets.inside'), () => $('inside'), 'inside'],
+  probe: [() => t('targets.probe'), () => $('probe'), 'inside'],
+  walk: [() => t('targets.walk'), () => $('walk'), 'walk'],
+  'walk-tokens': [() => t('targets.walk-tokens'), () => $('walk-tokens'), 'walk'],
+  'walk-forward': [() => t('targets.walk-forward'), () => $('walk-forward'), 'walk'],
+  'walk-draw': [() => t('targets.walk-draw'), () => $('walk-draw').closest('figure'), 'walk'],
+  'walk-backward': [() => t('targets.walk-backward'), () => $('walk-step'), 'walk'],
+  'walk-params': [() => t('targets.walk-params'), () => $('walk-params'), 'walk'],
 };
 for (const View of VIEWS) {
-  PLACES[View.key] = [`the view "${View.title}"`, () => document.querySelector(`[data-view="${View.key}"]`), 'inside', View.key];
+  PLACES[View.key] = [() => t('targets.view', { title: View.title }), () => document.querySelector(`[data-view="${View.key}"]`), 'inside', View.key];
 }
 /** Every part a lesson may name, besides the model's settings by their names. */
 export const TARGETS = Object.keys(PLACES);
 
 /** When the parts a run of one kind lacks are shown. */
-const TASK_ONLY = "it shows when the corpus is a task (the Corpus menu's Tasks)";
-const TEXT_ONLY = 'it shows when the corpus is a text, not a task';
+const TASK_ONLY = () => t('targets.task-only');
+const TEXT_ONLY = () => t('targets.text-only');
 const SHOWN_WHEN = {
   ...Object.fromEntries(['problem', 'solve', 'solutions', 'task-settings'].map((n) => [n, TASK_ONLY])),
   ...Object.fromEntries(['text', 'upload', 'prompt', 'temperature', 'top_k', 'length', 'sample-seed', 'generate', 'sample-output', 'next-tokens'].map((n) => [n, TEXT_ONLY])),
-  merges: 'it shows once a model with byte-pair (BPE) tokens is built',
+  merges: () => t('targets.bpe-only'),
 };
 
 /** The model form's fields, by their names (`learning_rate`), and the task's (by form attribute). */
@@ -81,19 +83,18 @@ export function target(name) {
   const place = PLACES[name];
   if (place) {
     const [what, element, inside, view] = place;
-    return { what, element, opens: [inside, view].filter(Boolean) };
+    return { what: what(), element, opens: [inside, view].filter(Boolean) };
   }
   const el = formField(name);
   if (!el) return null;
-  const label = [...el.closest('label').childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(' ').trim();
-  return { what: `the ${label || name} setting`, element: () => formField(name), opens: [] };
+  return { what: t('targets.setting', { label: labelOf(el) }), element: () => formField(name), opens: [] };
 }
 
 /** Why `name` cannot be named by `directive` (open, point, wait), or '' when it can. */
 export function targetProblem(directive, name) {
   const found = target(name);
-  if (!found) return `the page has no part called "${name}"; it has ${TARGETS.join(', ')}, and the model's settings by name (such as learning_rate)`;
-  if (directive !== 'point' && found.opens.length === 0) return `${found.what} is always open: point at it with @point ${name}`;
+  if (!found) return t('targets.unknown', { name, names: TARGETS.join(', ') });
+  if (directive !== 'point' && found.opens.length === 0) return t('targets.always-open', { what: found.what, name });
   return '';
 }
 
@@ -128,7 +129,7 @@ export function pointAt(names, { focus = false } = {}) {
     const el = found?.element();
     openTarget(name);
     if (!el || el.closest('[hidden]') || el.getClientRects().length === 0) {
-      problems.push(`${found?.what ?? name} is not shown now: ${SHOWN_WHEN[name] ?? 'it is not on the page'}`);
+      problems.push(t('targets.not-shown', { what: found?.what ?? name, why: SHOWN_WHEN[name]?.() ?? t('targets.not-on-page') }));
       continue;
     }
     el.classList.add('lesson-target');

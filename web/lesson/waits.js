@@ -2,6 +2,7 @@
 // messages: where the run stands (its step, last evaluation and milestones) and what has
 // happened since the step began (a run finished, a sample drawn, the walk shown). The clock
 // counts only time spent training, the time a lesson's `within` promises.
+import { t } from '../i18n.js';
 import { on } from '../engine.js';
 import { state } from '../phase.js';
 import { isOpen, target } from './targets.js';
@@ -78,17 +79,18 @@ const percent = (x) => `${Math.round(x * 1000) / 10}%`;
 /** What `wait` waits for, in a learner's words, with where the run stands now. */
 export function describeWait({ what, value }) {
   switch (what) {
-    case 'step': return `the run to reach step ${value} (now ${run.step})`;
-    case 'accuracy': return `held-out accuracy of ${percent(value)}${run.accuracy === null ? '' : ` (now ${percent(run.accuracy)})`}`;
-    case 'loss': return `a held-out loss of ${value}${run.loss === null ? '' : ` (now ${run.loss.toFixed(3)})`}`;
-    case 'induction': return 'an induction head to form (the chart marks it)';
-    case 'memorised': return 'train accuracy of 100% (the chart marks it)';
-    case 'generalised': return 'held-out accuracy of 95% (the chart marks it)';
-    case 'finished': return 'the run to finish';
-    case 'sampled': return 'you to generate a sample or solve a problem';
-    case 'diverged': return 'the training to diverge';
-    case 'walked': return 'the walk through the model to show a token';
-    default: return `you to open ${target(value)?.what ?? value}`;
+    case 'step': return t('lesson.wait-step', { step: value, now: run.step });
+    case 'accuracy': return run.accuracy === null ? t('lesson.wait-accuracy', { value: percent(value) })
+      : t('lesson.wait-accuracy-now', { value: percent(value), now: percent(run.accuracy) });
+    case 'loss': return run.loss === null ? t('lesson.wait-loss', { value }) : t('lesson.wait-loss-now', { value, now: run.loss.toFixed(3) });
+    case 'induction': return t('lesson.wait-induction');
+    case 'memorised': return t('lesson.wait-memorised');
+    case 'generalised': return t('lesson.wait-generalised');
+    case 'finished': return t('lesson.wait-finished');
+    case 'sampled': return t('lesson.wait-sampled');
+    case 'diverged': return t('lesson.wait-diverged');
+    case 'walked': return t('lesson.wait-walked');
+    default: return t('lesson.wait-opened', { what: target(value)?.what ?? value });
   }
 }
 

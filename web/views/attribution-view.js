@@ -1,11 +1,12 @@
 // Direct logit attribution: each part's direct share of the answer's logit (and of the logit
 // difference to the corrupted answer), through the final norm; the parts add up to the logit.
+import { t } from '../i18n.js';
 import { paragraph } from './grid.js';
 
 export class AttributionView {
   static key = 'attribution';
-  static title = 'Which part writes the answer';
-  static hint = 'The last residual stream is a sum of what each part wrote. Read through the final norm and the output layer, each part\'s share of the answer\'s logit (bars: its share of the difference to the corrupted answer, from the patching pair). The shares add up to the logit.';
+  static get title() { return t('views.attribution.title'); }
+  static get hint() { return t('views.attribution.hint'); }
 
   constructor(figure) {
     this.summary = paragraph('readout');
@@ -17,11 +18,12 @@ export class AttributionView {
   }
 
   update(a) {
-    this.summary.textContent = `Answer ${JSON.stringify(a.answer)} after ${JSON.stringify(a.tokens.join(''))}: logit ${a.logit.toFixed(2)}, `
-      + `${a.difference.toFixed(2)} above ${JSON.stringify(a.wrong)}.`;
+    this.summary.textContent = t('views.attribution.summary', {
+      answer: JSON.stringify(a.answer), prompt: JSON.stringify(a.tokens.join('')), logit: a.logit.toFixed(2), difference: a.difference.toFixed(2), wrong: JSON.stringify(a.wrong),
+    });
     const top = a.parts.reduce((m, p) => Math.max(m, Math.abs(p.difference)), 1e-6);
     const caption = document.createElement('caption');
-    caption.textContent = 'Each part\'s direct share: of the logit difference (bar) and of the logit';
+    caption.textContent = t('views.attribution.caption');
     const head = document.createElement('tr');
     head.append(...['part', 'difference', 'logit'].map((t) => Object.assign(document.createElement('th'), { scope: 'col', textContent: t })));
     const rows = a.parts.map((p) => {

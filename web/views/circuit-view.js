@@ -4,21 +4,23 @@
 // difference, drawn layer by layer; and each way's faithfulness curve. While the model trains,
 // evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
 // draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
+import { t } from '../i18n.js';
 import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
-const METHODS = { exact: 'exact patching', greedy: 'greedy pruning', eap_ig: 'EAP-IG', eap: 'EAP' };
+/** Each way of finding a circuit, as the view names it. */
+const METHODS = { exact: () => t('views.circuit.exact'), greedy: () => t('views.circuit.greedy'), eap_ig: () => 'EAP-IG', eap: () => 'EAP' };
 const [POSITIVE, NEGATIVE] = ['#2563eb', '#dc2626'];
 const percent = (x) => `${Math.round(100 * x) || 0}%`;
 /** What the metric is, as the summary names it. */
-const METRIC = { logit_difference: 'Logit difference (the answer\'s logit minus the corrupted answer\'s)', loss: 'Loss of the answer' };
+const METRIC = { logit_difference: () => t('views.circuit.metric-difference'), loss: () => t('views.circuit.metric-loss') };
 
 /** A node's name as the page names parts (layers and heads from 1): L1H2, MLP1, input, logits. */
 function nodeName(node) {
-  if (node.kind === 'input') return 'input';
-  if (node.kind === 'logits') return 'logits';
+  if (node.kind === 'input') return t('views.circuit.input');
+  if (node.kind === 'logits') return t('views.circuit.logits');
   if (node.kind === 'mlp') return `MLP${node.layer + 1}`;
   return `L${node.layer + 1}H${node.head + 1}`;
 }
@@ -26,8 +28,10 @@ function nodeName(node) {
 /** An edge as a learner reads it: `L1H1 → L2H3 (key)`. */
 function edgeName(graph, edge) {
   const reader = graph.readers[edge.reader];
-  const part = { q: ' (query)', k: ' (key)', v: ' (value)' }[reader.part] ?? '';
-  return `${nodeName(graph.writers[edge.writer])} → ${nodeName(reader)}${part}`;
+  const edgeText = `${nodeName(graph.writers[edge.writer])} → ${nodeName(reader)}`;
+  if (reader.part === 'q') return t('views.circuit.query', { edge: edgeText });
+  if (reader.part === 'k') return t('views.circuit.key', { edge: edgeText });
+  return reader.part === 'v' ? t('views.circuit.value', { edge: edgeText }) : edgeText;
 }
 
 /** Where each node sits: rows from the input (bottom) to the logits (top), a row per head layer and MLP. */
@@ -94,12 +98,13 @@ class CircuitFigure extends CanvasView {
 
 class FaithfulnessCurve extends CanvasView {
   draw(ctx, size, { circuits, total }) {
-    const items = circuits.map((c, i) => [METHODS[c.method], PALETTE[i]]);
+    const items = circuits.map((c, i) => [METHODS[c.method](), PALETTE[i]]);
     const ys = circuits.flatMap((c) => c.curve.map(([, f]) => f));
-    const box = keyedFrame(ctx, size, [0, total], [Math.min(0, ...ys), Math.max(1.05, ...ys)], items, { xLabel: 'edges kept', yLabel: 'share of the metric kept' });
+    const box = keyedFrame(ctx, size, [0, total], [Math.min(0, ...ys), Math.max(1.05, ...ys)], items, { xLabel: t('views.circuit.edges-kept'), yLabel: t('views.circuit.share-kept') });
     line(ctx, [[0, 0.9], [total, 0.9]], box, '#9ca3af', 1, [4, 4]);
     circuits.forEach((c, i) => line(ctx, c.curve, box, PALETTE[i], 2));
-    this.canvas.setAttribute('aria-label', `Faithfulness against edges kept: ${circuits.map((c) => `${METHODS[c.method]} keeps ${c.faithfulness.toFixed(2)} with ${c.edges.length} edges`).join('; ')}`);
+    const ways = circuits.map((c) => t('views.circuit.keeps', { method: METHODS[c.method](), faithfulness: c.faithfulness.toFixed(2), edges: c.edges.length }));
+    this.canvas.setAttribute('aria-label', t('views.circuit.curve-label', { ways: ways.join('; ') }));
   }
 }
 
@@ -111,23 +116,24 @@ class TimelineChart extends CanvasView {
     const items = top.map((e, i) => [edgeName(graph, graph.edges[e]), PALETTE[i]]);
     const values = timeline.flatMap((p) => top.map((e) => p.scores[e]));
     const steps = [timeline[0].step, Math.max(last.step, timeline[0].step + 1)];
-    const box = keyedFrame(ctx, size, steps, [Math.min(0, ...values), Math.max(0, ...values)], items, { xLabel: 'step', yLabel: 'edge score' });
+    const box = keyedFrame(ctx, size, steps, [Math.min(0, ...values), Math.max(0, ...values)], items, { xLabel: t('common.step'), yLabel: t('views.circuit.edge-score') });
     top.forEach((e, i) => line(ctx, timeline.map((p) => [p.step, p.scores[e]]), box, PALETTE[i], 2));
     if (formed != null) {
       line(ctx, [[formed, Math.min(0, ...values)], [formed, Math.max(0, ...values)]], box, AXIS, 1, [4, 4]);
       ctx.fillStyle = AXIS;
       ctx.textAlign = 'left';
-      ctx.fillText('formed', box.x(formed) + 4, box.bottom - 8);
+      ctx.fillText(t('views.circuit.formed'), box.x(formed) + 4, box.bottom - 8);
     }
-    const when = formed != null ? `; the circuit formed at step ${formed}` : '; the circuit has not formed yet';
-    this.canvas.setAttribute('aria-label', `The strongest edges' scores at ${timeline.length} recorded steps, up to step ${last.step}${when}: ${items.map(([name], i) => `${name} ${last.scores[top[i]].toFixed(2)}`).join(', ')}`);
+    const strongest = items.map(([name], i) => t('views.circuit.edge-value', { name, score: last.scores[top[i]].toFixed(2) })).join(', ');
+    const said = { n: timeline.length, step: last.step, formed, edges: strongest };
+    this.canvas.setAttribute('aria-label', t(formed != null ? 'views.circuit.timeline-label' : 'views.circuit.timeline-label-unformed', said));
   }
 }
 
 export class CircuitView {
   static key = 'circuit';
-  static title = 'The circuit behind the answer';
-  static hint = 'Every edge from one part to a later one (a head\'s query, key and value apart) is patched from the corrupted prompts into the clean ones, one at a time: its score is how much the answer\'s logit difference changes. EAP estimates the same from one gradient, EAP-IG from gradients along the way from the corrupted input to the clean one. The circuit is the fewest edges that keep 90% of the difference; blue edges raise it, red ones lower it, thicker ones matter more. A symbol change tests what a head copies; a swap tests where it looks, so only a swap scores the previous-token head\'s edge into the induction head\'s key. While the model trains, evaluations record the circuit by exact patching (a twentieth of the training\'s time at most) and the chart below shows its strongest edges grow; Find the circuit now scores every edge all three ways, in seconds.';
+  static get title() { return t('views.circuit.title'); }
+  static get hint() { return t('views.circuit.hint'); }
   static wide = true;
 
   constructor(figure, { ask }) {
@@ -137,44 +143,47 @@ export class CircuitView {
       const el = document.createElement('select');
       el.id = id;
       for (const [value, name] of options) el.append(new Option(name, value));
-      label.append(text, el);
+      label.append(text, ' ', el);
       return [label, el];
     };
     const number = (id, text, value, min, max) => {
       const label = document.createElement('label');
       label.className = 'row';
       const el = Object.assign(document.createElement('input'), { id, type: 'number', value, min, max, step: 1 });
-      label.append(text, el);
+      label.append(text, ' ', el);
       return [label, el];
     };
-    const [corruptionLabel, corruption] = select('circuit-corruption', 'Corruption ', [['symbol', 'a symbol changed (what is copied)'], ['swap', 'the earlier copy swapped (where to look)']]);
-    const [metricLabel, metric] = select('circuit-metric', 'Metric ', [['logit_difference', 'logit difference'], ['loss', 'loss of the answer']]);
-    const [pairsLabel, pairs] = number('circuit-pairs', 'Pairs ', 32, 1, 256);
-    const [stepsLabel, steps] = number('circuit-ig-steps', 'EAP-IG steps ', 10, 1, 100);
-    const [drawnLabel, drawn] = select('circuit-drawn', 'Draw the circuit found by ', Object.entries(METHODS));
+    const corruptions = [['symbol', t('views.circuit.symbol')], ['swap', t('views.circuit.swap')]];
+    const [corruptionLabel, corruption] = select('circuit-corruption', t('views.circuit.corruption'), corruptions);
+    const metrics = [['logit_difference', t('views.circuit.logit-difference')], ['loss', t('views.circuit.loss-of-answer')]];
+    const [metricLabel, metric] = select('circuit-metric', t('views.circuit.metric'), metrics);
+    const [pairsLabel, pairs] = number('circuit-pairs', t('views.circuit.pairs'), 32, 1, 256);
+    const [stepsLabel, steps] = number('circuit-ig-steps', t('views.circuit.ig-steps'), 10, 1, 100);
+    const ways = Object.entries(METHODS).map(([way, name]) => [way, name()]);
+    const [drawnLabel, drawn] = select('circuit-drawn', t('views.circuit.drawn'), ways);
     this.settings = (find) => ({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1, find } });
     this.ask = ask;
     const find = () => {
       this.find.disabled = true;
-      this.find.textContent = 'Finding the circuit…';
+      this.find.textContent = t('views.circuit.finding');
       ask(this.settings(true));
     };
     [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', find));
-    this.find = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-find', textContent: 'Find the circuit now' });
+    this.find = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-find', textContent: t('views.circuit.find') });
     this.find.addEventListener('click', find);
-    this.save = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-save', textContent: 'Download as EAP-IG\'s Graph JSON', hidden: true });
+    this.save = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-save', textContent: t('views.circuit.save'), hidden: true });
     this.save.addEventListener('click', () => saveFile(JSON.stringify(this.data.found.eap_ig_graph), 'circuit-graph.json', 'application/json'));
     drawn.addEventListener('change', () => this.redraw());
     Object.assign(this, { drawn });
     this.summary = paragraph('readout');
     this.summary.id = 'circuit-summary';
-    this.figure = new CircuitFigure(viewCanvas(figure, 'circuit-figure', 'The circuit'));
+    this.figure = new CircuitFigure(viewCanvas(figure, 'circuit-figure', t('views.circuit.figure')));
     this.figure.canvas.tabIndex = 0;
     this.readout = paragraph('readout');
     this.readout.id = 'circuit-readout';
     this.readout.setAttribute('aria-live', 'polite');
-    this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', 'Faithfulness against edges kept'));
-    this.timeline = new TimelineChart(viewCanvas(figure, 'circuit-timeline', 'The strongest edges over training'));
+    this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', t('views.circuit.curve')));
+    this.timeline = new TimelineChart(viewCanvas(figure, 'circuit-timeline', t('views.circuit.timeline')));
     figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, this.find, this.save, drawnLabel, this.summary);
     figure.insertBefore(this.readout, this.curve.canvas);
     const canvas = this.figure.canvas;
@@ -198,13 +207,14 @@ export class CircuitView {
     const shown = this.shown;
     if (!shown) return;
     if (e === undefined) {
-      this.readout.textContent = 'Point at an edge, or focus the figure and use the arrow keys, to read its scores.';
+      this.readout.textContent = t('views.circuit.how-to-read');
     } else {
       const found = this.data.found;
-      const scores = found
-        ? `${found.exact ? `exact ${found.exact[e].toFixed(3)}, ` : ''}EAP ${found.eap[e].toFixed(3)}, EAP-IG ${found.eap_ig[e].toFixed(3)}`
-        : `${shown.method === 'exact' ? 'exact' : 'EAP-IG'} ${shown.scores[e].toFixed(3)} at step ${shown.step}`;
-      this.readout.textContent = `${edgeName(shown.graph, shown.graph.edges[e])}: ${scores} (EAP-IG's name: ${shown.graph.edges[e].name})`;
+      const all = found && { exact: found.exact?.[e].toFixed(3), eap: found.eap[e].toFixed(3), eapIg: found.eap_ig[e].toFixed(3) };
+      const recorded = { score: shown.scores[e].toFixed(3), step: shown.step };
+      const scores = found ? t(found.exact ? 'views.circuit.scores-found-exact' : 'views.circuit.scores-found', all)
+        : t(shown.method === 'exact' ? 'views.circuit.score-exact' : 'views.circuit.score-eap-ig', recorded);
+      this.readout.textContent = t('views.circuit.readout', { edge: edgeName(shown.graph, shown.graph.edges[e]), scores, name: shown.graph.edges[e].name });
     }
     this.figure.update({ ...shown, chosen: e });
   }
@@ -228,15 +238,16 @@ export class CircuitView {
     const { edges, scores, method, faithfulness } = this.shown;
     const names = edges.slice().sort((a, b) => Math.abs(scores[b]) - Math.abs(scores[a])).slice(0, 5).map((e) => edgeName(graph, graph.edges[e]));
     this.select(this.chosen);
-    const by = found ? METHODS[method] : `the exact ranking recorded at step ${this.shown.step}`;
-    this.figure.canvas.setAttribute('aria-label', `The circuit found by ${by}: ${edges.length} of ${graph.edges.length} edges, keeping ${percent(faithfulness)} of the metric; strongest ${names.join(', ')}`);
+    const by = found ? METHODS[method]() : t('views.circuit.by-recorded', { step: this.shown.step });
+    const said = { by, edges: edges.length, total: graph.edges.length, faithfulness: percent(faithfulness), strongest: names.join(', ') };
+    this.figure.canvas.setAttribute('aria-label', t('views.circuit.figure-label', said));
   }
 
   update(data) {
     this.data = data;
     const { found, timeline, formed } = data;
     this.find.disabled = false;
-    this.find.textContent = 'Find the circuit now';
+    this.find.textContent = t('views.circuit.find');
     this.drawn.disabled = !found;
     this.save.hidden = !found;
     if (found) {
@@ -253,23 +264,31 @@ export class CircuitView {
 
   recordedSummary(timeline, formed) {
     const point = timeline.at(-1);
-    if (!point) return 'Evaluations record the circuit while the model trains, a twentieth of its time at most. Train, or find the circuit now.';
-    const circuit = point.edges.length ? `the exact ranking's circuit of ${point.edges.length} edges keeps ${percent(point.faithfulness)}` : 'no circuit yet: the corruption moves the metric too little';
-    const when = formed != null ? ` The circuit formed at step ${formed}.` : '';
-    return `Recorded at step ${point.step} (${point.corruption === 'swap' ? 'the earlier copy swapped' : 'a symbol changed'}, ${point.pairs} pairs): logit difference ${point.clean.toFixed(2)} clean, ${point.corrupted.toFixed(2)} corrupted; ${circuit}.${when} Find the circuit now for EAP and EAP-IG beside exact patching, greedy pruning and the faithfulness curves.`;
+    if (!point) return t('views.circuit.not-recorded');
+    const circuit = point.edges.length ? t('views.circuit.recorded-circuit', { edges: point.edges.length, faithfulness: percent(point.faithfulness) })
+      : t('views.circuit.no-circuit');
+    const corruption = point.corruption === 'swap' ? t('views.circuit.swap-short') : t('views.circuit.symbol-short');
+    const recorded = t('views.circuit.recorded', { step: point.step, corruption, pairs: point.pairs, clean: point.clean.toFixed(2), corrupted: point.corrupted.toFixed(2), circuit });
+    const when = formed != null ? [t('views.circuit.formed-at', { step: formed })] : [];
+    return [recorded, ...when, t('views.circuit.find-more')].join(' ');
   }
 
   foundSummary(c) {
     const example = c.examples[0];
-    const ways = c.circuits.map((n) => `${METHODS[n.method]} ${n.edges.length} edges (${percent(n.faithfulness)} kept${n.reached ? '' : ', short of 90%'}; without them the rest keeps ${percent(n.complement)})`);
-    const agree = c.agreement.map((a) => `${a.method === 'eap' ? 'EAP' : 'EAP-IG'} ranks the edges with Spearman ${a.spearman.toFixed(2)} against exact, ${a.overlap} of its top ${a.top_k} the same`);
+    const ways = c.circuits.map((n) => t(n.reached ? 'views.circuit.way' : 'views.circuit.way-short', {
+      method: METHODS[n.method](), edges: n.edges.length, faithfulness: percent(n.faithfulness), complement: percent(n.complement),
+    }));
+    const agree = c.agreement.map((a) => t('views.circuit.agree', {
+      method: METHODS[a.method](), spearman: a.spearman.toFixed(2), overlap: a.overlap, top: a.top_k,
+    }));
+    const pair = { n: c.pairs, clean: JSON.stringify(example.clean), answer: JSON.stringify(example.answer), corrupted: JSON.stringify(example.corrupted), wrong: JSON.stringify(example.wrong) };
     return [
-      `${c.pairs} pair${c.pairs === 1 ? '' : 's'}, e.g. ${JSON.stringify(example.clean)} → ${JSON.stringify(example.answer)}, corrupted ${JSON.stringify(example.corrupted)} → ${JSON.stringify(example.wrong)}.`,
-      `${METRIC[c.request.metric]}: ${c.clean.toFixed(2)} clean, ${c.corrupted.toFixed(2)} corrupted; ${c.graph.edges.length} edges.`,
+      t('views.circuit.pairs-example', pair),
+      t('views.circuit.metric-values', { metric: METRIC[c.request.metric](), clean: c.clean.toFixed(2), corrupted: c.corrupted.toFixed(2), edges: c.graph.edges.length }),
       c.note ?? '',
-      c.shared ? `Every edge patched exactly in ${(c.shared.ms / 1000).toFixed(2)} s, shared by ${c.shared.workers} worker${c.shared.workers === 1 ? '' : 's'}.` : '',
-      `Circuits: ${ways.join('; ')}.`,
-      agree.length ? `${agree.join('; ')}.` : '',
+      c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: (c.shared.ms / 1000).toFixed(2) }) : '',
+      t('views.circuit.circuits', { ways: ways.join('; ') }),
+      agree.length ? t('views.circuit.agreement', { agreement: agree.join('; ') }) : '',
     ].filter(Boolean).join(' ');
   }
 }

@@ -1,22 +1,23 @@
 // Composition scores: how much each head reads, through its queries, keys or values, what a head
 // of the layer before wrote. The induction circuit (a previous-token head, then an induction head
 // reading it through its keys) is named and its K-composition drawn over training.
+import { t } from '../i18n.js';
 import { CanvasView, PALETTE, frame, line, viewCanvas } from './plot.js';
 import { extent, gridTable, headName, paragraph } from './grid.js';
 
 class CircuitChart extends CanvasView {
   draw(ctx, size, { history, at }) {
     const top = Math.max(0.05, ...history.map((c) => c.k[at])) * 1.1;
-    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], { xLabel: 'step', yLabel: 'K-composition' });
+    const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], { xLabel: t('common.step'), yLabel: t('views.composition.k') });
     line(ctx, history.map((c) => [c.step, c.k[at]]), box, PALETTE[1], 2);
-    this.canvas.setAttribute('aria-label', `The circuit's K-composition at ${history.length} evaluations: ${history.at(-1).k[at].toFixed(2)} at step ${history.at(-1).step}`);
+    this.canvas.setAttribute('aria-label', t('views.composition.chart-label', { n: history.length, k: history.at(-1).k[at].toFixed(2), step: history.at(-1).step }));
   }
 }
 
 export class CompositionView {
   static key = 'composition';
-  static title = 'How heads compose';
-  static hint = 'Q-, K- and V-composition (Elhage et al. 2021): how strongly a head of one layer reads what a head of the layer before writes, through its queries, keys or values (0: not at all, larger: more than random matrices). An induction head reads a previous-token head through its keys.';
+  static get title() { return t('views.composition.title'); }
+  static get hint() { return t('views.composition.hint'); }
   static wide = true;
 
   constructor(figure) {
@@ -26,12 +27,12 @@ export class CompositionView {
     this.tables.id = 'composition-view';
     this.tables.className = 'tables';
     figure.append(this.circuit, this.tables);
-    this.chart = new CircuitChart(viewCanvas(figure, 'composition-chart', 'The induction circuit\'s K-composition over training'));
+    this.chart = new CircuitChart(viewCanvas(figure, 'composition-chart', t('views.composition.chart')));
   }
 
   update(data, { inside }) {
     if (!data) {
-      this.circuit.textContent = 'Composition needs two layers or more.';
+      this.circuit.textContent = t('views.composition.needs-layers');
       this.tables.replaceChildren();
       this.chart.update(null);
       return;
@@ -44,7 +45,7 @@ export class CompositionView {
       for (const [kind, scores] of [['Q', now.q], ['K', now.k], ['V', now.v]]) {
         const at = (h1, h2) => (l * nh + h1) * nh + h2;
         const table = gridTable({
-          caption: `${kind}-composition, layer ${l + 1} → ${l + 2}`,
+          caption: t('views.composition.table', { kind, from: l + 1, to: l + 2 }),
           rows: nh,
           cols: nh,
           rowLabel: (h) => headName(l, h),
@@ -59,12 +60,12 @@ export class CompositionView {
     }
     this.tables.replaceChildren(...tables);
     if (!circuit) {
-      this.circuit.textContent = 'No evaluation yet names a previous-token head and an induction head.';
+      this.circuit.textContent = t('views.composition.none');
       this.chart.update(null);
       return;
     }
     const [prev, ind] = [headName(circuit.layer, circuit.previous), headName(circuit.layer + 1, circuit.induction)];
-    this.circuit.textContent = `${circuit.formed ? 'Induction circuit formed' : 'Candidate induction circuit (not formed yet)'}: previous-token head ${prev} → induction head ${ind}, K-composition ${circuit.k.toFixed(2)} (outlined).`;
+    this.circuit.textContent = t(circuit.formed ? 'views.composition.formed' : 'views.composition.candidate', { prev, ind, k: circuit.k.toFixed(2) });
     const at = (circuit.layer * nh + circuit.previous) * nh + circuit.induction;
     this.chart.update(history.length > 0 ? { history, at } : null);
   }

@@ -1,5 +1,6 @@
 // Token embeddings in 2-D: each token at its coordinates on the embeddings' top two principal
 // components, labelled.
+import { t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { CanvasView, frame, viewCanvas } from './plot.js';
 
@@ -8,11 +9,11 @@ const MAX_LABELS = 300;
 
 export class EmbeddingsView extends CanvasView {
   static key = 'embeddings';
-  static title = 'Token embeddings (PCA)';
-  static hint = "Each token's embedding projected on its two main directions: tokens used alike drift together.";
+  static get title() { return t('views.embeddings.title'); }
+  static get hint() { return t('views.embeddings.hint'); }
 
   constructor(figure) {
-    super(viewCanvas(figure, 'embeddings-view', 'Token embeddings'));
+    super(viewCanvas(figure, 'embeddings-view', t('views.embeddings.canvas')));
   }
 
   draw(ctx, { width, height }, { tokens, points, explained }) {
@@ -22,8 +23,8 @@ export class EmbeddingsView extends CanvasView {
       const pad = (hi - lo) * 0.08 || 1;
       return [lo - pad, hi + pad];
     };
-    const share = (i) => `${Math.round((explained[i] ?? 0) * 100)}% of variance`;
-    const box = frame(ctx, { width, height }, span(0), span(1), { xLabel: `PC1, ${share(0)}`, yLabel: `PC2, ${share(1)}` });
+    const share = (i) => t('views.embeddings.share', { percent: Math.round((explained[i] ?? 0) * 100) });
+    const box = frame(ctx, { width, height }, span(0), span(1), { xLabel: t('views.embeddings.axis', { n: 1, share: share(0) }), yLabel: t('views.embeddings.axis', { n: 2, share: share(1) }) });
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     points.forEach(([x, y], i) => {
@@ -35,6 +36,6 @@ export class EmbeddingsView extends CanvasView {
         ctx.fillRect(box.x(x) - 1, box.y(y) - 1, 2, 2);
       }
     });
-    this.canvas.setAttribute('aria-label', `Token embeddings of ${tokens.length} tokens on their top two principal components, which explain ${share(0)} and ${share(1)}`);
+    this.canvas.setAttribute('aria-label', t('views.embeddings.label', { tokens: tokens.length, first: share(0), second: share(1) }));
   }
 }

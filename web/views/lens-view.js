@@ -1,12 +1,13 @@
 // The logit lens: the likeliest next tokens after the prompt's last token, read off each layer.
+import { t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 
 const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
 export class LensView {
   static key = 'lens';
-  static title = 'Logit lens';
-  static hint = "The likeliest next tokens after the prompt's last token, read off the residual stream after each layer as if it were the last (nostalgebraist's logit lens). The bottom row is the model's prediction.";
+  static get title() { return t('views.lens.title'); }
+  static get hint() { return t('views.lens.hint'); }
 
   constructor(figure) {
     this.table = document.createElement('table');
@@ -14,7 +15,7 @@ export class LensView {
     this.table.className = 'lens';
     const caption = document.createElement('caption');
     caption.className = 'visually-hidden';
-    caption.textContent = 'Likeliest next tokens read off each layer';
+    caption.textContent = t('views.lens.caption');
     this.table.append(caption);
     figure.append(this.table);
   }
@@ -25,7 +26,7 @@ export class LensView {
       const tr = document.createElement('tr');
       const th = document.createElement('th');
       th.scope = 'row';
-      th.textContent = l === 0 ? 'embeddings' : l === lens.length - 1 ? `layer ${l} (output)` : `layer ${l}`;
+      th.textContent = l === 0 ? t('views.lens.embeddings') : l === lens.length - 1 ? t('views.lens.output', { layer: l }) : t('views.lens.layer', { layer: l });
       tr.append(th, ...guesses.map(({ token, prob }) => {
         const td = document.createElement('td');
         const share = document.createElement('span');

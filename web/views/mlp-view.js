@@ -1,13 +1,14 @@
 // The MLPs on the probe: per layer, the share of neurons that fire and a histogram of their inputs.
+import { t } from '../i18n.js';
 import { AXIS, CanvasView, viewCanvas } from './plot.js';
 
 export class MlpView extends CanvasView {
   static key = 'mlp';
-  static title = 'MLP neurons';
-  static hint = 'Per layer: the share of neurons that fire (input above 0) on the probe, and a histogram of their inputs from −4 to 4.';
+  static get title() { return t('views.mlp.title'); }
+  static get hint() { return t('views.mlp.hint'); }
 
   constructor(figure) {
-    super(viewCanvas(figure, 'mlp-view', 'MLP neurons'));
+    super(viewCanvas(figure, 'mlp-view', t('views.mlp.title')));
   }
 
   draw(ctx, { width, height }, { active, histogram, range: [lo, hi] }) {
@@ -27,11 +28,11 @@ export class MlpView extends CanvasView {
       ctx.fillStyle = AXIS;
       ctx.textBaseline = 'top';
       ctx.textAlign = 'left';
-      ctx.fillText(`layer ${l + 1}: ${Math.round(active[l] * 100)}% active`, x0, y0 - 14);
+      ctx.fillText(t('views.mlp.layer-active', { layer: l + 1, percent: Math.round(active[l] * 100) }), x0, y0 - 14);
       ctx.fillText(String(lo), x0, y0 + h + 2);
       ctx.textAlign = 'right';
       ctx.fillText(String(hi), x0 + w, y0 + h + 2);
     });
-    this.canvas.setAttribute('aria-label', `MLP neurons: ${active.map((a, l) => `layer ${l + 1} ${Math.round(a * 100)}% active`).join(', ')}`);
+    this.canvas.setAttribute('aria-label', t('views.mlp.label', { layers: active.map((a, l) => t('views.mlp.label-layer', { layer: l + 1, percent: Math.round(a * 100) })).join(', ') }));
   }
 }

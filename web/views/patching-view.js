@@ -1,6 +1,7 @@
 // Activation patching: a clean input and a corrupted one; each head's clean output, and the clean
 // residual stream at each layer and position, patched into the corrupted run, with the share of
 // the logit difference it restores. The pair is proposed from the run until a person types one.
+import { t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { headName, paragraph, showGrid } from './grid.js';
 
@@ -8,8 +9,8 @@ const share = (v) => v.toFixed(2);
 
 export class PatchingView {
   static key = 'patching';
-  static title = 'Patch a clean run into a corrupted one';
-  static hint = 'Run the corrupted input, but take one part from the clean run: 1 means that part alone restores the clean answer (it carries the difference), 0 that it does nothing. For a task the page proposes the shown problem with one symbol changed; for text, random tokens repeated once with the copied token changed. Type your own pair (the same number of tokens), or clear both to go back to the proposal.';
+  static get title() { return t('views.patching.title'); }
+  static get hint() { return t('views.patching.hint'); }
   static wide = true;
 
   constructor(figure, { ask }) {
@@ -21,11 +22,11 @@ export class PatchingView {
       input.type = 'text';
       input.spellcheck = false;
       input.autocomplete = 'off';
-      label.append(text, input);
+      label.append(text, ' ', input);
       return [label, input];
     };
-    const [cleanLabel, clean] = field('patch-clean', 'Clean ');
-    const [corruptedLabel, corrupted] = field('patch-corrupted', 'Corrupted ');
+    const [cleanLabel, clean] = field('patch-clean', t('views.patching.clean'));
+    const [corruptedLabel, corrupted] = field('patch-corrupted', t('views.patching.corrupted'));
     Object.assign(this, { clean, corrupted });
     let timer = 0;
     const changed = () => {
@@ -44,7 +45,7 @@ export class PatchingView {
     // It scrolls sideways on a narrow screen: the keyboard must be able to reach it.
     this.stream.tabIndex = 0;
     this.stream.setAttribute('role', 'region');
-    this.stream.setAttribute('aria-label', 'Share restored at each layer and position');
+    this.stream.setAttribute('aria-label', t('views.patching.stream'));
     figure.append(cleanLabel, corruptedLabel, this.summary, this.heads, this.stream);
   }
 
@@ -56,30 +57,32 @@ export class PatchingView {
     }
     // The inputs the model reads (a task's prompt and its answer so far), not the problems as typed.
     const [clean, corrupted] = [p.clean.join(''), p.corrupted.join('')];
-    this.summary.textContent = `Clean ${JSON.stringify(clean)} → ${JSON.stringify(p.answer)}; corrupted ${JSON.stringify(corrupted)} → ${JSON.stringify(p.wrong)}. `
-      + `Logit difference (${JSON.stringify(p.answer)} − ${JSON.stringify(p.wrong)}): ${p.clean_difference.toFixed(2)} clean, ${p.corrupted_difference.toFixed(2)} corrupted.`;
+    this.summary.textContent = t('views.patching.summary', {
+      clean: JSON.stringify(clean), answer: JSON.stringify(p.answer), corrupted: JSON.stringify(corrupted), wrong: JSON.stringify(p.wrong),
+      cleanDifference: p.clean_difference.toFixed(2), corruptedDifference: p.corrupted_difference.toFixed(2),
+    });
     const nh = inside.n_head;
     showGrid(this.heads, {
-      caption: 'Share restored by each head\'s clean output',
+      caption: t('views.patching.heads'),
       rows: inside.n_layer,
       cols: nh,
-      rowLabel: (l) => `layer ${l + 1}`,
-      colLabel: (h) => `head ${h + 1}`,
+      rowLabel: (l) => t('views.patching.layer', { layer: l + 1 }),
+      colLabel: (h) => t('views.patching.head', { head: h + 1 }),
       value: (l, h) => p.heads[l * nh + h],
       text: share,
     });
-    const t = p.clean.length;
+    const positions = p.clean.length;
     const token = (i) => (p.clean[i] === p.corrupted[i] ? tokenLabel(p.clean[i]) : `${tokenLabel(p.clean[i])}/${tokenLabel(p.corrupted[i])}`);
     // Positions down, layers across: a long input stays as narrow as the screen.
     showGrid(this.stream, {
-      caption: 'Share restored by the clean residual stream entering each layer, at each position (clean/corrupted where they differ)',
-      rows: t,
+      caption: t('views.patching.residual'),
+      rows: positions,
       cols: inside.n_layer,
       rowLabel: token,
-      colLabel: (l) => `into layer ${l + 1}`,
-      value: (i, l) => p.residual[l * t + i],
+      colLabel: (l) => t('views.patching.into', { layer: l + 1 }),
+      value: (i, l) => p.residual[l * positions + i],
       text: share,
     });
-    this.heads.querySelector('caption').title = `Heads are named ${headName(0, 0)} and so on in the other views.`;
+    this.heads.querySelector('caption').title = t('views.patching.names', { name: headName(0, 0) });
   }
 }

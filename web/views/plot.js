@@ -1,5 +1,6 @@
 // Drawing helpers the charts share: canvases sized to the screen, a plot box with axes, lines,
 // and colour scales.
+import { t } from '../i18n.js';
 
 export const PALETTE = ['#2563eb', '#ea580c', '#16a34a', '#9333ea', '#db2777', '#0891b2', '#ca8a04', '#4b5563'];
 export const AXIS = '#6b7280';
@@ -178,7 +179,7 @@ export function viewCanvas(figure, id, what) {
   const canvas = document.createElement('canvas');
   canvas.id = id;
   canvas.setAttribute('role', 'img');
-  canvas.setAttribute('aria-label', `${what}: none yet`);
+  canvas.setAttribute('aria-label', t('views.none-yet', { what }));
   figure.append(canvas);
   return canvas;
 }

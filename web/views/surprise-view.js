@@ -1,5 +1,6 @@
 // Per-token surprise: the probe's tokens coloured by the loss of predicting each, with the
 // model's five likeliest guesses there on hover or focus; below, the mean loss by position.
+import { t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { onPoint, showTooltip } from '../pointing.js';
 import { frame, line, prepare, viewCanvas } from './plot.js';
@@ -14,8 +15,8 @@ const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
 export class SurpriseView {
   static key = 'surprise';
-  static title = 'Per-token surprise';
-  static hint = 'Darker tokens surprised the model more (their loss, in nats); hover one for its 5 likeliest guesses there. Below: the mean loss at each position of the block, falling as the model sees more context.';
+  static get title() { return t('views.surprise.title'); }
+  static get hint() { return t('views.surprise.hint'); }
   static wide = true;
 
   /** `shared`: the section's `tooltip`, and `uniformLoss()` of the model, the darkest shade. */
@@ -24,9 +25,9 @@ export class SurpriseView {
     this.text.id = 'surprise-text';
     this.text.className = 'surprise';
     this.text.setAttribute('role', 'group');
-    this.text.setAttribute('aria-label', 'Probe tokens coloured by loss');
+    this.text.setAttribute('aria-label', t('views.surprise.tokens'));
     figure.append(this.text);
-    this.canvas = viewCanvas(figure, 'position-loss-view', 'Loss by position');
+    this.canvas = viewCanvas(figure, 'position-loss-view', t('views.surprise.by-position'));
     Object.assign(this, { tooltip, uniformLoss });
     this.byPosition = [];
     new ResizeObserver(() => this.drawPositions()).observe(this.canvas);
@@ -39,9 +40,9 @@ export class SurpriseView {
       span.textContent = token;
       span.tabIndex = 0;
       span.setAttribute('role', 'img'); // a coloured tile whose name says its loss and guesses
-      const what = loss == null ? 'the first token, not predicted'
-        : `loss ${loss.toFixed(2)}; the model guessed ${guesses.map((g) => `“${tokenLabel(g.token)}” ${percent(g.prob)}`).join(', ')}`;
-      span.setAttribute('aria-label', `“${tokenLabel(token)}”: ${what}`);
+      const guessed = () => guesses.map((g) => t('views.surprise.guess', { token: tokenLabel(g.token), percent: percent(g.prob) })).join(', ');
+      const what = loss == null ? t('views.surprise.first') : t('views.surprise.loss', { loss: loss.toFixed(2), guesses: guessed() });
+      span.setAttribute('aria-label', t('views.surprise.tile', { token: tokenLabel(token), what }));
       if (loss != null) span.style.background = shade(loss, uniformLoss);
       const show = () => this.show(span, what);
       onPoint(span, show, () => { this.tooltip.hidden = true; });
@@ -51,7 +52,7 @@ export class SurpriseView {
     }));
     const losses = probe.map((p) => p.loss).filter((l) => l != null);
     const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
-    this.text.setAttribute('aria-label', `Probe tokens coloured by loss: mean ${mean.toFixed(2)} nats over ${losses.length} predicted tokens`);
+    this.text.setAttribute('aria-label', t('views.surprise.tokens-label', { mean: mean.toFixed(2), n: losses.length }));
     this.byPosition = byPosition;
     this.drawPositions();
   }
@@ -67,11 +68,11 @@ export class SurpriseView {
     const { ctx, width, height } = prepare(this.canvas);
     const losses = this.byPosition;
     if (losses.length === 0 || width === 0) {
-      this.canvas.setAttribute('aria-label', 'Loss by position: needs training text');
+      this.canvas.setAttribute('aria-label', t('views.surprise.needs-text'));
       return;
     }
-    const box = frame(ctx, { width, height }, [0, losses.length - 1], [0, Math.max(...losses) * 1.05], { xLabel: 'position in the block', yLabel: 'mean loss' });
+    const box = frame(ctx, { width, height }, [0, losses.length - 1], [0, Math.max(...losses) * 1.05], { xLabel: t('views.surprise.x'), yLabel: t('views.surprise.y') });
     line(ctx, losses.map((l, i) => [i, l]), box, '#ea580c', 2);
-    this.canvas.setAttribute('aria-label', `Loss by position: ${losses[0].toFixed(2)} at the first position, ${losses.at(-1).toFixed(2)} at the last`);
+    this.canvas.setAttribute('aria-label', t('views.surprise.label', { first: losses[0].toFixed(2), last: losses.at(-1).toFixed(2) }));
   }
 }

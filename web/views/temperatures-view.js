@@ -1,4 +1,5 @@
 // Softmax under temperature, on the real model: the next-token distribution after the prompt.
+import { t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { AXIS, CanvasView, PALETTE, belowLegend, legend, legendLayout, viewCanvas } from './plot.js';
 
@@ -6,11 +7,11 @@ const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
 export class TemperatureView extends CanvasView {
   static key = 'temperatures';
-  static title = 'Softmax at three temperatures';
-  static hint = 'The next-token distribution after the prompt (section 4) at temperature 0.5, 1 and 2: lower sharpens it, higher flattens it.';
+  static get title() { return t('views.temperatures.title'); }
+  static get hint() { return t('views.temperatures.hint'); }
 
   constructor(figure) {
-    super(viewCanvas(figure, 'temperature-view', 'Temperatures'));
+    super(viewCanvas(figure, 'temperature-view', t('views.temperatures.canvas')));
   }
 
   draw(ctx, { width, height }, { temperatures, tokens, probs }) {
@@ -30,7 +31,8 @@ export class TemperatureView extends CanvasView {
     ctx.textBaseline = 'top';
     tokens.forEach((token, i) => ctx.fillText(tokenLabel(token).slice(0, 6), left + (i + 0.5) * group, bottom + 4));
     legend(ctx, placed);
-    const first = (k) => `${percent(probs[k][0])} at T = ${temperatures[k]}`;
-    this.canvas.setAttribute('aria-label', `Next-token probabilities at temperatures ${temperatures.join(', ')}: the likeliest token “${tokenLabel(tokens[0] ?? '')}” has ${temperatures.map((_, k) => first(k)).join(', ')}`);
+    const first = (k) => t('views.temperatures.at', { percent: percent(probs[k][0]), temperature: temperatures[k] });
+    const shares = temperatures.map((_, k) => first(k)).join(', ');
+    this.canvas.setAttribute('aria-label', t('views.temperatures.label', { temperatures: temperatures.join(', '), token: tokenLabel(tokens[0] ?? ''), shares }));
   }
 }

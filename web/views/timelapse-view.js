@@ -1,11 +1,12 @@
 // The attention time-lapse: every head's attention on the held-out probe at each evaluation, and
 // a slider to replay them. Draws with the attention section's grid.
+import { t, tParts } from '../i18n.js';
 import { AttentionView } from '../attention-view.js';
 
 export class TimelapseView {
   static key = 'timelapse';
-  static title = 'Attention time-lapse';
-  static hint = 'Every head\'s attention on the held-out probe at each evaluation: drag to replay how the patterns formed.';
+  static get title() { return t('views.timelapse.title'); }
+  static get hint() { return t('views.timelapse.hint'); }
   static wide = true;
 
   /** `shared`: the section's `dialog` parts, where a head opens enlarged. */
@@ -15,9 +16,9 @@ export class TimelapseView {
     const label = document.createElement('label');
     label.className = 'row';
     this.slider = Object.assign(document.createElement('input'), { type: 'range', id: 'timelapse-slider', min: '0', max: '0', value: '0' });
-    this.slider.setAttribute('aria-label', 'Evaluation to replay');
+    this.slider.setAttribute('aria-label', t('views.timelapse.slider'));
     this.output.htmlFor = this.slider.id;
-    label.append('Step ', this.slider, ' ', this.output);
+    label.append(...tParts('views.timelapse.step', { slider: this.slider, output: this.output }));
     const grid = document.createElement('div');
     grid.id = 'timelapse-grid';
     grid.className = 'attention-grid';
@@ -37,12 +38,12 @@ export class TimelapseView {
   }
 
   show(i) {
-    const { tokens, steps, n_layer: nl, n_head: nh, t, weights } = this.lapse;
+    const { tokens, steps, n_layer: nl, n_head: nh, t: positions, weights } = this.lapse;
     if (steps.length === 0) return;
-    const size = nl * nh * t * t;
-    this.view.update({ tokens, n_layer: nl, n_head: nh, t, weights: weights.subarray(i * size, (i + 1) * size) });
-    this.output.textContent = `step ${steps[i]} (${i + 1} of ${steps.length})`;
-    this.slider.setAttribute('aria-valuetext', `step ${steps[i]}`);
+    const size = nl * nh * positions * positions;
+    this.view.update({ tokens, n_layer: nl, n_head: nh, t: positions, weights: weights.subarray(i * size, (i + 1) * size) });
+    this.output.textContent = t('views.timelapse.at', { step: steps[i], i: i + 1, n: steps.length });
+    this.slider.setAttribute('aria-valuetext', t('views.timelapse.value', { step: steps[i] }));
   }
 
   clear() {

@@ -1,0 +1,45 @@
+// The message format the catalogs are written in: arguments, numbers, plurals by each language's
+// rules (Arabic has six forms), select, and English for a key a catalog lacks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chooseLanguage, format, matchLanguage, setCatalogs, t } from '../../web/i18n.js';
+
+const STEPS = '{n, plural, =0 {no steps} one {# step} other {# steps}}';
+
+test('arguments are filled in, and a missing one is an error', () => {
+  assert.equal(format('Saved {name} at step {step}.', { name: 'run', step: 7 }, 'en'), 'Saved run at step 7.');
+  assert.throws(() => format('Saved {name}.', {}, 'en'), /needs a value for name/);
+});
+
+test('plurals follow the language: an exact case first, then its plural rules', () => {
+  assert.equal(format(STEPS, { n: 0 }, 'en'), 'no steps');
+  assert.equal(format(STEPS, { n: 1 }, 'en'), '1 step');
+  assert.equal(format(STEPS, { n: 1200 }, 'en'), '1,200 steps');
+  const arabic = '{n, plural, zero {z} one {o} two {t} few {f} many {m} other {x}}';
+  assert.deepEqual([0, 1, 2, 3, 11, 100].map((n) => format(arabic, { n }, 'ar')), ['z', 'o', 't', 'f', 'm', 'x']);
+  assert.equal(format('{n, number}', { n: 1234.5 }, 'de'), '1.234,5');
+});
+
+test('select picks a case by value, else other; cases nest', () => {
+  const m = '{kind, select, text {the text {name}} other {a task}}';
+  assert.equal(format(m, { kind: 'text', name: 'names' }, 'en'), 'the text names');
+  assert.equal(format(m, { kind: 'parity' }, 'en'), 'a task');
+});
+
+test("a key the language's catalog lacks is worded in English; an unknown key shows as itself", () => {
+  setCatalogs('es', { hi: 'hola' }, { hi: 'hello', bye: 'goodbye {who}' });
+  assert.equal(t('hi'), 'hola');
+  assert.equal(t('bye', { who: 'all' }), 'goodbye all');
+  assert.equal(t('nope'), 'nope');
+});
+
+test('the language to open in: a link\'s, else the kept one, else the browser\'s first offered, else English', () => {
+  assert.deepEqual(['es-MX', 'pt', 'pt-PT', 'zh-CN', 'zh', 'ja-JP', 'hi-IN', 'ar-EG', 'EN-us'].map(matchLanguage),
+    ['es', 'pt-BR', 'pt-BR', 'zh-Hans', 'zh-Hans', 'ja', 'hi', 'ar', 'en']);
+  assert.equal(matchLanguage('fr-FR'), null);
+  assert.equal(matchLanguage('not a tag!'), null);
+  assert.equal(chooseLanguage(null, null, ['fr-FR', 'de', 'ja-JP', 'es']), 'ja');
+  assert.equal(chooseLanguage(null, 'ar', ['ja-JP']), 'ar');
+  assert.equal(chooseLanguage('es', 'ar', ['ja-JP']), 'es');
+  assert.equal(chooseLanguage('xx', null, ['fr']), 'en');
+});

@@ -1,0 +1,220 @@
+// The page's words: one catalog per language (locales/<code>.json, English the fallback), the
+// language in use, and messages in a subset of ICU MessageFormat ({name}, {n, number},
+// {n, plural, =0 {..} one {..} other {..}} with #, {x, select, a {..} other {..}}) worded with
+// Intl's rules for that language.
+
+/** The page's languages: code (BCP 47), name in itself, and direction. Add one here. */
+export const LANGUAGES = [
+  { code: 'en', name: 'English', dir: 'ltr' },
+  { code: 'es', name: 'Español', dir: 'ltr' },
+  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr' },
+  { code: 'zh-Hans', name: '中文（简体）', dir: 'ltr' },
+  { code: 'ja', name: '日本語', dir: 'ltr' },
+  { code: 'hi', name: 'हिन्दी', dir: 'ltr' },
+  { code: 'ar', name: 'العربية', dir: 'rtl' },
+];
+
+/** Where the chosen language is kept between visits. */
+const KEPT = 'gpt-playground-language';
+
+let language = 'en';
+let english = {};
+let current = {};
+// One formatter per language: building one per call showed in the page's profile.
+let counts = new Intl.NumberFormat('en');
+
+/** The page's language for a BCP 47 tag (`es-MX` is `es`, `zh-CN` and `zh` are `zh-Hans`), or null. */
+export function matchLanguage(tag) {
+  let wanted;
+  try {
+    wanted = new Intl.Locale(tag).maximize();
+  } catch {
+    return null; // not a tag
+  }
+  const offered = LANGUAGES.map((l) => ({ code: l.code, locale: new Intl.Locale(l.code).maximize() }));
+  const exact = offered.find((l) => l.code.toLowerCase() === tag.toLowerCase());
+  const script = offered.find((l) => l.locale.language === wanted.language && l.locale.script === wanted.script);
+  return (exact ?? script ?? offered.find((l) => l.locale.language === wanted.language))?.code ?? null;
+}
+
+/** The language to open in: a link's, else the one kept from before, else the browser's first offered, else English. */
+export function chooseLanguage(linked, kept, preferred = []) {
+  for (const tag of [linked, kept, ...preferred]) {
+    const code = tag ? matchLanguage(tag) : null;
+    if (code) return code;
+  }
+  return 'en';
+}
+
+/** The language a page address asks for (`#...&lang=es`), or null. */
+export const linkedLanguage = (hash) => new URLSearchParams(hash.slice(1)).get('lang');
+
+/** The language kept from an earlier visit, or null (storage may be refused). */
+export function keptLanguage() {
+  try {
+    return localStorage.getItem(KEPT);
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps `code` for the next visits. */
+export function keepLanguage(code) {
+  try {
+    localStorage.setItem(KEPT, code);
+  } catch { /* storage refused: the choice lasts this visit */ }
+}
+
+/** The language in use, a code of LANGUAGES. */
+export const languageInUse = () => language;
+
+/** Sets the catalogs directly (tests, and after loading). */
+export function setCatalogs(code, catalog, fallback = catalog) {
+  language = code;
+  current = catalog;
+  english = fallback;
+  counts = new Intl.NumberFormat(code);
+}
+
+async function load(code) {
+  const response = await fetch(new URL(`locales/${code}.json`, import.meta.url));
+  if (!response.ok) throw new Error(`locales/${code}.json: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** Loads `code`'s catalog (English for a code the page lacks) and words with it from now on. */
+export async function loadLanguage(code) {
+  const chosen = LANGUAGES.some((l) => l.code === code) ? code : 'en';
+  const [base, catalog] = await Promise.all([load('en'), chosen === 'en' ? null : load(chosen)]);
+  setCatalogs(chosen, catalog ?? base, base);
+  return chosen;
+}
+
+/** Switches the page to `code`: loads its catalog, sets lang and dir, words the static page. */
+export async function useLanguage(code) {
+  const chosen = await loadLanguage(code);
+  document.documentElement.lang = chosen;
+  document.documentElement.dir = LANGUAGES.find((l) => l.code === chosen).dir;
+  applyStatic(document);
+}
+
+/** A worker's script address carrying the language in use, so that the worker words as the page does. */
+export function workerUrl(file, base) {
+  const url = new URL(file, base);
+  url.searchParams.set('lang', language);
+  return url;
+}
+
+/** In a worker: loads the language its address carries (see workerUrl). */
+export const useWorkerLanguage = () => loadLanguage(new URL(self.location.href).searchParams.get('lang') ?? 'en');
+
+/** The message `key` in the language in use (English when its catalog lacks it), worded with `values`. */
+export function t(key, values = {}) {
+  const message = current[key] ?? english[key];
+  if (message === undefined) return key;
+  return format(message, values, language);
+}
+
+/** The message `key` as parts to append: strings, and each value that is a DOM node in its place. */
+export function tParts(key, values = {}) {
+  const nodes = [];
+  const marked = Object.fromEntries(Object.entries(values).map(([name, v]) => {
+    if (typeof v !== 'object' || v === null || !('nodeType' in v)) return [name, v];
+    nodes.push(v);
+    return [name, `\u0000${nodes.length - 1}\u0000`];
+  }));
+  return t(key, marked).split('\u0000').map((part, i) => (i % 2 ? nodes[Number(part)] : part)).filter((p) => p !== '');
+}
+
+/** A count in the language in use: 12,345 in English. */
+export const count = (n) => counts.format(n);
+
+/** A date and time in the language in use (Intl.DateTimeFormat options). */
+export const dateTime = (ms, options) => new Intl.DateTimeFormat(language, options).format(ms);
+
+/** A list in the language in use: "a, b and c". */
+export const list = (items) => new Intl.ListFormat(language, { style: 'long', type: 'conjunction' }).format(items);
+
+/** Words every element marked `data-i18n="key"` (its text) or `data-i18n-attrs="attr:key ..."`. */
+export function applyStatic(root) {
+  for (const el of root.querySelectorAll('[data-i18n]')) showRich(el, t(el.dataset.i18n));
+  for (const el of root.querySelectorAll('[data-i18n-attrs]')) {
+    for (const pair of el.dataset.i18nAttrs.trim().split(/\s+/)) {
+      const [attr, key] = pair.split(':');
+      el.setAttribute(attr, t(key));
+    }
+  }
+}
+
+/** The tags a message may hold, each shown as that element with its words as text. */
+const RICH = /<(code|strong)>(.*?)<\/\1>/g;
+
+/** Shows `message` in `el`: its text, with any <code> or <strong> in it as those elements. */
+export function showRich(el, message) {
+  const parts = [];
+  let last = 0;
+  for (const m of message.matchAll(RICH)) {
+    parts.push(message.slice(last, m.index));
+    const inner = document.createElement(m[1]);
+    inner.textContent = m[2];
+    parts.push(inner);
+    last = m.index + m[0].length;
+  }
+  parts.push(message.slice(last));
+  el.replaceChildren(...parts.filter((p) => p !== ''));
+}
+
+/** `message` with its arguments filled from `values`, plural and select by `code`'s rules. */
+export function format(message, values, code = language) {
+  let out = '';
+  let i = 0;
+  while (i < message.length) {
+    const open = message.indexOf('{', i);
+    if (open < 0) break;
+    out += message.slice(i, open);
+    const close = matching(message, open);
+    out += argument(message.slice(open + 1, close), values, code);
+    i = close + 1;
+  }
+  return out + message.slice(i);
+}
+
+/** The index of the `}` closing the `{` at `open`. */
+function matching(message, open) {
+  let depth = 0;
+  for (let j = open; j < message.length; j++) {
+    if (message[j] === '{') depth++;
+    else if (message[j] === '}' && --depth === 0) return j;
+  }
+  throw new Error(`unclosed { in message: ${message}`);
+}
+
+function argument(body, values, code) {
+  const [name, kind] = body.split(',', 2).map((s) => s.trim());
+  if (!(name in values)) throw new Error(`message needs a value for ${name}`);
+  const value = values[name];
+  if (kind === undefined) return String(value);
+  if (kind === 'number') return new Intl.NumberFormat(code).format(value);
+  const options = cases(body.slice(body.indexOf(',', body.indexOf(',') + 1) + 1));
+  if (kind === 'select') return format(options[value] ?? options.other, values, code);
+  if (kind === 'plural') {
+    const chosen = options[`=${value}`] ?? options[new Intl.PluralRules(code).select(value)] ?? options.other;
+    const shown = new Intl.NumberFormat(code).format(value);
+    return format(chosen.replace(/#/g, shown), values, code);
+  }
+  throw new Error(`unknown argument kind ${kind}`);
+}
+
+/** `=0 {..} one {..} other {..}` as an object of case to message. */
+function cases(text) {
+  const out = {};
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf('{', i);
+    if (open < 0) break;
+    const close = matching(text, open);
+    out[text.slice(i, open).trim()] = text.slice(open + 1, close);
+    i = close + 1;
+  }
+  return out;
+}
