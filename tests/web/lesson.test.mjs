@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { MAX_LESSON, parseLesson, safeUrl, spans, WAITS } from '../../web/lesson/parse.js';
 import { lessonFromHash, lessonLink } from '../../web/lesson/link.js';
 import { TARGETS } from '../../web/lesson/targets.js';
-import { linkedLanguage, setCatalogs } from '../../web/i18n.js';
+import { LANGUAGES, linkedLanguage, setCatalogs } from '../../web/i18n.js';
 
 // The lessons' messages in English, as the page words them with its English catalog.
 setCatalogs('en', JSON.parse(readFileSync(new URL('../../web/locales/en.json', import.meta.url), 'utf8')));
@@ -117,6 +117,22 @@ test('every bundled lesson reads without a problem, waits for its run, and ends 
     assert.ok(last.directives.some((d) => d.name === 'point' && d.target === 'export'), `${id} ends at the export`);
     const links = last.blocks.flatMap((b) => b.spans ?? []).filter((s) => s.type === 'link').map((s) => s.href);
     assert.ok(links.some((l) => /nanoGPT|TransformerLens/.test(l)), `${id} says where to go next`);
+  }
+});
+
+/** What a lesson asks of the page, whatever its language: each step's directives, a question's words left out. */
+const asks = (lesson) => lesson.steps.map((step) => step.directives.map(({ line, text, ...d }) => (d.name === 'ask' ? { name: 'ask' } : d)));
+
+test('every bundled lesson is in every language, reads without a problem and asks the same of the page as in English', () => {
+  const ids = JSON.parse(readFileSync(new URL('index.json', LESSONS), 'utf8'));
+  for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
+    for (const id of ids) {
+      const english = parseLesson(readFileSync(new URL(`${id}.md`, LESSONS), 'utf8'));
+      const lesson = parseLesson(readFileSync(new URL(`${code}/${id}.md`, LESSONS), 'utf8'));
+      assert.deepEqual(lesson.problems, [], `${code}/${id}`);
+      assert.equal(lesson.lang, code, `${code}/${id} names its language`);
+      assert.deepEqual(asks(lesson), asks(english), `${code}/${id} asks what ${id} asks`);
+    }
   }
 });
 
