@@ -129,10 +129,10 @@ function showProgress({ report, memory, search }) {
   chart.addLosses(report.losses, report.seconds);
   ui.progress.max = report.max_iters;
   ui.progress.value = report.step;
-  const each = report.workers > 1 ? [`${count(Math.round(report.tokens_per_s_per_worker))} each`] : [];
+  const each = report.workers > 1 ? [t('train.each', { rate: count(Math.round(report.tokens_per_s_per_worker)) })] : [];
   const notes = [...each, ...(search ? [automaticWorkers(search)] : [])];
-  const speed = `${count(Math.round(report.tokens_per_s))} tokens/s on ${report.workers} worker${report.workers > 1 ? 's' : ''}`
-    + (notes.length ? ` (${notes.join('; ')})` : '');
+  const rate = t('train.speed', { n: report.workers, rate: count(Math.round(report.tokens_per_s)) });
+  const speed = notes.length ? t('train.speed-notes', { rate, notes: notes.join('; ') }) : rate;
   // What the views' measurements at evaluations cost, beside the training's own time.
   const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
   ui.stats.textContent = t('train.stats', {

@@ -81,7 +81,7 @@ test('Automatic workers time the counts up to one per core and keep the fastest;
 test('a crashed worker stops training with a message; the model keeps its step and trains on', async () => {
   await trainWith(2, 600);
   await untilStep(page, 21);
-  const helper = page.workers().find((w) => w.url().endsWith('/helper-worker.js'));
+  const helper = page.workers().find((w) => new URL(w.url()).pathname.endsWith('/helper-worker.js'));
   await helper.evaluate(() => setTimeout(() => { throw new Error('simulated crash'); }));
   await page.getByRole('alert').getByText(/a training worker stopped \(.*simulated crash\); the model keeps its last good step/).waitFor();
   const status = await page.getByRole('status').textContent();

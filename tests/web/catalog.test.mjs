@@ -19,7 +19,7 @@ const modules = fs.readdirSync(WEB, { recursive: true })
 const html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
 
 /** Words a reader would read: two words in a row, or one capitalised word. */
-const WORDS = /[A-Za-z]{2,}[’']?[a-z]* +[A-Za-z]{2,}|^\s*[A-Z][a-z]{2,}\b|[a-z]{3,}[ ,;:·()]+(\{\}[ ,;:·()]*)+[a-z]{3,}/;
+const WORDS = /[A-Za-z]{2,}[’']?[a-z]* +[A-Za-z]{2,}|^\s*[A-Z][a-z]{2,}\b|[a-z]{2,}[ /,;:·()]+(\{\}[ ,;:·()]*)+[a-z]{3,}|^\s*\{\} +[a-z]{3,}/;
 /** Proper names and the field's symbols, the same in every language. */
 const NAMES = /^(gpt-playground|nanoGPT|Transformers|wasm|MLP|GELU|ReLU|LayerNorm|RMSNorm|AdamW|Muon|RoPE|QK-norm|Top-k|TopK|BPE|SIMD128.*|[\d.,×·% -]+)$/;
 

@@ -25,10 +25,12 @@ export class AttributionView {
     const caption = document.createElement('caption');
     caption.textContent = t('views.attribution.caption');
     const head = document.createElement('tr');
-    head.append(...['part', 'difference', 'logit'].map((t) => Object.assign(document.createElement('th'), { scope: 'col', textContent: t })));
+    const columns = [t('views.attribution.part'), t('views.attribution.difference'), t('views.attribution.logit')];
+    head.append(...columns.map((text) => Object.assign(document.createElement('th'), { scope: 'col', textContent: text })));
     const rows = a.parts.map((p) => {
       const tr = document.createElement('tr');
-      const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: p.name });
+      // The core names the parts by the page's names for heads and MLPs (L1H2, MLP1), and the embeddings.
+      const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: p.name === 'embeddings' ? t('views.attribution.embeddings') : p.name });
       const bar = document.createElement('td');
       const fill = document.createElement('span');
       fill.className = p.difference < 0 ? 'bar negative' : 'bar';
