@@ -1,6 +1,6 @@
 // The data panel: a bundled corpus, pasted or uploaded text, or a task (task-panel.js shows its
 // settings); the text's summary, and a BPE model's merges.
-import { t, tParts } from './i18n.js';
+import { coreText, t, tParts } from './i18n.js';
 import { catalog } from './wasm.js';
 import { bytes, count, tokenLabel } from './format.js';
 import { countText } from './text-count.js';
@@ -96,9 +96,9 @@ function showCredit(ownText) {
   const corpus = JSON.parse(choice.dataset.corpus);
   const link = document.createElement('a');
   link.href = corpus.url;
-  link.textContent = corpus.source;
+  link.textContent = coreText(corpus.source);
   link.rel = 'noopener';
-  ui.credit.replaceChildren(...tParts('data.credit', { description: corpus.description, link, license: corpus.license }));
+  ui.credit.replaceChildren(...tParts('data.credit', { description: coreText(corpus.description), link, license: corpus.license }));
 }
 
 /**
@@ -111,14 +111,14 @@ export async function initData(onChange, corpus, onChosen) {
   const texts = document.createElement('optgroup');
   texts.label = t('data.group-texts');
   for (const corpus of corpora) {
-    const option = new Option(corpus.title, corpus.id);
+    const option = new Option(coreText(corpus.title), corpus.id);
     option.dataset.corpus = JSON.stringify(corpus);
     texts.append(option);
   }
   texts.append(new Option(t('data.own-text'), OWN_TEXT));
   const taskGroup = document.createElement('optgroup');
   taskGroup.label = t('data.group-tasks');
-  taskGroup.append(...catalog().tasks.map((task) => new Option(t('data.task-option', { title: task.title }), `${TASK}${task.name}`)));
+  taskGroup.append(...catalog().tasks.map((task) => new Option(t('data.task-option', { title: coreText(task.title) }), `${TASK}${task.name}`)));
   ui.corpus.append(texts, taskGroup);
   if (corpus && [...ui.corpus.options].some((o) => o.value === corpus)) ui.corpus.value = corpus;
   chosen = onChosen;
@@ -159,7 +159,7 @@ async function loadCorpus() {
   replaceText(t('data.loading'));
   clearTimeout(textTimer);
   // No text to train on until it arrives: this keeps Train disabled meanwhile.
-  uncounted(t('data.loading-corpus', { title: corpus.title }));
+  uncounted(t('data.loading-corpus', { title: coreText(corpus.title) }));
   const response = await fetch(new URL(`../assets/${corpus.file}`, import.meta.url));
   if (!response.ok) throw new Error(t('data.load-failed', { file: corpus.file, status: response.status }));
   const text = await response.text();

@@ -108,6 +108,13 @@ export function workerUrl(file, base) {
 /** In a worker: loads the language its address carries (see workerUrl). */
 export const useWorkerLanguage = () => loadLanguage(new URL(self.location.href).searchParams.get('lang') ?? 'en');
 
+/**
+ * Words the engine and the bundled corpora write in English (a preset's description, a task's
+ * title, a setting's label and help, a corpus's title): in the language in use where its catalog
+ * has them, under `@core`, keyed by the English (gettext's way: English is the source).
+ */
+export const coreText = (english) => current['@core']?.[english] ?? english;
+
 /** The message `key` in the language in use (English when its catalog lacks it), worded with `values`. */
 export function t(key, values = {}) {
   const message = current[key] ?? english[key];

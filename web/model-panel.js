@@ -1,6 +1,6 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
-import { t } from './i18n.js';
+import { coreText, t } from './i18n.js';
 import { catalog, describeModel } from './wasm.js';
 import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
@@ -23,7 +23,7 @@ const MAX_WORKERS = 16;
 /** The Optimizer menu and each optimiser's own settings, from the engine's description of them. */
 const optimizerMenu = ui.form.elements.optimizer;
 const { optimizers, presets } = catalog();
-optimizerMenu.append(...optimizers.map((o) => new Option(o.title, o.name)));
+optimizerMenu.append(...optimizers.map((o) => new Option(coreText(o.title), o.name)));
 const showOptimizerFields = ownedFields(document.getElementById('optimizer-fields'), optimizers, ui.form.id);
 
 /** The preset chosen, for naming runs. */
@@ -59,7 +59,7 @@ const presetOf = (option) => JSON.parse(option.dataset.preset);
 function applyPreset() {
   const preset = presetOf(ui.preset.selectedOptions[0]);
   fillForm(ui.form, preset.settings);
-  ui.description.textContent = preset.description;
+  ui.description.textContent = coreText(preset.description);
   if (preset.settings.task) chooseTask(preset.settings.task.name);
   validate();
 }

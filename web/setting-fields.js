@@ -1,5 +1,6 @@
 // Form controls made from the engine's description of a setting (a task's or an optimiser's own:
 // `Field` in crates/gpt/src/fields.rs), so that a new task or optimiser brings its fields with it.
+import { coreText } from './i18n.js';
 
 /** The label's text of a form control, without the value, for messages. */
 export const labelOf = (el) => [...(el.closest('label')?.childNodes ?? [])]
@@ -11,7 +12,7 @@ function settingControl(field, formId) {
   let control;
   if (field.accepts.type === 'choice') {
     control = document.createElement('select');
-    control.append(...field.accepts.options.map(([value, text]) => new Option(text, value)));
+    control.append(...field.accepts.options.map(([value, text]) => new Option(coreText(text), value)));
   } else {
     control = document.createElement('input');
     control.type = 'number';
@@ -20,14 +21,14 @@ function settingControl(field, formId) {
   control.name = field.name;
   control.value = String(field.accepts.default);
   control.setAttribute('form', formId);
-  label.append(`${field.label} `, control);
+  label.append(`${coreText(field.label)} `, control);
   describeControl(control, field);
   return label;
 }
 
 /** Sets `control`'s limits and tooltip to `field`'s (a setting two owners describe differently). */
 function describeControl(control, field) {
-  control.title = field.help;
+  control.title = coreText(field.help);
   const { accepts } = field;
   if (accepts.type === 'count') {
     control.min = String(accepts.min);

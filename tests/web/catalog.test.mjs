@@ -186,12 +186,31 @@ test('every key in English is used, and every key used is in English', () => {
 /** The argument names a message uses, sorted. */
 const argumentsOf = (message) => [...new Set([...message.matchAll(/\{\s*(\w+)\s*[,}]/g)].map((m) => m[1]))].sort();
 
+/** The English the engine and the bundled corpora write: the catalogs word it under `@core`. */
+async function coreEnglish() {
+  const engine = await import('../../pkg/gpt_playground.js');
+  await engine.default({ module_or_path: fs.readFileSync(path.join(WEB, '../pkg/gpt_playground_bg.wasm')) });
+  const { presets, tasks, optimizers } = engine.catalog();
+  const fields = (owner) => owner.fields.flatMap((f) => [f.label, f.help, ...(f.accepts.options ?? []).map(([, text]) => text)]);
+  const corpora = JSON.parse(fs.readFileSync(path.join(WEB, '../assets/corpora.json'), 'utf8'));
+  return [...new Set([
+    ...presets.map((p) => p.description), ...[...tasks, ...optimizers].flatMap((o) => [o.title, ...fields(o)]),
+    ...corpora.flatMap((c) => [c.title, c.description, c.source]),
+  ])].sort();
+}
+
 for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
   test(`the ${code} catalog holds every key, no other, with the same arguments`, () => {
-    const other = catalog(code);
+    const { '@core': core, ...other } = catalog(code);
     assert.deepEqual(Object.keys(english).filter((k) => !(k in other)), [], 'missing');
     assert.deepEqual(Object.keys(other).filter((k) => !(k in english)), [], 'not in English');
     const differ = Object.keys(english).filter((k) => JSON.stringify(argumentsOf(english[k])) !== JSON.stringify(argumentsOf(other[k])));
     assert.deepEqual(differ, [], 'arguments differ');
+  });
+}
+
+for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
+  test(`the ${code} catalog words all the engine's and the corpora's English, and nothing else`, async () => {
+    assert.deepEqual(Object.keys(catalog(code)['@core'] ?? {}).sort(), await coreEnglish());
   });
 }
