@@ -98,7 +98,7 @@ for (const { code } of LANGUAGES) {
       assert.deepEqual(await wordProblems(page, code), { raw: [], english: [] }, 'after training, every view open');
       assert.equal(await overflow(page), 0, 'nothing wider than the desktop');
       assert.deepEqual(await axeViolations(page), [], 'desktop');
-      await page.screenshot({ path: `${SHOTS}lang-${code}-desktop.png` });
+      await page.screenshot({ path: `${SHOTS}lang-${code}-desktop.png`, timeout: 60000 });
 
       // A lesson's first steps.
       await page.locator('#lessons-button').click();
@@ -114,7 +114,7 @@ for (const { code } of LANGUAGES) {
       assert.equal(await overflow(page), 0, 'nothing wider than 320 px');
       assert.deepEqual(await cutOff(page), [], 'no label cut off at 320 px');
       assert.deepEqual(await axeViolations(page), [], '320 px');
-      await page.screenshot({ path: `${SHOTS}lang-${code}-320.png` });
+      await page.screenshot({ path: `${SHOTS}lang-${code}-320.png`, timeout: 60000 }); // a loaded machine can take a while
       await page.locator('#lesson-leave').click();
       assert.deepEqual(errors, []);
     } finally {
@@ -122,3 +122,28 @@ for (const { code } of LANGUAGES) {
     }
   });
 }
+
+test('the header menu switches a training page: the run pauses, the page reloads in the language with it restored, and the choice is kept', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => !document.getElementById('train').disabled, null, { timeout: 60000 });
+    await page.locator('#preset').selectOption('tiny');
+    await page.locator('[name=max_iters]').fill('3000');
+    await page.locator('#train').click();
+    await page.waitForFunction(() => document.getElementById('progress').value > 20, null, { timeout: 60000 });
+    await Promise.all([page.waitForEvent('load', { timeout: 30000 }), page.locator('#language').selectOption('es')]);
+    await page.waitForFunction(() => document.documentElement.lang === 'es');
+    const restored = page.locator('#status').getByText(/^Ejecución '.*' restaurada en el paso ([\d.]+)\./);
+    await restored.waitFor({ timeout: 60000 });
+    const step = Number((await restored.textContent()).match(/paso ([\d.]+)/)[1].replace(/\./g, ''));
+    assert.ok(step > 20, `restored at step ${step}`);
+    assert.match(page.url(), /[#&]lang=es/, 'the address carries the language');
+    const later = await context.newPage(); // a later visit, with no language in its address
+    await later.goto(url);
+    await later.waitForFunction(() => document.documentElement.lang === 'es');
+  } finally {
+    await context.close();
+  }
+});
