@@ -101,7 +101,7 @@ test("a teacher's lesson opens from a file, names the lines it cannot follow, an
   await page.getByRole('button', { name: 'Copy link to this lesson' }).click();
   await page.locator('#lesson-share-status').getByText(/^Copied/).waitFor();
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  assert.match(link, /#lesson=[\w-]+$/);
+  assert.match(link, /#lesson=[\w-]+&lang=en$/, 'the whole lesson, and the language it opens in');
   const other = await session.newPage();
   try {
     await other.goto(link);
