@@ -1,6 +1,6 @@
 // The attention maps: one heatmap per layer and head (row = query, column = key), a hover readout,
 // and an enlarged view with token labels on both axes.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { tokenLabel } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 
@@ -113,7 +113,7 @@ export class AttentionView {
 
   describeCell(l, h, q, k) {
     const tok = (i) => `“${tokenLabel(this.maps.tokens[i])}” (${i + 1})`;
-    const w = k > q ? t('attention.masked') : this.weight(l, h, q, k).toFixed(3);
+    const w = k > q ? t('attention.masked') : decimal(this.weight(l, h, q, k), 3);
     return t('attention.cell', { layer: l + 1, head: h + 1, query: tok(q), key: tok(k), weight: w });
   }
 

@@ -2,7 +2,7 @@
 // graph's both show them: named measures, and a feature's strongest contexts with the tokens
 // shaded by its activation, and the tokens it promotes and suppresses through the unembedding.
 import { count, tokenLabel } from './format.js';
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 
 /** `tokens` as spans shaded by `activations` against `max`, `at` marked. */
 export function shaded(tokens, activations, max, at) {
@@ -12,7 +12,7 @@ export function shaded(tokens, activations, max, at) {
     span.textContent = tokenLabel(token);
     const a = activations[i];
     span.style.setProperty('--shade', String(max > 0 ? Math.max(0, a) / max : 0));
-    span.title = `${tokenLabel(token)}: ${a.toFixed(3)}`;
+    span.title = `${tokenLabel(token)}: ${decimal(a, 3)}`;
     return span;
   });
 }
@@ -23,7 +23,7 @@ export function contextItems(contexts, max) {
     const li = document.createElement('li');
     const value = document.createElement('span');
     value.className = 'value';
-    value.textContent = c.activations[c.at].toFixed(2);
+    value.textContent = decimal(c.activations[c.at], 2);
     li.append(value, ...shaded(c.tokens, c.activations, max, c.at));
     return li;
   });
@@ -33,7 +33,7 @@ export function contextItems(contexts, max) {
 export function tokenList(host, tokens) {
   host.replaceChildren(...tokens.map((t) => {
     const li = document.createElement('li');
-    li.textContent = `${tokenLabel(t.token)} ${t.logit >= 0 ? '+' : ''}${t.logit.toFixed(2)}`;
+    li.textContent = `${tokenLabel(t.token)} ${t.logit >= 0 ? '+' : ''}${decimal(t.logit, 2)}`;
     return li;
   }));
 }

@@ -1,6 +1,6 @@
 // The autoencoder's training loss, step by step: a small chart beside its measures, kept across a
 // reload (the checkpoint keeps the losses with the autoencoder).
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { PALETTE, frame, prepare, series } from './views/plot.js';
 
 export class FeaturesCurve {
@@ -38,6 +38,6 @@ export class FeaturesCurve {
     series(ctx, losses, box, PALETTE[0]);
     ctx.restore();
     const last = losses.at(-1);
-    canvas.setAttribute('aria-label', t('features.curve-label', { steps: losses.length, first: losses[0].toFixed(4), last: last.toFixed(4) }));
+    canvas.setAttribute('aria-label', t('features.curve-label', { steps: losses.length, first: decimal(losses[0], 4), last: decimal(last, 4) }));
   }
 }

@@ -2,7 +2,7 @@
 // its live measures, the list of its features, each feature's card (top contexts, histogram, the
 // tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
 // out or steered with. The worker trains it while the model's own training is paused.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { count, tokenLabel } from './format.js';
@@ -30,9 +30,9 @@ const saved = savedNote(ui.status); // once trained, the status says when the ru
 let before = null; // the status line before a new autoencoder was asked for, until it starts or is refused
 
 const ask = (request) => send({ type: 'features', request });
-const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const percent = (x) => `${decimal(100 * x, 1)}%`;
 /** A loss difference: four decimals, or two figures when it is smaller than that. */
-const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? x.toFixed(4) : x.toExponential(1));
+const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? decimal(x, 4) : x.toExponential(1));
 
 /** The hook points of a model of `layers` layers, the last block's stream first. */
 function hooks(layers) {
@@ -88,13 +88,13 @@ function started(data) {
 }
 
 function showMeasures(m) {
-  const losses = t('features.losses', { clean: m.loss_clean.toFixed(3), sae: m.loss_with_sae.toFixed(3), zeroed: m.loss_zeroed.toFixed(3) });
+  const losses = t('features.losses', { clean: decimal(m.loss_clean, 3), sae: decimal(m.loss_with_sae, 3), zeroed: decimal(m.loss_zeroed, 3) });
   const tokens = count(m.tokens);
   const items = [
     [t('features.variance'), percent(m.explained_variance), t('features.variance-about')],
     [t('features.loss-added'), `+${lossChange(m.loss_added)}`, t('features.loss-added-about', { losses })],
     [t('features.loss-recovered'), percent(m.loss_recovered), t('features.loss-recovered-about', { losses })],
-    ['L0', m.l0.toFixed(1), t('features.l0-about')],
+    ['L0', decimal(m.l0, 1), t('features.l0-about')],
     [t('features.dead'), percent(m.dead), t('features.dead-about')],
     [t('features.silent', { tokens }), percent(m.silent), t('features.silent-about', { tokens })],
     [t('features.dense'), percent(m.dense), t('features.dense-about')],
@@ -149,10 +149,10 @@ function showCard({ answer }) {
   const { summary: s, contexts, histogram, promoted, suppressed } = answer.card;
   card = s.feature;
   ui.cardTitle.textContent = t('features.card-title', { feature: s.feature });
-  ui.cardSummary.textContent = t('features.card-summary', { density: percent(s.density), max: s.max.toFixed(2), change: lossChange(s.importance) });
+  ui.cardSummary.textContent = t('features.card-summary', { density: percent(s.density), max: decimal(s.max, 2), change: lossChange(s.importance) });
   ui.contexts.replaceChildren(...contextItems(contexts, s.max));
   const most = Math.max(1, ...histogram);
-  ui.histogram.setAttribute('aria-label', t('features.histogram', { feature: s.feature, bins: histogram.length, max: s.max.toFixed(2), counts: histogram.join(', ') }));
+  ui.histogram.setAttribute('aria-label', t('features.histogram', { feature: s.feature, bins: histogram.length, max: decimal(s.max, 2), counts: histogram.join(', ') }));
   ui.histogram.replaceChildren(...histogram.map((n) => {
     const bar = document.createElement('span');
     bar.style.height = `${(100 * n) / most}%`;
@@ -167,7 +167,7 @@ function showCard({ answer }) {
 
 function showKnockOut({ answer }) {
   const k = answer.knock_out;
-  const said = { feature: k.feature, loss: k.loss.toFixed(4), without: k.loss_without.toFixed(4), right: k.right, rightWithout: k.right_without, rows: k.rows };
+  const said = { feature: k.feature, loss: decimal(k.loss, 4), without: decimal(k.loss_without, 4), right: k.right, rightWithout: k.right_without, rows: k.rows };
   ui.knockResult.textContent = k.flipped.length || k.right !== k.right_without ? t('features.knock-flipped', said) : t('features.knock', said);
   ui.flipped.replaceChildren(...k.flipped.map(([problem, right]) => {
     const li = document.createElement('li');
@@ -198,8 +198,8 @@ function showWhich({ answer }) {
     const list = fired.features.slice(0, 5).map(([j, a]) => {
       const b = document.createElement('button');
       b.type = 'button';
-      b.textContent = `${j} (${a.toFixed(2)})`;
-      b.setAttribute('aria-label', t('features.open-active', { feature: j, activation: a.toFixed(2) }));
+      b.textContent = `${j} (${decimal(a, 2)})`;
+      b.setAttribute('aria-label', t('features.open-active', { feature: j, activation: decimal(a, 2) }));
       b.addEventListener('click', () => ask({ do: 'card', feature: j }));
       return b;
     });

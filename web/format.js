@@ -1,11 +1,11 @@
 // Number formatting for the page: counts in the language in use, sizes and durations.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 
 export { count } from './i18n.js';
 
 export function bytes(n) {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(0)} MiB`;
+  if (n >= 2 ** 30) return `${decimal(n / 2 ** 30, 1)} GiB`;
+  if (n >= 2 ** 20) return `${decimal(n / 2 ** 20, 0)} MiB`;
   return `${Math.max(1, Math.round(n / 2 ** 10))} KiB`;
 }
 

@@ -5,7 +5,7 @@
 // scaled, the graph's predicted effect beside the real one; a head's attention between two
 // positions is explained by graph-why.js. The graph downloads as the file Neuronpedia's graph
 // viewer opens.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { tokenLabel } from './format.js';
@@ -33,7 +33,7 @@ let file = null; // the graph shown, as Neuronpedia's file
 const saved = savedNote(ui.status); // once trained, the status says when the run's next save kept it
 
 const ask = (request) => send({ type: 'transcoders', request });
-const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const percent = (x) => `${decimal(100 * x, 1)}%`;
 
 function start(event) {
   event.preventDefault();
@@ -49,16 +49,16 @@ function start(event) {
 function showMeasures(m) {
   const items = [
     [t('graph.top1'), percent(m.top1_agreement), t('graph.top1-about', { tokens: m.tokens })],
-    ['KL', m.kl.toFixed(3), t('graph.kl-about')],
-    [t('graph.loss'), `${m.loss_clean.toFixed(3)} \u2192 ${m.loss_replaced.toFixed(3)}`, t('graph.loss-about')],
+    ['KL', decimal(m.kl, 3), t('graph.kl-about')],
+    [t('graph.loss'), `${decimal(m.loss_clean, 3)} \u2192 ${decimal(m.loss_replaced, 3)}`, t('graph.loss-about')],
     ...m.layers.map((l, i) => [
-      t('graph.mlp-error', { mlp: i + 1 }), l.normalized_mse.toFixed(3), t('graph.mlp-error-about', { l0: l.l0.toFixed(1), dead: percent(l.dead) }),
+      t('graph.mlp-error', { mlp: i + 1 }), decimal(l.normalized_mse, 3), t('graph.mlp-error-about', { l0: decimal(l.l0, 1), dead: percent(l.dead) }),
     ]),
   ];
   fillMeasures(ui.measures, items);
 }
 
-const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+const mib = (bytes) => `${decimal(bytes / 2 ** 20, 0)} MiB`;
 
 function progress({ answer, memory }) {
   const { step, steps, report, measures } = answer;
@@ -105,7 +105,7 @@ function showGraph({ answer, memory }) {
   const kept = file.nodes.filter((n) => n.feature_type === 'cross layer transcoder').length;
   const next = file.nodes.filter((n) => n.feature_type === 'logit').map(logitText).join(', ');
   const summary = t('graph.summary', {
-    features: graph.features, prompt: JSON.stringify(traced), kept, edges: file.links.length, megabytes: (graph.bytes / 2 ** 20).toFixed(1),
+    features: graph.features, prompt: JSON.stringify(traced), kept, edges: file.links.length, megabytes: decimal(graph.bytes / 2 ** 20, 1),
     memory: mib(memory), completeness: percent(graph.scores.completeness), replacement: percent(graph.scores.replacement), next,
   });
   ui.summary.textContent = `${summary} ${kept ? t('graph.pick') : t('graph.none-kept')}`;
@@ -130,7 +130,7 @@ function showCard({ answer }) {
   const { summary: s, contexts, promoted, suppressed } = answer.card;
   ui.card.hidden = false;
   ui.cardTitle.textContent = t('features.card-title', { feature: s.feature });
-  ui.cardSummary.textContent = t('graph.card-summary', { density: percent(s.density), max: s.max.toFixed(2), token: JSON.stringify(tokenLabel(s.top_token)) });
+  ui.cardSummary.textContent = t('graph.card-summary', { density: percent(s.density), max: decimal(s.max, 2), token: JSON.stringify(tokenLabel(s.top_token)) });
   ui.contexts.replaceChildren(...contextItems(contexts, s.max));
   tokenList(ui.promoted, promoted);
   tokenList(ui.suppressed, suppressed);
@@ -145,7 +145,7 @@ function showEffects({ answer }) {
   for (const text of [t('graph.next-token'), t('graph.predicted'), t('graph.real'), t('graph.probability-after')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
   const rows = answer.effects.map((e) => {
     const tr = document.createElement('tr');
-    for (const text of [tokenLabel(e.token), e.predicted.toFixed(3), e.real.toFixed(3), e.probability.toFixed(3)]) tr.insertCell().textContent = text;
+    for (const text of [tokenLabel(e.token), decimal(e.predicted, 3), decimal(e.real, 3), decimal(e.probability, 3)]) tr.insertCell().textContent = text;
     return tr;
   });
   ui.effects.replaceChildren(Object.assign(document.createElement('caption'), { textContent: t('graph.effects-caption') }), head, ...rows);

@@ -4,7 +4,7 @@
 // line (blue raises what it feeds, red lowers it; thicker is stronger). Dots are picked by click,
 // tap or Enter; picked features can be grouped by hand into a supernode, whose edges are its
 // members' summed.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { tokenLabel } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -184,7 +184,7 @@ export class GraphView {
     switch (kindOf(n)) {
       case 'feature': {
         const [layer, feature] = n.node_id.split('_');
-        const own = t('graph.node-feature', { layer: Number(layer) + 1, feature, at, top: JSON.stringify(tokenLabel(n.clerp)), activation: n.activation.toFixed(2) });
+        const own = t('graph.node-feature', { layer: Number(layer) + 1, feature, at, top: JSON.stringify(tokenLabel(n.clerp)), activation: decimal(n.activation, 2) });
         return group ? t('graph.node-supernode', { n: group.length, own }) : own;
       }
       case 'error': return t('graph.node-error', { layer: Number(n.layer) + 1, at });

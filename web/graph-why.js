@@ -1,7 +1,7 @@
 // "Why does this head attend there?": for the graph shown, a head (layer and head) and two
 // positions; the head's score before the softmax split into the pairs of a query-side node and a
 // key-side node (features, errors, tokens, the biases) that make it, strongest first.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { count, tokenLabel } from './format.js';
 
@@ -30,14 +30,14 @@ function showWhy({ answer }) {
   const tokens = shown?.tokens ?? [];
   const name = (p) => `${p} ${JSON.stringify(tokenLabel(tokens[p] ?? ''))}`;
   ui.summary.textContent = t('why.summary', {
-    layer: w.layer + 1, head: w.head + 1, attention: (100 * w.attention).toFixed(1), query: name(w.query), key: name(w.key), score: w.score.toFixed(3),
-    terms: count(w.terms), total: w.total.toFixed(3), queryBias: (100 * w.query_bias_share).toFixed(0), keyBias: (100 * w.key_bias_share).toFixed(0),
+    layer: w.layer + 1, head: w.head + 1, attention: decimal(100 * w.attention, 1), query: name(w.query), key: name(w.key), score: decimal(w.score, 3),
+    terms: count(w.terms), total: decimal(w.total, 3), queryBias: decimal(100 * w.query_bias_share, 0), keyBias: decimal(100 * w.key_bias_share, 0),
   });
   const head = document.createElement('tr');
   for (const text of [t('why.term'), t('why.query-side'), t('why.key-side')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
   ui.pairs.replaceChildren(head, ...w.pairs.map((p) => {
     const tr = document.createElement('tr');
-    for (const text of [`${p.value >= 0 ? '+' : ''}${p.value.toFixed(3)}`, side(p.query, tokens), side(p.key, tokens)]) tr.insertCell().textContent = text;
+    for (const text of [`${p.value >= 0 ? '+' : ''}${decimal(p.value, 3)}`, side(p.query, tokens), side(p.key, tokens)]) tr.insertCell().textContent = text;
     return tr;
   }));
 }

@@ -22,6 +22,7 @@ let english = {};
 let current = {};
 // One formatter per language: building one per call showed in the page's profile.
 let counts = new Intl.NumberFormat('en');
+let decimals = new Map(); // digits → formatter
 
 /** The page's language for a BCP 47 tag (`es-MX` is `es`, `zh-CN` and `zh` are `zh-Hans`), or null. */
 export function matchLanguage(tag) {
@@ -74,6 +75,7 @@ export function setCatalogs(code, catalog, fallback = catalog) {
   current = catalog;
   english = fallback;
   counts = new Intl.NumberFormat(code);
+  decimals = new Map();
 }
 
 async function load(code) {
@@ -138,6 +140,16 @@ export const count = (n) => counts.format(n);
 
 /** A date and time in the language in use (Intl.DateTimeFormat options). */
 export const dateTime = (ms, options) => new Intl.DateTimeFormat(language, options).format(ms);
+
+/**
+ * `x` with `digits` decimals: as `toFixed` writes it in English, and in the language's own way
+ * elsewhere (2,768 in Spanish); no grouping, as `toFixed` has none.
+ */
+export function decimal(x, digits) {
+  if (language === 'en' || !Number.isFinite(x)) return x.toFixed(digits);
+  if (!decimals.has(digits)) decimals.set(digits, new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }));
+  return decimals.get(digits).format(x);
+}
 
 /** A list in the language in use: "a, b and c". */
 export const list = (items) => new Intl.ListFormat(language, { style: 'long', type: 'conjunction' }).format(items);

@@ -1,6 +1,6 @@
 // Saved runs: every run this browser keeps, newest first, to open, rename, download or delete,
 // and to overlay on the loss chart for comparing how settings trained.
-import { dateTime, t } from './i18n.js';
+import { dateTime, decimal, t } from './i18n.js';
 import { settingLabel } from './config-form.js';
 import { on, send } from './engine.js';
 import { bytes, count } from './format.js';
@@ -53,7 +53,7 @@ function item(run, colour) {
   const numbers = document.createElement('span');
   numbers.className = 'numbers';
   const step = count(run.step);
-  numbers.textContent = run.bestVal == null ? t('library.step', { step }) : t('library.step-best', { step, best: run.bestVal.toFixed(3) });
+  numbers.textContent = run.bestVal == null ? t('library.step', { step }) : t('library.step-best', { step, best: decimal(run.bestVal, 3) });
   const detail = document.createElement('span');
   detail.className = 'detail';
   detail.textContent = `${run.corpus} · ${about(run)} · ${bytes(run.size)} · ${date(run.savedAt)}`;

@@ -3,7 +3,7 @@
 // task the exact-match accuracy on training and held-out problems (right axis), and marked steps
 // (when an induction head formed; when a task's accuracy passed its marks). Across: steps, or
 // training time (each step's, from the engine), where runs whose steps cost more compare fairly.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
@@ -17,7 +17,7 @@ const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 const ACCURACY_AXIS = 38;
 const LEGEND = 16;
 const FONT = '11px system-ui, sans-serif';
-const percent = (a) => `${(a * 100).toFixed(1)}%`;
+const percent = (a) => `${decimal(a * 100, 1)}%`;
 /** Weight of the newest loss in the smoothed curve. */
 const SMOOTHING = 0.05;
 
@@ -182,7 +182,7 @@ export class LossChart {
       line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
       ctx.fillStyle = COLORS.uniform;
       ctx.textAlign = 'right';
-      ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: this.uniform.toFixed(2) }), g.right, g.y(this.uniform) - 4);
+      ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: decimal(this.uniform, 2) }), g.right, g.y(this.uniform) - 4);
     }
     if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
     for (const o of this.comparable()) {
@@ -246,7 +246,7 @@ export class LossChart {
       ctx.moveTo(PAD.left, g.y(v));
       ctx.lineTo(g.right, g.y(v));
       ctx.stroke();
-      ctx.fillText(v.toFixed(1), PAD.left - 6, g.y(v));
+      ctx.fillText(decimal(v, 1), PAD.left - 6, g.y(v));
     }
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
@@ -275,11 +275,11 @@ export class LossChart {
     const last = this.evals.at(-1);
     const val = last?.val_loss;
     if (train === undefined) return void this.canvas.setAttribute('aria-label', t('chart.empty'));
-    const parts = [t(this.timed() ? 'chart.label-timed' : 'chart.label', { step: this.raw.length, train: train.toFixed(3) })];
-    if (val !== undefined) parts.push(t('chart.label-val', { val: val.toFixed(3) }));
+    const parts = [t(this.timed() ? 'chart.label-timed' : 'chart.label', { step: this.raw.length, train: decimal(train, 3) })];
+    if (val !== undefined) parts.push(t('chart.label-val', { val: decimal(val, 3) }));
     if (last?.val_accuracy != null) parts.push(t('chart.label-accuracy', { train: percent(last.train_accuracy), val: percent(last.val_accuracy) }));
     parts.push(...[...this.markers.values()].map((m) => t('chart.label-marker', { label: m.label, step: m.step })));
-    const runs = this.overlays.map((o) => `${o.name} (${o.smooth.at(-1)?.toFixed(3) ?? t('chart.no-steps')})`).join(', ');
+    const runs = this.overlays.map((o) => `${o.name} (${decimal(o.smooth.at(-1), 3) ?? t('chart.no-steps')})`).join(', ');
     if (runs) parts.push(t('chart.label-compared', { runs }));
     this.canvas.setAttribute('aria-label', parts.join(''));
   }
@@ -290,11 +290,11 @@ export class LossChart {
     const rect = this.canvas.getBoundingClientRect();
     const step = Math.min(Math.max(g.stepAt(e.clientX - rect.left), 1), this.raw.length);
     const nearestEval = this.evals.reduce((best, ev) => (!best || Math.abs(ev.step - step) < Math.abs(best.step - step) ? ev : best), null);
-    const at = { step, time: this.timed() ? duration(this.seconds[step - 1]) : '', smooth: this.smooth[step - 1].toFixed(3), raw: this.raw[step - 1].toFixed(3) };
+    const at = { step, time: this.timed() ? duration(this.seconds[step - 1]) : '', smooth: decimal(this.smooth[step - 1], 3), raw: decimal(this.raw[step - 1], 3) };
     let text = t(this.timed() ? 'chart.tip-timed' : 'chart.tip', at);
     const across = (s) => g.x(this.at(this.seconds, s));
     if (nearestEval && Math.abs(across(nearestEval.step) - across(step)) < 12) {
-      text += t('chart.tip-eval', { step: nearestEval.step, val: nearestEval.val_loss.toFixed(3), train: nearestEval.train_loss.toFixed(3) });
+      text += t('chart.tip-eval', { step: nearestEval.step, val: decimal(nearestEval.val_loss, 3), train: decimal(nearestEval.train_loss, 3) });
       if (nearestEval.val_accuracy != null) {
         text += t('chart.tip-accuracy', { val: percent(nearestEval.val_accuracy), train: percent(nearestEval.train_accuracy) });
       }

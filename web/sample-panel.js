@@ -1,5 +1,5 @@
 // The sample panel: streamed generations, and the model's most likely next tokens after the prompt.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { readNumber, settingText, showErrors } from './config-form.js';
 import { on, send } from './engine.js';
 import { tokenLabel } from './format.js';
@@ -69,7 +69,7 @@ function showNextTokens({ next: { temperature, greedy, tokens } }) {
     bar.style.width = `${(prob * 100).toFixed(1)}%`;
     const value = document.createElement('span');
     value.className = 'prob';
-    value.textContent = `${(prob * 100).toFixed(1)}%`;
+    value.textContent = `${decimal(prob * 100, 1)}%`;
     item.setAttribute('aria-label', `${tokenLabel(token)}: ${value.textContent}`);
     item.append(label, bar, value);
     return item;

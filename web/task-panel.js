@@ -1,6 +1,6 @@
 // The task panel: the settings a task reads (the others hidden and left out of the run's
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { catalog } from './wasm.js';
 import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
@@ -21,7 +21,7 @@ const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 function roughly(n) {
   if (n < 1e15) return new Intl.NumberFormat('en-US', { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n);
   const exponent = Math.floor(Math.log10(n));
-  return `${(n / 10 ** exponent).toFixed(1)} × 10${[...String(exponent)].map((d) => SUPERSCRIPT[d]).join('')}`;
+  return `${decimal(n / 10 ** exponent, 1)} × 10${[...String(exponent)].map((d) => SUPERSCRIPT[d]).join('')}`;
 }
 
 /** One of the task's problems, as a person reads it (empty when its settings are invalid). */

@@ -1,5 +1,5 @@
 // The training panel: Train, Pause, Resume and Reset, the progress line and the loss chart.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { readNumber } from './config-form.js';
 import { corpusChoice, corpusSnippet, showMerges, taskChoice, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
@@ -136,8 +136,8 @@ function showProgress({ report, memory, search }) {
   // What the views' measurements at evaluations cost, beside the training's own time.
   const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
   ui.stats.textContent = t('train.stats', {
-    step: count(report.step), total: count(report.max_iters), loss: report.losses.at(-1).toFixed(3), speed, lr: report.lr.toExponential(2),
-    elapsed: duration(report.elapsed_s), eta: duration(report.eta_s), records: records.toFixed(1), memory: (memory / 2 ** 20).toFixed(1),
+    step: count(report.step), total: count(report.max_iters), loss: decimal(report.losses.at(-1), 3), speed, lr: report.lr.toExponential(2),
+    elapsed: duration(report.elapsed_s), eta: duration(report.eta_s), records: decimal(records, 1), memory: decimal(memory / 2 ** 20, 1),
   });
 }
 

@@ -1,7 +1,7 @@
 // The walk's figures: one per stage (its title, TransformerLens hook, shape, nanoGPT line, what it
 // does, and its numbers as a coloured strip or matrix that a pointer, a tap or the arrow keys read
 // out), the tokens as buttons to follow, the draw, and a training step's weights.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { diverging } from './views/plot.js';
 import { extent } from './views/grid.js';
 import { onPoint } from './pointing.js';
@@ -13,7 +13,7 @@ const LINE = 64;
 const CELL = 14; // the largest a matrix's cell is drawn, and a strip's height, in CSS pixels
 const MASKED = [215, 219, 226];
 
-const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : v.toFixed(4));
+const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : decimal(v, 4));
 /** A row's label: a token (its spaces and line breaks shown), or words where each row is a hook. */
 const rowLabel = (stage, label) => (stage.hooks.length > 1 ? label : tokenLabel(label));
 
@@ -200,7 +200,7 @@ export function drawList(list, { likeliest, picked }) {
     const bar = document.createElement('span');
     bar.className = 'bar';
     bar.style.width = `${Math.max(1, prob * 100)}%`;
-    const value = text('span', 'prob', `${(prob * 100).toFixed(1)}%${id === picked.id ? ' · drawn' : ''}`);
+    const value = text('span', 'prob', `${decimal(prob * 100, 1)}%${id === picked.id ? ' · drawn' : ''}`);
     if (id === picked.id) item.className = 'picked';
     item.append(label, bar, value);
     return item;

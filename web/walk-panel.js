@@ -2,7 +2,7 @@
 // forward pass and of one training step, with its real numbers (crates/gpt/src/inspect/walk/).
 // The worker computes it when the section is open: at once on a change here, and again at each
 // evaluation while training.
-import { t } from './i18n.js';
+import { decimal, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { samplingSettings } from './sample-panel.js';
 import { StageFigure, drawList, number, paramRows, ratesText, tokenButtons } from './walk-figures.js';
@@ -90,7 +90,7 @@ function show({ walk }) {
     ask();
   });
   showStages(figures.forward, ui.forward, forward.slice(1)); // the tokens are the buttons above
-  const drawn = { temperature: Number(draw.temperature.toPrecision(4)), k: draw.top_k, token: tokenLabel(draw.picked.token), percent: (draw.picked.prob * 100).toFixed(1) };
+  const drawn = { temperature: Number(draw.temperature.toPrecision(4)), k: draw.top_k, token: tokenLabel(draw.picked.token), percent: decimal(draw.picked.prob * 100, 1) };
   ui.drawTitle.textContent = draw.top_k ? t('walk.draw-title-top-k', drawn) : t('walk.draw-title', drawn);
   drawList(ui.draw, draw);
   const clipped = b.clip_scale < 1

@@ -2,7 +2,7 @@
 // messages: where the run stands (its step, last evaluation and milestones) and what has
 // happened since the step began (a run finished, a sample drawn, the walk shown). The clock
 // counts only time spent training, the time a lesson's `within` promises.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { on } from '../engine.js';
 import { state } from '../phase.js';
 import { isOpen, target } from './targets.js';
@@ -82,7 +82,7 @@ export function describeWait({ what, value }) {
     case 'step': return t('lesson.wait-step', { step: value, now: run.step });
     case 'accuracy': return run.accuracy === null ? t('lesson.wait-accuracy', { value: percent(value) })
       : t('lesson.wait-accuracy-now', { value: percent(value), now: percent(run.accuracy) });
-    case 'loss': return run.loss === null ? t('lesson.wait-loss', { value }) : t('lesson.wait-loss-now', { value, now: run.loss.toFixed(3) });
+    case 'loss': return run.loss === null ? t('lesson.wait-loss', { value }) : t('lesson.wait-loss-now', { value, now: decimal(run.loss, 3) });
     case 'induction': return t('lesson.wait-induction');
     case 'memorised': return t('lesson.wait-memorised');
     case 'generalised': return t('lesson.wait-generalised');

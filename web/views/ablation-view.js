@@ -1,10 +1,10 @@
 // Ablation: knock out a head or an MLP (click, tap or press its cell) and see the held-out loss and
 // accuracy with and without it, the shown problems that flip, and every part's cost over training.
-import { t, tParts } from '../i18n.js';
+import { decimal, t, tParts } from '../i18n.js';
 import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { extent, headName, paragraph, showGrid } from './grid.js';
 
-const percent = (x) => `${(x * 100).toFixed(1)}%`;
+const percent = (x) => `${decimal(x * 100, 1)}%`;
 
 /** Each head's cost (accuracy lost, or loss added for text) at each evaluation, drawn over steps. */
 class CostChart extends CanvasView {
@@ -63,7 +63,7 @@ export class AblationView {
     const accuracy = task && this.cost.value === 'accuracy';
     const heads = accuracy ? grid.head_accuracy : grid.head_loss;
     const mlps = accuracy ? grid.mlp_accuracy : grid.mlp_loss;
-    const show = (v) => (accuracy ? percent(v) : v.toFixed(3));
+    const show = (v) => (accuracy ? percent(v) : decimal(v, 3));
     const { site } = ablation;
     const isSite = (l, c) => (c === nh ? site.kind === 'mlp' && site.layer === l : site.kind === 'head' && site.layer === l && site.head === c);
     const what = accuracy ? t('views.ablation.accuracy-lost') : t('views.ablation.loss-added');
@@ -83,8 +83,8 @@ export class AblationView {
     this.fill.value = ablation.fill;
     const where = { layer: site.layer + 1, head: site.head + 1, name: site.kind === 'mlp' ? '' : headName(site.layer, site.head) };
     const detail = {
-      site: site.kind === 'mlp' ? t('views.ablation.site-mlp', where) : t('views.ablation.site-head', where), before: ablation.whole.loss.toFixed(3),
-      after: ablation.ablated.loss.toFixed(3), accuracyBefore: task && percent(ablation.whole.accuracy), accuracyAfter: task && percent(ablation.ablated.accuracy),
+      site: site.kind === 'mlp' ? t('views.ablation.site-mlp', where) : t('views.ablation.site-head', where), before: decimal(ablation.whole.loss, 3),
+      after: decimal(ablation.ablated.loss, 3), accuracyBefore: task && percent(ablation.whole.accuracy), accuracyAfter: task && percent(ablation.ablated.accuracy),
       flips: ablation.flips.length, shown: ablation.shown,
     };
     this.detail.textContent = t(task ? 'views.ablation.detail-task' : 'views.ablation.detail', detail);

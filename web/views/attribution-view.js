@@ -1,6 +1,6 @@
 // Direct logit attribution: each part's direct share of the answer's logit (and of the logit
 // difference to the corrupted answer), through the final norm; the parts add up to the logit.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { paragraph } from './grid.js';
 
 export class AttributionView {
@@ -19,7 +19,7 @@ export class AttributionView {
 
   update(a) {
     this.summary.textContent = t('views.attribution.summary', {
-      answer: JSON.stringify(a.answer), prompt: JSON.stringify(a.tokens.join('')), logit: a.logit.toFixed(2), difference: a.difference.toFixed(2), wrong: JSON.stringify(a.wrong),
+      answer: JSON.stringify(a.answer), prompt: JSON.stringify(a.tokens.join('')), logit: decimal(a.logit, 2), difference: decimal(a.difference, 2), wrong: JSON.stringify(a.wrong),
     });
     const top = a.parts.reduce((m, p) => Math.max(m, Math.abs(p.difference)), 1e-6);
     const caption = document.createElement('caption');
@@ -35,8 +35,8 @@ export class AttributionView {
       const fill = document.createElement('span');
       fill.className = p.difference < 0 ? 'bar negative' : 'bar';
       fill.style.width = `${(Math.abs(p.difference) / top) * 100}%`;
-      bar.append(fill, ` ${p.difference.toFixed(2)}`);
-      const logit = Object.assign(document.createElement('td'), { textContent: p.logit.toFixed(2) });
+      bar.append(fill, ` ${decimal(p.difference, 2)}`);
+      const logit = Object.assign(document.createElement('td'), { textContent: decimal(p.logit, 2) });
       tr.append(name, bar, logit);
       return tr;
     });

@@ -4,7 +4,7 @@
 // difference, drawn layer by layer; and each way's faithfulness curve. While the model trains,
 // evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
 // draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
@@ -103,7 +103,7 @@ class FaithfulnessCurve extends CanvasView {
     const box = keyedFrame(ctx, size, [0, total], [Math.min(0, ...ys), Math.max(1.05, ...ys)], items, { xLabel: t('views.circuit.edges-kept'), yLabel: t('views.circuit.share-kept') });
     line(ctx, [[0, 0.9], [total, 0.9]], box, '#9ca3af', 1, [4, 4]);
     circuits.forEach((c, i) => line(ctx, c.curve, box, PALETTE[i], 2));
-    const ways = circuits.map((c) => t('views.circuit.keeps', { method: METHODS[c.method](), faithfulness: c.faithfulness.toFixed(2), edges: c.edges.length }));
+    const ways = circuits.map((c) => t('views.circuit.keeps', { method: METHODS[c.method](), faithfulness: decimal(c.faithfulness, 2), edges: c.edges.length }));
     this.canvas.setAttribute('aria-label', t('views.circuit.curve-label', { ways: ways.join('; ') }));
   }
 }
@@ -124,7 +124,7 @@ class TimelineChart extends CanvasView {
       ctx.textAlign = 'left';
       ctx.fillText(t('views.circuit.formed'), box.x(formed) + 4, box.bottom - 8);
     }
-    const strongest = items.map(([name], i) => t('views.circuit.edge-value', { name, score: last.scores[top[i]].toFixed(2) })).join(', ');
+    const strongest = items.map(([name], i) => t('views.circuit.edge-value', { name, score: decimal(last.scores[top[i]], 2) })).join(', ');
     const said = { n: timeline.length, step: last.step, formed, edges: strongest };
     this.canvas.setAttribute('aria-label', t(formed != null ? 'views.circuit.timeline-label' : 'views.circuit.timeline-label-unformed', said));
   }
@@ -210,8 +210,8 @@ export class CircuitView {
       this.readout.textContent = t('views.circuit.how-to-read');
     } else {
       const found = this.data.found;
-      const all = found && { exact: found.exact?.[e].toFixed(3), eap: found.eap[e].toFixed(3), eapIg: found.eap_ig[e].toFixed(3) };
-      const recorded = { score: shown.scores[e].toFixed(3), step: shown.step };
+      const all = found && { exact: decimal(found.exact?.[e], 3), eap: decimal(found.eap[e], 3), eapIg: decimal(found.eap_ig[e], 3) };
+      const recorded = { score: decimal(shown.scores[e], 3), step: shown.step };
       const scores = found ? t(found.exact ? 'views.circuit.scores-found-exact' : 'views.circuit.scores-found', all)
         : t(shown.method === 'exact' ? 'views.circuit.score-exact' : 'views.circuit.score-eap-ig', recorded);
       this.readout.textContent = t('views.circuit.readout', { edge: edgeName(shown.graph, shown.graph.edges[e]), scores, name: shown.graph.edges[e].name });
@@ -268,7 +268,7 @@ export class CircuitView {
     const circuit = point.edges.length ? t('views.circuit.recorded-circuit', { edges: point.edges.length, faithfulness: percent(point.faithfulness) })
       : t('views.circuit.no-circuit');
     const corruption = point.corruption === 'swap' ? t('views.circuit.swap-short') : t('views.circuit.symbol-short');
-    const recorded = t('views.circuit.recorded', { step: point.step, corruption, pairs: point.pairs, clean: point.clean.toFixed(2), corrupted: point.corrupted.toFixed(2), circuit });
+    const recorded = t('views.circuit.recorded', { step: point.step, corruption, pairs: point.pairs, clean: decimal(point.clean, 2), corrupted: decimal(point.corrupted, 2), circuit });
     const when = formed != null ? [t('views.circuit.formed-at', { step: formed })] : [];
     return [recorded, ...when, t('views.circuit.find-more')].join(' ');
   }
@@ -279,14 +279,14 @@ export class CircuitView {
       method: METHODS[n.method](), edges: n.edges.length, faithfulness: percent(n.faithfulness), complement: percent(n.complement),
     }));
     const agree = c.agreement.map((a) => t('views.circuit.agree', {
-      method: METHODS[a.method](), spearman: a.spearman.toFixed(2), overlap: a.overlap, top: a.top_k,
+      method: METHODS[a.method](), spearman: decimal(a.spearman, 2), overlap: a.overlap, top: a.top_k,
     }));
     const pair = { n: c.pairs, clean: JSON.stringify(example.clean), answer: JSON.stringify(example.answer), corrupted: JSON.stringify(example.corrupted), wrong: JSON.stringify(example.wrong) };
     return [
       t('views.circuit.pairs-example', pair),
-      t('views.circuit.metric-values', { metric: METRIC[c.request.metric](), clean: c.clean.toFixed(2), corrupted: c.corrupted.toFixed(2), edges: c.graph.edges.length }),
+      t('views.circuit.metric-values', { metric: METRIC[c.request.metric](), clean: decimal(c.clean, 2), corrupted: decimal(c.corrupted, 2), edges: c.graph.edges.length }),
       c.note ?? '',
-      c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: (c.shared.ms / 1000).toFixed(2) }) : '',
+      c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: decimal(c.shared.ms / 1000, 2) }) : '',
       t('views.circuit.circuits', { ways: ways.join('; ') }),
       agree.length ? t('views.circuit.agreement', { agreement: agree.join('; ') }) : '',
     ].filter(Boolean).join(' ');

@@ -1,7 +1,7 @@
 // Composition scores: how much each head reads, through its queries, keys or values, what a head
 // of the layer before wrote. The induction circuit (a previous-token head, then an induction head
 // reading it through its keys) is named and its K-composition drawn over training.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { CanvasView, PALETTE, frame, line, viewCanvas } from './plot.js';
 import { extent, gridTable, headName, paragraph } from './grid.js';
 
@@ -10,7 +10,7 @@ class CircuitChart extends CanvasView {
     const top = Math.max(0.05, ...history.map((c) => c.k[at])) * 1.1;
     const box = frame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], { xLabel: t('common.step'), yLabel: t('views.composition.k') });
     line(ctx, history.map((c) => [c.step, c.k[at]]), box, PALETTE[1], 2);
-    this.canvas.setAttribute('aria-label', t('views.composition.chart-label', { n: history.length, k: history.at(-1).k[at].toFixed(2), step: history.at(-1).step }));
+    this.canvas.setAttribute('aria-label', t('views.composition.chart-label', { n: history.length, k: decimal(history.at(-1).k[at], 2), step: history.at(-1).step }));
   }
 }
 
@@ -51,7 +51,7 @@ export class CompositionView {
           rowLabel: (h) => headName(l, h),
           colLabel: (h) => headName(l + 1, h),
           value: (h1, h2) => scores[at(h1, h2)],
-          text: (v) => v.toFixed(2),
+          text: (v) => decimal(v, 2),
           scale,
         });
         if (kind === 'K' && circuit?.layer === l) table.rows[circuit.previous + 1].cells[circuit.induction + 1].classList.add('circuit');
@@ -65,7 +65,7 @@ export class CompositionView {
       return;
     }
     const [prev, ind] = [headName(circuit.layer, circuit.previous), headName(circuit.layer + 1, circuit.induction)];
-    this.circuit.textContent = t(circuit.formed ? 'views.composition.formed' : 'views.composition.candidate', { prev, ind, k: circuit.k.toFixed(2) });
+    this.circuit.textContent = t(circuit.formed ? 'views.composition.formed' : 'views.composition.candidate', { prev, ind, k: decimal(circuit.k, 2) });
     const at = (circuit.layer * nh + circuit.previous) * nh + circuit.induction;
     this.chart.update(history.length > 0 ? { history, at } : null);
   }

@@ -1,7 +1,7 @@
 // Grokking's progress measures (Nanda et al. 2023), for modular addition: the number embeddings'
 // norm at each frequency, the key frequencies, and the restricted and excluded losses over
 // training beside the plain ones.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { CanvasView, PALETTE, frame, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
@@ -35,7 +35,7 @@ class Losses extends CanvasView {
     const box = keyedFrame(ctx, size, [history[0].step, Math.max(history.at(-1).step, 1)], [0, top], items, { xLabel: t('common.step'), yLabel: t('views.fourier.loss') });
     for (const [, field, color, dash] of SERIES) line(ctx, history.map((p) => [p.step, p[field]]), box, color, 1.8, dash);
     const last = history.at(-1);
-    const losses = SERIES.map(([label, field]) => t('views.fourier.series', { label: label(), loss: last[field].toFixed(3) })).join(', ');
+    const losses = SERIES.map(([label, field]) => t('views.fourier.series', { label: label(), loss: decimal(last[field], 3) })).join(', ');
     this.canvas.setAttribute('aria-label', t('views.fourier.losses-label', { n: history.length, step: last.step, losses }));
   }
 }
@@ -63,8 +63,8 @@ export class FourierView {
     }
     const { now, history } = data;
     this.summary.textContent = t('views.fourier.summary', {
-      step: now.step, key: now.key.length ? now.key.join(', ') : t('views.fourier.none-yet'), restricted: now.restricted_loss.toFixed(3),
-      excluded: now.excluded_loss.toFixed(3), heldOut: now.test_loss.toFixed(3),
+      step: now.step, key: now.key.length ? now.key.join(', ') : t('views.fourier.none-yet'), restricted: decimal(now.restricted_loss, 3),
+      excluded: decimal(now.excluded_loss, 3), heldOut: decimal(now.test_loss, 3),
     });
     this.spectrum.update(now);
     this.losses.update(history.length > 0 ? history : null);

@@ -1,6 +1,6 @@
 // Heads over time: every head's induction and previous-token score, or its attention entropy, at
 // each evaluation, with the step where an induction head formed marked.
-import { t, tParts } from '../i18n.js';
+import { decimal, t, tParts } from '../i18n.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 
 export class HeadsView extends CanvasView {
@@ -66,8 +66,8 @@ export class HeadsView extends CanvasView {
     const [ind, prev] = [best(last.induction), best(last.previous_token)];
     const low = last.entropy.reduce((b, e, i) => (e < last.entropy[b] ? i : b), 0);
     const scores = t('views.heads.label', {
-      n: heads.length, step: last.step, induction: name(ind), inductionScore: last.induction[ind].toFixed(2), previous: name(prev),
-      previousScore: last.previous_token[prev].toFixed(2), focused: name(low), entropy: last.entropy[low].toFixed(2),
+      n: heads.length, step: last.step, induction: name(ind), inductionScore: decimal(last.induction[ind], 2), previous: name(prev),
+      previousScore: decimal(last.previous_token[prev], 2), focused: name(low), entropy: decimal(last.entropy[low], 2),
     });
     const formed = onset ? t('views.heads.formed', { step: onset.step, name: name(onset.layer * nh + onset.head) }) : t('views.heads.not-yet');
     this.canvas.setAttribute('aria-label', `${scores} ${formed}`);

@@ -1,8 +1,8 @@
 // The logit lens: the likeliest next tokens after the prompt's last token, read off each layer.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 
-const percent = (p) => `${(p * 100).toFixed(1)}%`;
+const percent = (p) => `${decimal(p * 100, 1)}%`;
 
 export class LensView {
   static key = 'lens';

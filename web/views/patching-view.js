@@ -1,11 +1,11 @@
 // Activation patching: a clean input and a corrupted one; each head's clean output, and the clean
 // residual stream at each layer and position, patched into the corrupted run, with the share of
 // the logit difference it restores. The pair is proposed from the run until a person types one.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { headName, paragraph, showGrid } from './grid.js';
 
-const share = (v) => v.toFixed(2);
+const share = (v) => decimal(v, 2);
 
 export class PatchingView {
   static key = 'patching';
@@ -59,7 +59,7 @@ export class PatchingView {
     const [clean, corrupted] = [p.clean.join(''), p.corrupted.join('')];
     this.summary.textContent = t('views.patching.summary', {
       clean: JSON.stringify(clean), answer: JSON.stringify(p.answer), corrupted: JSON.stringify(corrupted), wrong: JSON.stringify(p.wrong),
-      cleanDifference: p.clean_difference.toFixed(2), corruptedDifference: p.corrupted_difference.toFixed(2),
+      cleanDifference: decimal(p.clean_difference, 2), corruptedDifference: decimal(p.corrupted_difference, 2),
     });
     const nh = inside.n_head;
     showGrid(this.heads, {

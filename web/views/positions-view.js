@@ -1,6 +1,6 @@
 // Position embeddings: each position's embedding by channel, and the cosine similarity between
 // positions. A model with rotary positions (RoPE) has no table to draw, and the view says so.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { CanvasView, diverging, heatmap, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
 
@@ -37,6 +37,6 @@ export class PositionsView extends CanvasView {
     ctx.fillText(t('views.positions.cosine'), 30 + side, 2);
     const neighbours = Array.from({ length: positions - 1 }, (_, i) => cosine[i * positions + i + 1]);
     const mean = neighbours.reduce((a, b) => a + b, 0) / Math.max(1, neighbours.length);
-    this.canvas.setAttribute('aria-label', t('views.positions.label', { positions, channels: c, mean: mean.toFixed(2) }));
+    this.canvas.setAttribute('aria-label', t('views.positions.label', { positions, channels: c, mean: decimal(mean, 2) }));
   }
 }

@@ -1,6 +1,6 @@
 // The residual stream over the probe's positions: its norm entering each layer and leaving the
 // last, and the norms of what each layer's attention and MLP add to it.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 
 export class ResidualView extends CanvasView {
@@ -26,6 +26,6 @@ export class ResidualView extends CanvasView {
       line(ctx, series(mlp, l), box, PALETTE[(l + 1) % PALETTE.length], 1, [1, 3]);
     }
     const mean = (l) => stream.slice(l * positions, (l + 1) * positions).reduce((a, b) => a + b, 0) / positions;
-    this.canvas.setAttribute('aria-label', t('views.residual.label', { positions, first: mean(0).toFixed(2), last: mean(layers).toFixed(2), layers }));
+    this.canvas.setAttribute('aria-label', t('views.residual.label', { positions, first: decimal(mean(0), 2), last: decimal(mean(layers), 2), layers }));
   }
 }

@@ -1,6 +1,6 @@
 // Per-token surprise: the probe's tokens coloured by the loss of predicting each, with the
 // model's five likeliest guesses there on hover or focus; below, the mean loss by position.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { onPoint, showTooltip } from '../pointing.js';
 import { frame, line, prepare, viewCanvas } from './plot.js';
@@ -11,7 +11,7 @@ function shade(loss, worst) {
   return `rgb(${Math.round(255 - s * 21)}, ${Math.round(255 - s * 140)}, ${Math.round(255 - s * 220)})`;
 }
 
-const percent = (p) => `${(p * 100).toFixed(1)}%`;
+const percent = (p) => `${decimal(p * 100, 1)}%`;
 
 export class SurpriseView {
   static key = 'surprise';
@@ -41,7 +41,7 @@ export class SurpriseView {
       span.tabIndex = 0;
       span.setAttribute('role', 'img'); // a coloured tile whose name says its loss and guesses
       const guessed = () => guesses.map((g) => t('views.surprise.guess', { token: tokenLabel(g.token), percent: percent(g.prob) })).join(', ');
-      const what = loss == null ? t('views.surprise.first') : t('views.surprise.loss', { loss: loss.toFixed(2), guesses: guessed() });
+      const what = loss == null ? t('views.surprise.first') : t('views.surprise.loss', { loss: decimal(loss, 2), guesses: guessed() });
       span.setAttribute('aria-label', t('views.surprise.tile', { token: tokenLabel(token), what }));
       if (loss != null) span.style.background = shade(loss, uniformLoss);
       const show = () => this.show(span, what);
@@ -52,7 +52,7 @@ export class SurpriseView {
     }));
     const losses = probe.map((p) => p.loss).filter((l) => l != null);
     const mean = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
-    this.text.setAttribute('aria-label', t('views.surprise.tokens-label', { mean: mean.toFixed(2), n: losses.length }));
+    this.text.setAttribute('aria-label', t('views.surprise.tokens-label', { mean: decimal(mean, 2), n: losses.length }));
     this.byPosition = byPosition;
     this.drawPositions();
   }
@@ -73,6 +73,6 @@ export class SurpriseView {
     }
     const box = frame(ctx, { width, height }, [0, losses.length - 1], [0, Math.max(...losses) * 1.05], { xLabel: t('views.surprise.x'), yLabel: t('views.surprise.y') });
     line(ctx, losses.map((l, i) => [i, l]), box, '#ea580c', 2);
-    this.canvas.setAttribute('aria-label', t('views.surprise.label', { first: losses[0].toFixed(2), last: losses.at(-1).toFixed(2) }));
+    this.canvas.setAttribute('aria-label', t('views.surprise.label', { first: decimal(losses[0], 2), last: decimal(losses.at(-1), 2) }));
   }
 }

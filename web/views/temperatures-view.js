@@ -1,9 +1,9 @@
 // Softmax under temperature, on the real model: the next-token distribution after the prompt.
-import { t } from '../i18n.js';
+import { decimal, t } from '../i18n.js';
 import { tokenLabel } from '../format.js';
 import { AXIS, CanvasView, PALETTE, belowLegend, legend, legendLayout, viewCanvas } from './plot.js';
 
-const percent = (p) => `${(p * 100).toFixed(1)}%`;
+const percent = (p) => `${decimal(p * 100, 1)}%`;
 
 export class TemperatureView extends CanvasView {
   static key = 'temperatures';
