@@ -85,7 +85,7 @@ async function load(code) {
 }
 
 /** Loads `code`'s catalog (English for a code the page lacks) and words with it from now on. */
-export async function loadLanguage(code) {
+async function loadLanguage(code) {
   const chosen = LANGUAGES.some((l) => l.code === code) ? code : 'en';
   const [base, catalog] = await Promise.all([load('en'), chosen === 'en' ? null : load(chosen)]);
   setCatalogs(chosen, catalog ?? base, base);
@@ -155,7 +155,7 @@ export function decimal(x, digits) {
 export const list = (items) => new Intl.ListFormat(language, { style: 'long', type: 'conjunction' }).format(items);
 
 /** Words every element marked `data-i18n="key"` (its text) or `data-i18n-attrs="attr:key ..."`. */
-export function applyStatic(root) {
+function applyStatic(root) {
   for (const el of root.querySelectorAll('[data-i18n]')) showRich(el, t(el.dataset.i18n));
   for (const el of root.querySelectorAll('[data-i18n-attrs]')) {
     for (const pair of el.dataset.i18nAttrs.trim().split(/\s+/)) {
@@ -169,7 +169,7 @@ export function applyStatic(root) {
 const RICH = /<(code|strong)>(.*?)<\/\1>/g;
 
 /** Shows `message` in `el`: its text, with any <code> or <strong> in it as those elements. */
-export function showRich(el, message) {
+function showRich(el, message) {
   const parts = [];
   let last = 0;
   for (const m of message.matchAll(RICH)) {
