@@ -7,13 +7,13 @@ use wasm_bindgen::prelude::*;
 /// What every binding returns: a thrown JS `Error` on failure.
 pub type JsResult<T> = Result<T, JsValue>;
 
-/// A core error as a JS `Error` with its message and, for an invalid setting, a `field`: its path, to show it beside.
+/// A core error as a JS `Error`: its English message, `words` to say it in the reader's language, and a setting's `field`.
 pub fn js_error(e: gpt::Error) -> JsValue {
     let error = js_sys::Error::new(&e.to_string());
-    if let gpt::Error::Invalid(invalid) = &e {
-        // Setting a property on a fresh Error object cannot fail.
-        let _ = js_sys::Reflect::set(&error, &"field".into(), &invalid.field.as_str().into());
-    }
+    let field = if let gpt::Error::Invalid(invalid) = &e { invalid.field.as_str().into() } else { JsValue::UNDEFINED };
+    // Setting properties on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&error, &"words".into(), &to_js(e.words()).unwrap_or_default());
+    let _ = js_sys::Reflect::set(&error, &"field".into(), &field);
     error.into()
 }
 

@@ -6,7 +6,7 @@
 //               order brought when one holds them; memory: this helper's wasm memory in bytes),
 //               error {id, message}.
 
-import { useWorkerLanguage } from './i18n.js';
+import { errorText, useWorkerLanguage } from './i18n.js';
 
 // Loaded after onmessage is set, so no message can arrive before there is a listener.
 const engine = import('./wasm.js');
@@ -26,6 +26,6 @@ self.onmessage = async ({ data }) => {
       self.postMessage({ type: 'reply', id: data.id, ...reply, memory: memoryBytes() }, reply.data ? [reply.data.buffer] : []);
     }
   } catch (e) {
-    self.postMessage({ type: 'error', id: data.id, message: e?.message ?? String(e) });
+    self.postMessage({ type: 'error', id: data.id, message: errorText(e) });
   }
 };

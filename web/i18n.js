@@ -23,6 +23,7 @@ let current = {};
 // One formatter per language: building one per call showed in the page's profile.
 let counts = new Intl.NumberFormat('en');
 let decimals = new Map(); // digits → formatter
+let numbers = new Intl.NumberFormat('en', { maximumFractionDigits: 20 }); // every digit the engine sends
 
 /** The page's language for a BCP 47 tag (`es-MX` is `es`, `zh-CN` and `zh` are `zh-Hans`), or null. */
 export function matchLanguage(tag) {
@@ -76,6 +77,7 @@ export function setCatalogs(code, catalog, fallback = catalog) {
   english = fallback;
   counts = new Intl.NumberFormat(code);
   decimals = new Map();
+  numbers = new Intl.NumberFormat(code, { maximumFractionDigits: 20 });
 }
 
 async function load(code) {
@@ -116,6 +118,37 @@ export const useWorkerLanguage = () => loadLanguage(new URL(self.location.href).
  * has them, under `@core`, keyed by the English (gettext's way: English is the source).
  */
 export const coreText = (english) => current['@core']?.[english] ?? english;
+
+/**
+ * What the engine says (its words: a message's code and values), in the language in use: from the
+ * catalog's `@words` section, keyed by code; its own English where the catalog has none (English's).
+ */
+export function say(words) {
+  const message = current['@words']?.[words.code];
+  if (message === undefined) return words.english;
+  const values = Object.fromEntries(Object.entries(words.values).map(([name, v]) => [name, shown(v)]));
+  return format(message, values, language);
+}
+
+/** An error in the language in use: the engine's words where it carries them, else its message. */
+export const errorText = (error) => (error?.words ? say(error.words) : error?.message ?? String(error));
+
+/** A value of the engine's words as the language shows it; a number stays one for plural to pick by. */
+function shown(value) {
+  if (typeof value === 'number') return new Shown(value, numbers.format(value));
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(shown).join('; ');
+  if ('fixed' in value) return decimal(value.fixed, value.digits);
+  if ('term' in value) return coreText(value.term);
+  return say(value);
+}
+
+/** A number with its text in the language in use: plural rules read the number, the message its text. */
+class Shown {
+  constructor(number, text) { this.number = number; this.text = text; }
+  valueOf() { return this.number; }
+  toString() { return this.text; }
+}
 
 /** The message `key` in the language in use (English when its catalog lacks it), worded with `values`. */
 export function t(key, values = {}) {

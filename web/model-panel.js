@@ -1,6 +1,6 @@
 // The model panel: presets, every setting, and what the engine says of them as they are typed
 // (parameter count, memory, or the first problem).
-import { coreText, t } from './i18n.js';
+import { coreText, errorText, say, t } from './i18n.js';
 import { catalog, describeModel } from './wasm.js';
 import { fillForm, inFormWords, readConfig, showErrors } from './config-form.js';
 import { send } from './engine.js';
@@ -110,8 +110,9 @@ export function validate() {
   if (errors.length === 0) {
     try {
       ({ errors, size, task: summary } = describeModel(config, textStats(), BUDGET));
+      errors = errors.map((p) => ({ field: p.field, message: say(p.words) }));
     } catch (e) {
-      errors.push({ field: 'settings', message: e.message });
+      errors.push({ field: 'settings', message: errorText(e) });
     }
   }
   if (task) describeTaskSettings(config.task, summary, config.train.max_iters);

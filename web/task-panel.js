@@ -1,6 +1,6 @@
 // The task panel: the settings a task reads (the others hidden and left out of the run's
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
-import { decimal, t } from './i18n.js';
+import { decimal, say, t } from './i18n.js';
 import { catalog } from './wasm.js';
 import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
@@ -53,7 +53,7 @@ function showOutlook(outlook, iterations) {
   };
   for (const { says, steps, optimizer } of outlook) {
     const line = document.createElement('p');
-    line.textContent = says;
+    line.textContent = say(says);
     ui.outlook.append(line);
     if (steps && iterations < steps) button(t('task.train-for', { steps: count(steps) }), () => set(ui.iterations, steps));
     const option = optimizer && [...ui.optimizer.options].find((o) => o.value === optimizer);
@@ -69,7 +69,7 @@ function showOutlook(outlook, iterations) {
  */
 export function describeTaskSettings(task, described, iterations) {
   summary = described;
-  ui.watch.textContent = summary?.watch_for ?? '';
+  ui.watch.textContent = summary ? say(summary.watch_for) : '';
   showOutlook(summary?.outlook ?? [], iterations);
   if (!summary) {
     ui.summary.textContent = '';

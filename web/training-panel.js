@@ -101,7 +101,7 @@ function resumeTraining() {
 }
 
 /** A setting that changes the parameters or tokens (or the seed) cannot apply to a model that exists. */
-const NEEDS_NEW_MODEL = /needs a new model/;
+const NEEDS_NEW_MODEL = 'settings.needs_new_model';
 
 /** Sets the page up for a run's task (`task`: its TaskDetails, or null for a text). */
 export function showTaskRun(task) {
@@ -175,7 +175,7 @@ export function initTraining() {
   on('paused', () => setPhase('paused', t('train.paused', { step: count(state.steps) })));
   on('finished', () => setPhase('finished', t('train.finished', { steps: count(state.steps) })));
   on('error:train', (error) => {
-    if (NEEDS_NEW_MODEL.test(error.message)) {
+    if (error.code === NEEDS_NEW_MODEL) {
       setPhase('paused', t('train.paused-short', { step: count(state.steps) }));
       const fresh = t('train.confirm-new-model', { reason: error.message, steps: count(state.steps) });
       if (confirm(fresh)) {

@@ -1,7 +1,7 @@
 // The walk's figures: one per stage (its title, TransformerLens hook, shape, nanoGPT line, what it
 // does, and its numbers as a coloured strip or matrix that a pointer, a tap or the arrow keys read
 // out), the tokens as buttons to follow, the draw, and a training step's weights.
-import { decimal, t } from './i18n.js';
+import { coreText, decimal, say, t } from './i18n.js';
 import { diverging } from './views/plot.js';
 import { extent } from './views/grid.js';
 import { onPoint } from './pointing.js';
@@ -15,7 +15,7 @@ const MASKED = [215, 219, 226];
 
 const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : decimal(v, 4));
 /** A row's label: a token (its spaces and line breaks shown), or words where each row is a hook. */
-const rowLabel = (stage, label) => (stage.hooks.length > 1 ? label : tokenLabel(label));
+const rowLabel = (label) => (typeof label === 'string' ? tokenLabel(label) : say(label));
 
 /** A stage's value as it reads: a whole number (a token id) as one. */
 const value = (stage, v) => (stage.whole ? String(v) : number(v));
@@ -60,18 +60,18 @@ export class StageFigure {
 
   update(stage) {
     this.stage = stage;
-    this.title.textContent = stage.title;
+    this.title.textContent = say(stage.title);
     this.hook.textContent = stage.hooks.length ? stage.hooks.join(', ') : t('walk.no-hook');
     this.shape.textContent = stage.shape;
     this.code.textContent = stage.code;
-    this.what.textContent = stage.what;
-    this.notes.textContent = stage.notes.map((n) => `${n.label}: ${number(n.value)}`).join(' · ');
+    this.what.textContent = say(stage.what);
+    this.notes.textContent = stage.notes.map((n) => `${say(n.label)}: ${number(n.value)}`).join(' · ');
     this.scale = extent(stage.values);
     const [lo, hi] = stage.values.filter(Number.isFinite).reduce(([a, b], v) => [Math.min(a, v), Math.max(b, v)], [Infinity, -Infinity]);
     const kind = stage.rows === 1 ? t('walk.strip', { cols: stage.cols }) : t('walk.matrix', { rows: stage.rows, cols: stage.cols });
-    const focus = stage.focus_row != null ? t('walk.focus', { row: stage.focus_row, token: tokenLabel(stage.row_labels[stage.focus_row] ?? '') }) : '';
+    const focus = stage.focus_row != null ? t('walk.focus', { row: stage.focus_row, token: rowLabel(stage.row_labels[stage.focus_row] ?? '') }) : '';
     const masked = stage.causal ? t('walk.masked-later') : '';
-    this.canvas.setAttribute('aria-label', t('walk.figure-label', { title: stage.title, kind, lo: value(stage, lo), hi: value(stage, hi), masked, focus }));
+    this.canvas.setAttribute('aria-label', t('walk.figure-label', { title: say(stage.title), kind, lo: value(stage, lo), hi: value(stage, hi), masked, focus }));
     this.draw();
     if (this.cursor) this.say(...this.cursor);
   }
@@ -82,7 +82,7 @@ export class StageFigure {
     const strip = rows === 1;
     const perLine = strip ? Math.min(cols, LINE) : cols;
     const lines = strip ? Math.ceil(cols / perLine) : rows;
-    const longest = strip ? 0 : Math.max(...labels.map((l) => rowLabel(this.stage, l).length), 1);
+    const longest = strip ? 0 : Math.max(...labels.map((l) => rowLabel(l).length), 1);
     const label = strip ? 0 : Math.min(120, 12 + 6.5 * longest);
     const width = this.canvas.getBoundingClientRect().width || 300;
     const cell = Math.max(1, Math.min(CELL, (width - label) / perLine));
@@ -118,7 +118,7 @@ export class StageFigure {
       ctx.font = `${Math.min(11, Math.max(8, high - 2))}px system-ui, sans-serif`;
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';
-      stage.row_labels.forEach((l, r) => { if (high >= 7 || r === stage.focus_row) ctx.fillText(rowLabel(stage, l), label - 4, r * high + high / 2); });
+      stage.row_labels.forEach((l, r) => { if (high >= 7 || r === stage.focus_row) ctx.fillText(rowLabel(l), label - 4, r * high + high / 2); });
       if (stage.focus_row != null) {
         ctx.strokeStyle = '#111827';
         ctx.lineWidth = 1.5;
@@ -161,7 +161,7 @@ export class StageFigure {
     const { rows, cols, values, row_labels: labels, causal } = this.stage;
     this.cursor = [Math.min(r, rows - 1), Math.min(c, cols - 1)];
     [r, c] = this.cursor;
-    const where = rows === 1 ? t('walk.index', { c }) : t('walk.cell', { r, label: rowLabel(this.stage, labels[r] ?? ''), c });
+    const where = rows === 1 ? t('walk.index', { c }) : t('walk.cell', { r, label: rowLabel(labels[r] ?? ''), c });
     // A masked score is −∞ (it crosses as null: JSON has no −∞); a masked weight is 0.
     const v = values[r * cols + c];
     const masked = Number.isFinite(v) ? value(this.stage, v) : '−∞';
@@ -223,7 +223,7 @@ export function paramRows(body, params, rates) {
 
 /** Each optimiser's part of a step, in words: "AdamW at rate 3.00e-4 for 6 weights; …". */
 export function ratesText(rates) {
-  return rates.map((r) => t(r.shape_scaled ? 'walk.rate-scaled' : 'walk.rate-plain', { optimizer: r.title, lr: r.lr.toExponential(2), n: r.weights })).join('; ');
+  return rates.map((r) => t(r.shape_scaled ? 'walk.rate-scaled' : 'walk.rate-plain', { optimizer: coreText(r.title), lr: r.lr.toExponential(2), n: r.weights })).join('; ');
 }
 
 export { number };

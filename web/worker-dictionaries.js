@@ -3,6 +3,9 @@
 // often, paused for the model's own training, and brought back with a reopened run.
 import { yieldToMessages } from './yield.js';
 
+/** The engine's words when a run has no autoencoder or transcoders yet: nothing to restore. */
+const NOT_STARTED = new Set(['dictionaries.no_autoencoder', 'dictionaries.no_transcoders']);
+
 /** The message type of each dictionary's answers (and `-paused` once Pause stops its training). */
 const ANSWERS = { autoencoder: 'features', transcoders: 'transcoders' };
 /**
@@ -78,7 +81,7 @@ export class Dictionaries {
       try {
         answer = run.features({ of, do: 'measure' });
       } catch (e) {
-        if (!/^no (autoencoder has been started|transcoders)/.test(e.message)) report(type, e);
+        if (!NOT_STARTED.has(e.words?.code)) report(type, e);
         continue;
       }
       post(answer.step < answer.steps ? { type: `${type}-paused`, answer } : { type, answer, asked: 'train' });

@@ -14,9 +14,9 @@
 //               solved {solution}, paused, finished,
 //               autosaved {record}, storage {message}, text-ok, text-problem {missing, message},
 //               text-fitted {text}, runs-changed, nothing-saved,
-//               error {context, message, field?} (context: the message type that failed; field: the
+//               error {context, message, field?, code?} (context: the message type that failed; code: the engine's message; field: the
 //               setting at fault, if one is), crashed {message}.
-import { t, useWorkerLanguage } from './i18n.js';
+import { errorText, t, useWorkerLanguage } from './i18n.js';
 import { Autosave } from './autosave.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
 import { Trainer } from './trainer.js';
@@ -41,7 +41,7 @@ function report(context, error) {
     trainer.drop(true);
     post({ type: 'crashed', message: t('worker.crashed', { reason: error.message }) });
   } else {
-    post({ type: 'error', context, message: error?.message ?? String(error), field: error?.field });
+    post({ type: 'error', context, message: errorText(error), field: error?.field, code: error?.words?.code });
   }
 }
 
@@ -88,7 +88,7 @@ function attach(opened, text) {
     const { missing } = opened.useText(text);
     return missing.length === 0 ? null : { message: t('worker.vocabulary-lacks'), missing };
   } catch (e) {
-    return { message: e.message, missing: [] };
+    return { message: errorText(e), missing: [] };
   }
 }
 

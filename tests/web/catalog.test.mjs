@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { LANGUAGES } from '../../web/i18n.js';
+import { LANGUAGES, format, setCatalogs } from '../../web/i18n.js';
 
 const WEB = path.resolve(import.meta.dirname, '../../web');
 const catalog = (code) => JSON.parse(fs.readFileSync(path.join(WEB, 'locales', `${code}.json`), 'utf8'));
@@ -183,14 +183,39 @@ test('every key in English is used, and every key used is in English', () => {
   assert.deepEqual(Object.keys(english).filter((k) => !used.has(k)), [], 'keys in en.json never used');
 });
 
-/** The argument names a message uses, sorted. */
-const argumentsOf = (message) => [...new Set([...message.matchAll(/\{\s*(\w+)\s*[,}]/g)].map((m) => m[1]))].sort();
+/** The argument names a message uses, sorted: in its select and plural cases too. */
+const argumentsOf = (message) => [...new Set(argumentNames(message))].sort();
+
+function argumentNames(message) {
+  return outermost(message).flatMap((body) => {
+    const [name, kind, ...rest] = body.split(',');
+    const cases = ['select', 'plural'].includes(kind?.trim()) ? outermost(rest.join(',')).flatMap(argumentNames) : [];
+    return [name.trim(), ...cases];
+  });
+}
+
+/** What each outermost `{…}` of `text` holds. */
+function outermost(text) {
+  const out = [];
+  let depth = 0;
+  let start = 0;
+  [...text].forEach((c, i) => {
+    if (c === '{' && depth++ === 0) start = i + 1;
+    else if (c === '}' && --depth === 0) out.push(text.slice(start, i));
+  });
+  return out;
+}
+
+/** The engine: its catalog of presets, tasks, optimisers and the messages it says. */
+async function engineCatalog() {
+  const engine = await import('../../pkg/gpt_playground.js');
+  await engine.default({ module_or_path: fs.readFileSync(path.join(WEB, '../pkg/gpt_playground_bg.wasm')) });
+  return engine.catalog();
+}
 
 /** The English the engine and the bundled corpora write: the catalogs word it under `@core`. */
 async function coreEnglish() {
-  const engine = await import('../../pkg/gpt_playground.js');
-  await engine.default({ module_or_path: fs.readFileSync(path.join(WEB, '../pkg/gpt_playground_bg.wasm')) });
-  const { presets, tasks, optimizers } = engine.catalog();
+  const { presets, tasks, optimizers } = await engineCatalog();
   const fields = (owner) => owner.fields.flatMap((f) => [f.label, f.help, ...(f.accepts.options ?? []).map(([, text]) => text)]);
   const corpora = JSON.parse(fs.readFileSync(path.join(WEB, '../assets/corpora.json'), 'utf8'));
   return [...new Set([
@@ -201,7 +226,7 @@ async function coreEnglish() {
 
 for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
   test(`the ${code} catalog holds every key, no other, with the same arguments`, () => {
-    const { '@core': core, ...other } = catalog(code);
+    const { '@core': core, '@words': words, ...other } = catalog(code);
     assert.deepEqual(Object.keys(english).filter((k) => !(k in other)), [], 'missing');
     assert.deepEqual(Object.keys(other).filter((k) => !(k in english)), [], 'not in English');
     const differ = Object.keys(english).filter((k) => JSON.stringify(argumentsOf(english[k])) !== JSON.stringify(argumentsOf(other[k])));
@@ -212,5 +237,21 @@ for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
 for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
   test(`the ${code} catalog words all the engine's and the corpora's English, and nothing else`, async () => {
     assert.deepEqual(Object.keys(catalog(code)['@core'] ?? {}).sort(), await coreEnglish());
+  });
+}
+
+for (const { code } of LANGUAGES.filter((l) => l.code !== 'en')) {
+  test(`the ${code} catalog words every message the engine says, with its arguments, and reads`, async () => {
+    const { words } = await engineCatalog();
+    const theirs = catalog(code)['@words'] ?? {};
+    assert.deepEqual(words.map((m) => m.code).filter((c) => !(c in theirs)), [], 'missing');
+    assert.deepEqual(Object.keys(theirs).filter((c) => !words.some((m) => m.code === c)), [], 'not said by the engine');
+    const differ = words.filter((m) => JSON.stringify(argumentsOf(m.english)) !== JSON.stringify(argumentsOf(theirs[m.code] ?? '')));
+    assert.deepEqual(differ.map((m) => m.code), [], 'arguments differ');
+    setCatalogs(code, catalog(code), english);
+    for (const m of words) {
+      const values = Object.fromEntries(m.values.map((name) => [name, 1]));
+      assert.doesNotThrow(() => format(theirs[m.code], values, code), m.code);
+    }
   });
 }

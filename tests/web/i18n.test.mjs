@@ -2,7 +2,7 @@
 // rules (Arabic has six forms), select, and English for a key a catalog lacks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseLanguage, format, matchLanguage, setCatalogs, t } from '../../web/i18n.js';
+import { chooseLanguage, errorText, format, matchLanguage, say, setCatalogs, t } from '../../web/i18n.js';
 
 const STEPS = '{n, plural, =0 {no steps} one {# step} other {# steps}}';
 
@@ -31,6 +31,25 @@ test("a key the language's catalog lacks is worded in English; an unknown key sh
   assert.equal(t('hi'), 'hola');
   assert.equal(t('bye', { who: 'all' }), 'goodbye all');
   assert.equal(t('nope'), 'nope');
+});
+
+test("the engine's words are said from the catalog by code, their values in the language's way", () => {
+  const at = { code: 'walk.at', values: { position: 3, token: "'e'" }, english: "at position 3 ('e')" };
+  const words = {
+    code: 'walk.title', english: 'Row 1234.5 of 2 tables at position 3 (\'e\'), loss 2.3000, Modulus p',
+    values: { row: 1234.5, n: 2, at, loss: { fixed: 2.3, digits: 4 }, label: { term: 'Modulus p' } },
+  };
+  const catalog = {
+    '@words': { 'walk.title': 'Fila {row} de {n, plural, one {# tabla} other {# tablas}} {at}, pérdida {loss}, {label}', 'walk.at': 'en la posición {position} ({token})' },
+    '@core': { 'Modulus p': 'Módulo p' },
+  };
+  setCatalogs('es', catalog, {});
+  assert.equal(say(words), "Fila 1234,5 de 2 tablas en la posición 3 ('e'), pérdida 2,3000, Módulo p");
+  assert.equal(say({ code: 'runs.unknown', values: {}, english: 'as the engine said' }), 'as the engine said');
+  assert.equal(errorText(Object.assign(new Error('English'), { words: at })), "en la posición 3 ('e')");
+  assert.equal(errorText(new Error('no words')), 'no words');
+  setCatalogs('en', {}, {});
+  assert.equal(say(words), words.english, "English is the engine's own");
 });
 
 test('the language to open in: a link\'s, else the kept one, else the browser\'s first offered, else English', () => {

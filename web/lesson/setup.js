@@ -2,7 +2,7 @@
 // the lesson is read against what the page's own controls offer, and applied as a learner sets
 // them: the Corpus menu, the Preset menu, then each field. Nothing trains until the learner
 // presses Train, and a set-up past every preset's size or length asks first.
-import { t } from '../i18n.js';
+import { errorText, say, t } from '../i18n.js';
 import { catalog, describeModel } from '../wasm.js';
 import { inFormWords, readConfig, settingsWith } from '../config-form.js';
 import { chooseCorpus } from '../data-panel.js';
@@ -53,7 +53,7 @@ function readSetting(key, text) {
  */
 function costOf(settings) {
   const { size, errors } = describeModel(settings, { chars: 1_000_000, vocab_size: 100 }, BUDGET);
-  if (!size) return { problem: errors[0]?.message ?? t('lesson.invalid-settings') };
+  if (!size) return { problem: errors[0] ? say(errors[0].words) : t('lesson.invalid-settings') };
   const { batch_size: batch, max_iters: iters } = settings.train;
   return { params: size.params, flop: 6 * size.params * batch * settings.model.block_size * iters };
 }
@@ -79,7 +79,7 @@ export function whyAsk(values) {
   try {
     cost = costOf(settingsWith(form, base, values));
   } catch (e) {
-    cost = { problem: e.message };
+    cost = { problem: errorText(e) };
   }
   if (cost.problem) {
     return t('lesson.cannot-train', { problem: inFormWords(form, cost.problem) });

@@ -1,9 +1,11 @@
 //! Everything a page or a CLI offers to choose from, in one value: the presets, the tasks and
-//! the optimisers, each with the settings it describes, and the version.
+//! the optimisers, each with the settings it describes, the version, and every message the core
+//! can say (for a page's catalogs to word).
 
 use crate::data::{tasks, TaskInfo};
 use crate::optim::{optimizers, OptimizerInfo};
 use crate::presets::{presets, Preset};
+use crate::words::{self, Template};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -16,9 +18,12 @@ pub struct Catalog {
     pub tasks: Vec<TaskInfo>,
     /// Every optimiser, as the Optimizer menu lists them.
     pub optimizers: Vec<OptimizerInfo>,
+    /// Every message the core can say, with its English: each language's catalog words them.
+    pub words: Vec<Template>,
 }
 
 /// The catalog of this build.
 pub fn catalog() -> Catalog {
-    Catalog { version: env!("CARGO_PKG_VERSION"), presets: presets(), tasks: tasks(), optimizers: optimizers() }
+    let (version, words) = (env!("CARGO_PKG_VERSION"), words::all());
+    Catalog { version, presets: presets(), tasks: tasks(), optimizers: optimizers(), words }
 }

@@ -4,6 +4,7 @@
 //! ([`Values`]) are read and checked against them here, in one place.
 
 use crate::error::FieldError;
+use crate::words::{settings as words, term, Words};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -91,26 +92,26 @@ impl Field {
     }
 
     /// What is wrong with `value` for this setting, as a sentence that names it.
-    fn error(&self, value: &serde_json::Value) -> Option<String> {
-        let label = self.label;
+    fn error(&self, value: &serde_json::Value) -> Option<Words> {
+        let label = term(self.label);
         match self.accepts {
             Kind::Count { min, max, .. } => match value.as_u64() {
                 Some(n) if (min as u64..=max as u64).contains(&n) => None,
-                _ => Some(format!("{label} must be a whole number from {min} to {max}, not {value}")),
+                _ => Some(words::count_range(label, min, max, value.to_string())),
             },
             Kind::Number { above, below, from_above, .. } => {
                 let low_ok = |v: f64| if from_above { v >= above } else { v > above };
                 match value.as_f64() {
                     Some(v) if low_ok(v) && v < below => None,
-                    _ if from_above => Some(format!("{label} must be from {above} to below {below}, not {value}")),
-                    _ => Some(format!("{label} must be between {above} and {below}, not {value}")),
+                    _ if from_above => Some(words::number_from(label, above, below, value.to_string())),
+                    _ => Some(words::number_between(label, above, below, value.to_string())),
                 }
             }
             Kind::Choice { options, .. } => match value.as_str() {
                 Some(v) if options.iter().any(|&(o, _)| o == v) => None,
                 _ => {
                     let names: Vec<_> = options.iter().map(|&(o, _)| o).collect();
-                    Some(format!("{label} must be one of {}, not {value}", names.join(", ")))
+                    Some(words::choice(label, names.join(", "), value.to_string()))
                 }
             },
         }

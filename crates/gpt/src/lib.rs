@@ -4,9 +4,9 @@
 //! It builds natively and for `wasm32-unknown-unknown`.
 //!
 //! The modules are floors, each importing only those below it (`docs/ARCHITECTURE.md` draws them,
-//! and `tests/web/architecture.test.mjs` holds them): `error`, `rng`, `workspace`, `fields`; `autograd`,
-//! `ops`, `params`; `optim`; `config`; `work` (shared work as data); `train` (the trainer, for any
-//! model); `model` (the GPT) and `tokenizer`; `data`, `text_stats` and `sample`; `settings` and
+//! and `tests/web/architecture.test.mjs` holds them): `words`, `error`, `rng`, `workspace`,
+//! `fields`; `autograd`, `ops`, `params`; `optim`; `config`; `work` (shared work as data); `train`
+//! (the trainer, for any model); `model` (the GPT) and `tokenizer`; `data`, `text_stats` and `sample`; `settings` and
 //! `checkpoint`; `run`; and above it `inspect` (the views), `interop`, `presets`, `catalog`,
 //! `compare`.
 
@@ -33,6 +33,7 @@ pub mod settings;
 pub mod text_stats;
 pub mod tokenizer;
 pub mod train;
+pub mod words;
 pub mod work;
 pub mod workspace;
 

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::words::{files, runs::bug};
 use ndarray::{ArrayD, ArrayViewMutD, IxDyn};
 
 /// How a parameter starts.
@@ -48,12 +49,12 @@ impl Params {
 
     /// Replaces the value of `name`, which must exist and keep its shape.
     pub fn set(&mut self, name: &str, value: ArrayD<f32>) -> Result<()> {
-        let i = self.index(name).ok_or_else(|| Error::Format(format!("the model has no parameter {name}")))?;
+        let i = self.index(name).ok_or_else(|| Error::Format(files::no_parameter(name)))?;
         if value.shape() != self.values[i].shape() {
-            return Err(Error::Format(format!(
-                "{name} has shape {:?} but the model expects {:?}",
-                value.shape(),
-                self.values[i].shape()
+            return Err(Error::Format(files::parameter_shape(
+                name,
+                format!("{:?}", value.shape()),
+                format!("{:?}", self.values[i].shape()),
             )));
         }
         self.values[i] = value.as_standard_layout().into_owned();
@@ -89,7 +90,7 @@ impl Params {
     /// `len` values, which must be [`Params::count`].
     pub fn read_flat(&mut self, len: usize, mut read: impl FnMut(usize, &mut [f32])) -> Result<()> {
         if len != self.count() {
-            return Err(Error::Format(format!("expected {} weights, got {len}", self.count())));
+            return Err(Error::Format(bug(format!("expected {} weights, got {len}", self.count()))));
         }
         let mut at = 0;
         for v in &mut self.values {

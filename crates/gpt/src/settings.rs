@@ -7,7 +7,7 @@ use crate::data::TaskConfig;
 use crate::error::{FieldError, Result};
 use crate::model::uniform_loss;
 use crate::text_stats::TextStats;
-use crate::tokenizer::{check_bpe_vocab_size, TokenizerKind};
+use crate::tokenizer::{bpe_vocab_size_error, TokenizerKind};
 use serde::{Deserialize, Serialize};
 
 /// The byte-pair vocabulary a run learns when none is given.
@@ -89,7 +89,7 @@ impl Settings {
                 errors.extend(task_errors);
             }
             None if self.tokenizer == TokenizerKind::Bpe => {
-                errors.extend(check_bpe_vocab_size(self.bpe_vocab_size).err().map(invalid));
+                errors.extend(bpe_vocab_size_error(self.bpe_vocab_size));
             }
             None => {}
         }
@@ -112,7 +112,7 @@ impl Settings {
     /// or the size of the model they build. A task needs no text.
     pub fn describe(&self, text: &TextStats, budget: &Budget) -> Description {
         if text.chars == 0 && self.task.is_none() {
-            let empty = FieldError::new("text", "the text is empty: paste or load some text to train on");
+            let empty = FieldError::new("text", crate::words::settings::text_empty());
             return Description { errors: vec![empty], size: None, task: None };
         }
         let vocab_size = self.vocab_size(text.vocab_size);
@@ -134,14 +134,6 @@ impl Settings {
             }
         });
         Description { errors, size, task: self.task.as_ref().and_then(|t| t.summary().ok()) }
-    }
-}
-
-/// The field error an [`Error::Invalid`] carries, or the error's message as one of `field`.
-fn invalid(e: crate::Error) -> FieldError {
-    match e {
-        crate::Error::Invalid(p) => p,
-        other => FieldError::new("settings", other.to_string()),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::model::GPT;
 use crate::optim::Optimizer;
 use crate::params::Params;
 use crate::sae::{Sae, SaeConfig, SavedSae, Transcoders};
+use crate::words::files;
 use safetensors::SafeTensors;
 use std::collections::HashMap;
 
@@ -87,14 +88,11 @@ pub(super) fn read(
     let c = model.config();
     let mut sae = (place.fresh)(saved.config, c.n_layer, c.n_embd)?;
     let (optimizer_prefix, model_prefix) = (place.prefix("optimizer."), place.prefix("model."));
-    read_params(file, &place.prefix(""), &mut sae)
-        .map_err(|e| Error::Format(format!("the checkpoint's {}: {e}", place.key)))?;
-    let kind = saved.train.kind().ok_or_else(|| {
-        Error::Format(format!(
-            "the checkpoint's autoencoder trains by an unknown optimizer {:?}",
-            saved.train.optimizer
-        ))
-    })?;
+    read_params(file, &place.prefix(""), &mut sae).map_err(|e| Error::Format(files::place(place.key, e)))?;
+    let kind = saved
+        .train
+        .kind()
+        .ok_or_else(|| Error::Format(files::sae_optimizer(format!("{:?}", saved.train.optimizer))))?;
     let mut optimizer = (kind.create)(&sae, &saved.train.hyper());
     if file.iter().any(|(name, _)| name.starts_with(&optimizer_prefix)) {
         restore_optimizer(file, &optimizer_prefix, optimizer.as_mut())?;

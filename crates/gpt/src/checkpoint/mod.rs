@@ -22,6 +22,7 @@ use crate::rng::Rng;
 use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::History;
+use crate::words::files;
 use safetensors::SafeTensors;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
@@ -115,35 +116,23 @@ pub fn metadata(run: &Snapshot) -> HashMap<String, String> {
 /// Reads a checkpoint, checking everything before building anything: a truncated or corrupt
 /// file, a missing tensor, a wrong shape or a config that does not fit the tensors is an error.
 pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
-    let bad = |m: String| Error::Format(m);
-    let file = SafeTensors::deserialize(bytes)
-        .map_err(|e| bad(format!("this file is not a readable checkpoint (safetensors): {e}")))?;
-    let (_, header) =
-        SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("the checkpoint's header is unreadable: {e}")))?;
+    let bad = Error::Format;
+    let file = SafeTensors::deserialize(bytes).map_err(|e| bad(files::not_safetensors(e.to_string())))?;
+    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(files::header(e.to_string())))?;
     let meta = header.metadata().clone().unwrap_or_default();
     let field = |key: &str| meta.get(key).map(String::as_str);
-    let config: GPTConfig = parse(field("config"), "config")?
-        .ok_or_else(|| bad("the checkpoint has no `config` in its metadata, so its architecture is unknown".into()))?;
-    let vocab = field("vocab")
-        .ok_or_else(|| bad("the checkpoint has no `vocab` in its metadata, so its tokens are unknown".into()))?;
+    let config: GPTConfig = parse(field("config"), "config")?.ok_or_else(|| bad(files::no_config()))?;
+    let vocab = field("vocab").ok_or_else(|| bad(files::no_vocab()))?;
     let tokenizer = Tokenizer::from_json(vocab)?;
     if config.vocab_size != tokenizer.vocab_size() {
-        return Err(bad(format!(
-            "the config says vocab_size {} but the vocab lists {} tokens",
-            config.vocab_size,
-            tokenizer.vocab_size()
-        )));
+        return Err(bad(files::vocab_mismatch(config.vocab_size, tokenizer.vocab_size())));
     }
     // Every weight is stored, so a config that needs more than the file holds is refused before
     // anything that size is allocated.
     if config.param_count().saturating_mul(4) > bytes.len() {
-        return Err(bad(format!(
-            "the config describes {} parameters, more than this {}-byte file holds: it is cut short or its header was edited",
-            config.param_count(),
-            bytes.len()
-        )));
+        return Err(bad(files::cut_short(config.param_count(), bytes.len())));
     }
-    let mut model = GPT::new(config, 0).map_err(|e| bad(format!("the checkpoint's config is invalid: {e}")))?;
+    let mut model = GPT::new(config, 0).map_err(|e| bad(files::invalid_config(e)))?;
     let names = model.params().names.clone();
     let tensor = |name: &str, want: &[usize]| read_tensor(&file, name, want);
     for (i, name) in names.iter().enumerate() {
@@ -156,8 +145,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         model.params_mut().set(name, tensor(stored, &shape)?)?;
     }
     let train: TrainConfig = parse(field("train_config"), "train_config")?.unwrap_or_default();
-    let kind =
-        train.kind().ok_or_else(|| bad(format!("the checkpoint's optimizer {:?} is unknown", train.optimizer)))?;
+    let kind = train.kind().ok_or_else(|| bad(files::unknown_optimizer(format!("{:?}", train.optimizer))))?;
     let mut optimizer = (kind.create)(model.params(), &train.hyper());
     let state_names: Vec<String> = optimizer.state().into_iter().map(|(n, _)| n).collect();
     let is_param = |n: &str| names.iter().any(|p| p == n);
@@ -168,7 +156,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         let autoencoder =
             [features::SAE, features::TRANSCODERS].iter().any(|p| p.holds(name) && meta.contains_key(p.key));
         if !(is_param(name) || name == LM_HEAD || moment || mask_buffer || autoencoder) {
-            return Err(bad(format!("the checkpoint has a tensor {name} that this model does not use")));
+            return Err(bad(files::unused_tensor(name)));
         }
     }
     // A file with no optimiser state (written by PyTorch) starts a fresh one.
@@ -200,8 +188,5 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
 
 /// The JSON metadata value `text`, if present.
 fn parse<T: DeserializeOwned>(text: Option<&str>, key: &str) -> Result<Option<T>> {
-    text.map(|t| {
-        serde_json::from_str(t).map_err(|e| Error::Format(format!("the checkpoint's `{key}` is invalid: {e}")))
-    })
-    .transpose()
+    text.map(|t| serde_json::from_str(t).map_err(|e| Error::Format(files::invalid_key(key, e.to_string())))).transpose()
 }

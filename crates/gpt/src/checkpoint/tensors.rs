@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::optim::Optimizer;
 use crate::params::Params;
+use crate::words::files;
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ pub(crate) fn serialize(tensors: &[Tensor], metadata: HashMap<String, String>) -
         })
         .collect::<std::result::Result<Vec<_>, safetensors::SafeTensorError>>()
         .and_then(|views| safetensors::serialize(views, Some(metadata)));
-    views.map_err(|e| Error::Format(format!("could not write the safetensors file: {e}")))
+    views.map_err(|e| Error::Format(files::unwritable(e.to_string())))
 }
 
 pub(super) fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -34,13 +35,13 @@ pub(super) fn to_json<T: serde::Serialize>(value: &T) -> String {
 
 /// Tensor `name` of `file`, which must be float32 of shape `want`.
 pub(super) fn read_tensor(file: &SafeTensors, name: &str, want: &[usize]) -> Result<ArrayD<f32>> {
-    let bad = |m: String| Error::Format(m);
-    let t = file.tensor(name).map_err(|_| bad(format!("the checkpoint has no tensor {name}")))?;
+    let bad = Error::Format;
+    let t = file.tensor(name).map_err(|_| bad(files::no_tensor(name)))?;
     if t.dtype() != Dtype::F32 {
-        return Err(bad(format!("{name} is stored as {:?}; save the weights as float32", t.dtype())));
+        return Err(bad(files::tensor_type(name, format!("{:?}", t.dtype()))));
     }
     if t.shape() != want {
-        return Err(bad(format!("{name} has shape {:?}, but the config needs {want:?}", t.shape())));
+        return Err(bad(files::tensor_shape(name, format!("{:?}", t.shape()), format!("{want:?}"))));
     }
     let values = t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     Ok(ArrayD::from_shape_vec(IxDyn(want), values).expect("length checked by safetensors"))

@@ -3,6 +3,7 @@
 
 use crate::error::{FieldError, Result};
 use crate::ops::{Activation, NormKind};
+use crate::words::settings as words;
 use serde::{Deserialize, Serialize};
 
 /// How large a model the caller lets a user build: a browser tab has 4 GiB of wasm memory at most,
@@ -29,20 +30,11 @@ impl Budget {
     pub fn errors(&self, model: &GPTConfig, batch_size: usize) -> Vec<FieldError> {
         let params = model.param_count() as u64;
         if params > self.max_params {
-            let message = format!(
-                "this model would have {params} parameters, more than the {} allowed here; make it smaller",
-                self.max_params
-            );
-            return vec![FieldError::new("model", message)];
+            return vec![FieldError::new("model", words::too_many_params(params, self.max_params))];
         }
         let bytes = model.training_bytes(batch_size);
         if bytes > self.max_training_bytes {
-            let message = format!(
-                "training this model with batch size {batch_size} needs about {} MiB, more than the {} MiB allowed here; \
-                 lower the batch size, block size or model size",
-                bytes >> 20,
-                self.max_training_bytes >> 20
-            );
+            let message = words::too_much_memory(batch_size, bytes >> 20, self.max_training_bytes >> 20);
             return vec![FieldError::new("train.batch_size", message)];
         }
         vec![]
@@ -122,38 +114,25 @@ impl GPTConfig {
         ];
         for (name, value) in positive {
             if value == 0 {
-                errors.push(FieldError::new(&format!("model.{name}"), format!("{name} must be at least 1")));
+                errors.push(FieldError::new(&format!("model.{name}"), words::at_least_one(name)));
             }
         }
         if self.n_head > 0 && !self.n_embd.is_multiple_of(self.n_head) {
-            errors.push(FieldError::new(
-                "model.n_head",
-                format!(
-                    "n_embd ({}) must be divisible by n_head ({}): each head gets n_embd / n_head channels",
-                    self.n_embd, self.n_head
-                ),
-            ));
+            errors.push(FieldError::new("model.n_head", words::heads_divide(self.n_embd, self.n_head)));
         }
         if self.rope
             && self.n_head > 0
             && self.n_embd.is_multiple_of(self.n_head)
             && !(self.n_embd / self.n_head).is_multiple_of(2)
         {
-            errors.push(FieldError::new(
-                "model.rope",
-                format!(
-                    "RoPE turns pairs of channels, so each head needs an even number of them: n_embd / n_head is {}",
-                    self.n_embd / self.n_head
-                ),
-            ));
+            errors.push(FieldError::new("model.rope", words::rope_even(self.n_embd / self.n_head)));
         }
         if !(0.0..1.0).contains(&self.dropout) {
-            errors.push(FieldError::new("model.dropout", format!("dropout must be in [0, 1), not {}", self.dropout)));
+            errors.push(FieldError::new("model.dropout", words::dropout(self.dropout)));
         }
         // Past what a usize counts, or what any memory holds, nothing can be built.
         if self.param_count_checked().is_none_or(|n| n as u64 > MAX_COUNTABLE_PARAMS) {
-            errors
-                .push(FieldError::new("model", "this model would have too many parameters to build; make it smaller"));
+            errors.push(FieldError::new("model", words::unbuildable()));
         }
         errors
     }

@@ -5,6 +5,7 @@ use super::schedule::Schedule;
 use crate::error::{FieldError, Result};
 use crate::fields::{self, Reader, Values};
 use crate::optim::{optimizer_named, Hyper, OptimizerKind, OPTIMIZERS};
+use crate::words::{settings as words, Words};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The most sequences in one batch.
@@ -116,66 +117,52 @@ impl TrainConfig {
     /// Every field that is wrong, alone or with another, each with what would fix it.
     pub fn errors(&self) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        let mut bad = |field: &str, message: String| errors.push(FieldError::new(&format!("train.{field}"), message));
+        let mut bad = |field: &str, message: Words| errors.push(FieldError::new(&format!("train.{field}"), message));
         if !(1..=MAX_BATCH).contains(&self.batch_size) {
-            bad("batch_size", format!("batch_size must be between 1 and {MAX_BATCH}, not {}", self.batch_size));
+            bad("batch_size", words::batch_size(MAX_BATCH, self.batch_size));
         }
         let iters_ok = (1..=MAX_ITERS).contains(&self.max_iters);
         if !iters_ok {
-            bad("max_iters", format!("max_iters must be between 1 and {MAX_ITERS}, not {}", self.max_iters));
+            bad("max_iters", words::max_iters(MAX_ITERS, self.max_iters));
         }
         let rate_ok = |v: f32| v.is_finite() && v < 10.0;
         let lr_ok = rate_ok(self.learning_rate) && self.learning_rate > 0.0;
         if !lr_ok {
-            bad(
-                "learning_rate",
-                format!("learning_rate must be a positive number below 10, not {}", self.learning_rate),
-            );
+            bad("learning_rate", words::learning_rate(self.learning_rate));
         }
         if !(rate_ok(self.min_lr) && self.min_lr >= 0.0) {
-            bad("min_lr", format!("min_lr must be a number from 0 to below 10, not {}", self.min_lr));
+            bad("min_lr", words::min_lr(self.min_lr));
         } else if lr_ok && self.min_lr > self.learning_rate {
-            bad("min_lr", format!("min_lr ({}) must not exceed learning_rate ({})", self.min_lr, self.learning_rate));
+            bad("min_lr", words::min_lr_above(self.min_lr, self.learning_rate));
         }
         // Checked only against a valid max_iters, so one mistake gives one message.
         if iters_ok && self.warmup_iters > self.max_iters {
-            let message =
-                format!("warmup_iters ({}) must not exceed max_iters ({})", self.warmup_iters, self.max_iters);
-            bad("warmup_iters", message);
+            bad("warmup_iters", words::warmup(self.warmup_iters, self.max_iters));
         }
         if let Some(decay) = self.lr_decay_iters {
             if decay < self.warmup_iters.max(1) {
-                let message =
-                    format!("lr_decay_iters ({decay}) must be at least warmup_iters ({}) and 1", self.warmup_iters);
-                bad("lr_decay_iters", message);
+                bad("lr_decay_iters", words::decay_iters(decay, self.warmup_iters));
             }
         }
         // Each step shrinks the weights by learning_rate × weight_decay of themselves (AdamW's
         // decoupled decay): from 1 on, it would zero or flip them.
         let decay_ok = self.weight_decay.is_finite() && self.weight_decay >= 0.0;
         if !decay_ok || (lr_ok && self.learning_rate * self.weight_decay >= 1.0) {
-            bad(
-                "weight_decay",
-                format!(
-                    "weight_decay must be 0 or more, and below 1 / learning_rate ({}), not {}",
-                    1.0 / self.learning_rate,
-                    self.weight_decay
-                ),
-            );
+            bad("weight_decay", words::weight_decay(1.0 / self.learning_rate, self.weight_decay));
         }
         for (name, v) in [("beta1", self.beta1), ("beta2", self.beta2)] {
             if !(0.0..1.0).contains(&v) {
-                bad(name, format!("{name} must be in [0, 1), not {v}"));
+                bad(name, words::beta(name, v));
             }
         }
         if !(self.grad_clip.is_finite() && self.grad_clip >= 0.0) {
-            bad("grad_clip", format!("grad_clip must be 0 (off) or positive, not {}", self.grad_clip));
+            bad("grad_clip", words::grad_clip(self.grad_clip));
         }
         if self.eval_interval == Some(0) {
-            bad("eval_interval", "eval_interval must be at least 1 (or left out: about 20 evaluations a run)".into());
+            bad("eval_interval", words::eval_interval());
         }
         if !(1..=MAX_EVAL_ITERS).contains(&self.eval_iters) {
-            bad("eval_iters", format!("eval_iters must be between 1 and {MAX_EVAL_ITERS}, not {}", self.eval_iters));
+            bad("eval_iters", words::eval_iters(MAX_EVAL_ITERS, self.eval_iters));
         }
         match self.kind() {
             Some(kind) => {
@@ -185,7 +172,7 @@ impl TrainConfig {
             }
             None => {
                 let names: Vec<_> = OPTIMIZERS.iter().map(|k| k.name).collect();
-                let message = format!("unknown optimizer {:?}; choose one of {}", self.optimizer, names.join(", "));
+                let message = words::unknown_optimizer(format!("{:?}", self.optimizer), names.join(", "));
                 errors.push(FieldError::new("train.optimizer", message));
             }
         }

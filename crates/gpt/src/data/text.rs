@@ -3,6 +3,7 @@
 use super::Split;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::words::{settings as words, Words};
 use std::ops::Range;
 
 /// How many of `n` tokens train (the first 90%, ⌊9n/10⌋ as nanoGPT); the rest validate.
@@ -11,18 +12,13 @@ fn train_len(n: usize) -> usize {
 }
 
 /// Why `n` tokens cannot be split into training and validation windows of `block_size`, if they cannot.
-pub fn too_short(n: usize, block_size: usize) -> Option<String> {
+pub fn too_short(n: usize, block_size: usize) -> Option<Words> {
     let train = train_len(n);
-    [("training", train), ("validation", n - train)].into_iter().find(|&(_, len)| len <= block_size).map(
-        |(part, len)| {
-            format!(
-            "the text is too short: its {part} part has {len} tokens, but block size {block_size} needs at least {} \
-             (the last 10% is kept for validation). Use more text (about {} tokens) or a smaller block size.",
-            block_size.saturating_add(1),
-            block_size.saturating_add(1).saturating_mul(10)
-        )
-        },
-    )
+    let need = block_size.saturating_add(1);
+    [("training", train), ("validation", n - train)]
+        .into_iter()
+        .find(|&(_, len)| len <= block_size)
+        .map(|(part, len)| words::text_too_short(part, len, block_size, need, need.saturating_mul(10)))
 }
 
 /// Token ids as a text keeps them: two bytes each when every id fits (as nanoGPT's uint16 `.bin`

@@ -14,6 +14,7 @@ use crate::data::Split;
 use crate::error::Result;
 use crate::model::Site;
 use crate::rng::Rng;
+use crate::words::{runs::bug, views};
 use crate::Run;
 use serde::Serialize;
 
@@ -62,7 +63,7 @@ impl Run {
     /// first `shown` held-out problems the page lists (a task's).
     pub fn ablate(&self, site: Site, fill: Fill, shown: usize) -> Result<Ablation> {
         if matches!(site, Site::Residual { .. }) {
-            return Err(crate::error::Error::Config("ablation knocks out a head or an MLP".into()));
+            return Err(crate::error::Error::Config(bug("ablation knocks out a head or an MLP")));
         }
         let knockouts = self.knockouts(fill)?;
         site.check(self.model().config(), knockouts.positions)?;
@@ -139,7 +140,7 @@ impl Run {
             }
         };
         if b == 0 {
-            return Err(crate::error::Error::Data(format!("the held-out text is shorter than one block ({t} tokens)")));
+            return Err(crate::error::Error::Data(views::held_out_short(t)));
         }
         let per_position = data.task().is_some();
         Ok(Knockouts::new((x, y), (b, t), (cfg.n_layer, cfg.n_head), fill, per_position))

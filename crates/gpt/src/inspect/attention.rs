@@ -1,6 +1,7 @@
 //! Every layer's and head's attention over a text: what the attention section draws.
 
 use crate::error::{Error, Result};
+use crate::words::views;
 use crate::Run;
 use serde::Serialize;
 
@@ -24,7 +25,7 @@ impl Run {
     pub fn attention(&self, text: &str) -> Result<AttentionMaps> {
         let ids = self.tokenizer.encode(text)?;
         if ids.is_empty() {
-            return Err(Error::Data("type some text to see its attention".into()));
+            return Err(Error::Data(views::attention_text()));
         }
         let cfg = self.model().config();
         let ids: Vec<usize> = ids[ids.len().saturating_sub(cfg.block_size)..].iter().map(|&i| i as usize).collect();

@@ -10,6 +10,7 @@ use super::question::Pair;
 use crate::error::{Error, Result};
 use crate::model::Site;
 use crate::ops::NormKind;
+use crate::words::runs::bug;
 use crate::Run;
 use serde::Serialize;
 
@@ -50,7 +51,7 @@ impl Run {
                 .params()
                 .get(name)
                 .and_then(|w| w.as_slice())
-                .ok_or_else(|| Error::Data(format!("the model has no {name}")))
+                .ok_or_else(|| Error::Data(bug(format!("the model has no {name}"))))
         };
         let unembed = model.unembedding();
         let norm = weight("transformer.ln_f.weight")?;

@@ -12,6 +12,7 @@ pub use super::records::Composition;
 use super::scores::{HeadScores, INDUCTION_THRESHOLD};
 use crate::error::{Error, Result};
 use crate::ops::NormKind;
+use crate::words::runs::bug;
 use crate::Run;
 use serde::Serialize;
 
@@ -86,7 +87,7 @@ impl Run {
                 .params()
                 .get(&name)
                 .and_then(|w| w.as_slice())
-                .ok_or(Error::Data(format!("the model has no {name}")))
+                .ok_or(Error::Data(bug(format!("the model has no {name}"))))
         };
         let qkv = get(format!("transformer.h.{layer}.attn.c_attn.weight"))?; // (3C, C)
         let proj = get(format!("transformer.h.{layer}.attn.c_proj.weight"))?; // (C, C)

@@ -8,6 +8,7 @@
 use super::records::{AblationGrid, Fill, Score};
 use crate::error::{Error, Result};
 use crate::model::{head_columns, Edit, Site, GPT};
+use crate::words::runs::bug;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use std::sync::OnceLock;
@@ -98,7 +99,7 @@ impl Knockouts {
             || n != Some(self.targets.len())
             || range.end > self.units()
         {
-            return Err(Error::Data("the ablation grid's plan does not fit this model".into()));
+            return Err(Error::Data(bug("the ablation grid's plan does not fit this model")));
         }
         let (idx, targets) = self.ids();
         let batch = Batch { idx: &idx, targets: &targets, b: self.rows, t: self.positions };
@@ -162,7 +163,11 @@ impl Knockouts {
     /// The grid at `step` from every unit's result, in unit order.
     pub(super) fn grid(&self, step: usize, knocked: &[Knocked], task: bool) -> Result<AblationGrid> {
         if knocked.len() != self.units() {
-            return Err(Error::Data(format!("the ablation grid has {} of its {} parts", knocked.len(), self.units())));
+            return Err(Error::Data(bug(format!(
+                "the ablation grid has {} of its {} parts",
+                knocked.len(),
+                self.units()
+            ))));
         }
         let whole = self.score(knocked[0], task);
         let (mut head_loss, mut head_accuracy, mut mlp_loss, mut mlp_accuracy) = (vec![], vec![], vec![], vec![]);

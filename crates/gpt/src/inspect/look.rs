@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::model::Trace;
 use crate::sample::most_likely;
+use crate::words::{runs::bug, views};
 use crate::NextToken;
 use crate::Run;
 use serde::Deserialize;
@@ -63,7 +64,7 @@ impl<'a> Look<'a> {
             return Ok(trace);
         }
         if self.probe.is_empty() {
-            return Err(Error::Data("type a probe text: with no training text there is no held-out one".into()));
+            return Err(Error::Data(views::probe_text()));
         }
         let trace = self.run.model().trace(&self.probe)?;
         Ok(self.trace.get_or_init(|| trace))
@@ -108,5 +109,5 @@ pub fn softmax_at(logits: &mut [f32], temperature: f32) {
 
 /// A view's data as the page reads it.
 pub fn value(data: impl serde::Serialize) -> Result<serde_json::Value> {
-    serde_json::to_value(data).map_err(|e| Error::Data(format!("a view's data could not be written: {e}")))
+    serde_json::to_value(data).map_err(|e| Error::Data(bug(format!("a view's data could not be written: {e}"))))
 }

@@ -57,6 +57,7 @@ pub use timelapse::TimelapseSteps;
 pub use watch::{Run, Views};
 
 use crate::error::{Error, Result};
+use crate::words::views;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -108,7 +109,7 @@ impl Run {
             let view = VIEWS
                 .iter()
                 .find(|v| v.name == name)
-                .ok_or_else(|| Error::Config(format!("there is no view called {name:?}")))?;
+                .ok_or_else(|| Error::Config(views::no_view(format!("{name:?}"))))?;
             // A view that cannot answer (a patching pair that does not fit) says why in its place,
             // and the others still show.
             let data = (view.compute)(&look).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));

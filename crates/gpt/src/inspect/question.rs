@@ -11,6 +11,7 @@
 use super::scores::induction_probe;
 use crate::data::{Problem, TaskData};
 use crate::error::{Error, Result};
+use crate::words::views;
 use crate::Run;
 
 /// Tokens patching reads at most, the last ones of a typed text: it runs once per position.
@@ -43,19 +44,12 @@ impl Run {
         let block = self.model().config().block_size;
         let clean = if clean.trim().is_empty() { crate::run::shown_example(task) } else { task.parse(clean, block)? };
         let corrupted = if corrupted.trim().is_empty() {
-            propose_corruption(task, &clean, block).ok_or_else(|| {
-                Error::Data("no one-symbol change to this prompt changes its answer: type a corrupted prompt".into())
-            })?
+            propose_corruption(task, &clean, block).ok_or_else(|| Error::Data(views::no_corruption()))?
         } else {
             task.parse(corrupted, block)?
         };
-        problem_pair(task, &clean, &corrupted).ok_or_else(|| {
-            Error::Data(format!(
-                "{} and {} need prompts of the same length whose answers differ",
-                task.typed(&clean),
-                task.typed(&corrupted)
-            ))
-        })
+        problem_pair(task, &clean, &corrupted)
+            .ok_or_else(|| Error::Data(views::same_answers(task.typed(&clean), task.typed(&corrupted))))
     }
 
     /// `clean` and the one-symbol change to it the patching view would propose, if one changes
@@ -80,18 +74,11 @@ impl Run {
         }
         let (clean, corrupted) = (self.patch_window(clean)?, self.patch_window(corrupted)?);
         if clean.len() != corrupted.len() {
-            return Err(Error::Data(format!(
-                "the clean prompt has {} tokens and the corrupted one {}: patching needs the same number",
-                clean.len(),
-                corrupted.len()
-            )));
+            return Err(Error::Data(views::lengths_differ(clean.len(), corrupted.len())));
         }
         let (answer, wrong) = (self.likeliest_next(&clean)?, self.likeliest_next(&corrupted)?);
         if answer == wrong {
-            return Err(Error::Data(format!(
-                "both prompts lead to {:?}: change the corrupted one so that the model's answer changes",
-                self.tokenizer().token_text(answer as u32)
-            )));
+            return Err(Error::Data(views::same_answer(format!("{:?}", self.tokenizer().token_text(answer as u32)))));
         }
         Ok(Pair { clean_text: text(&clean), corrupted_text: text(&corrupted), clean, corrupted, answer, wrong })
     }
@@ -103,9 +90,7 @@ impl Run {
         let cfg = self.model().config();
         let period = ((cfg.block_size - 1) / 2).min(MAX_PATCH_TOKENS / 3);
         if period < 2 || cfg.vocab_size < 3 {
-            return Err(Error::Data(
-                "type a clean and a corrupted prompt: this model is too small to propose them".into(),
-            ));
+            return Err(Error::Data(views::type_prompts()));
         }
         let tokens = induction_probe(cfg.vocab_size, period, 0x7061_7463_6800_0007);
         let k = period / 2;
@@ -120,7 +105,7 @@ impl Run {
     fn patch_window(&self, text: &str) -> Result<Vec<usize>> {
         let ids = super::look::window(self, text)?;
         if ids.is_empty() {
-            return Err(Error::Data("type both prompts, or neither to have them proposed".into()));
+            return Err(Error::Data(views::both_or_neither()));
         }
         Ok(ids[ids.len().saturating_sub(MAX_PATCH_TOKENS)..].to_vec())
     }

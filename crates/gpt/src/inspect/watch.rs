@@ -10,6 +10,7 @@ use super::snapshots::Timelapse;
 use crate::error::{Error, Result};
 use crate::run::{Onset, Watch};
 use crate::train::Record;
+use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use serde::Deserialize;
 
@@ -47,7 +48,7 @@ impl Watch for Views {
 
     fn circuit_plan(run: &Run, questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
         let q = Questions::deserialize(questions)
-            .map_err(|e| Error::Config(format!("the circuit view cannot read what it is asked: {e}")))?;
+            .map_err(|e| Error::Config(bug(format!("the circuit view cannot read what it is asked: {e}"))))?;
         run.circuit_plan(&q.circuit, (&q.clean, &q.corrupted))
     }
 }

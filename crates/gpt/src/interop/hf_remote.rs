@@ -6,6 +6,7 @@
 use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
+use crate::words::files;
 use crate::Run;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -45,9 +46,7 @@ pub fn config_from_json(c: &Value) -> Result<GPTConfig> {
         .keys()
         .filter_map(|key| Some((key.clone(), c.get(key)?.clone())))
         .collect();
-    serde_json::from_value(Value::Object(ours)).map_err(|e| {
-        Error::Format(format!("this Transformers model's config.json has a setting the playground cannot read: {e}"))
-    })
+    serde_json::from_value(Value::Object(ours)).map_err(|e| Error::Format(files::hf_config(e.to_string())))
 }
 
 /// `model.safetensors`: the weights under our names (a tied embedding once, as `transformer.wte`),

@@ -4,12 +4,13 @@
 use crate::error::{Error, Result};
 use crate::ops::Activation;
 use crate::params::Params;
+use crate::words::files;
 use ndarray::Axis;
 use serde_json::Value;
 
 /// An import error, in the words every Transformers import uses.
 pub(super) fn bad(why: impl std::fmt::Display) -> Error {
-    Error::Format(format!("this Transformers model {why}"))
+    Error::Format(files::transformers(why.to_string()))
 }
 
 /// A whole number from a `config.json`.

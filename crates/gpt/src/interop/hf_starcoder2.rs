@@ -8,6 +8,7 @@ use crate::checkpoint::{le_bytes, Tensor};
 use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::ops::NormKind;
+use crate::words::files;
 use crate::Run;
 use ndarray::{Axis, Slice};
 use serde_json::{json, Value};
@@ -141,7 +142,7 @@ pub fn ours(c: &GPTConfig, tensor: impl Fn(&str) -> Result<Option<(Vec<usize>, V
 
 /// The run's shape from a Starcoder2 `config.json`, refusing what our model cannot hold.
 pub fn config_from_json(c: &Value) -> Result<GPTConfig> {
-    let lacks = |why: &str| Error::Format(format!("this Starcoder2 model {why}, which the playground's model has not"));
+    let lacks = |why: &str| Error::Format(files::starcoder2_lacks(why));
     let int = |key: &str| count(c, key);
     let (n_embd, n_head) = (int("hidden_size")?, int("num_attention_heads")?);
     if Some(int("intermediate_size")?) != n_embd.checked_mul(4) {

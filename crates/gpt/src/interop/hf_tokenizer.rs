@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{BpeTokenizer, CharTokenizer, SymbolTokenizer, Tokenizer};
+use crate::words::files;
 use serde_json::{json, Map, Value};
 
 /// Our pre-tokenizer's pieces as a regex: a run of letters (combining marks included), of
@@ -47,14 +48,7 @@ pub fn tokenizer_json(tokenizer: &Tokenizer) -> Result<Value> {
 /// Our tokenizer back from a `tokenizer.json` that [`tokenizer_json`] wrote (and nothing else:
 /// another pre-tokenizer or vocabulary layout would encode differently from ours).
 pub fn tokenizer_from_json(json: &Value) -> Result<Tokenizer> {
-    let not_ours = || {
-        Error::Format(
-            "this tokenizer.json is not one the playground writes (characters, its own byte pairs, or a task's \
-             symbols), \
-             so the model's tokens would not mean the same here"
-                .into(),
-        )
-    };
+    let not_ours = || Error::Format(files::foreign_tokenizer());
     let model = &json["model"];
     let vocab = model["vocab"].as_object().ok_or_else(not_ours)?;
     let mut by_id: Vec<Option<&str>> = vec![None; vocab.len()];
@@ -101,10 +95,9 @@ fn byte_pairs(bpe: &BpeTokenizer) -> Result<Value> {
     let mut vocab = Map::new();
     for id in 0..bpe.vocab_size() as u32 {
         if vocab.insert(text(id), json!(id)).is_some() {
-            return Err(Error::Config(format!(
-                "this byte-pair vocabulary has two tokens for the bytes of token {id} ({:?}), which a Transformers \
-                 tokenizer cannot tell apart; train with another vocabulary size to export for Transformers",
-                String::from_utf8_lossy(bpe.token_bytes(id))
+            return Err(Error::Config(files::ambiguous_bytes(
+                id,
+                format!("{:?}", String::from_utf8_lossy(bpe.token_bytes(id))),
             )));
         }
     }

@@ -3,6 +3,7 @@
 
 use super::{hf_import, nanogpt_import, torch, zip};
 use crate::error::{Error, Result};
+use crate::words::files;
 use std::borrow::Cow;
 
 /// A run brought back: our checkpoint file, the text it trained on when the files hold it
@@ -12,9 +13,6 @@ pub struct Imported {
     pub text: Option<String>,
     pub from: &'static str,
 }
-
-const WHAT: &str = "choose a gpt-playground checkpoint (.safetensors), nanoGPT's ckpt.pt with its meta.pkl, \
-                    a Transformers folder's config.json, model.safetensors and tokenizer.json, or an export's zip";
 
 /// The run in `files` (name, bytes). A zip that is not a `torch.save` archive is opened (stored
 /// or deflated) and its files taken in its place; when it holds both exports, nanoGPT's wins, as
@@ -35,15 +33,13 @@ pub fn import(files: &[(String, &[u8])]) -> Result<Imported> {
         match (found.next(), found.next()) {
             (Some((_, bytes)), None) => Ok(Some(bytes)),
             (None, _) => Ok(None),
-            (Some(_), Some(_)) => {
-                Err(Error::Format(format!("these files hold more than one {want}: choose one run's")))
-            }
+            (Some(_), Some(_)) => Err(Error::Format(files::several(want))),
         }
     };
     let is_ckpt = |name: &str, bytes: &[u8]| name.ends_with(".pt") || name.ends_with(".pth") || is_torch(bytes);
     let ckpts: Vec<&[u8]> = all.iter().filter(|(name, bytes)| is_ckpt(name, bytes)).map(|(_, b)| *b).collect();
     if ckpts.len() > 1 {
-        return Err(Error::Format("these files hold more than one PyTorch checkpoint: choose one run's".into()));
+        return Err(Error::Format(files::several_checkpoints()));
     }
     if let Some(ckpt) = ckpts.first() {
         let meta = named("meta.pkl")?;
@@ -69,8 +65,8 @@ pub fn import(files: &[(String, &[u8])]) -> Result<Imported> {
         }
         // Ours, or unreadable: the checkpoint's loader says what is wrong with it.
         [bytes] => Ok(Imported { checkpoint: bytes.to_vec(), text: None, from: "gpt-playground" }),
-        [] => Err(Error::Format(format!("none of these files is a model: {WHAT}"))),
-        _ => Err(Error::Format(format!("these files hold more than one model: {WHAT}"))),
+        [] => Err(Error::Format(files::no_model())),
+        _ => Err(Error::Format(files::several_models())),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod zip;
 pub use import::{import, Imported};
 
 use crate::error::{Error, Result};
+use crate::words;
 use crate::Run;
 
 /// The page's download: one zip holding `NAME-nanogpt/` (what goes into a nanoGPT checkout) and
@@ -42,14 +43,13 @@ pub fn bundle(run: &Run, name: &str) -> Result<Vec<u8>> {
             }
             Err(e) => {
                 readme += &format!("- Not for {tool}: {e}.\n");
-                refusals.push(format!("not for {tool}: {e}"));
+                refusals.push(words::files::not_for(tool, e));
             }
         }
     }
     if files.is_empty() {
         // The weights alone still go to PyTorch: our checkpoint keeps nanoGPT's state_dict names.
-        let keep = "Save checkpoint keeps every setting, its weights under nanoGPT's names for PyTorch";
-        return Err(Error::Config(format!("{}; {keep}", refusals.join("; "))));
+        return Err(Error::Config(words::files::nothing_exports(refusals)));
     }
     files.insert(0, ("README.md".into(), readme.into_bytes()));
     Ok(zip::stored(&files.iter().map(|(path, bytes)| (path.clone(), bytes.as_slice())).collect::<Vec<_>>()))

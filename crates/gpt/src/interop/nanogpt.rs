@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::ops::{Activation, NormKind};
 use crate::optim::ADAM_EPS;
 use crate::tokenizer::Tokenizer;
+use crate::words::files;
 use crate::Run;
 use std::collections::HashMap;
 
@@ -23,9 +24,7 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
     let name = &folder_name(name);
     check(run)?;
     let Tokenizer::Char(chars) = run.tokenizer() else { unreachable!("check refuses other tokenizers") };
-    let text = run
-        .text_data()
-        .ok_or_else(|| Error::Config("this run has no text yet: give it the text it trains on".into()))?;
+    let text = run.text_data().ok_or_else(|| Error::Config(files::export_needs_text()))?;
     let mut files = vec![(format!("out-{name}/ckpt.pt"), checkpoint(run, name))];
     let tokens = chars.tokens();
     let meta = Py::dict([
@@ -50,41 +49,19 @@ pub fn export(run: &Run, name: &str) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(files)
 }
 
-/// Where a run nanoGPT cannot hold goes instead.
-const AS_IS: &str = "which holds every run as it is";
-
 /// What nanoGPT cannot hold, named with the setting to change, and where it goes instead.
 pub(super) fn check(run: &Run) -> Result<()> {
     let c = run.model().config();
-    let refuse = |why: &str| {
-        Err(Error::Config(format!(
-            "{why} and train again to export for nanoGPT, or take the Transformers export, {AS_IS}"
-        )))
-    };
+    let refuse = |setting: &str| Err(Error::Config(files::nanogpt_refuses(setting)));
     match () {
-        _ if run.task().is_some() => Err(Error::Config(format!(
-            "this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin); the Transformers export \
-             holds it with its symbols and held-out problems, {AS_IS}"
-        ))),
-        _ if !matches!(run.tokenizer(), Tokenizer::Char(_)) => refuse(
-            "nanoGPT's sample.py decodes characters (with meta.pkl) or GPT-2's own byte pairs, not this run's \
-             (the Transformers export keeps them): set Tokenizer to Characters",
-        ),
-        _ if c.norm != NormKind::LayerNorm => {
-            refuse("nanoGPT's model.py has LayerNorm, not RMSNorm: set Norm to LayerNorm")
-        }
-        _ if c.activation != Activation::Gelu => {
-            refuse("nanoGPT's model.py has exact GELU, not this run's activation: set Activation to GELU")
-        }
-        _ if !c.tie_weights => {
-            refuse("nanoGPT's model.py ties the output layer to the token embedding: tick Tie weights")
-        }
-        _ if c.rope => refuse("nanoGPT's model.py has a learned position table, not RoPE: untick RoPE"),
-        _ if c.qk_norm => refuse("nanoGPT's model.py has no QK-norm: untick QK-norm"),
-        _ if c.vocab_size > 1 << 16 => Err(Error::Config(format!(
-            "nanoGPT's train.bin keeps each token in 2 bytes, which cannot hold this vocabulary of {} tokens",
-            c.vocab_size
-        ))),
+        _ if run.task().is_some() => Err(Error::Config(files::nanogpt_task())),
+        _ if !matches!(run.tokenizer(), Tokenizer::Char(_)) => refuse("tokenizer"),
+        _ if c.norm != NormKind::LayerNorm => refuse("norm"),
+        _ if c.activation != Activation::Gelu => refuse("activation"),
+        _ if !c.tie_weights => refuse("tie"),
+        _ if c.rope => refuse("rope"),
+        _ if c.qk_norm => refuse("qk_norm"),
+        _ if c.vocab_size > 1 << 16 => Err(Error::Config(files::nanogpt_vocab(c.vocab_size))),
         _ => Ok(()),
     }
 }

@@ -10,10 +10,11 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::tokenizer::{CharTokenizer, Tokenizer};
+use crate::words::files;
 use std::collections::HashMap;
 
 fn bad(why: impl std::fmt::Display) -> Error {
-    Error::Format(format!("this nanoGPT checkpoint {why}"))
+    Error::Format(files::nanogpt(why.to_string()))
 }
 
 /// Our checkpoint file for nanoGPT's `ckpt` (with its `meta.pkl`, needed unless we wrote it).
@@ -136,7 +137,7 @@ fn foreign(root: &Py, meta_pkl: Option<&[u8]>) -> Result<HashMap<String, String>
 
 /// The character vocabulary of nanoGPT's `meta.pkl` (`itos`: id → character).
 pub fn characters(meta: &Py) -> Result<CharTokenizer> {
-    let bad = |why: &str| Error::Format(format!("this meta.pkl {why}"));
+    let bad = |why: &str| Error::Format(files::meta(why));
     let n = meta.get("vocab_size").and_then(Py::as_int).ok_or_else(|| bad("has no vocab_size"))?;
     let itos = meta.get("itos").ok_or_else(|| bad("has no itos: it is not a character vocabulary"))?;
     let chars = (0..n)
@@ -156,9 +157,7 @@ pub fn text(meta_pkl: &[u8], bins: &[&[u8]]) -> Result<String> {
     for bin in bins {
         for pair in bin.chunks_exact(2) {
             let id = u16::from_le_bytes([pair[0], pair[1]]) as usize;
-            let c = tokens.get(id).ok_or_else(|| {
-                Error::Format(format!("train.bin or val.bin holds token {id}, beyond meta.pkl's {}", tokens.len()))
-            })?;
+            let c = tokens.get(id).ok_or_else(|| Error::Format(files::token_beyond_meta(id, tokens.len())))?;
             text.push(*c);
         }
     }

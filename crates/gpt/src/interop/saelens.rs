@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::HookPoint;
 use crate::params::Params;
 use crate::sae::{shapes, Architecture, Sae, SaeConfig, SaeRef, NAMES};
+use crate::words::files;
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use serde_json::{json, Value};
@@ -67,13 +68,7 @@ pub fn check_exportable(config: &SaeConfig) -> Result<()> {
 /// SAELens's architecture for `config` on `d_in` channels, and the settings only it has.
 fn saelens_kind(config: &SaeConfig, d_in: usize) -> Result<(&'static str, Value)> {
     Ok(match (config.architecture, config.output) {
-        (Architecture::TopK { .. }, Some(_)) => {
-            return Err(Error::Config(
-                "SAELens has no TopK transcoder (its transcoders are ReLU, JumpReLU and skip ones): train the \
-                 transcoder with an L1 penalty (ReLU) to save it in SAELens's format"
-                    .into(),
-            ))
-        }
+        (Architecture::TopK { .. }, Some(_)) => return Err(Error::Config(files::no_topk_transcoder())),
         (Architecture::Relu { .. }, Some(_)) if config.skip => ("skip_transcoder", json!({ "d_out": d_in })),
         (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": d_in })),
         (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
@@ -84,7 +79,7 @@ fn saelens_kind(config: &SaeConfig, d_in: usize) -> Result<(&'static str, Value)
 /// An autoencoder SAELens saved (`cfg.json`'s text and `sae_weights.safetensors`' bytes), for a
 /// model of `layers` layers and `d_in` channels.
 pub fn import_sae(cfg: &str, weights: &[u8], layers: usize, d_in: usize) -> Result<Sae> {
-    let bad = |m: String| Error::Format(format!("this autoencoder cannot be read: {m}"));
+    let bad = |m: String| Error::Format(files::autoencoder(m));
     let cfg: Value = serde_json::from_str(cfg).map_err(|e| bad(format!("cfg.json is not JSON: {e}")))?;
     let number = |key: &str| cfg[key].as_u64().map(|n| n as usize).ok_or_else(|| bad(format!("cfg.json has no {key}")));
     let (file_d_in, d_sae) = (number("d_in")?, number("d_sae")?);

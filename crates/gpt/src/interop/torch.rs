@@ -5,6 +5,7 @@
 use super::pickle::{pickle, Py};
 use super::zip::stored;
 use crate::error::{Error, Result};
+use crate::words::files;
 use std::collections::HashMap;
 
 /// Float32 storages and the tensors that view them: tied weights share one.
@@ -48,10 +49,8 @@ pub fn is_archive<B>(files: &[(String, B)]) -> bool {
 /// Reads a `torch.save` archive (a zip of `*/data.pkl` and `*/data/<key>`).
 pub fn load(bytes: &[u8]) -> Result<Loaded<'_>> {
     let files = super::zip::read(bytes)?;
-    let (pickle_name, data) = files
-        .iter()
-        .find(|(name, _)| name.ends_with("data.pkl"))
-        .ok_or_else(|| Error::Format("this zip is not a torch.save checkpoint: it has no data.pkl".into()))?;
+    let (pickle_name, data) =
+        files.iter().find(|(name, _)| name.ends_with("data.pkl")).ok_or_else(|| Error::Format(files::no_data_pkl()))?;
     let prefix = format!("{}data/", pickle_name.trim_end_matches("data.pkl"));
     let value = super::unpickle::unpickle(data)?;
     let storages =
@@ -63,7 +62,7 @@ impl Loaded<'_> {
     /// The shape and little-endian f32 bytes of `tensor` (a `Py::Tensor` of this archive), as
     /// stored; `name` says which in errors.
     pub fn tensor(&self, tensor: &Py, name: &str) -> Result<(Vec<usize>, &[u8])> {
-        let bad = |why: &str| Error::Format(format!("the checkpoint's {name} {why}"));
+        let bad = |why: &str| Error::Format(files::torch_tensor(name, why));
         let Py::Tensor { storage, numel, offset, shape } = tensor else { return Err(bad("is not a tensor")) };
         let blob = self.storages.get(storage).ok_or_else(|| bad("points at a storage the archive lacks"))?;
         let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));

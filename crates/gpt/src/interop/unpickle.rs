@@ -4,6 +4,7 @@
 
 use super::pickle::Py;
 use crate::error::{Error, Result};
+use crate::words::files;
 use std::collections::HashMap;
 
 /// What the machine's stack holds: values, and the markers and callables that build them.
@@ -22,7 +23,7 @@ enum Item {
 }
 
 fn bad(why: impl std::fmt::Display) -> Error {
-    Error::Format(format!("the pickle {why}"))
+    Error::Format(files::pickle(why.to_string()))
 }
 
 /// The value `bytes` pickles.
@@ -252,9 +253,7 @@ fn storage(pid: Item) -> Result<Item> {
             if kind == "storage" =>
         {
             if dtype != "torch.FloatStorage" {
-                return Err(Error::Format(format!(
-                    "a tensor is stored as {dtype}; only float32 (torch.FloatStorage) is read: save the model as float32"
-                )));
+                return Err(Error::Format(files::not_float32(dtype.as_str())));
             }
             let key = key.parse().map_err(|_| bad(format!("names a storage {key:?}")))?;
             Ok(Item::Storage {

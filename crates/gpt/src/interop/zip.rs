@@ -3,6 +3,7 @@
 //! tool compresses), the deflated ones inflated by `miniz_oxide`.
 
 use crate::error::{Error, Result};
+use crate::words::files;
 use std::borrow::Cow;
 
 /// The most a deflated file may inflate to: above any model the page trains.
@@ -84,7 +85,7 @@ pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Cow<'_, [u8]>)>> {
 }
 
 fn bad(why: &str) -> Error {
-    Error::Format(format!("this zip {why}"))
+    Error::Format(files::zip(why))
 }
 
 /// A file as the central directory lists it, its bytes as stored (compressed or not).

@@ -6,6 +6,7 @@
 use super::gpt::GPT;
 use super::kv_cache::{KvCache, LayerCache};
 use crate::error::{Error, Result};
+use crate::words::runs;
 
 impl GPT {
     /// Feeds `token` at the next position of `cache` and writes the logits for the token after it
@@ -14,10 +15,10 @@ impl GPT {
         let cfg = self.config();
         let (c, pos, token) = (cfg.n_embd, cache.len, token as usize);
         if pos >= cfg.block_size {
-            return Err(Error::Data(format!("the cache is full: the model reads at most {} tokens", cfg.block_size)));
+            return Err(Error::Data(runs::cache_full(cfg.block_size)));
         }
         if token >= cfg.vocab_size {
-            return Err(Error::Data(format!("token id {token} is outside the vocabulary of {}", cfg.vocab_size)));
+            return Err(Error::Data(runs::token_outside(token, cfg.vocab_size)));
         }
         let p = &self.params().values;
         cache.layers.resize_with(cfg.n_layer, LayerCache::default);

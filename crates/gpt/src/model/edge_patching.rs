@@ -9,6 +9,7 @@ use super::extras::Trace;
 use super::gpt::GPT;
 use super::rewire::{Reader, Rewire};
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use crate::work::edge_plan::{EdgePlan, Group, Metric};
 use std::ops::Range;
 
@@ -105,11 +106,11 @@ pub fn exact(model: &GPT, graph: &EdgeGraph, runs: &[Runs], metric: Metric, edge
 pub fn plan_scores(model: &GPT, plan: &EdgePlan, edges: Range<usize>) -> Result<Vec<f32>> {
     let graph = EdgeGraph::of(model);
     if graph.edges.len() != plan.edges || edges.end > plan.edges {
-        return Err(Error::Data(format!(
+        return Err(Error::Data(bug(format!(
             "the plan patches {} edges, and this model's graph has {}",
             plan.edges,
             graph.edges.len()
-        )));
+        ))));
     }
     let runs: Vec<Runs> =
         plan.groups.iter().map(|g| Runs::new(model, &graph, g, plan.metric)).collect::<Result<_>>()?;

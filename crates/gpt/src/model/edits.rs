@@ -4,6 +4,7 @@
 //! `hook_z`, `hook_mlp_out` and `hook_resid_pre`.
 
 use crate::autograd::{Backward, Grads, Graph, Var};
+use crate::words::views;
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
@@ -121,11 +122,7 @@ impl Site {
             Site::Residual { layer, position } => (layer <= layers && position < t, c, 1),
         };
         if !fits {
-            return Err(crate::error::Error::Data(format!(
-                "{} is not a part of this model ({layers} layers of {} heads, {t} positions)",
-                self.label(),
-                config.n_head
-            )));
+            return Err(crate::error::Error::Data(views::not_a_part(self.label(), layers, config.n_head, t)));
         }
         Ok((width, rows))
     }
@@ -137,12 +134,7 @@ pub(crate) fn check(edits: &[Edit], config: &crate::GPTConfig, t: usize) -> crat
     for edit in edits {
         let (width, rows) = edit.site.check(config, t)?;
         if edit.with.len() < width * rows {
-            return Err(crate::error::Error::Data(format!(
-                "the new value of {} has {} numbers, not {}",
-                edit.site.label(),
-                edit.with.len(),
-                width * rows
-            )));
+            return Err(crate::error::Error::Data(views::edit_width(edit.site.label(), edit.with.len(), width * rows)));
         }
     }
     Ok(())

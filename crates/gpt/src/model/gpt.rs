@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::ops::IGNORE;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
+use crate::words::{runs, runs::bug};
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use ndarray::ArrayD;
@@ -93,16 +94,13 @@ impl GPT {
     /// Checks that `idx` holds `b` rows of `t` ids the model can read.
     pub(crate) fn check_input(&self, idx: &[usize], b: usize, t: usize) -> Result<()> {
         if t == 0 || t > self.config.block_size {
-            return Err(Error::Data(format!(
-                "a sequence of {t} tokens does not fit: the model reads 1 to {} (its block size)",
-                self.config.block_size
-            )));
+            return Err(Error::Data(runs::sequence_too_long(t, self.config.block_size)));
         }
         if Some(idx.len()) != b.checked_mul(t) {
-            return Err(Error::Data(format!("expected {b}×{t} token ids, got {}", idx.len())));
+            return Err(Error::Data(bug(format!("expected {b}×{t} token ids, got {}", idx.len()))));
         }
         if let Some(&bad) = idx.iter().find(|&&i| i >= self.config.vocab_size) {
-            return Err(Error::Data(format!("token id {bad} is outside the vocabulary of {}", self.config.vocab_size)));
+            return Err(Error::Data(runs::token_outside(bad, self.config.vocab_size)));
         }
         Ok(())
     }
@@ -110,12 +108,10 @@ impl GPT {
     /// Checks that `targets` holds `b` rows of `t` ids below the vocabulary, or [`IGNORE`].
     pub(super) fn check_targets(&self, targets: &[usize], b: usize, t: usize) -> Result<()> {
         if Some(targets.len()) != b.checked_mul(t) {
-            return Err(Error::Data(format!("expected {b}×{t} targets, got {}", targets.len())));
+            return Err(Error::Data(bug(format!("expected {b}×{t} targets, got {}", targets.len()))));
         }
         match targets.iter().find(|&&i| i >= self.config.vocab_size && i != IGNORE) {
-            Some(bad) => {
-                Err(Error::Data(format!("target {bad} is outside the vocabulary of {}", self.config.vocab_size)))
-            }
+            Some(bad) => Err(Error::Data(runs::target_outside(*bad, self.config.vocab_size))),
             None => Ok(()),
         }
     }

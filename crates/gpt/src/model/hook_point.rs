@@ -9,6 +9,7 @@ use super::extras::{flat, Extras, Hooks};
 use super::gpt::GPT;
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
+use crate::words::{runs::bug, views};
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -64,11 +65,7 @@ impl HookPoint {
     /// Checks that the point is in a model of `layers` layers.
     pub fn check(&self, layers: usize) -> Result<()> {
         if self.layer() >= layers {
-            return Err(Error::Config(format!(
-                "{} is not in this model: it has {layers} layers, blocks.0 to blocks.{}",
-                self.hook_name(),
-                layers.saturating_sub(1)
-            )));
+            return Err(Error::Config(views::hook_not_in_model(self.hook_name(), layers, layers.saturating_sub(1))));
         }
         Ok(())
     }
@@ -147,10 +144,7 @@ impl GPT {
     fn replaced_stream(&self, ws: &Workspace, rows: Rows, point: HookPoint, replace: Replace) -> Result<Vec<f32>> {
         let (idx, b, t) = rows;
         if let HookPoint::MlpIn { layer } = point {
-            return Err(Error::Config(format!(
-                "what an MLP reads is not a term of the stream: edits are made where the MLP writes \
-                 (blocks.{layer}.hook_mlp_out), as a transcoder's output replaces it"
-            )));
+            return Err(Error::Config(views::mlp_input_edit(layer)));
         }
         let stream_point = HookPoint::ResidPost { layer: point.layer() };
         let [mut stream, mut values]: [Vec<f32>; 2] =
@@ -186,7 +180,9 @@ impl GPT {
         let mut hooks = Hooks::default();
         let logits = self.forward(&mut g, idx, b, t, &mut Extras::eval(&[], Some(&mut hooks)));
         let var = |point: HookPoint| {
-            hooks.var(&point.pass_name()).ok_or_else(|| Error::Data(format!("no {} in the pass", point.hook_name())))
+            hooks
+                .var(&point.pass_name())
+                .ok_or_else(|| Error::Data(bug(format!("no {} in the pass", point.hook_name()))))
         };
         let (at, from) = (var(writes)?, var(reads)?);
         let loss = g.cross_entropy(logits, targets);

@@ -8,6 +8,7 @@ use super::gpt::GPT;
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
 use crate::ops::IGNORE;
+use crate::words::runs::bug;
 
 /// A hooked pass: every named value and, when a target was given, the loss's gradient at it.
 #[derive(Clone, Debug, Default)]
@@ -51,7 +52,7 @@ impl GPT {
         let mut targets = vec![IGNORE; t];
         if let Some((position, token)) = target {
             let slot = targets.get_mut(position).filter(|_| token < self.config().vocab_size);
-            *slot.ok_or_else(|| Error::Data(format!("no target {token} at position {position} of {t}")))? = token;
+            *slot.ok_or_else(|| Error::Data(bug(format!("no target {token} at position {position} of {t}"))))? = token;
         }
         let mut g = Graph::new(&self.params().values, &self.workspace);
         let mut hooks = Hooks::default();

@@ -8,6 +8,7 @@ use super::extras::Extras;
 use super::gpt::GPT;
 use crate::autograd::{Graph, Var};
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 
@@ -28,11 +29,11 @@ impl GPT {
         self.check_targets(targets, b, t)?;
         edits::check(edits, self.config(), t)?;
         if let Some(early) = edits.iter().find(|e| e.site.layer() < from) {
-            return Err(Error::Data(format!(
+            return Err(Error::Data(bug(format!(
                 "{} comes before layer {}, where the pass resumes",
                 early.site.label(),
                 from + 1
-            )));
+            ))));
         }
         let mut g = Graph::new(&self.params().values, ws);
         let logits = self.resume(&mut g, (from, stream), (b, t), &mut Extras::eval(edits, None))?;
@@ -50,10 +51,12 @@ impl GPT {
     ) -> Result<Var> {
         let (layers, c) = (self.config().n_layer, self.config().n_embd);
         if from > layers {
-            return Err(Error::Data(format!("the model has {layers} layers: a pass cannot resume at layer {from}")));
+            return Err(Error::Data(bug(format!(
+                "the model has {layers} layers: a pass cannot resume at layer {from}"
+            ))));
         }
         if Some(stream.len()) != b.checked_mul(t).and_then(|n| n.checked_mul(c)) {
-            return Err(Error::Data(format!("expected a stream of {b}×{t}×{c} values, got {}", stream.len())));
+            return Err(Error::Data(bug(format!("expected a stream of {b}×{t}×{c} values, got {}", stream.len()))));
         }
         let x = edits::given(g, &[b, t, c], stream);
         Ok(self.forward_from(g, x, from, extras))

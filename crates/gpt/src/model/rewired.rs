@@ -8,6 +8,7 @@ use super::rewire::{readers, HeadInput, Rewire};
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
 use crate::ops::gemm::gemm;
+use crate::words::runs::bug;
 use ndarray::{s, ArrayD, ArrayView2, ArrayViewMut2};
 
 /// The metric's gradient at every reader's input, and the logits it was taken at.
@@ -79,7 +80,7 @@ impl GPT {
         let logits = g.value(logits_var).as_slice().expect("standard layout").to_vec();
         let seed = seed(&logits);
         if seed.len() != logits.len() {
-            return Err(Error::Data(format!("a seed of {} values for {} logits", seed.len(), logits.len())));
+            return Err(Error::Data(bug(format!("a seed of {} values for {} logits", seed.len(), logits.len()))));
         }
         let (layers, c) = (self.config().n_layer, self.config().n_embd);
         let var = |name: String| hooks.var(&name).expect("every block is hooked");

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::train::Trainable;
+use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use crate::work::Batch;
 use crate::workspace::Workspace;
@@ -53,7 +54,11 @@ impl Trainable for GPT {
         self.check_input(idx, b, t)?;
         self.check_targets(targets, b, t)?;
         if grads.len() != GPT::params(self).count() {
-            return Err(Error::Data(format!("expected {} gradients, got {}", GPT::params(self).count(), grads.len())));
+            return Err(Error::Data(bug(format!(
+                "expected {} gradients, got {}",
+                GPT::params(self).count(),
+                grads.len()
+            ))));
         }
         let mut g = Graph::new(&GPT::params(self).values, ws);
         let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });

@@ -4,6 +4,7 @@ use super::floor::{floored, MOMENT_FLOOR, SQUARE_FLOOR};
 use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
 use crate::error::{Error, Result};
 use crate::params::Params;
+use crate::words::files;
 use ndarray::ArrayD;
 
 /// AdamW's ε, PyTorch's default.
@@ -94,8 +95,7 @@ impl AdamW {
             for (kind, moments) in [("exp_avg", &mut self.m), ("exp_avg_sq", &mut self.v)] {
                 let key = format!("{kind}.{name}");
                 let shape = moments[i].shape().to_vec();
-                moments[i] = saved(&key, &shape)?
-                    .ok_or_else(|| Error::Format(format!("the checkpoint has no tensor optimizer.{key}")))?;
+                moments[i] = saved(&key, &shape)?.ok_or_else(|| Error::Format(files::no_optimizer_tensor(key)))?;
             }
         }
         Ok(())

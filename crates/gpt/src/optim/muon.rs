@@ -15,6 +15,7 @@ use super::optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates,
 use crate::error::{FieldError, Result};
 use crate::fields::Field;
 use crate::params::Params;
+use crate::words::settings as words;
 use ndarray::{ArrayD, ArrayView2};
 
 /// Muon as the settings name it, with its own rate and momentum.
@@ -61,10 +62,7 @@ pub static KIND: OptimizerKind = OptimizerKind {
 /// zero or flip them.
 fn decay_errors(hyper: &Hyper) -> Vec<FieldError> {
     let product = hyper.own.number("muon_lr") as f32 * hyper.weight_decay;
-    let message = format!(
-        "Muon learning rate × weight decay must stay below 1 (each step shrinks the matrices by it), not {product}"
-    );
-    (product >= 1.0).then(|| FieldError::new("train.muon_lr", message)).into_iter().collect()
+    (product >= 1.0).then(|| FieldError::new("train.muon_lr", words::muon_decay(product))).into_iter().collect()
 }
 
 /// Muon's state: AdamW for the parameters it leaves alone, which matrices it trains, and a

@@ -6,6 +6,7 @@ use crate::config::Budget;
 use crate::error::{Error, FieldError, Result};
 use crate::settings::Settings;
 use crate::tokenizer::Tokenizer;
+use crate::words::settings as words;
 
 impl<W: Watch> Run<W> {
     /// Takes the training settings of `new` (rates, warmup, iterations, batch size, weight decay,
@@ -32,14 +33,11 @@ impl<W: Watch> Run<W> {
         ];
         if let Some((field, _)) = fixed.iter().find(|(_, same)| !same) {
             let name = field.rsplit('.').next().unwrap_or(field);
-            let message =
-                format!("changing {name} needs a new model, which starts training over; this one keeps its weights");
-            return Err(Error::Invalid(FieldError::new(field, message)));
+            return Err(Error::Invalid(FieldError::new(field, words::needs_new_model(name))));
         }
         let step = self.step_count();
         if new.train.max_iters < step {
-            let message =
-                format!("max_iters ({}) cannot be fewer than the {step} steps already done", new.train.max_iters);
+            let message = words::steps_done(new.train.max_iters, step);
             return Err(Error::Invalid(FieldError::new("train.max_iters", message)));
         }
         let mut train = new.train.clone();

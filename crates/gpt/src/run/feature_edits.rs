@@ -9,6 +9,7 @@ use super::Run;
 use crate::error::{Error, Result};
 use crate::sae::{Codes, Sae, SaeTrainee};
 use crate::sample::{SampleConfig, Sampler};
+use crate::words::dictionaries;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -119,7 +120,7 @@ impl<W: Watch> Run<W> {
         let (sae, model) = (trainee.sae(), trainee.model());
         check_feature(sae, feature)?;
         if !strength.is_finite() {
-            return Err(Error::Config(format!("the steering strength must be a number, not {strength}")));
+            return Err(Error::Config(dictionaries::steering(strength)));
         }
         let prompt = self.tokenizer.encode(&config.prompt)?;
         let (block, point, v, c) =
@@ -150,7 +151,7 @@ impl<W: Watch> Run<W> {
     fn typed_ids(&self, text: &str) -> Result<Vec<usize>> {
         let ids = self.tokenizer.encode(text)?;
         if ids.is_empty() {
-            return Err(Error::Data("type some text to see which features fire on it".into()));
+            return Err(Error::Data(dictionaries::features_text()));
         }
         let block = self.model().config().block_size;
         Ok(ids[ids.len().saturating_sub(block)..].iter().map(|&i| i as usize).collect())
@@ -170,7 +171,7 @@ fn remove(sae: &Sae, codes: &Codes, values: &mut [f32], feature: usize) {
 
 fn check_feature(sae: &Sae, feature: usize) -> Result<()> {
     if feature >= sae.d_sae() {
-        return Err(Error::Data(format!("there is no feature {feature}: the autoencoder has {}", sae.d_sae())));
+        return Err(Error::Data(dictionaries::no_feature(feature, sae.d_sae())));
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use super::Run;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::sae::SaeRef;
+use crate::words::dictionaries;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -176,7 +177,7 @@ impl<W: Watch> Run<W> {
     /// The card of feature `j` of `sae`, which `index` indexes.
     pub fn dictionary_card(&self, index: &FeatureIndex, sae: SaeRef, j: usize) -> Result<FeatureCard> {
         if j >= index.firings.len() {
-            return Err(Error::Data(format!("there is no feature {j}: the autoencoder has {}", index.firings.len())));
+            return Err(Error::Data(dictionaries::no_feature(j, index.firings.len())));
         }
         let firings = &index.firings[j];
         let max = index.max(j);

@@ -13,6 +13,7 @@ use super::{KnockOut, Run, Steered, TokenFeatures};
 use crate::error::{Error, Result};
 use crate::sae::{Dictionaries, SaeConfig, SaeTrainee};
 use crate::train::{TrainReport, Trainer};
+use crate::words::dictionaries;
 use crate::SampleConfig;
 use serde::{Deserialize, Serialize};
 
@@ -163,9 +164,7 @@ impl<W: Watch> Run<W> {
                 let order = match order.as_str() {
                     "density" => FeatureOrder::Density,
                     "importance" => FeatureOrder::Importance,
-                    other => {
-                        return Err(Error::Config(format!("features sort by density or importance, not {other:?}")))
-                    }
+                    other => return Err(Error::Config(dictionaries::feature_order(format!("{other:?}")))),
                 };
                 let list = self.feature_list(self.indexed_features()?, order);
                 answer.list = Some(list.into_iter().take(top).collect());

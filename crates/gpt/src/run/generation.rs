@@ -4,6 +4,7 @@ use super::{Generation, Run, Watch};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::sample::{most_likely, next_token_probs, NextToken, NextTokens, SampleConfig, Sampler};
+use crate::words::runs;
 
 impl<W: Watch> Run<W> {
     /// Starts a generation; [`Run::sample_next`] streams it. The settings become the run's last
@@ -22,7 +23,7 @@ impl<W: Watch> Run<W> {
     /// and no token is drawn that would make the text invalid UTF-8.
     pub fn sample_next(&mut self, max_tokens: usize) -> Result<Option<String>> {
         let Some(generation) = self.generation.as_mut() else {
-            return Err(Error::Config("no generation is running: start a sample first".into()));
+            return Err(Error::Config(runs::no_generation()));
         };
         let (mut text, mut drawn) = (String::new(), 0);
         while drawn < max_tokens.max(1) {

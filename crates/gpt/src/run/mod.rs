@@ -52,6 +52,7 @@ use crate::sample::{SampleConfig, Sampler};
 use crate::settings::Settings;
 use crate::tokenizer::{SymbolTokenizer, Tokenizer};
 use crate::train::{Batches, History, Trainer};
+use crate::words::{dictionaries, files};
 
 /// A model being trained or explored, watched by `W`. Every method that fails leaves the run as
 /// it was.
@@ -124,13 +125,10 @@ impl<W: Watch> Run<W> {
         let c: Checkpoint = checkpoint::load(bytes)?;
         let data = match &c.task {
             Some(task) => {
-                let invalid =
-                    |e: crate::Error| crate::Error::Format(format!("the checkpoint's `task` is invalid: {e}"));
+                let invalid = |e: crate::Error| crate::Error::Format(files::invalid_task(e));
                 let (tokenizer, data) = task_data(task, c.train.seed).map_err(invalid)?;
                 if tokenizer != c.tokenizer {
-                    return Err(crate::Error::Format(
-                        "the checkpoint's `vocab` is not the symbols of its `task`: the file was edited".into(),
-                    ));
+                    return Err(crate::Error::Format(files::edited_vocab()));
                 }
                 Some(data)
             }
@@ -218,10 +216,10 @@ fn task_data(task: &TaskConfig, seed: u64) -> Result<(Tokenizer, Dataset)> {
 
 /// The error for a request of an autoencoder the run has not begun.
 pub(crate) fn no_features() -> crate::Error {
-    crate::Error::Config("no autoencoder has been started on this run".into())
+    crate::Error::Config(dictionaries::no_autoencoder())
 }
 
 /// The error for a request of transcoders the run has not begun.
 pub(crate) fn no_transcoders() -> crate::Error {
-    crate::Error::Config("no transcoders have been trained on this run: train them first (a transcoder per MLP)".into())
+    crate::Error::Config(dictionaries::no_transcoders())
 }

@@ -7,6 +7,7 @@ use crate::data::{Problem, Split, TaskConfig, TaskData};
 use crate::error::{Error, Result};
 use crate::model::Edit;
 use crate::rng::Rng;
+use crate::words::runs;
 use serde::Serialize;
 
 /// Seeds the held-out problems shown, so the same ones come back at every refresh.
@@ -53,7 +54,7 @@ pub struct TaskDetails {
 
 impl<W: Watch> Run<W> {
     pub(crate) fn trained_task(&self) -> Result<&TaskData> {
-        self.task().ok_or_else(|| Error::Config("this run trains on text, not on a task's problems".into()))
+        self.task().ok_or_else(|| Error::Config(runs::not_a_task()))
     }
 
     /// What the page shows of the run's task, if it has one.

@@ -10,6 +10,7 @@ use crate::config::GPTConfig;
 use crate::error::{Error, Result};
 use crate::sae::{SaeConfig, SaeTrainee, Transcoders};
 use crate::train::{JobKind, Outcome, Progress, Replica, Trainable, Trainer};
+use crate::words::runs::bug;
 use crate::work::{Data, Outgoing};
 use crate::GPT;
 use serde::{Deserialize, Serialize};
@@ -204,7 +205,7 @@ impl HelperCopy {
 }
 
 fn wrong_copy(held: &str, asked: &str) -> Error {
-    Error::Config(format!(
+    Error::Config(bug(format!(
         "this worker holds a copy of {held}, and the order is for {asked}: the run must send its shape"
-    ))
+    )))
 }

@@ -8,6 +8,7 @@ use super::RunJob;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::train::{Evaluation, Outcome, StepStats, TrainReport};
+use crate::words::runs;
 use crate::work::edge_plan::EdgePlan;
 
 /// What watches a run as it trains: measures of the model taken at each evaluation, kept in the
@@ -27,7 +28,7 @@ pub trait Watch: Default + Sized {
     /// Exact edge patching's plan for what the circuit view is asked (`questions`): none where
     /// the model is too large to patch every edge.
     fn circuit_plan(_run: &Run<Self>, _questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
-        Err(Error::Config("this run has no circuit view".into()))
+        Err(Error::Config(runs::no_circuit_view()))
     }
 }
 
@@ -132,7 +133,7 @@ impl<W: Watch> Run<W> {
 }
 
 pub(super) fn no_text() -> Error {
-    Error::Data("there is no text to train on: attach a text first".into())
+    Error::Data(runs::no_text())
 }
 
 /// Windows per forward pass; bounds memory while keeping the matrix products large.
@@ -143,11 +144,7 @@ fn windows_loss(model: &crate::GPT, tokens: &[u32]) -> Result<(f32, usize)> {
     let t = model.config().block_size;
     let windows = tokens.len().saturating_sub(1) / t;
     if windows == 0 {
-        return Err(Error::Data(format!(
-            "the text has {} tokens, but one window needs {} (block size + 1)",
-            tokens.len(),
-            t + 1
-        )));
+        return Err(Error::Data(runs::text_under_window(tokens.len(), t + 1)));
     }
     let (mut x, mut y) = (Vec::new(), Vec::new());
     let mut total = 0.0f64;

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
+use crate::words::dictionaries;
 use serde::{Deserialize, Serialize};
 
 /// The most features per channel of the model.
@@ -93,58 +94,34 @@ impl SaeConfig {
         match (self.point, self.output) {
             (HookPoint::MlpIn { layer }, Some(HookPoint::MlpOut { layer: out })) if out == layer => {}
             (point, Some(output)) => {
-                return Err(Error::Config(format!(
-                    "a transcoder reads what an MLP reads and writes what it writes (blocks.L.ln2.hook_normalized to \
-                     blocks.L.hook_mlp_out), not {} to {}",
-                    point.hook_name(),
-                    output.hook_name()
-                )))
+                return Err(Error::Config(dictionaries::transcoder_points(point.hook_name(), output.hook_name())))
             }
-            (HookPoint::MlpIn { layer }, None) => {
-                return Err(Error::Config(format!(
-                    "an autoencoder reads the stream or an MLP's output; what block {layer}'s MLP reads is a \
-                     transcoder's input (with its output at blocks.{layer}.hook_mlp_out)"
-                )))
-            }
+            (HookPoint::MlpIn { layer }, None) => return Err(Error::Config(dictionaries::mlp_input(layer))),
             _ => {}
         }
         if self.skip && !self.is_transcoder() {
-            return Err(Error::Config(
-                "skip: only a transcoder has a skip connection (an autoencoder reconstructs what it reads)".into(),
-            ));
+            return Err(Error::Config(dictionaries::skip_needs_transcoder()));
         }
         if !(1..=MAX_EXPANSION).contains(&self.expansion) {
-            return Err(Error::Config(format!(
-                "expansion: the features per channel must be 1 to {MAX_EXPANSION}, not {}",
-                self.expansion
-            )));
+            return Err(Error::Config(dictionaries::expansion(MAX_EXPANSION, self.expansion)));
         }
         match self.architecture {
             Architecture::TopK { k, aux_coefficient } => {
                 let d_sae = self.d_sae(d_in);
                 if k == 0 || k > d_sae {
-                    return Err(Error::Config(format!(
-                        "k: the features active per token must be 1 to the {d_sae} features, not {k}"
-                    )));
+                    return Err(Error::Config(dictionaries::k(d_sae, k)));
                 }
                 if !(aux_coefficient.is_finite() && aux_coefficient >= 0.0) {
-                    return Err(Error::Config(format!(
-                        "aux_coefficient: the dead features' loss weight must be 0 or more, not {aux_coefficient}"
-                    )));
+                    return Err(Error::Config(dictionaries::aux_coefficient(aux_coefficient)));
                 }
             }
             Architecture::Relu { l1_coefficient } if !(l1_coefficient.is_finite() && l1_coefficient >= 0.0) => {
-                return Err(Error::Config(format!(
-                    "l1_coefficient: the sparsity penalty must be 0 or more, not {l1_coefficient}"
-                )));
+                return Err(Error::Config(dictionaries::l1_coefficient(l1_coefficient)));
             }
             Architecture::Relu { .. } => {}
         }
         if !(1..=MAX_DEAD_TOKENS).contains(&self.dead_tokens) {
-            return Err(Error::Config(format!(
-                "dead_tokens: a feature's window to fire in must be 1 to {MAX_DEAD_TOKENS} tokens, not {}",
-                self.dead_tokens
-            )));
+            return Err(Error::Config(dictionaries::dead_tokens(MAX_DEAD_TOKENS, self.dead_tokens)));
         }
         Ok(())
     }

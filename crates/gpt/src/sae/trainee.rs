@@ -14,6 +14,7 @@ use crate::model::HookPoint;
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::train::Trainable;
+use crate::words::{dictionaries, runs::bug};
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use crate::GPT;
@@ -99,16 +100,12 @@ impl<D: Dictionaries> SaeTrainee<D> {
         let each = dictionaries.each();
         for sae in &each {
             if sae.d_in() != c.n_embd {
-                return Err(Error::Config(format!(
-                    "the autoencoder reads {} channels, the model has {}",
-                    sae.d_in(),
-                    c.n_embd
-                )));
+                return Err(Error::Config(dictionaries::channels(sae.d_in(), c.n_embd)));
             }
             sae.config().validate(c.n_layer, c.n_embd)?;
         }
         if variances.len() != each.len() {
-            return Err(Error::Config(format!("{} variances for {} dictionaries", variances.len(), each.len())));
+            return Err(Error::Config(bug(format!("{} variances for {} dictionaries", variances.len(), each.len()))));
         }
         let since_fired = vec![0.0; each.iter().map(SaeRef::d_sae).sum()];
         Ok(SaeTrainee { sae: dictionaries, model, model_step, since_fired, variances })
@@ -199,7 +196,7 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
     fn set_dropout(&mut self, p: f32) -> Result<()> {
         match p {
             0.0 => Ok(()),
-            _ => Err(Error::Config("an autoencoder trains without dropout".into())),
+            _ => Err(Error::Config(dictionaries::no_dropout())),
         }
     }
 
@@ -219,7 +216,7 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
         grads: &mut [f32],
     ) -> Result<f32> {
         if grads.len() != self.grad_len() {
-            return Err(Error::Data(format!("expected {} gradients, got {}", self.grad_len(), grads.len())));
+            return Err(Error::Data(bug(format!("expected {} gradients, got {}", self.grad_len(), grads.len()))));
         }
         let reads = self.activations(ws, batch)?;
         let (dead, each) = (self.dead(), self.sae.each());
@@ -275,7 +272,7 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
 
     fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
         let model = Arc::get_mut(&mut self.model)
-            .ok_or_else(|| Error::Config("the frozen model is shared: a helper's copy must hold its own".into()))?;
+            .ok_or_else(|| Error::Config(bug("the frozen model is shared: a helper's copy must hold its own")))?;
         let parts = model.params_mut().values.iter_mut();
         let parts = parts.map(|v| v.as_slice_mut().expect("parameters are kept in standard layout"));
         Ok(parts.chain([&mut self.since_fired[..], &mut self.variances[..]]).collect())

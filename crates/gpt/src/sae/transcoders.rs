@@ -8,6 +8,7 @@ use super::weights::{geometric_median, normalize_rows, Sae, SaeRef, B_DEC, W_DEC
 use crate::error::{Error, Result};
 use crate::model::{HookPoint, Rewire};
 use crate::params::Params;
+use crate::words::files;
 use crate::workspace::Workspace;
 
 /// A transcoder per MLP, in one set of parameters.
@@ -41,10 +42,7 @@ impl Transcoders {
         let fresh = Transcoders::new(config, layers, d_in, 0)?;
         let same = |(a, b): (&ndarray::ArrayD<f32>, &ndarray::ArrayD<f32>)| a.shape() == b.shape();
         if params.names != fresh.params.names || !params.values.iter().zip(&fresh.params.values).all(same) {
-            return Err(Error::Format(format!(
-                "the transcoders do not fit this model: {layers} layers of {d_in} channels, {} features each",
-                config.d_sae(d_in)
-            )));
+            return Err(Error::Format(files::transcoders_misfit(layers, d_in, config.d_sae(d_in))));
         }
         Ok(Transcoders { params, ..fresh })
     }

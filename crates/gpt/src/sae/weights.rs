@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::ops::gemm::gemm;
 use crate::params::{Init, Params};
 use crate::rng::Rng;
+use crate::words::files;
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
@@ -69,16 +70,11 @@ impl Sae {
         let d_sae = config.d_sae(d_in);
         let count = config.tensor_count();
         if params.names.len() != count {
-            return Err(Error::Format(format!(
-                "the autoencoder has {} tensors, not the {count} of its kind",
-                params.names.len()
-            )));
+            return Err(Error::Format(files::sae_tensors(params.names.len(), count)));
         }
         for (k, (name, shape)) in NAMES.iter().zip(shapes(d_in, d_sae)).take(count).enumerate() {
             if params.names.get(k).map(String::as_str) != Some(name) || params.values[k].shape() != shape {
-                return Err(Error::Format(format!(
-                    "the autoencoder's {name} is missing or not of shape {shape:?} ({d_in} channels, {d_sae} features)"
-                )));
+                return Err(Error::Format(files::sae_tensor(*name, format!("{shape:?}"), d_in, d_sae)));
             }
         }
         Ok(Sae { config, d_in, params })

@@ -1,6 +1,7 @@
 //! What a generation asks for: the prompt and how to pick each next token, checked.
 
 use crate::error::{Error, FieldError, Result};
+use crate::words::settings as words;
 use serde::{Deserialize, Serialize};
 
 /// A generation as the user asked for it: the prompt and how to pick each next token.
@@ -31,11 +32,10 @@ pub const MAX_NEW_TOKENS: usize = 100_000;
 impl SampleConfig {
     pub fn validate(&self) -> Result<()> {
         if !(self.temperature.is_finite() && (0.0..=100.0).contains(&self.temperature)) {
-            let message = format!("temperature must be between 0 (greedy) and 100, not {}", self.temperature);
-            return Err(Error::Invalid(FieldError::new("temperature", message)));
+            return Err(Error::Invalid(FieldError::new("temperature", words::temperature(self.temperature))));
         }
         if self.max_new_tokens > MAX_NEW_TOKENS {
-            let message = format!("max_new_tokens must be at most {MAX_NEW_TOKENS}, not {}", self.max_new_tokens);
+            let message = words::max_new_tokens(MAX_NEW_TOKENS, self.max_new_tokens);
             return Err(Error::Invalid(FieldError::new("max_new_tokens", message)));
         }
         Ok(())

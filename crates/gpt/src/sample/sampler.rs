@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::model::KvCache;
 use crate::model::GPT;
 use crate::rng::Rng;
+use crate::words::runs;
 
 /// The context a generation starts from: the prompt, or token 0 when it is empty (a newline in a
 /// character vocabulary of ordinary text, as nanoGPT's `sample.py` starts from "\n").
@@ -32,7 +33,7 @@ fn last_logits(model: &GPT, context: &[u32], out: &mut Vec<f32>) -> Result<()> {
 /// the last `block_size` tokens as sampling does), at `temperature` (which must be positive).
 pub fn next_token_probs(model: &GPT, prompt: &[u32], temperature: f32) -> Result<Vec<f32>> {
     if !(temperature.is_finite() && temperature > 0.0) {
-        return Err(Error::Config(format!("temperature must be positive for a distribution, not {temperature}")));
+        return Err(Error::Config(runs::temperature(temperature)));
     }
     let mut probs = Vec::new();
     last_logits(model, &start_context(prompt), &mut probs)?;

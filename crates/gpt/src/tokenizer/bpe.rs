@@ -3,6 +3,7 @@
 //! one more. Any Unicode text round-trips, because everything is bytes underneath.
 
 use crate::error::{Error, FieldError, Result};
+use crate::words::{files, settings};
 use std::collections::HashMap;
 
 /// The smallest and largest vocabularies BPE will train.
@@ -82,11 +83,13 @@ fn merge(symbols: &mut Vec<u32>, pair: (u32, u32), new: u32) {
 
 /// Checks that a byte-pair vocabulary of `vocab_size` tokens can be trained.
 pub fn check_vocab_size(vocab_size: usize) -> Result<()> {
-    if (MIN_VOCAB..=MAX_VOCAB).contains(&vocab_size) {
-        return Ok(());
-    }
-    let message = format!("a byte-pair vocabulary must have {MIN_VOCAB} to {MAX_VOCAB} tokens, not {vocab_size}");
-    Err(Error::Invalid(FieldError::new("bpe_vocab_size", message)))
+    crate::error::first(vocab_size_error(vocab_size).into_iter().collect())
+}
+
+/// Why a byte-pair vocabulary of `vocab_size` tokens cannot be trained, if it cannot.
+pub fn vocab_size_error(vocab_size: usize) -> Option<FieldError> {
+    let words = crate::words::settings::bpe_vocab_size(MIN_VOCAB, MAX_VOCAB, vocab_size);
+    (!(MIN_VOCAB..=MAX_VOCAB).contains(&vocab_size)).then(|| FieldError::new("bpe_vocab_size", words))
 }
 
 impl BpeTokenizer {
@@ -95,7 +98,7 @@ impl BpeTokenizer {
     pub fn train(text: &str, vocab_size: usize) -> Result<BpeTokenizer> {
         check_vocab_size(vocab_size)?;
         if text.is_empty() {
-            return Err(Error::Data("the text is empty: paste or load some text to train on".into()));
+            return Err(Error::Data(settings::text_empty()));
         }
         // Each distinct piece once, with how often it occurs.
         let mut counts: HashMap<&str, u64> = HashMap::new();
@@ -136,7 +139,7 @@ impl BpeTokenizer {
         for (i, &(a, b)) in merges.iter().enumerate() {
             let known = bytes.len() as u32;
             if a >= known || b >= known {
-                return Err(Error::Format(format!("merge {i} ({a}, {b}) uses a token that does not exist yet")));
+                return Err(Error::Format(files::merge_order(i, a, b)));
             }
             let joined = [bytes[a as usize].as_slice(), &bytes[b as usize]].concat();
             bytes.push(joined);

@@ -1,6 +1,7 @@
 //! Character-level tokenization, as nanoGPT's `shakespeare_char/prepare.py`.
 
 use crate::error::{Error, Result};
+use crate::words::{files, runs, settings};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 
@@ -59,7 +60,7 @@ impl CharTokenizer {
         let mut set = CharSet::default();
         set.add(text);
         if set.is_empty() {
-            return Err(Error::Data("the text is empty: paste or load some text to train on".into()));
+            return Err(Error::Data(settings::text_empty()));
         }
         Ok(CharTokenizer { chars: set.chars() })
     }
@@ -70,7 +71,7 @@ impl CharTokenizer {
         sorted.sort_unstable();
         sorted.dedup();
         if sorted.len() != chars.len() || chars.is_empty() {
-            return Err(Error::Format("a character vocabulary must list distinct characters".into()));
+            return Err(Error::Format(files::repeated_characters()));
         }
         Ok(CharTokenizer { chars })
     }
@@ -105,9 +106,8 @@ impl CharTokenizer {
                 Some(&id) => Some(id).filter(|&id| id != u32::MAX),
                 None => other.get(&c).copied(),
             };
-            let id = id.ok_or_else(|| {
-                Error::Data(format!("the character {c:?} (U+{:04X}) is not in the model's vocabulary", c as u32))
-            })?;
+            let id =
+                id.ok_or_else(|| Error::Data(runs::unknown_character(format!("{c:?}"), format!("{:04X}", c as u32))))?;
             ids.push(narrow(id));
         }
         Ok(ids)

@@ -6,12 +6,14 @@ mod char;
 mod symbols;
 
 pub use self::bpe::{
-    check_vocab_size as check_bpe_vocab_size, BpeTokenizer, MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB,
+    check_vocab_size as check_bpe_vocab_size, vocab_size_error as bpe_vocab_size_error, BpeTokenizer,
+    MAX_VOCAB as MAX_BPE_VOCAB, MIN_VOCAB as MIN_BPE_VOCAB,
 };
 pub use self::char::{CharSet, CharTokenizer};
 pub use self::symbols::SymbolTokenizer;
 use crate::data::Ids;
 use crate::error::{Error, Result};
+use crate::words::files;
 use serde::{Deserialize, Serialize};
 
 /// Which tokenizer to fit to a text.
@@ -160,7 +162,7 @@ impl Tokenizer {
 
     /// Reads a checkpoint's `vocab`.
     pub fn from_json(json: &str) -> Result<Tokenizer> {
-        let bad = |e: String| Error::Format(format!("the checkpoint's `vocab` is invalid: {e}"));
+        let bad = |e: String| Error::Format(files::invalid_vocab(e.to_string()));
         if json.trim_start().starts_with('[') {
             let tokens: Vec<String> = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
             let chars = tokens

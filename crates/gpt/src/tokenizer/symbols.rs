@@ -2,6 +2,7 @@
 //! reads every number as one token). Text encodes by the longest token that matches at each point.
 
 use crate::error::{Error, Result};
+use crate::words::{files, runs};
 use std::collections::HashMap;
 
 /// A fixed list of distinct tokens, each a non-empty string, in id order.
@@ -18,7 +19,7 @@ impl SymbolTokenizer {
     pub fn new(tokens: Vec<String>) -> Result<SymbolTokenizer> {
         let ids: HashMap<String, u32> = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
         if ids.len() != tokens.len() || tokens.is_empty() || tokens.iter().any(String::is_empty) {
-            return Err(Error::Format("a task's vocabulary must list distinct, non-empty tokens".into()));
+            return Err(Error::Format(files::task_vocab()));
         }
         let longest = tokens.iter().map(|t| t.chars().count()).max().unwrap_or(1);
         Ok(SymbolTokenizer { tokens, ids, longest })
@@ -43,10 +44,7 @@ impl SymbolTokenizer {
                 rest.char_indices().map(|(i, _)| i).skip(1).chain([rest.len()]).take(self.longest).collect();
             let found = ends.into_iter().rev().find_map(|end| self.ids.get(&rest[..end]).map(|&id| (id, end)));
             let Some((id, end)) = found else {
-                return Err(Error::Data(format!(
-                    "{c:?} is not one of this task's symbols ({})",
-                    self.tokens.join(" ")
-                )));
+                return Err(Error::Data(runs::not_a_symbol(format!("{c:?}"), self.tokens.join(" "))));
             };
             ids.push(id);
             rest = &rest[end..];

@@ -7,6 +7,7 @@ use super::step::on_threads;
 use super::trainable::Trainable;
 use super::trainer::Trainer;
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use crate::work::edge_plan::{EdgePlan, ScoredEdges};
 use crate::work::Work;
 
@@ -24,7 +25,7 @@ impl<M: Trainable> Trainer<M> {
         let job = self.job.take().ok_or_else(no_job)?;
         self.settle_copies(&job);
         let Work::Edges(plan) = job.work else {
-            return Err(Error::Config("another job is in progress, not edge patching".into()));
+            return Err(Error::Config(bug("another job is in progress, not edge patching")));
         };
         let scores = plan.scores(job.partials)?;
         let (edges, workers) = (scores.len(), job.helpers + self.workspaces.len());

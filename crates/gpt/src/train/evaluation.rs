@@ -9,6 +9,7 @@ use super::trainable::{Batches, Trainable};
 use super::trainer::Trainer;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::words::runs::bug;
 use crate::work::{EvalPlan, Split, Work};
 
 const EVAL_STREAM: u64 = 0x6576_616c_0000_0002;
@@ -53,7 +54,7 @@ impl<M: Trainable> Trainer<M> {
     pub(crate) fn finish_evaluation(&mut self) -> Result<Evaluation> {
         let job = self.job.take().ok_or_else(no_job)?;
         let Work::Evaluation(plan) = &job.work else {
-            return Err(Error::Config("a step is in progress, not an evaluation".into()));
+            return Err(Error::Config(bug("a step is in progress, not an evaluation")));
         };
         self.settle_copies(&job);
         let [train, val] = plan.mean_losses(job.partials)?;

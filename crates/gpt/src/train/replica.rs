@@ -9,6 +9,7 @@ use super::update::Rules;
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::optim::{complete, shares, Optimizer};
+use crate::words::runs::bug;
 use crate::work::order::{read, write, Assignment, Order, PartialSum, Reply, Results};
 use crate::work::{combine, Partial, SyncState, Update, Work};
 use crate::workspace::Workspace;
@@ -104,14 +105,14 @@ impl<M: Trainable> Replica<M> {
         let SyncState { train, dropout, uniform_loss, optimizer_steps, tensors } = state;
         let kind = train
             .kind()
-            .ok_or_else(|| Error::Data(format!("an order names an unknown optimizer {:?}", train.optimizer)))?;
+            .ok_or_else(|| Error::Data(bug(format!("an order names an unknown optimizer {:?}", train.optimizer))))?;
         let n = self.model.params().count();
         let sizes: Vec<usize> = tensors.iter().map(|(_, shape)| shape.iter().product()).collect();
         let held: usize = self.model.held_parts().iter().map(|p| p.len()).sum();
         if n + sizes.iter().sum::<usize>() + held != len {
-            return Err(Error::Data(format!(
+            return Err(Error::Data(bug(format!(
                 "the run's state came as {len} floats, which do not hold its weights and optimizer"
-            )));
+            ))));
         }
         self.model.params_mut().read_flat(n, &mut read_data)?;
         self.model.set_dropout(dropout)?;
@@ -121,7 +122,7 @@ impl<M: Trainable> Replica<M> {
             let mut values = vec![0.0; size];
             read_data(at, &mut values);
             at += size;
-            let tensor = ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| Error::Data(e.to_string()))?;
+            let tensor = ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| Error::Data(bug(e.to_string())))?;
             saved.push((name, tensor));
         }
         let mut optimizer = (kind.create)(self.model.params(), &train.hyper());
@@ -129,7 +130,7 @@ impl<M: Trainable> Replica<M> {
             let found = saved.iter().find(|(n, _)| n == name).map(|(_, t)| t);
             match found {
                 Some(t) if t.shape() != shape => {
-                    Err(Error::Data(format!("the run's optimizer tensor {name} has another shape")))
+                    Err(Error::Data(bug(format!("the run's optimizer tensor {name} has another shape"))))
                 }
                 found => Ok(found.cloned()),
             }
@@ -147,11 +148,11 @@ impl<M: Trainable> Replica<M> {
     fn check_step(&self, step: usize) -> Result<()> {
         match &self.learner {
             Some(l) if l.step == step => Ok(()),
-            Some(l) => Err(Error::Data(format!(
+            Some(l) => Err(Error::Data(bug(format!(
                 "this worker's copy of the model is at step {}, the run's at {step}: the run must send its state",
                 l.step
-            ))),
-            None => Err(Error::Data("this worker has no copy of the run's state: the run must send it".into())),
+            )))),
+            None => Err(Error::Data(bug("this worker has no copy of the run's state: the run must send it"))),
         }
     }
 
@@ -159,7 +160,7 @@ impl<M: Trainable> Replica<M> {
     fn units(&mut self, job: u64, range: Range<usize>) -> Result<Results> {
         let work = match &self.work {
             Some((held, work)) if *held == job => work,
-            _ => return Err(Error::Config("no plan for this order: a job's first order brings it".into())),
+            _ => return Err(Error::Config(bug("no plan for this order: a job's first order brings it"))),
         };
         let partials = super::units::partials(&self.model, work, range, &self.ws, &self.grads)?;
         let results = Results::Partials { partials: partials.iter().map(Partial::figures).collect() };
@@ -185,17 +186,17 @@ impl<M: Trainable> Replica<M> {
     ) -> Result<Results> {
         let shards = match &self.work {
             Some((held, Work::Step(plan))) if *held == job => plan.shards,
-            _ => return Err(Error::Config("a step's sums came for no step this worker computed".into())),
+            _ => return Err(Error::Config(bug("a step's sums came for no step this worker computed"))),
         };
         let learner =
-            self.learner.as_ref().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
+            self.learner.as_ref().ok_or_else(|| Error::Data(bug("this worker has no copy of the run's state")))?;
         let n = self.model.grad_len();
         if len != n * partials.len() {
-            return Err(Error::Data(format!(
+            return Err(Error::Data(bug(format!(
                 "the run sent {len} gradients; {} partial sums take {}",
                 partials.len(),
                 n * partials.len()
-            )));
+            ))));
         }
         let mut all = std::mem::take(&mut self.held);
         if partials.iter().any(|p| p.count == shards) {
@@ -236,8 +237,7 @@ impl<M: Trainable> Replica<M> {
         len: usize,
         read_data: impl FnMut(usize, &mut [f32]),
     ) -> Result<Results> {
-        let mut update =
-            self.update.take().ok_or_else(|| Error::Config("pieces came for no update under way".into()))?;
+        let mut update = self.update.take().ok_or_else(|| Error::Config(bug("pieces came for no update under way")))?;
         update.fill(pieces, len, read_data)?;
         self.apply(update)?;
         Ok(Results::Stepped)
@@ -246,7 +246,7 @@ impl<M: Trainable> Replica<M> {
     /// Applies `update` to its copy, as the run does to the model.
     fn apply(&mut self, update: Update) -> Result<()> {
         let learner =
-            self.learner.as_mut().ok_or_else(|| Error::Data("this worker has no copy of the run's state".into()))?;
+            self.learner.as_mut().ok_or_else(|| Error::Data(bug("this worker has no copy of the run's state")))?;
         let rules = Rules { train: &learner.train, step: learner.step, uniform_loss: learner.uniform_loss };
         let applied = rules.finish(update, self.model.params_mut(), learner.optimizer.as_mut(), &self.grads)?;
         self.model.after_step(&applied.tallies);

@@ -14,6 +14,7 @@ use super::trainable::{Batches, Trainable};
 use super::trainer::Trainer;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::words::runs::bug;
 use crate::work::job::{Copies, Job};
 use crate::work::order::{read, PartialSum, Reply, Results};
 use crate::work::{Data, Outgoing, Partial, SyncState, Work};
@@ -79,7 +80,7 @@ impl Outcome {
     pub fn step(self) -> Result<StepStats> {
         match self {
             Outcome::Step(stats) => Ok(stats),
-            other => Err(Error::Config(format!("a step was done and another job ended: {other:?}"))),
+            other => Err(Error::Config(bug(format!("a step was done and another job ended: {other:?}")))),
         }
     }
 
@@ -87,13 +88,13 @@ impl Outcome {
     pub fn evaluation(self) -> Result<Evaluation> {
         match self {
             Outcome::Evaluation(evaluation) => Ok(evaluation),
-            other => Err(Error::Config(format!("an evaluation was done and another job ended: {other:?}"))),
+            other => Err(Error::Config(bug(format!("an evaluation was done and another job ended: {other:?}")))),
         }
     }
 }
 
 pub(crate) fn no_job() -> Error {
-    Error::Config("no job is in progress: begin one first".into())
+    Error::Config(bug("no job is in progress: begin one first"))
 }
 
 impl<M: Trainable> Trainer<M> {
@@ -228,10 +229,10 @@ impl<M: Trainable> Trainer<M> {
             Work::Evaluation(_) | Work::Edges(_) => 0,
         };
         if len != n * partials.len() {
-            return Err(Error::Data(format!(
+            return Err(Error::Data(bug(format!(
                 "a worker sent {len} gradients; its partial sums take {}",
                 n * partials.len()
-            )));
+            ))));
         }
         for (i, p) in partials.into_iter().enumerate() {
             let mut grads = self.grad_pool.scratch(n);
@@ -257,7 +258,7 @@ impl<M: Trainable> Trainer<M> {
             orders = self.start_update()?;
         }
         let job = self.job.as_mut().ok_or_else(no_job)?;
-        let update = job.update.as_mut().ok_or_else(|| Error::Data("a worker sent pieces no step asked for".into()))?;
+        let update = job.update.as_mut().ok_or_else(|| Error::Data(bug("a worker sent pieces no step asked for")))?;
         update.fill(pieces, len, fill)?;
         orders.extend(job.ready());
         Ok(orders)

@@ -14,6 +14,7 @@ use super::update::{Applied, Rules};
 use crate::error::{Error, Result};
 use crate::optim::complete;
 use crate::rng::Rng;
+use crate::words::{runs, runs::bug};
 use crate::work::{combine, shard_count, worker_units, Split, StepPlan, Update, Work};
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -55,7 +56,7 @@ impl<M: Trainable> Trainer<M> {
     pub(crate) fn sum_shards(&mut self) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
         let Work::Step(StepPlan { shards, .. }) = job.work else {
-            return Err(Error::Config("an evaluation is in progress, not a step".into()));
+            return Err(Error::Config(bug("an evaluation is in progress, not a step")));
         };
         job.root = Some(combine(std::mem::take(&mut job.partials), shards, &self.grad_pool)?);
         Ok(())
@@ -65,14 +66,14 @@ impl<M: Trainable> Trainer<M> {
     /// model keeps its last good weights.
     pub(crate) fn begin_update(&mut self) -> Result<Update> {
         let root = self.job.as_mut().and_then(|j| j.root.take());
-        let root = root.ok_or_else(|| Error::Config("the step's shards have not been summed".into()))?;
+        let root = root.ok_or_else(|| Error::Config(bug("the step's shards have not been summed")))?;
         self.rules().begin(root, self.model.params(), self.optimizer.as_ref(), &self.grad_pool)
     }
 
     /// Computes the trainer's own share of the update's pieces, on its threads.
     pub(crate) fn compute_pieces(&mut self) -> Result<()> {
         let job = self.job.as_mut().ok_or_else(no_job)?;
-        let update = job.update.as_mut().ok_or_else(|| Error::Config("no update is in progress".into()))?;
+        let update = job.update.as_mut().ok_or_else(|| Error::Config(bug("no update is in progress")))?;
         let mine = std::mem::take(&mut update.mine);
         let pieces = update.pieces.iter_mut().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, p)| p);
         complete(self.optimizer.kind(), self.train.hyper().own, pieces.collect(), self.workspaces.len());
@@ -84,7 +85,7 @@ impl<M: Trainable> Trainer<M> {
     /// sums have applied it too.
     pub(crate) fn finish_step(&mut self, now_ms: &dyn Fn() -> f64) -> Result<StepStats> {
         let mut job = self.job.take().ok_or_else(no_job)?;
-        let update = job.update.take().ok_or_else(|| Error::Config("the step's update has not begun".into()))?;
+        let update = job.update.take().ok_or_else(|| Error::Config(bug("the step's update has not begun")))?;
         let rules = Rules { train: &self.train, step: self.step, uniform_loss: self.model.uniform_loss() };
         let params = self.model.params_mut();
         let applied = rules.finish(update, params, self.optimizer.as_mut(), &self.grad_pool);
@@ -131,7 +132,7 @@ impl<M: Trainable> Trainer<M> {
 }
 
 fn worker_died() -> Error {
-    Error::Config("a training thread stopped unexpectedly; the model keeps its last good step".into())
+    Error::Config(runs::thread_stopped())
 }
 
 /// `compute` on contiguous shares of `range`, one on each of `workspaces`' threads (the first on

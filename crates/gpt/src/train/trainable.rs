@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
+use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use crate::work::{Batch, Split};
 use crate::workspace::Workspace;
@@ -69,7 +70,7 @@ pub trait Trainable: Send + Sync {
     /// The scores of edges `edges` of its graph, each patched alone on `plan`'s pairs (see
     /// `inspect/circuit/`): a language model's parts have edges, other models none.
     fn edge_scores(&self, _plan: &EdgePlan, _edges: Range<usize>) -> Result<Vec<f32>> {
-        Err(Error::Config("only a language model's parts have edges to patch".into()))
+        Err(Error::Config(bug("only a language model's parts have edges to patch")))
     }
 
     /// Every gradient and tally a step's shard writes.

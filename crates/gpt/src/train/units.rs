@@ -7,6 +7,7 @@
 use super::trainable::Trainable;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use crate::work::{push_merging, shard_rows, targets, Batch, EvalPlan, Partial, StepPlan, Work, IGNORE};
 use crate::workspace::Workspace;
@@ -40,7 +41,7 @@ fn shard_partials<M: Trainable>(
     plan.check()?;
     let (shards, b, t) = (plan.shards, plan.batch_size, plan.block_size);
     if range.end > shards || range.is_empty() {
-        return Err(Error::Data(format!("shards {range:?} are not among the {shards} of this step")));
+        return Err(Error::Data(bug(format!("shards {range:?} are not among the {shards} of this step"))));
     }
     let mut stack = Vec::new();
     let pinned = ws.pin(&model.params().values);
@@ -77,7 +78,10 @@ fn shard_partials<M: Trainable>(
 fn batch_scores<M: Trainable>(model: &M, plan: &EvalPlan, range: Range<usize>, ws: &Workspace) -> Result<Vec<Partial>> {
     plan.check()?;
     if range.end > plan.batches || range.is_empty() {
-        return Err(Error::Data(format!("batches {range:?} are not among the {} of this evaluation", plan.batches)));
+        return Err(Error::Data(bug(format!(
+            "batches {range:?} are not among the {} of this evaluation",
+            plan.batches
+        ))));
     }
     let (b, t) = (plan.batch_size, plan.block_size);
     let pinned = ws.pin(&model.params().values);
@@ -101,7 +105,7 @@ fn batch_scores<M: Trainable>(model: &M, plan: &EvalPlan, range: Range<usize>, w
 fn edge_partials<M: Trainable>(model: &M, plan: &EdgePlan, range: Range<usize>) -> Result<Vec<Partial>> {
     plan.check()?;
     if range.end > plan.edges || range.is_empty() {
-        return Err(Error::Data(format!("edges {range:?} are not among the {} of this graph", plan.edges)));
+        return Err(Error::Data(bug(format!("edges {range:?} are not among the {} of this graph", plan.edges))));
     }
     let scores = model.edge_scores(plan, range.clone())?;
     Ok(range

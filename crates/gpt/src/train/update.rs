@@ -6,6 +6,7 @@ use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::optim::{clip_grad_norm, global_norm, Optimizer, Rates};
 use crate::params::Params;
+use crate::words::{fixed, runs, runs::bug, Words};
 use crate::work::{Partial, Update};
 use crate::workspace::Workspace;
 
@@ -57,7 +58,7 @@ impl Rules<'_> {
         let Update { grads, loss, lr, grad_norm, pieces, .. } = update;
         if let Some(k) = pieces.iter().position(|p| !p.done) {
             pool.recycle(grads);
-            return Err(Error::Data(format!("piece {k} of the step's update was never computed")));
+            return Err(Error::Data(bug(format!("piece {k} of the step's update was never computed"))));
         }
         let rates = self.rates(lr);
         let n = params.count();
@@ -74,24 +75,19 @@ impl Rules<'_> {
 
     /// Checks a step's loss and summed gradients (not its tallies), and clips them; returns their norm before clipping.
     fn check_and_clip(&self, grads: &mut [f32], loss: f32, lr: f32) -> Result<f32> {
-        let diverged = |what: String| {
-            Error::Diverged(format!(
-                "training diverged at step {}: {what}. The model keeps its weights from before this step. \
-                 Lower the learning rate (it is {lr:.2e}){}",
-                self.step + 1,
-                if self.train.grad_clip > 0.0 { "." } else { " or turn gradient clipping on (grad_clip 1.0)." }
-            ))
-        };
+        let clipping = self.train.grad_clip > 0.0;
+        let diverged =
+            |what: Words| Error::Diverged(runs::diverged(self.step + 1, what, format!("{lr:.2e}"), clipping));
         // Far above a uniform guess, the model is no longer learning but blowing up, even while
         // the numbers stay finite (normalisation keeps them bounded).
         let uniform = self.uniform_loss;
         if !loss.is_finite() || loss > 3.0 * uniform + 10.0 {
-            return Err(diverged(format!("the loss became {loss}, against {uniform:.2} for a uniform guess")));
+            return Err(diverged(runs::loss_exploded(loss, fixed(f64::from(uniform), 2))));
         }
         let clip = self.train.grad_clip;
         let grad_norm = if clip > 0.0 { clip_grad_norm(grads, clip) } else { global_norm(grads) };
         if !grad_norm.is_finite() {
-            return Err(diverged("the gradient became infinite or NaN".into()));
+            return Err(diverged(runs::gradient_broke()));
         }
         Ok(grad_norm)
     }

@@ -4,6 +4,7 @@
 
 use super::partial::{one_per_unit, Partial};
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 
 /// Pairs of one length, run as one batch.
@@ -84,7 +85,7 @@ impl EdgePlan {
             g.t > 0 && g.clean.len() == n && g.corrupted.len() == n && g.wrongs.len() == g.rows()
         };
         if self.groups.is_empty() || !self.groups.iter().all(fits) {
-            return Err(Error::Data("an edge-patching plan's pairs do not match their sizes".into()));
+            return Err(Error::Data(bug("an edge-patching plan's pairs do not match their sizes")));
         }
         Ok(())
     }

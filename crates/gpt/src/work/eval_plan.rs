@@ -3,6 +3,7 @@
 
 use super::partial::{one_per_unit, Partial};
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 
 /// One evaluation's batches: `eval_iters` of the training split, then as many of the validation
@@ -24,7 +25,7 @@ impl EvalPlan {
     pub(crate) fn check(&self) -> Result<()> {
         let n = self.batches.checked_mul(self.batch_size).and_then(|n| n.checked_mul(self.block_size));
         if !self.batches.is_multiple_of(2) || n != Some(self.inputs.len()) || n != Some(self.targets.len()) {
-            return Err(Error::Data("an evaluation plan's batches do not match its sizes".into()));
+            return Err(Error::Data(bug("an evaluation plan's batches do not match its sizes")));
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 
 use crate::config::TrainConfig;
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -107,7 +108,8 @@ pub struct Outgoing {
 
 /// Reads a message's JSON header, naming what it should have been.
 pub(crate) fn read<'a, T: Deserialize<'a>>(header: &'a str, what: &str) -> Result<T> {
-    serde_json::from_str(header).map_err(|e| Error::Data(format!("{what} from another worker cannot be read: {e}")))
+    serde_json::from_str(header)
+        .map_err(|e| Error::Data(bug(format!("{what} from another worker cannot be read: {e}"))))
 }
 
 /// A message's header as JSON.

@@ -12,6 +12,7 @@
 
 use super::order::PartialSum;
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use crate::workspace::Workspace;
 use std::ops::Range;
 
@@ -26,7 +27,7 @@ pub(crate) fn one_per_unit(mut partials: Vec<Partial>, units: usize, what: &str)
     partials.sort_by_key(|p| p.first);
     let tiles = partials.iter().enumerate().all(|(i, p)| p.first == i && p.count == 1);
     if partials.len() != units || !tiles {
-        return Err(Error::Data(format!("the results do not cover the {units} {what} once each")));
+        return Err(Error::Data(bug(format!("the results do not cover the {units} {what} once each"))));
     }
     Ok(partials)
 }
@@ -85,18 +86,18 @@ pub fn combine(mut partials: Vec<Partial>, shards: usize, ws: &Workspace) -> Res
     for p in partials {
         let aligned = p.count.is_power_of_two() && p.first.is_multiple_of(p.count);
         if p.first != next_shard || !aligned || p.first + p.count > shards {
-            return Err(Error::Data(format!(
+            return Err(Error::Data(bug(format!(
                 "partial gradients do not tile the {shards} shards: got shards {}..{} after {next_shard}",
                 p.first,
                 p.first + p.count
-            )));
+            ))));
         }
         next_shard += p.count;
         push_merging(&mut stack, p, ws);
     }
     match stack.pop() {
         Some(root) if stack.is_empty() && root.count == shards => Ok(root),
-        _ => Err(Error::Data(format!("partial gradients cover {next_shard} of the {shards} shards"))),
+        _ => Err(Error::Data(bug(format!("partial gradients cover {next_shard} of the {shards} shards")))),
     }
 }
 

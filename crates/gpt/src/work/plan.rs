@@ -5,6 +5,7 @@ use super::edge_plan::EdgePlan;
 use super::eval_plan::EvalPlan;
 use super::step_plan::StepPlan;
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 
 /// What a worker is handed: a training step's shards, an evaluation's batches, or the edges to
@@ -26,7 +27,7 @@ impl Work {
 
     /// Work from [`Work::to_json`]'s text, as the run sent it.
     pub fn from_json(text: &str) -> Result<Work> {
-        serde_json::from_str(text).map_err(|e| Error::Data(format!("a plan from another worker: {e}")))
+        serde_json::from_str(text).map_err(|e| Error::Data(bug(format!("a plan from another worker: {e}"))))
     }
 
     /// How many units of work it splits into: shards of a step, batches of an evaluation, edges.

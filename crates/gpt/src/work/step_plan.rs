@@ -1,6 +1,7 @@
 //! A training step's work: its batch, split into shards that workers compute (`train/units.rs`).
 
 use crate::error::{Error, Result};
+use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -47,7 +48,7 @@ impl StepPlan {
         let n = self.batch_size.checked_mul(self.block_size);
         let shards_ok = self.shards.is_power_of_two() && self.shards <= self.batch_size;
         if !shards_ok || n != Some(self.inputs.len()) || n != Some(self.targets.len()) {
-            return Err(Error::Data("a step plan's batch does not match its sizes".into()));
+            return Err(Error::Data(bug("a step plan's batch does not match its sizes")));
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::optim::Piece;
+use crate::words::runs::bug;
 
 /// A step's update: its gradients summed, checked and clipped, and its optimiser's pieces.
 pub struct Update {
@@ -21,7 +22,7 @@ impl Update {
     pub fn fill(&mut self, pieces: &[usize], len: usize, mut fill: impl FnMut(usize, &mut [f32])) -> Result<()> {
         let sizes: Option<Vec<usize>> = pieces.iter().map(|&k| self.pieces.get(k).map(|p| p.values.len())).collect();
         if sizes.as_ref().map(|s| s.iter().sum::<usize>()) != Some(len) {
-            return Err(Error::Data(format!("{len} values came for pieces {pieces:?}, which do not hold them")));
+            return Err(Error::Data(bug(format!("{len} values came for pieces {pieces:?}, which do not hold them"))));
         }
         let mut at = 0;
         for &k in pieces {

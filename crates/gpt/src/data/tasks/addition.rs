@@ -13,6 +13,7 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::{tasks as words, Words};
 
 pub struct Addition;
 
@@ -41,19 +42,14 @@ impl Task for Addition {
     /// Measured with the preset (Muon) at 1, 2, 3, 6 and 9 digits (`docs/tasks.md`): every count
     /// but 1 forms within 850 steps.
     fn outlook(&self, settings: &Reader, _: f32) -> Vec<Outlook> {
-        let says = "1 digit makes only 100 problems, and the 90 that train are too few to find the rule in: held-out \
-                    sums stayed at 52-69% right after the preset's 3,000 steps (three seeds). 2 digits take about 200 \
-                    steps.";
-        (settings.count("digits") == 1).then(|| Outlook::new("task.digits", says.into())).into_iter().collect()
+        (settings.count("digits") == 1)
+            .then(|| Outlook::new("task.digits", words::addition_one_digit()))
+            .into_iter()
+            .collect()
     }
 
-    fn watch_for(&self, settings: &Reader) -> String {
-        format!(
-            "Each number is padded to {} digits and the sum is written ones digit first (123+456=9750 is 579), as a \
-             model that writes left to right learns it fastest. Watch held-out accuracy climb as the model learns the \
-             carries; in the attention grid, each answer digit looks back at the two digits it adds.",
-            settings.count("digits")
-        )
+    fn watch_for(&self, settings: &Reader) -> Words {
+        words::addition_watch(settings.count("digits"))
     }
 
     fn preset(&self) -> TaskPreset {
@@ -123,7 +119,7 @@ impl ProblemSet for Sums {
         self.problem(a, rng.below_u64(self.size()))
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let example = &"123456789"[..self.digits];
         let (a, b) = parse_sum(text, &format!("{example}+{example}"), |n| read_number(n, self.digits))?;
         Ok(self.problem(a, b))

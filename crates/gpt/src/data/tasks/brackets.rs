@@ -8,6 +8,8 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::problems;
+use crate::words::{tasks as words, Words};
 
 pub struct Brackets;
 
@@ -44,19 +46,11 @@ impl Task for Brackets {
             22..=26 => 6000,
             _ => 10000,
         };
-        let says = format!(
-            "At {length} brackets the preset's 2,000 steps are too few: 16 brackets take about 1,950 steps. Over \
-             4,000 steps 99% of held-out problems came at step 2,700 for 18 brackets and 3,550 for 21; over 6,000, \
-             at 4,150 for 26 (32 ended at 96%); over 10,000, at 6,950 for 32."
-        );
-        vec![Outlook::new("task.length", says).within(steps)]
+        vec![Outlook::new("task.length", words::brackets_long(length)).within(steps)]
     }
 
-    fn watch_for(&self, _: &Reader) -> String {
-        "Round and square brackets, some still open, then >: the model closes them, innermost first. Watch the \
-         attention grid: each closing bracket of the answer comes to look back at the opening bracket it closes, \
-         skipping the pairs closed inside the prompt (the stack a parser keeps), as held-out accuracy climbs."
-            .into()
+    fn watch_for(&self, _: &Reader) -> Words {
+        words::brackets_watch()
     }
 
     fn preset(&self) -> TaskPreset {
@@ -165,7 +159,7 @@ impl ProblemSet for Prefixes {
         self.nth(rng.below_u64(self.count()))
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let typed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let body = typed.strip_suffix('>').unwrap_or(&typed);
         let example = "([()[";
@@ -176,17 +170,17 @@ impl ProblemSet for Prefixes {
                 ')' => 1,
                 '[' => 2,
                 ']' => 3,
-                _ => return Err(format!("{c:?} is not a bracket: type round and square ones, such as {example}")),
+                _ => return Err(problems::not_bracket(format!("{c:?}"), example)),
             };
             if OPEN.contains(&id) {
                 open.push(id);
             } else if open.pop() != Some(id - 1) {
-                return Err(format!("the {c:?} closes no bracket of its kind: type brackets a parser accepts"));
+                return Err(problems::closes_none(format!("{c:?}")));
             }
             brackets.push(id);
         }
         if open.is_empty() {
-            return Err(format!("leave some brackets open for the model to close, such as {example}"));
+            return Err(problems::leave_open(example));
         }
         Ok(Prefixes::problem(brackets))
     }

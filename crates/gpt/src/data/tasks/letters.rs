@@ -6,6 +6,7 @@ use super::task::{Problem, ProblemSet};
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::{problems, settings as words, Words};
 
 /// What the answer is to a sequence of letters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,9 +27,7 @@ pub(super) const SYMBOLS: Field =
 /// Reverse and sort refuse one letter: a problem is then its own answer, and a held-out
 /// problem's letter never appears in training, so no model can answer it.
 pub(super) fn one_letter(settings: &Reader) -> Vec<FieldError> {
-    let message = "at length 1 a problem is a single letter, and no held-out letter ever appears in training, \
-                   so no model can answer one: choose a length of 2 or more";
-    (settings.count("length") == 1).then(|| FieldError::new("task.length", message.to_string())).into_iter().collect()
+    (settings.count("length") == 1).then(|| FieldError::new("task.length", words::one_letter())).into_iter().collect()
 }
 
 pub(super) struct Letters {
@@ -152,19 +151,18 @@ impl ProblemSet for Letters {
         self.problem(letters)
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let typed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let body = if self.is_repeat() { &typed[..] } else { typed.strip_suffix('>').unwrap_or(&typed) };
         let last = (b'a' + self.symbols as u8 - 1) as char;
         if body.is_empty() || (self.is_repeat() && body.chars().count() < 2) {
-            let least = if self.is_repeat() { "two or more letters" } else { "some letters" };
-            return Err(format!("type {least} from a to {last}, such as {}", self.example()));
+            return Err(problems::type_letters(self.is_repeat(), last.to_string(), self.example()));
         }
         if let Some(c) = body.chars().find(|&c| !c.is_ascii_lowercase() || (c as u8 - b'a') as usize >= self.symbols) {
             let why = if c == '>' && !self.is_repeat() {
-                format!("type only the letters before '>', such as {}: the model writes the answer", self.example())
+                problems::before_mark(self.example())
             } else {
-                format!("{c:?} is not one of this task's symbols, the letters a to {last}")
+                problems::not_letter(format!("{c:?}"), last.to_string())
             };
             return Err(why);
         }

@@ -29,6 +29,8 @@ pub use task::{repeat_links, Outlook, Problem, ProblemSet, Task, TaskPreset};
 use crate::error::{Error, FieldError, Result};
 use crate::fields::{self, Field, Reader, Values};
 use crate::rng::Rng;
+use crate::words::runs;
+use crate::words::{settings as words, Words};
 use serde::{Deserialize, Serialize};
 
 /// Every task, in the order the Corpus menu lists them.
@@ -168,20 +170,13 @@ impl TaskConfig {
         }
         let f = self.train_fraction;
         if !(f.is_finite() && f > 0.0 && f < 1.0) {
-            let message = format!(
-                "Train fraction must be between 0 and 1 (not {f}): some problems train and the rest are held out"
-            );
-            errors.push(FieldError::new("task.train_fraction", message));
+            errors.push(FieldError::new("task.train_fraction", words::train_fraction(f)));
         } else if errors.is_empty() {
             let count = self.problem_set().count();
             let train = train_count(count, f);
             if count <= ENUMERATE_LIMIT && (train == 0 || train == count) {
-                let (none, change) = if train == 0 { ("training", "raise") } else { ("held out", "lower") };
-                let message = format!(
-                    "this task has {count} problems, and a train fraction of {f} leaves none {none}: {change} it, or \
-                     change the task's settings to make more problems"
-                );
-                errors.push(FieldError::new("task.train_fraction", message));
+                let none = if train == 0 { "training" } else { "held out" };
+                errors.push(FieldError::new("task.train_fraction", words::train_fraction_empty(count, f, none)));
             }
         }
         errors
@@ -203,7 +198,7 @@ impl TaskConfig {
     }
 
     /// A sentence on what to watch for while this task trains.
-    pub fn watch_for(&self) -> String {
+    pub fn watch_for(&self) -> Words {
         self.task().watch_for(&self.reader())
     }
 
@@ -233,13 +228,7 @@ impl TaskConfig {
     pub fn block_error(&self, block_size: usize) -> Option<FieldError> {
         let need = self.max_len();
         (block_size < need).then(|| {
-            FieldError::new(
-                "model.block_size",
-                format!(
-                    "Block size must hold a whole problem of the {} task: {need} tokens, not {block_size}",
-                    self.name
-                ),
-            )
+            FieldError::new("model.block_size", words::block_holds_problem(self.name.as_str(), need, block_size))
         })
     }
 
@@ -275,7 +264,7 @@ pub fn tasks() -> Vec<TaskInfo> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TaskSummary {
-    pub watch_for: String,
+    pub watch_for: Words,
     /// Where these settings keep the phenomenon from forming within the preset's steps.
     pub outlook: Vec<Outlook>,
     /// One of its longest problems, as a person reads it.
@@ -290,7 +279,7 @@ pub struct TaskSummary {
 
 /// The error for text given to a task's run, which makes its own problems.
 pub fn no_text(task: &TaskConfig) -> Error {
-    Error::Config(format!("this run trains on the {} task, which makes its own problems: it takes no text", task.name))
+    Error::Config(runs::task_takes_no_text(task.name.as_str()))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::problems;
+use crate::words::{tasks as words, Words};
 
 pub struct ModularAddition;
 
@@ -37,43 +39,21 @@ impl Task for ModularAddition {
     fn outlook(&self, settings: &Reader, train_fraction: f32) -> Vec<Outlook> {
         let p = settings.count("p");
         let mut outlook = vec![];
+        let percent = (train_fraction * 100.0).round() as usize;
         if p != 97 {
-            let says = format!(
-                "The preset's recipe is tuned for p = 97; at p = {p} its grokking may not show within 2,000 steps. \
-                 Measured: at p = 50 it memorised by step 150, and held-out problems reached 95% right only at the \
-                 last step, 2,000; at p = 200 the training problems are too many to memorise first, and held-out \
-                 accuracy reached 95% at step 600, before the training problems were all right (650)."
-            );
-            outlook.push(Outlook::new("task.p", says));
+            outlook.push(Outlook::new("task.p", words::modular_p(p)));
         }
         if train_fraction < 0.2 {
-            let says = format!(
-                "Training on {:.0}% of the problems, the model memorises them but may not find the rule within 2,000 \
-                 steps (at 0.15: memorised by step 400, 14% of held-out problems right at 2,000); a quarter \
-                 generalises within about 650-900.",
-                train_fraction * 100.0
-            );
-            outlook.push(Outlook::new("task.train_fraction", says));
+            outlook.push(Outlook::new("task.train_fraction", words::modular_few(percent)));
         } else if train_fraction >= 0.4 {
-            let says = format!(
-                "Training on {:.0}% of the problems, the model finds the rule as soon as it memorises them (at 0.5: \
-                 95% held out at step 250, all its training problems at 300), so there is no grokking gap to see; a \
-                 quarter shows it.",
-                train_fraction * 100.0
-            );
-            outlook.push(Outlook::new("task.train_fraction", says));
+            outlook.push(Outlook::new("task.train_fraction", words::modular_many(percent)));
         }
         outlook
     }
 
-    fn watch_for(&self, settings: &Reader) -> String {
+    fn watch_for(&self, settings: &Reader) -> Words {
         let p = settings.count("p");
-        format!(
-            "Grokking: every number 0 to {} is one token, and the answer is (a + b) mod {p}. Training accuracy reaches \
-             100% early, by memorising, while held-out accuracy stays low; much later, weight decay makes the model \
-             find the general rule and held-out accuracy jumps. The chart marks both moments.",
-            p - 1
-        )
+        words::modular_watch(p - 1, p)
     }
 
     fn preset(&self) -> TaskPreset {
@@ -135,14 +115,14 @@ impl ProblemSet for Modular {
         self.problem(a, rng.below(self.p) as u64)
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let p = self.p as u64;
         let read = |n: &str| {
             let value = read_number(n, 4)?;
             if value < p {
                 Ok(value)
             } else {
-                Err(format!("{value} is not below p = {p}: this task's numbers are 0 to {}", p - 1))
+                Err(problems::not_below_p(value, p, p - 1))
             }
         };
         let (a, b) = parse_sum(text, &format!("{}+{}", p / 2, p / 3), read)?;

@@ -7,6 +7,8 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::problems;
+use crate::words::{tasks as words, Words};
 
 pub struct Parity;
 
@@ -40,24 +42,17 @@ impl Task for Parity {
 
     /// Measured on three seeds (`docs/tasks.md`).
     fn outlook(&self, settings: &Reader, _: f32) -> Vec<Outlook> {
-        let says = "The whole string's parity alone is the classic hard case for a transformer: the answer depends on \
-                    every bit at once, with no running parity to build it from, and held-out strings stay at chance \
-                    (45-57% right after the preset's 600 steps, three seeds). Each prefix's parity forms within 200 steps."
-            .to_string();
-        (settings.choice("answer") == "final").then(|| Outlook::new("task.answer", says)).into_iter().collect()
+        (settings.choice("answer") == "final")
+            .then(|| Outlook::new("task.answer", words::parity_final()))
+            .into_iter()
+            .collect()
     }
 
-    fn watch_for(&self, settings: &Reader) -> String {
+    fn watch_for(&self, settings: &Reader) -> Words {
         if settings.choice("answer") == "running" {
-            "Each answer bit is the parity so far: the model reads the bit at its place and the answer before it. \
-             Watch two diagonals form in the attention grid, one at the distance back to the bits and one on the \
-             answer just written, as held-out accuracy climbs."
-                .into()
+            words::parity_running_watch()
         } else {
-            "One answer bit, the parity of the whole string: every bit matters and no part of the string tells \
-             anything alone, so held-out accuracy sits at chance (50%) for a long while. Watch whether and when it \
-             jumps: small models often never find the rule without the running answer."
-                .into()
+            words::parity_final_watch()
         }
     }
 
@@ -118,15 +113,15 @@ impl ProblemSet for Bits {
         self.problem((0..self.length).map(|_| rng.below(2) as u32).collect())
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let typed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         let body = typed.strip_suffix('=').unwrap_or(&typed);
         let example = "0110100110"[..self.length.min(10)].to_string();
         if let Some(c) = body.chars().find(|&c| c != '0' && c != '1') {
-            return Err(format!("{c:?} is not a bit: type 0s and 1s, such as {example}; the model writes the parity"));
+            return Err(problems::not_bit(format!("{c:?}"), example));
         }
         if body.is_empty() || body.len() > self.length {
-            return Err(format!("type 1 to {} bits, such as {example}", self.length));
+            return Err(problems::bits(self.length, example));
         }
         Ok(self.problem(body.bytes().map(|c| u32::from(c == b'1')).collect()))
     }

@@ -12,6 +12,9 @@ use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::problems;
+use crate::words::settings as settings_words;
+use crate::words::{tasks as words, Words};
 
 pub struct Recall;
 
@@ -39,14 +42,10 @@ impl Task for Recall {
         let (pairs, queries, keys) = (settings.count("pairs"), settings.count("queries"), settings.count("keys"));
         let mut errors = vec![];
         if pairs > keys {
-            let message =
-                format!("each pair has its own key, so the pairs ({pairs}) must not exceed the keys ({keys})");
-            errors.push(FieldError::new("task.pairs", message));
+            errors.push(FieldError::new("task.pairs", settings_words::recall_pairs(pairs, keys)));
         }
         if queries > pairs {
-            let message =
-                format!("each key is asked for once, so the queries ({queries}) must not exceed the pairs ({pairs})");
-            errors.push(FieldError::new("task.queries", message));
+            errors.push(FieldError::new("task.queries", settings_words::recall_queries(queries, pairs)));
         }
         errors
     }
@@ -62,33 +61,16 @@ impl Task for Recall {
         let (pairs, queries) = (settings.count("pairs"), settings.count("queries"));
         let mut outlook = vec![];
         if pairs >= 7 {
-            let says = format!(
-                "With {pairs} pairs the model stays near chance: 0% of held-out problems right after the preset's \
-                 1,000 steps at 7 to 10 pairs and at 16, and after 5,000 at 7 and 8. 6 pairs take about 240 \
-                 steps, 4 or 5 under 100."
-            );
-            outlook.push(Outlook::new("task.pairs", says));
+            outlook.push(Outlook::new("task.pairs", words::recall_pairs(pairs)));
         }
         if queries == 1 {
-            let says =
-                "With 1 query a problem gives the loss one answer to learn from, and the circuit does not form: \
-                        34% of held-out problems were right after 3,000 steps. 2 queries take about 140 steps, 4 \
-                        about 60."
-                    .to_string();
-            outlook.push(Outlook::new("task.queries", says));
+            outlook.push(Outlook::new("task.queries", words::recall_one_query()));
         }
         outlook
     }
 
-    fn watch_for(&self, _: &Reader) -> String {
-        "Key–value pairs, then ? and the keys, each followed by its value. The keys after ? are given; for each \
-         value the model must find that key's earlier occurrence among the pairs and copy the digit after it. At \
-         first it only guesses among the values it has seen (held-out accuracy near chance). Watch the heads view: \
-         a previous-token head forms in the first layer (each digit takes in its key), then a head in the second \
-         attends from each key asked for to the digit after its earlier occurrence, and held-out accuracy jumps as \
-         it clicks into place, within about a hundred steps. The chart marks the step. Trained by AdamW instead \
-         (the Optimizer field), the same model guesses for thousands of steps before the circuit forms."
-            .into()
+    fn watch_for(&self, _: &Reader) -> Words {
+        words::recall_watch()
     }
 
     fn preset(&self) -> TaskPreset {
@@ -216,30 +198,28 @@ impl ProblemSet for Pairs {
         self.problem(&keys, &values, &shuffled(self.pairs, self.queries, rng))
     }
 
-    fn parse(&self, text: &str) -> Result<Problem, String> {
+    fn parse(&self, text: &str) -> Result<Problem, Words> {
         let typed: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
         let example = "a3c7e1?ea";
         let (last_key, last_digit) = ((b'a' + self.keys as u8 - 1) as char, self.values - 1);
         let key = |c: char| {
             let k = (c as u32).wrapping_sub('a' as u32);
-            (k < self.keys as u32)
-                .then_some(k)
-                .ok_or_else(|| format!("{c:?} is not a key: keys are the letters a to {last_key}"))
+            (k < self.keys as u32).then_some(k).ok_or_else(|| problems::not_key(format!("{c:?}"), last_key.to_string()))
         };
         let value = |c: char| {
             let v = c.to_digit(10).filter(|&d| (d as usize) < self.values);
-            v.ok_or_else(|| format!("{c:?} is not a value: values are the digits 0 to {last_digit}"))
+            v.ok_or_else(|| problems::not_value(format!("{c:?}"), last_digit as u32))
         };
         let mark = typed.iter().position(|&c| c == '?');
         let (body, asked) = match mark {
             Some(m) if m > 0 && m % 2 == 0 && m + 1 < typed.len() => (&typed[..m], &typed[m + 1..]),
-            _ => return Err(format!("type pairs of a key and a value, then ? and keys to ask for, such as {example}")),
+            _ => return Err(problems::type_pairs(example)),
         };
         let (mut keys, mut values) = (vec![], vec![]);
         for pair in body.chunks(2) {
             let k = key(pair[0])?;
             if keys.contains(&k) {
-                return Err(format!("{:?} is a key twice: each pair has its own", pair[0]));
+                return Err(problems::key_twice(format!("{:?}", pair[0])));
             }
             keys.push(k);
             values.push(value(pair[1])?);
@@ -248,9 +228,9 @@ impl ProblemSet for Pairs {
         for &c in asked {
             let k = key(c)?;
             let q =
-                keys.iter().position(|&known| known == k).ok_or_else(|| format!("{c:?} is none of the pairs' keys"))?;
+                keys.iter().position(|&known| known == k).ok_or_else(|| problems::not_pair_key(format!("{c:?}")))?;
             if positions.contains(&(q as u32)) {
-                return Err(format!("{c:?} is asked for twice: ask for each key once"));
+                return Err(problems::asked_twice(format!("{c:?}")));
             }
             positions.push(q as u32);
         }

@@ -7,6 +7,8 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
+use crate::words::settings as settings_words;
+use crate::words::{tasks as words, Words};
 
 pub struct Repeat;
 
@@ -36,10 +38,10 @@ impl Task for Repeat {
 
     fn errors(&self, settings: &Reader) -> Vec<FieldError> {
         let (length, symbols) = (settings.count("length"), settings.count("symbols"));
-        let message = format!(
-            "a repeat uses each letter once, so its sequence length ({length}) must not exceed the symbols ({symbols})"
-        );
-        (length > symbols).then(|| FieldError::new("task.length", message)).into_iter().collect()
+        (length > symbols)
+            .then(|| FieldError::new("task.length", settings_words::repeat_length(length, symbols)))
+            .into_iter()
+            .collect()
     }
 
     fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet> {
@@ -49,24 +51,12 @@ impl Task for Repeat {
     /// Measured at lengths 3, 5, 9, 12, 13, 14 and 16 (`docs/tasks.md`).
     fn outlook(&self, settings: &Reader, _: f32) -> Vec<Outlook> {
         let length = settings.count("length");
-        let says = format!(
-            "At a sequence length of {length} most copies are short enough to learn without an induction head, and \
-             with the preset's recipe one does not form: 15-24% of held-out copies right after its 1,000 steps at \
-             lengths 9 and 11 (three seeds at 9), and 57-73% at best after up to 4,000 steps (lengths 5, 9 and 12). \
-             From 13 up it forms within 1,000 steps (14: step 450, 16: 300-600), and at 2 or 3 within 300. \
-             Trained by Muon instead (the Optimizer field), it formed within 1,000 steps at every length from 3 to 14 \
-             but 7 (seed 1337: 70% held out; at 8, on two seeds of three)."
-        );
-        let outlook = Outlook::new("task.length", says).trained_by("muon");
+        let outlook = Outlook::new("task.length", words::repeat_short(length)).trained_by("muon");
         (4..=12).contains(&length).then_some(outlook).into_iter().collect()
     }
 
-    fn watch_for(&self, _: &Reader) -> String {
-        "Random letters, then the same letters again: given the first letter of the copy, the model writes the \
-         rest. Watch the heads view: a previous-token head forms in the first layer, then an induction head in the \
-         second looks back at the letter after the earlier copy of the current one, and the loss drops as they \
-         click into place. The chart marks the step."
-            .into()
+    fn watch_for(&self, _: &Reader) -> Words {
+        words::repeat_watch()
     }
 
     fn preset(&self) -> TaskPreset {

@@ -7,6 +7,7 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
+use crate::words::{tasks as words, Words};
 
 pub struct Reverse;
 
@@ -34,10 +35,8 @@ impl Task for Reverse {
         Box::new(Letters::new(Answer::Reverse, settings))
     }
 
-    fn watch_for(&self, _: &Reader) -> String {
-        "Watch the attention grid: as accuracy rises, the heads draw the anti-diagonal, each answer letter reading \
-         the prompt letter in the mirror position."
-            .into()
+    fn watch_for(&self, _: &Reader) -> Words {
+        words::reverse_watch()
     }
 
     fn preset(&self) -> TaskPreset {

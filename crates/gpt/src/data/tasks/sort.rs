@@ -7,6 +7,7 @@ use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::error::FieldError;
 use crate::fields::{Field, Reader};
+use crate::words::{tasks as words, Words};
 
 pub struct Sort;
 
@@ -37,17 +38,11 @@ impl Task for Sort {
     /// Measured at lengths 36, 48 and 64 with the preset, seed 1337 (`docs/tasks.md`).
     fn outlook(&self, settings: &Reader, _: f32) -> Vec<Outlook> {
         let length = settings.count("length");
-        let says = format!(
-            "At {length} letters the preset's 1,800 steps are too few: 48 letters take about 1,600 steps, and at 64 \
-             held-out problems ended at 84% right; over 3,000 steps 99% came at step 2,850."
-        );
-        (length > 48).then(|| Outlook::new("task.length", says).within(3000)).into_iter().collect()
+        (length > 48).then(|| Outlook::new("task.length", words::sort_long(length)).within(3000)).into_iter().collect()
     }
 
-    fn watch_for(&self, _: &Reader) -> String {
-        "Watch the attention grid: each answer position comes to look at the prompt letter that belongs next in \
-         alphabetical order."
-            .into()
+    fn watch_for(&self, _: &Reader) -> Words {
+        words::sort_watch()
     }
 
     fn preset(&self) -> TaskPreset {

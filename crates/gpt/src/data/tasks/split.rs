@@ -11,6 +11,7 @@ use super::{train_count, TaskConfig, ENUMERATE_LIMIT};
 use crate::data::{Split, IGNORE};
 use crate::error::Result;
 use crate::rng::Rng;
+use crate::words::problems;
 
 /// Keeps the split's hash apart from every other use of the seed.
 const SPLIT_STREAM: u64 = 0x7370_6c69_7400_0003;
@@ -138,10 +139,7 @@ impl TaskData {
     pub fn parse(&self, text: &str, block_size: usize) -> Result<Problem> {
         let problem = self.problems.parse(text).map_err(unreadable)?;
         if problem.tokens.len() > block_size {
-            return Err(unreadable(format!(
-                "this problem and its answer take {} tokens, more than the model's block size ({block_size})",
-                problem.tokens.len()
-            )));
+            return Err(unreadable(problems::too_long(problem.tokens.len(), block_size)));
         }
         Ok(problem)
     }

@@ -6,6 +6,7 @@ use crate::config::TrainConfig;
 use crate::error::{Error, FieldError};
 use crate::fields::{Field, Reader};
 use crate::rng::Rng;
+use crate::words::Words;
 
 /// One problem: its tokens, the prompt and then the answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +55,7 @@ pub trait Task: Sync {
     /// The problems these settings make (checked by then).
     fn problems(&self, settings: &Reader) -> Box<dyn ProblemSet>;
     /// A sentence on what to watch for while it trains.
-    fn watch_for(&self, settings: &Reader) -> String;
+    fn watch_for(&self, settings: &Reader) -> Words;
     /// Its preset: a model and recipe whose phenomenon shows within minutes on a laptop's CPU.
     fn preset(&self) -> TaskPreset;
     /// What its preset's recipe does at these settings (and train fraction) where they change the outcome, as
@@ -85,7 +86,7 @@ pub struct Outlook {
     /// The field it is about, named as errors name theirs (`task.length`).
     pub field: &'static str,
     /// What happens at this setting, in the field's own words, with what was measured.
-    pub says: String,
+    pub says: Words,
     /// Steps that form the phenomenon here, where the preset's are too few and more do it.
     pub steps: Option<usize>,
     /// The optimiser that forms it here, where the preset's does not (a `TrainConfig::optimizer`).
@@ -93,7 +94,7 @@ pub struct Outlook {
 }
 
 impl Outlook {
-    pub fn new(field: &'static str, says: String) -> Outlook {
+    pub fn new(field: &'static str, says: Words) -> Outlook {
         Outlook { field, says, steps: None, optimizer: None }
     }
 
@@ -132,7 +133,7 @@ pub trait ProblemSet: Send + Sync {
     /// A random problem as training draws them, or one of the longest.
     fn random(&self, rng: &mut Rng, longest: bool) -> Problem;
     /// The problem whose prompt a person typed, with its right answer; or what is wrong with it.
-    fn parse(&self, text: &str) -> std::result::Result<Problem, String>;
+    fn parse(&self, text: &str) -> std::result::Result<Problem, Words>;
     /// The tokens a person types for `problem`, which [`ProblemSet::parse`] reads back as it: its
     /// prompt (the default), or for a task whose prompt alone does not say the problem (a repeat's
     /// ends with the copy's first letter; recall's asks for its later keys), what does.
@@ -144,6 +145,6 @@ pub trait ProblemSet: Send + Sync {
 }
 
 /// A typed problem that cannot be read, as an error beside the problem's field.
-pub fn unreadable(message: String) -> Error {
+pub fn unreadable(message: Words) -> Error {
     Error::Invalid(FieldError::new("problem", message))
 }

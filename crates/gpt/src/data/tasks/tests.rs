@@ -265,7 +265,13 @@ fn a_preset_has_no_outlook_and_a_setting_that_stalls_says_so_beside_its_field() 
             let field = o.field.strip_prefix("task.").unwrap();
             let named = field == TRAIN_FRACTION.name || config.task().fields().iter().any(|f| f.name == field);
             assert!(named, "{} names {field}", config.name);
-            assert!(o.says.contains("measured") || o.says.contains("seeds") || o.says.contains("steps"), "{}", o.says);
+            assert!(
+                o.says.english.contains("measured")
+                    || o.says.english.contains("seeds")
+                    || o.says.english.contains("steps"),
+                "{}",
+                o.says
+            );
         }
         assert_eq!(config.summary().unwrap().outlook, outlook, "the page's summary carries it");
     }

@@ -10,6 +10,7 @@ use super::super::scores::induction_probe;
 use super::request::Corruption;
 use crate::data::{Split, TaskData};
 use crate::error::{Error, Result};
+use crate::words::views;
 use crate::work::edge_plan::Group;
 use crate::Run;
 
@@ -45,7 +46,7 @@ impl Run {
             return Ok(vec![self.question_pair(typed.0, typed.1)?]);
         }
         if count == 0 {
-            return Err(Error::Data("a circuit needs at least one pair of prompts".into()));
+            return Err(Error::Data(views::no_pairs()));
         }
         let mut pairs = Vec::with_capacity(count);
         for i in 0..count as u64 * 4 {
@@ -60,7 +61,7 @@ impl Run {
             pairs.extend(pair);
         }
         if pairs.is_empty() {
-            return Err(Error::Data("no held-out problem could be corrupted so that its answer changes".into()));
+            return Err(Error::Data(views::uncorruptible()));
         }
         Ok(pairs)
     }
@@ -71,11 +72,7 @@ impl Run {
         let links = task.config().task().induction_links(&problem);
         if links.is_empty() {
             if corruption == Corruption::Swap {
-                return Err(Error::Data(format!(
-                    "a swap moves the earlier copy of a repeated symbol, and the {} task repeats none: \
-                     use the one-symbol change",
-                    task.config().task().name()
-                )));
+                return Err(Error::Data(views::no_swap(task.config().task().name())));
             }
             return Ok(self.proposed_pair(task, &problem));
         }
@@ -90,9 +87,7 @@ impl Run {
         let cfg = self.model().config();
         let period = ((cfg.block_size - 1) / 2).min(MAX_PATCH_TOKENS / 3);
         if period < 4 || cfg.vocab_size < 4 {
-            return Err(Error::Data(
-                "this model is too small to propose pairs: type a clean and a corrupted prompt".into(),
-            ));
+            return Err(Error::Data(views::too_small_for_pairs()));
         }
         let tokens = induction_probe(cfg.vocab_size, period, seed);
         let links = crate::data::repeat_links(period, 2 * period);

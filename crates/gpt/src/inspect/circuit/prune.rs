@@ -11,6 +11,7 @@
 use super::request::Metric;
 use crate::error::{Error, Result};
 use crate::model::{metric_rows, EdgeGraph, Reader, Rewire, Runs, Writer, GPT};
+use crate::words::{fixed, views};
 use serde::Serialize;
 
 /// The share of the metric a found circuit keeps.
@@ -83,10 +84,7 @@ impl<'a> Evaluator<'a> {
     pub(super) fn new(model: &'a GPT, graph: &'a EdgeGraph, runs: &'a [Runs<'a>], metric: Metric) -> Result<Self> {
         let (clean, corrupted) = Self::means(runs);
         if (clean - corrupted).abs() <= 1e-4 * clean.abs().max(1.0) {
-            return Err(Error::Data(format!(
-                "the metric is {clean:.4} on the clean prompts and {corrupted:.4} on the corrupted ones: with no \
-                 difference there is nothing for a circuit to keep. Train further, or choose another corruption"
-            )));
+            return Err(Error::Data(views::no_difference(fixed(f64::from(clean), 4), fixed(f64::from(corrupted), 4))));
         }
         Ok(Evaluator { model, graph, runs, metric, clean, corrupted })
     }

@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{EdgeGraph, Reader, Rewire, Runs, GPT};
+use crate::words::views;
 use crate::work::edge_plan::Metric;
 
 /// The embeddings moved `alpha` of the way from the corrupted ones to the clean ones.
@@ -39,7 +40,7 @@ pub(super) fn attribution(
     steps: Option<usize>,
 ) -> Result<Vec<f32>> {
     if steps == Some(0) {
-        return Err(Error::Config("integrated gradients need at least one step".into()));
+        return Err(Error::Config(views::ig_steps()));
     }
     let n: usize = runs.iter().map(|r| r.group.rows()).sum();
     let mut scores = vec![0.0; graph.edges.len()];

@@ -7,6 +7,7 @@ use super::AttributionGraph;
 use crate::error::{Error, Result};
 use crate::model::GPT;
 use crate::sae::{Scaled, Transcoders};
+use crate::words::views;
 use crate::workspace::Workspace;
 use serde::Serialize;
 
@@ -60,11 +61,9 @@ pub fn intervene(
 ) -> Result<Vec<LogitEffect>> {
     let mut edits: Vec<Scaled> = Vec::with_capacity(scaled.len());
     for &(node, factor) in scaled {
-        let f = graph.features.get(node).ok_or_else(|| {
-            Error::Data(format!("node {node} is not one of the graph's {} features", graph.features.len()))
-        })?;
+        let f = graph.features.get(node).ok_or_else(|| Error::Data(views::no_node(node, graph.features.len())))?;
         if !factor.is_finite() {
-            return Err(Error::Data(format!("a feature's activation can be scaled by a number, not {factor}")));
+            return Err(Error::Data(views::scale_factor(factor)));
         }
         edits.push((f.layer, f.position, f.feature, factor));
     }

@@ -28,6 +28,7 @@ pub use requests::{GraphFeature, PageGraph, TokenEffect, TranscoderAnswer, Trans
 use crate::error::{Error, Result};
 use crate::model::{FrozenRead, GPT};
 use crate::sae::{SaeTrainee, Transcoders};
+use crate::words::views;
 use serde::Serialize;
 use sources::Sources;
 
@@ -127,19 +128,14 @@ pub fn of_prompt(run: &crate::Run, prompt: &str, choice: LogitChoice) -> Result<
 /// A run's transcoders (with the model they read) and `prompt`'s tokens, if the run has them
 /// and the prompt fits the model's block.
 pub fn traced<'a>(run: &'a crate::Run, prompt: &str) -> Result<(&'a SaeTrainee<Transcoders>, Vec<usize>)> {
-    let trainer = run.transcoders().ok_or_else(|| {
-        Error::Config("this run has no transcoders: train a transcoder for every MLP first, then trace a prompt".into())
-    })?;
+    let trainer = run.transcoders().ok_or_else(|| Error::Config(views::no_transcoders_to_trace()))?;
     let tokens: Vec<usize> = run.tokenizer().encode(prompt)?.into_iter().map(|t| t as usize).collect();
     let block = run.model().config().block_size;
     if tokens.is_empty() {
-        return Err(Error::Data("type a prompt to trace: the graph explains its next token".into()));
+        return Err(Error::Data(views::trace_prompt()));
     }
     if tokens.len() > block {
-        return Err(Error::Data(format!(
-            "the prompt is {} tokens, longer than the model's block of {block}: shorten it to its last {block}",
-            tokens.len()
-        )));
+        return Err(Error::Data(views::prompt_too_long(tokens.len(), block)));
     }
     Ok((trainer.model(), tokens))
 }
@@ -185,13 +181,7 @@ pub fn attribution_graph(
     }
     let bytes = reads.len() * sources.count() * std::mem::size_of::<f32>();
     if bytes > MAX_GRAPH_BYTES {
-        return Err(Error::Data(format!(
-            "this prompt's graph would take {} MB ({} active features over {t} tokens), more than the {} MB a \
-             graph may: trace a shorter prompt, or train transcoders with fewer features per token (k)",
-            bytes >> 20,
-            sources.features.len(),
-            MAX_GRAPH_BYTES >> 20
-        )));
+        return Err(Error::Data(views::graph_too_big(bytes >> 20, sources.features.len(), t, MAX_GRAPH_BYTES >> 20)));
     }
     let adjacency = sources.edges(&reads, &directions, batch);
     let Sources { features, errors, .. } = sources;

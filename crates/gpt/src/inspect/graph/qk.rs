@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::{FrozenRead, GPT};
 use crate::ops::{qk_norm::normalize_head, rope::rotate_head};
 use crate::sae::Transcoders;
+use crate::words::views;
 use serde::Serialize;
 
 /// One side of a term: a writing node of the graph, or the biases (of the query or key projection,
@@ -67,17 +68,10 @@ pub fn head_scores(
     let c = model.config();
     let (d, nh, t) = (c.n_embd, c.n_head, tokens.len());
     if layer >= c.n_layer || head >= nh {
-        return Err(Error::Data(format!(
-            "there is no head {} of layer {}: the model has {} layers of {nh} heads",
-            head + 1,
-            layer + 1,
-            c.n_layer
-        )));
+        return Err(Error::Data(views::no_head(head + 1, layer + 1, c.n_layer, nh)));
     }
     if key > query || query >= t {
-        return Err(Error::Data(format!(
-            "a head attends from a position to itself or an earlier one, in the prompt's {t}: not from {query} to {key}"
-        )));
+        return Err(Error::Data(views::attends_back(t, query, key)));
     }
     let sources = Sources::of(model, transcoders, tokens)?;
     let hs = d / nh;

@@ -11,6 +11,7 @@ use crate::run::{
     no_transcoders, DictionaryShape, DictionaryStart, FeatureCard, Standing, TranscoderMeasures, PAGE_BATCHES,
 };
 use crate::train::TrainReport;
+use crate::words::views;
 use serde::{Deserialize, Serialize};
 
 /// The terms of a head's score the page lists.
@@ -162,7 +163,7 @@ impl Run {
         let (trainee, b) = (trainer.model(), trainer.train_config().batch_size);
         let layers = trainee.dictionaries().layers();
         if layer >= layers {
-            return Err(Error::Data(format!("there is no layer {} of transcoders: the model has {layers}", layer + 1)));
+            return Err(Error::Data(views::no_transcoder_layer(layer + 1, layers)));
         }
         if !self.transcoder_index.contains_key(&layer) {
             let rows = self.held_out_rows(b, PAGE_BATCHES)?;
@@ -176,7 +177,7 @@ impl Run {
     fn page_graph(&mut self, prompt: &str, node_threshold: f32, edge_threshold: f32) -> Result<PageGraph> {
         for (name, share) in [("node", node_threshold), ("edge", edge_threshold)] {
             if !(0.0..=1.0).contains(&share) {
-                return Err(Error::Data(format!("the {name} threshold is a share from 0 to 1, not {share}")));
+                return Err(Error::Data(views::threshold(name, share)));
             }
         }
         let graph = of_prompt(self, prompt, LogitChoice::default())?;
@@ -226,12 +227,9 @@ impl Run {
 /// The node of `f` in `graph`, if it fires there.
 fn feature_node(graph: &AttributionGraph, f: &GraphFeature) -> Result<usize> {
     let at = |a: &super::ActiveFeature| (a.layer, a.feature, a.position) == (f.layer, f.feature, f.position);
-    graph.features.iter().position(at).ok_or_else(|| {
-        Error::Data(format!(
-            "feature {} of layer {} does not fire at position {} of this prompt: the graph has no such node",
-            f.feature,
-            f.layer + 1,
-            f.position
-        ))
-    })
+    graph
+        .features
+        .iter()
+        .position(at)
+        .ok_or_else(|| Error::Data(views::feature_silent(f.feature, f.layer + 1, f.position)))
 }

@@ -8,6 +8,7 @@ use super::ActiveFeature;
 use crate::error::{Error, Result};
 use crate::model::{FrozenPass, FrozenRead, GPT};
 use crate::sae::{Codes, Transcoders};
+use crate::words::{dictionaries, views};
 use crate::workspace::Workspace;
 use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
 
@@ -33,14 +34,15 @@ impl<'a> Sources<'a> {
         let c = model.config();
         let (d, t, layers) = (c.n_embd, tokens.len(), c.n_layer);
         if transcoders.layers() != layers || transcoders.d_in() != d {
-            return Err(Error::Config(format!(
-                "these transcoders are for {} layers of {} channels, the model has {layers} of {d}",
+            return Err(Error::Config(dictionaries::transcoders_misfit(
                 transcoders.layers(),
-                transcoders.d_in()
+                transcoders.d_in(),
+                layers,
+                d,
             )));
         }
         if t == 0 {
-            return Err(Error::Data("an attribution graph needs a prompt of at least one token".into()));
+            return Err(Error::Data(views::graph_prompt()));
         }
         let frozen = model.freeze(tokens)?;
         let ws = Workspace::default();

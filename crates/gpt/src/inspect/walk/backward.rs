@@ -14,6 +14,7 @@ use crate::model::{Hooked, GPT};
 use crate::ops::IGNORE;
 use crate::optim::{clip_coefficient, optimizer_named, ParamRate};
 use crate::sample::NextToken;
+use crate::words::{fixed, walk as words, Words};
 use crate::Run;
 use serde::Serialize;
 
@@ -118,143 +119,133 @@ pub(super) fn step(run: &Run, f: &Followed, hooked: &Hooked) -> Result<Backward>
     let stepped = run.trainer.step_on_copy(hooked.param_grads.clone(), loss)?;
     let grad_clip = run.train_config().grad_clip;
     let clip_scale = if grad_clip > 0.0 { clip_coefficient(stepped.grad_norm, grad_clip) } else { 1.0 };
-    let at = format!("at position {p} ({:?})", f.tokens[p]);
+    let at = words::at(p, format!("{:?}", f.tokens[p]));
     let btc = |width: usize, dim: &str| format!("(B, T, {dim}) = (1, {t}, {width})");
     // Each gradient as the backward pass computes it; where the step clipped, its norm both ways.
     let clipped = |s: Stage| {
         let shown = norm(s.values.iter().copied());
-        let s = s.noting("norm", shown);
+        let s = s.noting(words::norm(), shown);
         if clip_scale < 1.0 {
-            s.noting("norm once clipped, as the step used it", shown * clip_scale)
+            s.noting(words::clipped_norm(), shown * clip_scale)
         } else {
             s
         }
     };
-    let grad_strip = |hook: &str, title: String, code: &str, what: &str| {
+    let grad_strip = |hook: &str, title: Words, code: &str, what: Words| {
         let width = grad_row(hooked, hook, p).len();
         clipped(
-            stage(hook, title, btc(width, if width == c { "C" } else { "4C" }), code, what.into())
+            stage(hook, title, btc(width, if width == c { "C" } else { "4C" }), code, what)
                 .strip(grad_row(hooked, hook, p)),
         )
     };
     let mut stages = vec![clipped(
         stage(
             LOGITS,
-            format!("dL/dlogits {at}: p − onehot"),
+            words::logits_grad_title(at.clone()),
             btc(cfg.vocab_size, "V"),
             "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1); loss.backward()",
-            format!(
-                "The loss is −log p({:?}) = {loss:.4}, p = {:.4} at temperature 1 (the draw's temperature does not \
-                 enter it). Its gradient at the logits is each token's probability, less 1 at the target: the step \
-                 pushes the target's score up and every other down, each by its probability.",
-                f.target.token, f.target.prob
+            words::logits_grad_what(
+                format!("{:?}", f.target.token),
+                fixed(f64::from(loss), 4),
+                fixed(f64::from(f.target.prob), 4),
             ),
         )
         .strip(grad_row(hooked, "logits", p)),
     )];
     stages.push(grad_strip(
         "ln_final.hook_out",
-        format!("Back through the output layer {at}"),
+        words::output_layer_title(at.clone()),
         "logits = self.lm_head(x)",
-        "The gradient at the final norm's output: the output layer's weights carry it back to the channels.",
+        words::output_layer_what(),
     ));
     let (activation_code, _) = activation_line(cfg.activation);
     // Back through the scores, and before them whatever changed the queries and keys.
     let mut query_key_code =
         "y = att @ v; att = F.softmax(att, dim=-1); att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))"
             .to_string();
-    let mut through = vec!["the weighted sum", "the softmax", "the scores"];
     if cfg.rope {
         query_key_code += &format!("; {ROPE_LINE}");
-        through.push("RoPE's rotation (turned back by the same angle)");
     }
     if cfg.qk_norm {
         query_key_code += &format!("; {QK_NORM_LINE}");
-        through.push("QK-norm");
     }
     if cfg.rope || cfg.qk_norm {
         query_key_code += &format!(" # {OUR_MODEL}");
     }
-    let last = through.pop().unwrap_or_default();
-    let query_key_through = format!("{} and {last}", through.join(", "));
+    let changes = match (cfg.rope, cfg.qk_norm) {
+        (true, true) => "both",
+        (true, false) => "rope",
+        (false, true) => "qk_norm",
+        (false, false) => "none",
+    };
     for layer in (0..cfg.n_layer).rev() {
         let name = |hook: &str| format!("blocks.{layer}.{hook}");
         stages.push(grad_strip(
             &name("hook_resid_post"),
-            format!("Into the stream leaving block {} {at}", layer + 1),
+            words::leaving_title(layer + 1, at.clone()),
             "x = x + self.mlp(self.ln_2(x))",
-            "A residual add passes the gradient through unchanged to both its inputs: the MLP and the stream before.",
+            words::leaving_what(),
         ));
         if layer != l {
             continue;
         }
         stages.push(grad_strip(
             &name("mlp.hook_post"),
-            format!("Back through the MLP's down-projection, block {} {at}", layer + 1),
+            words::down_grad_title(layer + 1, at.clone()),
             "x = self.c_proj(x)",
-            "The gradient at each neuron's output.",
+            words::down_grad_what(),
         ));
         stages.push(grad_strip(
             &name("mlp.hook_pre"),
-            format!("Back through the activation, block {} {at}", layer + 1),
+            words::activation_grad_title(layer + 1, at.clone()),
             activation_code,
-            "Only neurons that fired pass it on (fully for ReLU; GELU scales it by its slope).",
+            words::activation_grad_what(),
         ));
         stages.push(grad_strip(
             &name("hook_resid_mid"),
-            format!("Into the stream after attention, block {} {at}", layer + 1),
+            words::middle_title(layer + 1, at.clone()),
             "x = x + self.attn(self.ln_1(x))",
-            "What the MLP sends back through its norm, added to what comes straight down the stream.",
+            words::middle_what(),
         ));
         let z = grads(hooked, &name("attn.hook_z"));
         stages.push(clipped(
             stage(
                 &name("attn.hook_z"),
-                format!("Into head {} of layer {}'s output, every position", h + 1, layer + 1),
+                words::head_output_title(h + 1, layer + 1),
                 format!("(B, nh, T, hs) = (1, {}, {t}, {hs})", cfg.n_head),
                 "y = self.resid_dropout(self.c_proj(y))",
-                "The output projection hands each head its part of the gradient.".into(),
+                words::head_output_what(),
             )
             .matrix(hs, columns(&z, t, h * hs, hs), f.tokens.clone(), Some(p)),
         ));
         let qkv = grads(hooked, &name("attn.hook_qkv"));
-        for (k, part, what) in [
-            (0, "q", "only the position followed asks, so only its query moves"),
-            (1, "k", "each earlier key it attended to moves, more where it attended more"),
-            (2, "v", "each earlier value moves by its weight in the position's row"),
-        ] {
-            let (code, through) = if part == "v" {
-                ("y = att @ v", "the weighted sum")
-            } else {
-                (query_key_code.as_str(), query_key_through.as_str())
-            };
+        for (k, part) in ["q", "k", "v"].into_iter().enumerate() {
+            let code = if part == "v" { "y = att @ v" } else { query_key_code.as_str() };
             stages.push(clipped(
                 stage(
                     &qkv_hook(cfg, layer, part),
-                    format!("Into the head's {}, every position", ["queries", "keys", "values"][k]),
+                    words::qkv_grad_title(part),
                     format!("(B, nh, T, hs) = (1, {}, {t}, {hs})", cfg.n_head),
                     code,
-                    format!("Back through {through}: {what}."),
+                    words::qkv_grad_what(part, changes),
                 )
                 .matrix(hs, columns(&qkv, t, k * c + h * hs, hs), f.tokens.clone(), Some(p)),
             ));
         }
         stages.push(grad_strip(
             &name("hook_resid_pre"),
-            format!("Into the stream entering block {} {at}", layer + 1),
+            words::entering_title(layer + 1, at.clone()),
             "x = x + self.attn(self.ln_1(x))",
-            "Through the residual path and back through the norm and c_attn, added up.",
+            words::entering_what(),
         ));
     }
     stages.push(clipped(
         stage(
             "hook_embed",
-            "Into the token embeddings, every position".into(),
+            words::embeddings_title(),
             btc(c, "C"),
             "tok_emb = self.transformer.wte(idx)",
-            "How each position's embedding would change: the earlier ones too, through attention. Each row adds \
-             into its token's row of the embedding table."
-                .into(),
+            words::embeddings_what(),
         )
         .matrix(c, grads(hooked, "hook_embed"), f.tokens.clone(), Some(p)),
     ));

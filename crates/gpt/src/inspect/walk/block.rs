@@ -3,12 +3,13 @@
 //! heads together, the projection and the MLP; and a norm's two stages, which the final norm
 //! shares.
 
-use super::names::{activation_line, qkv_hook, INSIDE_ATTENTION, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
+use super::names::{activation_line, qkv_hook, OUR_MODEL, QK_NORM_LINE, ROPE_LINE};
 use super::sequence::Followed;
 use super::stage::{columns, row, stage, Stage};
 use crate::config::Architecture;
 use crate::model::Hooked;
 use crate::ops::NormKind;
+use crate::words::{walk as words, Words};
 use crate::Run;
 
 /// A norm's two stages at position `p`: the stream `input` normalised (its mean and spread
@@ -19,8 +20,8 @@ pub(super) fn norm_stages(
     hooked: &Hooked,
     p: usize,
     (input, module): (&str, &str),
-    title: &str,
-    (code, what): (&str, &str),
+    place: Words,
+    (code, input_words): (&str, Words),
 ) -> [Stage; 2] {
     let cfg = run.model().config();
     let x = row(hooked, input, p);
@@ -28,30 +29,19 @@ pub(super) fn norm_stages(
     let mut normalised = vec![0.0; x.len()];
     let (mean, scale) = crate::ops::norm::normalize_row(!rms, &x, &vec![1.0; x.len()], None, &mut normalised);
     let shape = format!("(B, T, C) = (1, {}, {})", hooked.t, cfg.n_embd);
-    let how = if rms {
-        "divided by its root mean square (RMSNorm)"
-    } else {
-        "shifted to mean 0 and divided by its standard deviation (LayerNorm)"
-    };
-    let gain = if cfg.bias && !rms { "times its gain, plus its bias" } else { "times its gain" };
     let normalised = stage(
         &format!("{module}.hook_normalized"),
-        format!("Normalised {title}"),
+        words::normalised_title(place.clone()),
         shape.clone(),
         if rms { "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) # python/nanogpt.py" } else { code },
-        format!("Each row of {what}, {how}, so every position enters at the same scale."),
+        words::normalised_what(input_words, rms),
     )
     .strip(normalised);
-    let normalised = if rms { normalised } else { normalised.noting("mean of the stream in", mean) };
-    let out = stage(
-        &format!("{module}.hook_out"),
-        format!("Scaled by the norm's gain {title}"),
-        shape,
-        code,
-        format!("The normalised row {gain}, channel by channel: what the next layer reads."),
-    )
-    .strip(row(hooked, &format!("{module}.hook_out"), p));
-    [normalised.noting(if rms { "root mean square in" } else { "spread of the stream in" }, 1.0 / scale), out]
+    let normalised = if rms { normalised } else { normalised.noting(words::stream_mean(), mean) };
+    let out =
+        stage(&format!("{module}.hook_out"), words::gain_title(place), shape, code, words::gain_what(cfg.bias && !rms))
+            .strip(row(hooked, &format!("{module}.hook_out"), p));
+    [normalised.noting(if rms { words::stream_rms() } else { words::stream_spread() }, 1.0 / scale), out]
 }
 
 /// The opened block's stages: its norm, the head's attention in full, the heads together, and
@@ -60,38 +50,28 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     let cfg = run.model().config();
     let (t, c, p, l, h) = (f.ids.len(), cfg.n_embd, f.position, f.layer, f.head);
     let (nh, hs) = (cfg.n_head, cfg.n_embd / cfg.n_head);
-    let at = format!("at position {p} ({:?})", f.tokens[p]);
+    let at = words::at(p, format!("{:?}", f.tokens[p]));
     let name = |hook: &str| format!("blocks.{l}.{hook}");
-    let block = format!("block {}", l + 1);
-    let head = format!("head {} of layer {}", h + 1, l + 1);
+    let block = words::block(l + 1);
+    let head = words::head(h + 1, l + 1);
     let btc = |width: usize, dim: &str| format!("(B, T, {dim}) = (1, {t}, {width})");
     let bnth = format!("(B, nh, T, hs) = (1, {nh}, {t}, {hs})");
     let tokens = f.tokens.clone();
     let mut out = vec![];
     let ln1 = name("ln1");
-    let before = format!("before attention, {block}, {at}");
-    let code = ("self.ln_1(x)", "the stream entering the block");
-    out.extend(norm_stages(run, hooked, p, (&name("hook_resid_pre"), &ln1), &before, code));
+    let before = words::before_attention(block.clone(), at.clone());
+    let code = ("self.ln_1(x)", words::block_input());
+    out.extend(norm_stages(run, hooked, p, (&name("hook_resid_pre"), &ln1), before, code));
     let qkv = hooked.get(&name("attn.hook_qkv")).map_or(vec![], |v| v.values.clone());
-    let parts = [
-        ("q", "Queries", "what each position looks for"),
-        ("k", "Keys", "what each position offers to be found by"),
-        ("v", "Values", "what each position passes on when it is looked at"),
-    ];
     let ours = Architecture::of(cfg) == Architecture::Ours;
-    for (k, (part, noun, what)) in parts.into_iter().enumerate() {
+    for (k, part) in ["q", "k", "v"].into_iter().enumerate() {
         out.push(
             stage(
                 &qkv_hook(cfg, l, part),
-                format!("{noun}, {head}"),
+                words::qkv_title(part, head.clone()),
                 bnth.clone(),
                 &format!("{part} = {part}.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) # (B, nh, T, hs)"),
-                format!(
-                    "The head's {}: {what}, at every position. From q, k, v = self.c_attn(x).split(self.n_embd, \
-                     dim=2): {hs} of the {} columns.",
-                    noun.to_lowercase(),
-                    3 * c
-                ),
+                words::qkv_what(part, hs, 3 * c),
             )
             .matrix(hs, columns(&qkv, t, k * c + h * hs, hs), tokens.clone(), Some(p)),
         );
@@ -99,31 +79,28 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     // The head's query and key after a change both go through (QK-norm, RoPE), from its hooks;
     // TransformerLens's bridge over our modelling code has none for them (it happens inside its
     // attention).
-    let query_and_key = |values: &[f32], hook: &dyn Fn(&str) -> String, change: &str, line: &str, note: &str| {
-        let stage_of = |(k, part): (usize, &str)| {
-            let (hook, note) = if ours {
-                (String::new(), format!("{note} {INSIDE_ATTENTION}"))
-            } else {
-                (name(&hook(part)), note.to_string())
+    let query_and_key =
+        |values: &[f32], hook: &dyn Fn(&str) -> String, title: &dyn Fn(&str) -> Words, line: &str, note: Words| {
+            let stage_of = |(k, part): (usize, &str)| {
+                let hook = if ours { String::new() } else { name(&hook(part)) };
+                stage(&hook, title(part), bnth.clone(), line, note.clone()).matrix(
+                    hs,
+                    columns(values, t, k * c + h * hs, hs),
+                    tokens.clone(),
+                    Some(p),
+                )
             };
-            stage(&hook, format!("{} {change}, {head}", part.to_uppercase()), bnth.clone(), line, note).matrix(
-                hs,
-                columns(values, t, k * c + h * hs, hs),
-                tokens.clone(),
-                Some(p),
-            )
+            ["q", "k"].into_iter().enumerate().map(stage_of).collect::<Vec<_>>()
         };
-        ["q", "k"].into_iter().enumerate().map(stage_of).collect::<Vec<_>>()
-    };
     let mut last = qkv;
     if cfg.qk_norm {
         let normed = hooked.get(&name("attn.q_norm.hook_normalized")).map_or(vec![], |v| v.values.clone());
         out.extend(query_and_key(
             &normed,
             &|part| format!("attn.{part}_norm.hook_normalized"),
-            "after QK-norm",
+            &|part| words::qk_norm_title(part, head.clone()),
             &format!("{QK_NORM_LINE} # {OUR_MODEL}"),
-            "Each query and key divided by its root mean square, so their dot products stay in range.",
+            words::qk_norm_what(ours),
         ));
         last = normed;
     }
@@ -132,10 +109,9 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
         out.extend(query_and_key(
             &rotated,
             &|part| format!("attn.hook_rot_{part}"),
-            "turned by position (RoPE)",
+            &|part| words::rope_title(part, head.clone()),
             &format!("{ROPE_LINE} # {OUR_MODEL}"),
-            "Each pair of channels turned by an angle that grows with the position: a query and a key then meet at \
-             an angle set by how far apart they are.",
+            words::rope_what(ours),
         ));
         last = rotated;
     }
@@ -154,21 +130,14 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
             })
         })
         .collect();
-    let scores_what = "How well each query matches each key, divided by the square root of the head size. Cells \
-                       above the diagonal are masked to −∞ (att.masked_fill(... float('-inf')), as TransformerLens \
-                       holds them): a position never sees a later one, since the softmax turns −∞ into a weight of 0.";
     // On our modelling code the bridge's hook_attn_scores holds the pattern: no hook holds the scores.
-    let (scores_hook, scores_what) = if ours {
-        (String::new(), format!("{scores_what} {INSIDE_ATTENTION} (Its hook_attn_scores holds the softmax's output.)"))
-    } else {
-        (name("attn.hook_attn_scores"), scores_what.to_string())
-    };
+    let scores_hook = if ours { String::new() } else { name("attn.hook_attn_scores") };
     let mut scores_stage = stage(
         &scores_hook,
-        format!("Scores q·k / √{hs}, {head}"),
+        words::scores_title(hs, head.clone()),
         format!("(B, nh, T, T) = (1, {nh}, {t}, {t})"),
         "att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))",
-        scores_what,
+        words::scores_what(ours),
     )
     .matrix(t, scores, tokens.clone(), Some(p));
     scores_stage.causal = true;
@@ -176,13 +145,10 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     let pattern = head_pattern(hooked, l, h, nh, t);
     let mut pattern_stage = stage(
         &name("attn.hook_pattern"),
-        format!("Softmax: where {head} looks"),
+        words::pattern_title(head.clone()),
         format!("(B, nh, T, T) = (1, {nh}, {t}, {t})"),
         "att = F.softmax(att, dim=-1)",
-        format!(
-            "Each row turned into weights that add up to 1 (row {p} is the position followed). This is the \
-             attention map the heads view draws."
-        ),
+        words::pattern_what(p),
     )
     .matrix(t, pattern.clone(), tokens.clone(), Some(p));
     pattern_stage.causal = true;
@@ -191,53 +157,53 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     out.push(
         stage(
             &name("attn.hook_z"),
-            format!("Weighted sum of values, {head}, {at}"),
+            words::weighted_title(head, at.clone()),
             bnth.clone(),
             "y = att @ v # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)",
-            format!("The values of every position, each times its weight in row {p}, added up."),
+            words::weighted_what(p),
         )
         .strip(z[h * hs..(h + 1) * hs].to_vec()),
     );
     out.push(
         stage(
             &name("attn.hook_z"),
-            format!("Every head's output side by side, {block}, {at}"),
+            words::heads_title(block.clone(), at.clone()),
             btc(c, "C"),
             "y = y.transpose(1, 2).contiguous().view(B, T, C) # re-assemble all head outputs side by side",
-            format!("The {nh} heads' sums, head after head, {hs} channels each."),
+            words::heads_what(nh, hs),
         )
         .strip(z),
     );
     out.push(
         stage(
             &name("hook_attn_out"),
-            format!("Output projection, {block}, {at}"),
+            words::projection_title(block.clone(), at.clone()),
             btc(c, "C"),
             "y = self.resid_dropout(self.c_proj(y))",
-            "A linear map mixing the heads' outputs into what attention adds to the stream.".into(),
+            words::projection_what(),
         )
         .strip(row(hooked, &name("hook_attn_out"), p)),
     );
     out.push(
         stage(
             &name("hook_resid_mid"),
-            format!("Residual add after attention, {block}, {at}"),
+            words::attention_add_title(block.clone(), at.clone()),
             btc(c, "C"),
             "x = x + self.attn(self.ln_1(x))",
-            "What attention computed, added to the stream it read.".into(),
+            words::attention_add_what(),
         )
         .strip(row(hooked, &name("hook_resid_mid"), p)),
     );
-    let before = format!("before the MLP, {block}, {at}");
-    let code = ("self.ln_2(x)", "the stream after attention");
-    out.extend(norm_stages(run, hooked, p, (&name("hook_resid_mid"), &name("ln2")), &before, code));
+    let before = words::before_mlp(block.clone(), at.clone());
+    let code = ("self.ln_2(x)", words::after_attention());
+    out.extend(norm_stages(run, hooked, p, (&name("hook_resid_mid"), &name("ln2")), before, code));
     out.push(
         stage(
             &name("mlp.hook_pre"),
-            format!("MLP up-projection, {block}, {at}"),
+            words::up_title(block.clone(), at.clone()),
             btc(4 * c, "4C"),
             "x = self.c_fc(x)",
-            format!("A linear map to {} neurons, four times the channels.", 4 * c),
+            words::up_what(4 * c),
         )
         .strip(row(hooked, &name("mlp.hook_pre"), p)),
     );
@@ -247,31 +213,31 @@ pub(super) fn opened_block(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stag
     out.push(
         stage(
             &name("mlp.hook_post"),
-            format!("Activation: which neurons fire, {block}, {at}"),
+            words::activation_title(block.clone(), at.clone()),
             btc(4 * c, "4C"),
             code,
-            format!("{activation}: the neurons that fire here."),
+            words::activation_what(activation),
         )
         .strip(post)
-        .noting("share of neurons firing", firing),
+        .noting(words::firing(), firing),
     );
     out.push(
         stage(
             &name("hook_mlp_out"),
-            format!("MLP down-projection, {block}, {at}"),
+            words::down_title(block.clone(), at.clone()),
             btc(c, "C"),
             "x = self.c_proj(x)",
-            "A linear map back to the channels: what the MLP adds to the stream.".into(),
+            words::down_what(),
         )
         .strip(row(hooked, &name("hook_mlp_out"), p)),
     );
     out.push(
         stage(
             &name("hook_resid_post"),
-            format!("Residual add after the MLP, {block}, {at}"),
+            words::mlp_add_title(block.clone(), at),
             btc(c, "C"),
             "x = x + self.mlp(self.ln_2(x))",
-            format!("The stream leaving {block}."),
+            words::mlp_add_what(block),
         )
         .strip(row(hooked, &name("hook_resid_post"), p)),
     );

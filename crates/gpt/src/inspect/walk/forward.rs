@@ -9,6 +9,7 @@ use super::stage::{row, stage, Stage};
 use crate::error::Result;
 use crate::model::Hooked;
 use crate::sample::{draw_weights, most_likely, NextToken, SampleConfig, Sampler};
+use crate::words::walk as words;
 use crate::Run;
 use serde::Serialize;
 
@@ -34,25 +35,25 @@ pub struct Draw {
 pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
     let cfg = run.model().config();
     let (t, c, p) = (f.ids.len(), cfg.n_embd, f.position);
-    let at = format!("at position {p} ({:?})", f.tokens[p]);
+    let at = words::at(p, format!("{:?}", f.tokens[p]));
     let btc = |width: usize, name: &str| format!("(B, T, {name}) = (1, {t}, {width})");
     let mut ids = stage(
         "embed.hook_in",
-        "Tokens to ids".into(),
+        words::tokens_title(),
         format!("(B, T) = (1, {t})"),
         "b, t = idx.size()",
-        format!("The text is split into {t} tokens, each looked up by its id in a vocabulary of {}.", cfg.vocab_size),
+        words::tokens_what(t, cfg.vocab_size),
     )
-    .matrix(t, f.ids.iter().map(|&i| i as f32).collect(), vec!["id".into()], None);
+    .rows_of(vec!["embed.hook_in".into()], vec![words::id_row()], f.ids.iter().map(|&i| i as f32).collect(), t);
     ids.whole = true;
     let mut out = vec![ids];
     out.push(
         stage(
             "hook_embed",
-            format!("Token embedding {at}"),
+            words::token_embedding_title(at.clone()),
             btc(c, "C"),
             "tok_emb = self.transformer.wte(idx) # token embeddings of shape (b, t, n_embd)",
-            format!("Row {} of the token embedding table: the vector this token starts as.", f.ids[p]),
+            words::token_embedding_what(f.ids[p]),
         )
         .strip(row(hooked, "hook_embed", p)),
     );
@@ -60,12 +61,10 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
         out.push(
             stage(
                 "blocks.0.hook_resid_pre",
-                format!("No position table {at}"),
+                words::no_position_title(at.clone()),
                 btc(c, "C"),
                 "x = self.transformer.drop(tok_emb)",
-                "With rotary positions (RoPE) nothing is added for the position: each head turns its queries and \
-                 keys by their positions instead, so attention sees how far apart two tokens are."
-                    .into(),
+                words::no_position_what(),
             )
             .strip(row(hooked, "blocks.0.hook_resid_pre", p)),
         );
@@ -73,20 +72,20 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
         out.push(
             stage(
                 "hook_pos_embed",
-                format!("Position embedding {at}"),
+                words::position_title(at.clone()),
                 format!("(T, C) = ({t}, {c})"),
                 "pos_emb = self.transformer.wpe(pos) # position embeddings of shape (t, n_embd)",
-                format!("Row {p} of the learned position table, one per place in the block."),
+                words::position_what(p),
             )
             .strip(row(hooked, "hook_pos_embed", p)),
         );
         out.push(
             stage(
                 "blocks.0.hook_resid_pre",
-                format!("Token plus position {at}"),
+                words::sum_title(at.clone()),
                 btc(c, "C"),
                 "x = self.transformer.drop(tok_emb + pos_emb)",
-                "The two added: the residual stream entering the first block.".into(),
+                words::sum_what(),
             )
             .strip(row(hooked, "blocks.0.hook_resid_pre", p)),
         );
@@ -98,46 +97,35 @@ pub(super) fn stages(run: &Run, f: &Followed, hooked: &Hooked) -> Vec<Stage> {
             let hooks: Vec<String> =
                 ["hook_attn_out", "hook_mlp_out", "hook_resid_post"].map(|h| format!("blocks.{l}.{h}")).to_vec();
             let values = hooks.iter().flat_map(|h| row(hooked, h, p)).collect();
-            let labels = ["attention adds", "MLP adds", "stream after"].map(String::from).to_vec();
+            let labels = vec![words::attention_adds(), words::mlp_adds(), words::stream_after()];
             out.push(
                 stage(
                     "",
-                    format!("Block {} {at}", l + 1),
+                    words::closed_block_title(l + 1, at.clone()),
                     btc(c, "C"),
                     "x = x + self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x))",
-                    format!(
-                        "Three rows: what block {}'s attention adds to the residual stream here, what its MLP adds, \
-                         and the stream after (choose layer {} to open it).",
-                        l + 1,
-                        l + 1
-                    ),
+                    words::closed_block_what(l + 1),
                 )
                 .rows_of(hooks, labels, values, c),
             );
         }
     }
     let last = format!("blocks.{}.hook_resid_post", cfg.n_layer - 1);
-    let after = format!("after the last block, {at}");
-    let final_norm = ("x = self.transformer.ln_f(x)", "the last block's output");
-    out.extend(norm_stages(run, hooked, p, (&last, "ln_final"), &after, final_norm));
+    let after = words::after_last(at.clone());
+    let final_norm = ("x = self.transformer.ln_f(x)", words::last_output());
+    out.extend(norm_stages(run, hooked, p, (&last, "ln_final"), after, final_norm));
     let logits = row(hooked, "logits", p);
     let max = logits.iter().cloned().fold(f32::MIN, f32::max);
     out.push(
         stage(
             LOGITS,
-            format!("Logits {at}"),
+            words::logits_title(at),
             btc(cfg.vocab_size, "V"),
             "logits = self.lm_head(x)",
-            format!(
-                "One score per token of the vocabulary: how much the model favours each as the next. The {} \
-                 weights{} map the {c} channels to {} scores.",
-                if cfg.tie_weights { "token embedding's" } else { "output layer's" },
-                if cfg.tie_weights { " (tied: the same table that embedded the tokens)" } else { "" },
-                cfg.vocab_size
-            ),
+            words::logits_what(cfg.tie_weights, c, cfg.vocab_size),
         )
         .strip(logits)
-        .noting("largest logit", max),
+        .noting(words::largest_logit(), max),
     );
     out
 }

@@ -5,10 +5,6 @@ use crate::config::Architecture;
 use crate::ops::Activation;
 use crate::GPTConfig;
 
-/// Why a stage of our modelling code's attention has no hook in TransformerLens.
-pub(super) const INSIDE_ATTENTION: &str =
-    "TransformerLens has no hook here: the exported model (our modelling code) does this inside its attention.";
-
 /// TransformerLens's hook for a head's queries, keys or values (`part`) in layer `l`, as its bridge
 /// names them on the run's export: `hook_q` (one head's columns of it), or on our modelling code,
 /// whose attention keeps its fused projection, `qkv.hook_out`.
@@ -26,19 +22,11 @@ pub(super) const QK_NORM_LINE: &str = "q, k = (F.rms_norm(t, (t.size(-1),), eps=
 /// RoPE's line there.
 pub(super) const ROPE_LINE: &str = "q, k = rotary(q), rotary(k)";
 
-/// The MLP's activation as its line of code, and what it does.
+/// The MLP's activation as its line of code, and its name in the walk's words.
 pub(super) fn activation_line(kind: Activation) -> (&'static str, &'static str) {
     match kind {
-        Activation::Relu => (
-            "x = self.act(x) # nn.ReLU(), python/nanogpt.py",
-            "ReLU keeps a neuron's input where it is positive and zeroes it elsewhere",
-        ),
-        Activation::GeluTanh => (
-            "x = self.act(x) # nn.GELU(approximate='tanh'), python/nanogpt.py",
-            "GELU (its tanh form) lets positive inputs through and squashes negative ones towards 0",
-        ),
-        Activation::Gelu => {
-            ("x = self.gelu(x)", "GELU lets positive inputs through and squashes negative ones towards 0")
-        }
+        Activation::Relu => ("x = self.act(x) # nn.ReLU(), python/nanogpt.py", "relu"),
+        Activation::GeluTanh => ("x = self.act(x) # nn.GELU(approximate='tanh'), python/nanogpt.py", "gelu_tanh"),
+        Activation::Gelu => ("x = self.gelu(x)", "gelu"),
     }
 }

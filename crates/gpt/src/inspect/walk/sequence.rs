@@ -6,6 +6,7 @@ use super::request::WalkRequest;
 use crate::error::{Error, Result};
 use crate::inspect::scores::HeadScores;
 use crate::sample::NextToken;
+use crate::words::views;
 use crate::Run;
 use serde::Serialize;
 
@@ -37,31 +38,20 @@ impl Run {
         let (text, ids, default_position, next) = self.walk_sequence(&request.text)?;
         let position = request.position.unwrap_or(default_position);
         if position >= ids.len() {
-            return Err(Error::Data(format!(
-                "position {} is past the sequence's last ({}): positions count from 0",
-                position,
-                ids.len() - 1
-            )));
+            return Err(Error::Data(views::position_past(position, ids.len() - 1)));
         }
         let (layer, head) = match (request.layer, request.head) {
             (Some(l), Some(h)) => (l, h),
             _ => self.named_head(),
         };
         if layer >= cfg.n_layer || head >= cfg.n_head {
-            return Err(Error::Data(format!(
-                "layer {} head {} is not in the model ({} layers of {} heads, counted from 0)",
-                layer, head, cfg.n_layer, cfg.n_head
-            )));
+            return Err(Error::Data(views::not_in_model(layer, head, cfg.n_layer, cfg.n_head)));
         }
         let id = if !request.target.is_empty() {
             match self.tokenizer().encode(&request.target)?[..] {
                 [id] => id,
                 ref ids => {
-                    return Err(Error::Data(format!(
-                        "the target must be one token; {:?} is {}",
-                        request.target,
-                        ids.len()
-                    )))
+                    return Err(Error::Data(views::target_one_token(format!("{:?}", request.target), ids.len())))
                 }
             }
         } else {
@@ -91,7 +81,7 @@ impl Run {
         if typed.is_empty() {
             let held_out = self.held_out();
             if held_out.len() < 2 {
-                return Err(Error::Data("type a text to follow: the run has no held-out text".into()));
+                return Err(Error::Data(views::follow_held_out()));
             }
             let n = DEFAULT_TOKENS.min(held_out.len() - 1).min(block);
             let ids: Vec<u32> = held_out[..n].iter().map(|&i| i as u32).collect();
@@ -100,7 +90,7 @@ impl Run {
         }
         let ids = self.tokenizer().encode(typed)?;
         if ids.is_empty() {
-            return Err(Error::Data("type a text to follow".into()));
+            return Err(Error::Data(views::follow_text()));
         }
         let ids = ids[ids.len().saturating_sub(block)..].to_vec();
         Ok((typed.to_string(), ids.clone(), ids.len() - 1, None))

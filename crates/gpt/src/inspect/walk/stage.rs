@@ -2,6 +2,7 @@
 //! numbers (a strip or a matrix), with a builder the forward and backward passes share.
 
 use crate::model::Hooked;
+use crate::words::{Value, Words};
 use serde::Serialize;
 
 /// One stage of the walk: a value the pass computes (or its gradient), as a figure.
@@ -13,19 +14,20 @@ pub struct Stage {
     /// its MLP add, and the stream after). None where TransformerLens has no hook: the token ids
     /// `run_with_cache` is given, and the logits it returns.
     pub hooks: Vec<String>,
-    pub title: String,
+    pub title: Words,
     /// Its shape as nanoGPT's comments write it, with the sizes: `(B, T, C) = (1, 12, 64)`.
     pub shape: String,
     /// The line of nanoGPT's `model.py` (or of the playground's PyTorch model for RoPE and QK-norm).
     pub code: String,
     /// What it does, in a sentence.
-    pub what: String,
+    pub what: Words,
     /// The figure: `rows` × `cols` values, row after row (one row: a strip).
     pub rows: usize,
     pub cols: usize,
     pub values: Vec<f32>,
     /// Each row's label (the tokens, for a matrix over positions), and the row followed.
-    pub row_labels: Vec<String>,
+    #[cfg_attr(feature = "ts", tsify(type = "WordsValue[]"))]
+    pub row_labels: Vec<Value>,
     pub focus_row: Option<usize>,
     /// Cells above the diagonal are masked (causal attention's scores, −∞ there as TransformerLens
     /// holds them, which JSON writes as null; and its pattern, 0 there).
@@ -40,13 +42,13 @@ pub struct Stage {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Note {
-    pub label: String,
+    pub label: Words,
     pub value: f32,
 }
 
 /// A stage being written: its words, then its figure. `hook` is TransformerLens's hook point for
 /// it, or "" where it has none.
-pub(super) fn stage(hook: &str, title: String, shape: String, code: &str, what: String) -> Stage {
+pub(super) fn stage(hook: &str, title: Words, shape: String, code: &str, what: Words) -> Stage {
     let hooks = if hook.is_empty() { vec![] } else { vec![hook.to_string()] };
     let (code, rows, cols, values) = (code.to_string(), 0, 0, vec![]);
     let (row_labels, focus_row, causal, whole, notes) = (vec![], None, false, false, vec![]);
@@ -61,16 +63,21 @@ impl Stage {
 
     /// A `rows` × `cols` matrix of `values`, its rows labelled, row `focus` the one followed.
     pub(super) fn matrix(self, cols: usize, values: Vec<f32>, labels: Vec<String>, focus: Option<usize>) -> Stage {
+        self.labelled(cols, values, labels.into_iter().map(Value::from).collect(), focus)
+    }
+
+    /// A matrix whose rows are labelled by `labels`, words or tokens.
+    fn labelled(self, cols: usize, values: Vec<f32>, labels: Vec<Value>, focus: Option<usize>) -> Stage {
         Stage { rows: values.len() / cols.max(1), cols, values, row_labels: labels, focus_row: focus, ..self }
     }
 
     /// A matrix whose rows are the hook points `hooks`, labelled `labels`, each at one position.
-    pub(super) fn rows_of(self, hooks: Vec<String>, labels: Vec<String>, values: Vec<f32>, cols: usize) -> Stage {
-        Stage { hooks, ..self.matrix(cols, values, labels, None) }
+    pub(super) fn rows_of(self, hooks: Vec<String>, labels: Vec<Words>, values: Vec<f32>, cols: usize) -> Stage {
+        Stage { hooks, ..self.labelled(cols, values, labels.into_iter().map(Value::from).collect(), None) }
     }
 
-    pub(super) fn noting(mut self, label: &str, value: f32) -> Stage {
-        self.notes.push(Note { label: label.into(), value });
+    pub(super) fn noting(mut self, label: Words, value: f32) -> Stage {
+        self.notes.push(Note { label, value });
         self
     }
 }

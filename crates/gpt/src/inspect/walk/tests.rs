@@ -20,7 +20,7 @@ fn text_run(model: GPTConfig) -> Run {
 fn stage<'a>(walk: &'a super::Walk, hook: &str, title: &str) -> &'a super::Stage {
     walk.forward
         .iter()
-        .find(|s| s.hooks == [hook] && s.title.contains(title))
+        .find(|s| s.hooks == [hook] && s.title.english.contains(title))
         .unwrap_or_else(|| panic!("{hook} {title}"))
 }
 
@@ -70,14 +70,14 @@ fn each_stage_is_what_the_one_before_makes_of_it_on_every_kind_of_model() {
         let sum: Vec<f32> = mid.iter().zip(mlp).map(|(a, b)| a + b).collect();
         close(&sum, post, "resid_post = resid_mid + mlp_out");
         // The softmax of the scores' row is the pattern's row; the weighted sum of values is z.
-        let scores = &walk.forward.iter().find(|s| s.title.starts_with("Scores q·k")).unwrap().values;
+        let scores = &walk.forward.iter().find(|s| s.title.english.starts_with("Scores q·k")).unwrap().values;
         let pattern = &stage(&walk, &name("attn.hook_pattern"), "").values;
         let row = &scores[p * t..p * t + p + 1];
         let max = row.iter().cloned().fold(f32::MIN, f32::max);
         let total: f32 = row.iter().map(|s| (s - max).exp()).sum();
         let softmax: Vec<f32> = row.iter().map(|s| (s - max).exp() / total).collect();
         close(&softmax, &pattern[p * t..p * t + p + 1], "softmax(scores) = pattern");
-        let v = &walk.forward.iter().find(|s| s.title.starts_with("Values, head")).unwrap().values;
+        let v = &walk.forward.iter().find(|s| s.title.english.starts_with("Values, head")).unwrap().values;
         let z: Vec<f32> = (0..hs).map(|d| (0..=p).map(|j| pattern[p * t + j] * v[j * hs + d]).sum()).collect();
         close(&z, &stage(&walk, &name("attn.hook_z"), "Weighted sum").values, "z = pattern · v");
         let pre = &stage(&walk, &name("mlp.hook_pre"), "").values;
@@ -107,7 +107,7 @@ fn every_stage_is_labelled_by_the_hooks_its_rows_hold() {
         let (walk, other) = (run.walk(&opened).unwrap(), run.walk(&other).unwrap());
         // A closed block's three rows: what its attention adds, what its MLP adds, the stream after,
         // each labelled by its own hook and equal to that hook's stage where the block is opened.
-        let closed = walk.forward.iter().find(|s| s.title.starts_with("Block 1 ")).unwrap();
+        let closed = walk.forward.iter().find(|s| s.title.english.starts_with("Block 1 ")).unwrap();
         let hooks = ["blocks.0.hook_attn_out", "blocks.0.hook_mlp_out", "blocks.0.hook_resid_post"];
         assert_eq!(closed.hooks, hooks);
         for (r, hook) in hooks.iter().enumerate() {
@@ -131,7 +131,7 @@ fn every_stage_is_labelled_by_the_hooks_its_rows_hold() {
         // holds them, and the pattern 0 there.
         assert!(walk.forward[0].whole && !walk.forward[1].whole);
         let t = walk.followed.ids.len();
-        let scores = walk.forward.iter().find(|s| s.title.starts_with("Scores q·k")).unwrap();
+        let scores = walk.forward.iter().find(|s| s.title.english.starts_with("Scores q·k")).unwrap();
         let pattern = stage(&walk, "blocks.1.attn.hook_pattern", "");
         for i in 0..t {
             for j in 0..t {
@@ -142,8 +142,11 @@ fn every_stage_is_labelled_by_the_hooks_its_rows_hold() {
         }
         // Back through the queries and keys: the code names RoPE's and QK-norm's lines.
         for part in ["queries", "keys"] {
-            let into =
-                walk.backward.stages.iter().find(|s| s.title == format!("Into the head's {part}, every position"));
+            let into = walk
+                .backward
+                .stages
+                .iter()
+                .find(|s| s.title.english == format!("Into the head's {part}, every position"));
             let code = &into.unwrap().code;
             assert_eq!(code.contains("rotary(q)"), run.model().config().rope, "{code}");
             assert_eq!(code.contains("rms_norm"), run.model().config().qk_norm, "{code}");
