@@ -1,6 +1,6 @@
 // The page in each of its languages, as a first visitor meets it: opened in the language, the tiny
 // preset trained, every view opened and a lesson's first steps walked; then, at desktop size and
-// at 320 px, no catalog key shows raw, no word the page owns is left in English, nothing is wider
+// at 320 px, no catalog key shows raw, nothing reads as English (the page's or the engine's words), nothing is wider
 // than the screen, no label is cut off, and axe-core finds nothing. Screenshots of each are kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,13 +43,21 @@ const shownStrings = (page) => page.evaluate(() => {
   return out;
 });
 
-/** What is wrong with the words shown: a raw key, or an English message the language words differently. */
+/** English's little words: a string with two of them is an English sentence, whoever wrote it (the page or the engine). */
+const ENGLISH_WORDS = /\b(the|and|of|to|is|are|with|from|this|that|for|each|its|by)\b/gi;
+const readsEnglish = (s) => (s.match(ENGLISH_WORDS) ?? []).length >= 2;
+
+/**
+ * What is wrong with the words shown: a raw key, an English message the language words
+ * differently, or any other string that reads as English (the engine's words, a view's).
+ */
 async function wordProblems(page, code) {
   const shown = await shownStrings(page);
   const keys = new Set(Object.keys(ENGLISH));
   const raw = shown.filter((s) => keys.has(s));
-  const english = code === 'en' ? [] : untranslated(code).filter(({ pattern }) => shown.some((s) => pattern.test(s))).map(({ key }) => key);
-  return { raw, english };
+  if (code === 'en') return { raw, english: [] };
+  const messages = untranslated(code).filter(({ pattern }) => shown.some((s) => pattern.test(s))).map(({ key }) => key);
+  return { raw, english: [...messages, ...new Set(shown.filter(readsEnglish))] };
 }
 
 /** Labels, buttons and headings whose words are cut off by their own box. */
@@ -116,6 +124,17 @@ for (const { code } of LANGUAGES) {
       assert.deepEqual(await axeViolations(page), [], '320 px');
       await page.screenshot({ path: `${SHOTS}lang-${code}-320.png`, timeout: 60000 }); // a loaded machine can take a while
       await page.locator('#lesson-leave').click();
+
+      // A task's words, the engine's: what to watch for, what a setting does, an error beside its field.
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.locator('#corpus').selectOption('task:brackets');
+      await page.locator('[name=length]').fill('32');
+      await page.locator('[name=block_size]').fill('65');
+      await page.locator('#task-outlook p').first().waitFor();
+      assert.deepEqual(await wordProblems(page, code), { raw: [], english: [] }, 'a task');
+      await page.locator('[name=train_fraction]').fill('2');
+      await page.locator('[name=train_fraction][aria-invalid=true]').waitFor();
+      assert.deepEqual(await wordProblems(page, code), { raw: [], english: [] }, 'an error beside its field');
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
