@@ -1,6 +1,6 @@
 // Direct logit attribution: each part's direct share of the answer's logit (and of the logit
 // difference to the corrupted answer), through the final norm; the parts add up to the logit.
-import { decimal, t } from '../i18n.js';
+import { decimal, say, t } from '../i18n.js';
 import { paragraph } from './grid.js';
 
 export class AttributionView {
@@ -29,8 +29,8 @@ export class AttributionView {
     head.append(...columns.map((text) => Object.assign(document.createElement('th'), { scope: 'col', textContent: text })));
     const rows = a.parts.map((p) => {
       const tr = document.createElement('tr');
-      // The core names the parts by the page's names for heads and MLPs (L1H2, MLP1), and the embeddings.
-      const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: p.name === 'embeddings' ? t('views.attribution.embeddings') : p.name });
+      // The core names heads and MLPs by the page's names (L1H2, MLP1), and the other parts in words.
+      const name = Object.assign(document.createElement('th'), { scope: 'row', textContent: typeof p.name === 'string' ? p.name : say(p.name) });
       const bar = document.createElement('td');
       const fill = document.createElement('span');
       fill.className = p.difference < 0 ? 'bar negative' : 'bar';

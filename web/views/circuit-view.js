@@ -4,7 +4,7 @@
 // difference, drawn layer by layer; and each way's faithfulness curve. While the model trains,
 // evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
 // draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
-import { decimal, t } from '../i18n.js';
+import { decimal, say, t } from '../i18n.js';
 import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
@@ -285,7 +285,7 @@ export class CircuitView {
     return [
       t('views.circuit.pairs-example', pair),
       t('views.circuit.metric-values', { metric: METRIC[c.request.metric](), clean: decimal(c.clean, 2), corrupted: decimal(c.corrupted, 2), edges: c.graph.edges.length }),
-      c.note ?? '',
+      c.note ? say(c.note) : '',
       c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: decimal(c.shared.ms / 1000, 2) }) : '',
       t('views.circuit.circuits', { ways: ways.join('; ') }),
       agree.length ? t('views.circuit.agreement', { agreement: agree.join('; ') }) : '',

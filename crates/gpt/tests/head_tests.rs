@@ -120,7 +120,10 @@ fn direct_attributions_add_up_to_the_logit() {
             attribution.parts.iter().fold((0.0, 0.0), |(l, d), p| (l + p.logit, d + p.difference));
         assert!((logit - attribution.logit).abs() < 1e-4, "{logit} vs {}", attribution.logit);
         assert!((difference - attribution.difference).abs() < 1e-4, "{difference} vs {}", attribution.difference);
-        assert!(attribution.parts.iter().any(|p| p.name == "L2H2") && attribution.parts[0].name == "embeddings");
+        assert!(
+            attribution.parts.iter().any(|p| p.name.to_string() == "L2H2")
+                && attribution.parts[0].name.to_string() == "embeddings"
+        );
     }
 }
 

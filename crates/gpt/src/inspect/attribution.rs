@@ -10,7 +10,7 @@ use super::question::Pair;
 use crate::error::{Error, Result};
 use crate::model::Site;
 use crate::ops::NormKind;
-use crate::words::runs::bug;
+use crate::words::{runs::bug, views, Value};
 use crate::Run;
 use serde::Serialize;
 
@@ -31,8 +31,10 @@ pub struct Attribution {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Part {
-    /// `embeddings`, `L1H2`, `L1 attention bias`, `MLP1`, `final norm bias` (counting from 1).
-    pub name: String,
+    /// The embeddings, `L1H2`, `MLP1` (as the page names them, counting from 1), a layer's
+    /// attention bias or the final norm's bias: words where the part has no such name.
+    #[cfg_attr(feature = "ts", tsify(type = "WordsValue"))]
+    pub name: Value,
     pub logit: f32,
     pub difference: f32,
 }
@@ -71,8 +73,8 @@ impl Run {
             (logit, logit - dot(&to_wrong))
         };
         let mut parts = vec![];
-        let mut push = |name: String, (logit, difference): (f32, f32)| parts.push(Part { name, logit, difference });
-        push("embeddings".into(), read(&row(&trace.residual[0])));
+        let mut push = |name: Value, (logit, difference): (f32, f32)| parts.push(Part { name, logit, difference });
+        push(views::embeddings_part().into(), read(&row(&trace.residual[0])));
         for layer in 0..cfg.n_layer {
             let proj = weight(&format!("transformer.h.{layer}.attn.c_proj.weight"))?;
             let z = row(&trace.heads[layer]);
@@ -81,18 +83,18 @@ impl Run {
                     .chunks_exact(c)
                     .map(|w| w[head * hs..(head + 1) * hs].iter().zip(&z[head * hs..]).map(|(w, z)| w * z).sum())
                     .collect();
-                push(Site::Head { layer, head }.label(), read(&written));
+                push(Site::Head { layer, head }.label().into(), read(&written));
             }
             if let Ok(bias) = weight(&format!("transformer.h.{layer}.attn.c_proj.bias")) {
-                push(format!("L{} attention bias", layer + 1), read(bias));
+                push(views::attention_bias(layer + 1).into(), read(bias));
             }
-            push(Site::Mlp { layer }.label(), read(&row(&trace.mlp[layer])));
+            push(Site::Mlp { layer }.label().into(), read(&row(&trace.mlp[layer])));
         }
         if let Ok(bias) = weight("transformer.ln_f.bias") {
             let on =
                 |token: usize| bias.iter().zip(&unembed[token * c..(token + 1) * c]).map(|(b, u)| b * u).sum::<f32>();
             let logit = on(pair.answer);
-            push("final norm bias".into(), (logit, logit - on(pair.wrong)));
+            push(views::final_norm_bias().into(), (logit, logit - on(pair.wrong)));
         }
         let v = cfg.vocab_size;
         let last = &trace.logits[(t - 1) * v..t * v];

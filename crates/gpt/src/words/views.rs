@@ -58,6 +58,12 @@ super::message::messages! { "views";
     edit_width(part, given, want) = "the new value of {part} has {given} numbers, not {want}";
     hook_not_in_model(hook, layers, last) =
         "{hook} is not in this model: it has {layers} layers, blocks.0 to blocks.{last}";
+    embeddings_part() = "embeddings";
+    attention_bias(layer) = "L{layer} attention bias";
+    final_norm_bias() = "final norm bias";
+    exact_too_costly(edges, billions, budget) =
+        "Patching each of the {edges} edges exactly would take about {billions} billion multiply-adds, past the \
+         {budget} this page spends on it: EAP-IG's scores stand in, and the circuits come from its ranking";
     mlp_input_edit(layer) =
         "what an MLP reads is not a term of the stream: edits are made where the MLP writes \
          (blocks.{layer}.hook_mlp_out), as a transcoder's output replaces it";

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::inspect::patching::PairIds;
 use crate::inspect::question::Pair;
 use crate::model::{EdgeGraph, Runs};
+use crate::words::{views, Words};
 use crate::Run;
 use serde::Serialize;
 
@@ -58,7 +59,7 @@ pub struct Circuits {
     /// The fewest edges that keep [`TARGET`], found each way.
     pub circuits: Vec<Named>,
     /// Why exact patching was left out, when it was.
-    pub note: Option<String>,
+    pub note: Option<Words>,
     /// The first circuit (by exact ranking where there is one) with every edge's score (exact
     /// where there are) as EAP-IG's `Graph` JSON, for its code to read and draw.
     #[cfg_attr(feature = "ts", tsify(type = "Record<string, any>"))]
@@ -89,13 +90,8 @@ impl Run {
             let (exact, shared) = self.exact_scores(graph, runs, request.metric)?;
             (Some(exact), shared, None)
         } else {
-            let note = format!(
-                "Patching each of the {} edges exactly would take about {:.0} billion multiply-adds, past the {:.0} \
-                 this page spends on it: EAP-IG's scores stand in, and the circuits come from its ranking",
-                graph.edges.len(),
-                cost / 1e9,
-                EXACT_BUDGET / 1e9
-            );
+            let billions = |n: f64| (n / 1e9).round();
+            let note = views::exact_too_costly(graph.edges.len(), billions(cost), billions(EXACT_BUDGET));
             (None, None, Some(note))
         };
         let mut circuits = Vec::new();
