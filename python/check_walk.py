@@ -56,6 +56,13 @@ def gpt(*args):
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
+def in_english(walk):
+    """The walk with each stage's words as their English: the engine sends words (a code, its values and the English)."""
+    for s in walk["forward"] + walk["backward"]["stages"]:
+        s["title"], s["what"] = s["title"]["english"], s["what"]["english"]
+    return walk
+
+
 def masked(x):
     """Where a score is masked: −∞ (ours, and TransformerLens's own), or float32's lowest (what
     Transformers' eager attention fills in)."""
@@ -383,7 +390,7 @@ def main():
             gpt("train", *train, *SHORT, "--out", ckpt, "--json")
             gpt("export", "--checkpoint", ckpt, "--hf", folder)
             for request in ([], asked):
-                walk = json.loads(gpt("walk", "--checkpoint", ckpt, *text, *request, "--temperature", "1", "--json"))
+                walk = in_english(json.loads(gpt("walk", "--checkpoint", ckpt, *text, *request, "--temperature", "1", "--json")))
                 model = AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=True, attn_implementation="eager").eval()
                 check_forward_and_backward(walk, model)
                 check_update(walk, ckpt)
