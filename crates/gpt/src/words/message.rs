@@ -82,24 +82,6 @@ impl From<&str> for Value {
     }
 }
 
-impl From<&String> for Value {
-    fn from(s: &String) -> Value {
-        Value::Text(s.clone())
-    }
-}
-
-impl From<&&str> for Value {
-    fn from(s: &&str) -> Value {
-        Value::Text(s.to_string())
-    }
-}
-
-impl From<&usize> for Value {
-    fn from(n: &usize) -> Value {
-        Value::from(*n)
-    }
-}
-
 impl From<String> for Value {
     fn from(s: String) -> Value {
         Value::Text(s)
