@@ -36,7 +36,7 @@ export function initModel(setup) {
   workers.addEventListener('change', sendWorkers);
   sendWorkers();
   for (const preset of presets) {
-    const option = new Option(preset.name, preset.name);
+    const option = new Option(coreText(preset.name), preset.name);
     option.dataset.preset = JSON.stringify(preset);
     ui.preset.append(option);
   }

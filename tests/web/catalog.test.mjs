@@ -219,7 +219,7 @@ async function coreEnglish() {
   const fields = (owner) => owner.fields.flatMap((f) => [f.label, f.help, ...(f.accepts.options ?? []).map(([, text]) => text)]);
   const corpora = JSON.parse(fs.readFileSync(path.join(WEB, '../assets/corpora.json'), 'utf8'));
   return [...new Set([
-    ...presets.map((p) => p.description), ...[...tasks, ...optimizers].flatMap((o) => [o.title, ...fields(o)]),
+    ...presets.flatMap((p) => [p.name, p.description]), ...[...tasks, ...optimizers].flatMap((o) => [o.title, ...fields(o)]),
     ...corpora.flatMap((c) => [c.title, c.description, c.source]),
   ])].sort();
 }
