@@ -3,7 +3,7 @@
 import { t } from './i18n.js';
 import { chooseTask, restoreText, showMerges, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
-import { count } from './format.js';
+import { count, sentences } from './format.js';
 import { showSettings } from './model-panel.js';
 import { attentionText, setAttentionText } from './attention-panel.js';
 import { setProbe } from './inside-panel.js';
@@ -48,7 +48,7 @@ function exported({ bytes, name, leftOut }) {
   ].filter(([tool]) => !leftOut.some((why) => why.startsWith(`not for ${tool}:`)))
     .map(([, folder, use]) => use(`${name}-${folder}`));
   const missing = leftOut.map((why) => t('checkpoints.left-out', { why }));
-  setStatus([t('checkpoints.exported', { file: filename, folders: folders.join(', ') }), ...missing].join(' '));
+  setStatus(sentences([t('checkpoints.exported', { file: filename, folders: folders.join(', ') }), ...missing]));
 }
 
 function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastSample, textProblem, restored, imported, task, milestones }) {
@@ -79,7 +79,7 @@ function loaded({ settings, history, uniformLoss, vocabSize, step, merges, lastS
   const next = textProblem ? t('checkpoints.next-fit')
     : phase === 'paused' ? (task ? t('checkpoints.next-resume-task') : t('checkpoints.next-resume'))
       : task ? t('checkpoints.next-more-task') : t('checkpoints.next-more');
-  setPhase(phase, `${what} ${next}`);
+  setPhase(phase, sentences([what, next]));
 }
 
 export function initCheckpoints() {

@@ -2,7 +2,7 @@
 // its live measures, the list of its features, each feature's card (top contexts, histogram, the
 // tokens it promotes and suppresses), which features fire on a typed text, and a feature knocked
 // out or steered with. The worker trains it while the model's own training is paused.
-import { decimal, t } from './i18n.js';
+import { decimal, scientific, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { count, tokenLabel } from './format.js';
@@ -32,7 +32,7 @@ let before = null; // the status line before a new autoencoder was asked for, un
 const ask = (request) => send({ type: 'features', request });
 const percent = (x) => `${decimal(100 * x, 1)}%`;
 /** A loss difference: four decimals, or two figures when it is smaller than that. */
-const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? decimal(x, 4) : x.toExponential(1));
+const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? decimal(x, 4) : scientific(x, 1));
 
 /** The hook points of a model of `layers` layers, the last block's stream first. */
 function hooks(layers) {

@@ -3,6 +3,12 @@ import { decimal, t } from './i18n.js';
 
 export { count } from './i18n.js';
 
+/** Sentences joined as the language joins them: with a space, or none after Chinese and Japanese "。". */
+export const sentences = (items) => items.filter(Boolean).join(t('common.sentence-separator'));
+
+/** Clauses joined as the language joins them ("a; b" in English, "a；b" in Chinese). */
+export const clauses = (items) => items.join(t('common.clause-separator'));
+
 export function bytes(n) {
   if (n >= 2 ** 30) return `${decimal(n / 2 ** 30, 1)} GiB`;
   if (n >= 2 ** 20) return `${decimal(n / 2 ** 20, 0)} MiB`;

@@ -8,7 +8,7 @@
 import { decimal, t } from './i18n.js';
 import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
-import { tokenLabel } from './format.js';
+import { sentences, tokenLabel } from './format.js';
 import { contextItems, fillMeasures, tokenList, trainingSpeed } from './feature-card.js';
 import { GraphView } from './graph-view.js';
 import { initWhy, whyFor } from './graph-why.js';
@@ -108,7 +108,7 @@ function showGraph({ answer, memory }) {
     features: graph.features, prompt: JSON.stringify(traced), kept, edges: file.links.length, megabytes: decimal(graph.bytes / 2 ** 20, 1),
     memory: mib(memory), completeness: percent(graph.scores.completeness), replacement: percent(graph.scores.replacement), next,
   });
-  ui.summary.textContent = `${summary} ${kept ? t('graph.pick') : t('graph.none-kept')}`;
+  ui.summary.textContent = sentences([summary, kept ? t('graph.pick') : t('graph.none-kept')]);
   view.show(file);
   whyFor(traced, file.metadata.prompt_tokens);
   ui.download.disabled = false;

@@ -137,18 +137,25 @@ export const errorText = (error) => (error?.words ? say(error.words) : error?.me
 function shown(value) {
   if (typeof value === 'number') return new Shown(value, numbers.format(value));
   if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(shown).join('; ');
+  if (Array.isArray(value)) return value.map(shown).join(t('common.clause-separator'));
   if ('fixed' in value) return decimal(value.fixed, value.digits);
   if ('term' in value) return coreText(value.term);
   return say(value);
 }
 
-/** A number with its text in the language in use: plural rules read the number, the message its text. */
-class Shown {
-  constructor(number, text) { this.number = number; this.text = text; }
-  valueOf() { return this.number; }
-  toString() { return this.text; }
+/**
+ * A number as the language in use writes it (count, decimal): text wherever text goes, and still
+ * its number where a message's plural picks a form by it.
+ */
+class Shown extends String {
+  constructor(number, text) {
+    super(text);
+    this.number = number;
+  }
 }
+
+/** The number a message's value stands for: a Shown's own, else the value read as a number. */
+const numberOf = (value) => (value instanceof Shown ? value.number : Number(value));
 
 /** The message `key` in the language in use (English when its catalog lacks it), worded with `values`. */
 export function t(key, values = {}) {
@@ -168,8 +175,8 @@ export function tParts(key, values = {}) {
   return t(key, marked).split('\u0000').map((part, i) => (i % 2 ? nodes[Number(part)] : part)).filter((p) => p !== '');
 }
 
-/** A count in the language in use: 12,345 in English. */
-export const count = (n) => counts.format(n);
+/** A count in the language in use: 12,345 in English (a message's plural reads its number). */
+export const count = (n) => new Shown(n, counts.format(n));
 
 /** A date and time in the language in use (Intl.DateTimeFormat options). */
 export const dateTime = (ms, options) => new Intl.DateTimeFormat(language, options).format(ms);
@@ -179,9 +186,30 @@ export const dateTime = (ms, options) => new Intl.DateTimeFormat(language, optio
  * elsewhere (2,768 in Spanish); no grouping, as `toFixed` has none.
  */
 export function decimal(x, digits) {
-  if (language === 'en' || !Number.isFinite(x)) return x.toFixed(digits);
+  if (language === 'en' || !Number.isFinite(x)) return new Shown(x, x.toFixed(digits));
   if (!decimals.has(digits)) decimals.set(digits, new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }));
-  return decimals.get(digits).format(x);
+  return new Shown(x, decimals.get(digits).format(x));
+}
+
+/**
+ * `x` in scientific notation with `digits` decimals, as `toExponential` writes it but in the
+ * language's decimals and with a minus sign (2.52e−3), which a line never breaks at.
+ */
+export function scientific(x, digits) {
+  if (!Number.isFinite(x) || x === 0) return decimal(x, digits);
+  const [mantissa, exponent] = x.toExponential(digits).split('e');
+  return new Shown(x, `${decimal(Number(mantissa), digits)}e${exponent.replace('-', '\u2212').replace('+', '')}`);
+}
+
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+/**
+ * A large count in the language's words up to trillions ("210 billion", "2100億"), as a power of ten
+ * past them ("1.8 × 10¹⁹"); a message's plural still reads its number.
+ */
+export function roughly(n) {
+  if (n < 1e15) return new Shown(n, new Intl.NumberFormat(language, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n));
+  const exponent = Math.floor(Math.log10(n));
+  return new Shown(n, `${decimal(n / 10 ** exponent, 1)} × 10${[...String(exponent)].map((d) => SUPERSCRIPT[d]).join('')}`);
 }
 
 /** A list in the language in use: "a, b and c". */
@@ -246,12 +274,13 @@ function argument(body, values, code) {
   if (!(name in values)) throw new Error(`message needs a value for ${name}`);
   const value = values[name];
   if (kind === undefined) return String(value);
-  if (kind === 'number') return new Intl.NumberFormat(code).format(value);
+  if (kind === 'number') return new Intl.NumberFormat(code).format(numberOf(value));
   const options = cases(body.slice(body.indexOf(',', body.indexOf(',') + 1) + 1));
   if (kind === 'select') return format(options[value] ?? options.other, values, code);
   if (kind === 'plural') {
-    const chosen = options[`=${value}`] ?? options[new Intl.PluralRules(code).select(value)] ?? options.other;
-    const shown = new Intl.NumberFormat(code).format(value);
+    const n = numberOf(value);
+    const chosen = options[`=${n}`] ?? options[new Intl.PluralRules(code).select(n)] ?? options.other;
+    const shown = value instanceof Shown ? String(value) : new Intl.NumberFormat(code).format(n);
     return format(chosen.replace(/#/g, shown), values, code);
   }
   throw new Error(`unknown argument kind ${kind}`);

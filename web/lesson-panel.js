@@ -3,6 +3,7 @@
 // at, and what it waits for before Next. Back, Next and Leave never touch the run, and where the
 // learner is survives a reload. Lessons start from lesson-menu.js.
 import { languageInUse, list, t } from './i18n.js';
+import { clauses, sentences } from './format.js';
 import { switchLanguage } from './language-menu.js';
 import { parseLesson } from './lesson/parse.js';
 import { renderBlocks, renderSpans } from './lesson/render.js';
@@ -64,7 +65,7 @@ const directives = (name) => lesson.steps[at].directives.filter((d) => d.name ==
 /** Opens `text` as the lesson (bundled `id`, or null for a teacher's), at `resume`'s step or the first. */
 async function startLesson(text, id, resume = null) {
   const read = readLesson(text);
-  if (read.steps.length === 0) throw new Error(t('lesson.no-steps', { problems: read.problems.map(lineOf).join('; ') }));
+  if (read.steps.length === 0) throw new Error(t('lesson.no-steps', { problems: clauses(read.problems.map(lineOf)) }));
   if (read.lang && read.lang !== languageInUse()) {
     // The page reloads in the lesson's language, and comes back to it where it was.
     saveProgress({ id: id ?? undefined, text: id ? undefined : text, step: resume?.step ?? 0, reached: resume?.reached ?? -1, met: resume?.met ?? [] });
@@ -145,7 +146,7 @@ function point(focus) {
   const points = directives('point');
   const names = (points.length ? points : directives('open')).map((d) => d.target);
   const problems = pointAt(names, { focus });
-  if (problems.length) ui.note.textContent = `${problems.join('. ')}.`;
+  if (problems.length) ui.note.textContent = sentences(problems.map((text) => t('common.sentence', { text })));
 }
 
 /** Judges the step's waits, saves progress and offers Next once they are met (or overdue). */
@@ -184,7 +185,7 @@ function waitText(waits, pending, done, overdue, seconds) {
   if (trains && within) parts.push(t('lesson.clock', { within, seconds }));
   if (trains && !['creating', 'training'].includes(state.phase)) parts.push(t('lesson.press-train'));
   if (overdue) parts.push(t('lesson.late'));
-  return parts.join(' ');
+  return sentences(parts);
 }
 
 function leave(message = '') {

@@ -3,7 +3,7 @@
 import { dateTime, decimal, t } from './i18n.js';
 import { settingLabel } from './config-form.js';
 import { on, send } from './engine.js';
-import { bytes, count } from './format.js';
+import { bytes, count, sentences } from './format.js';
 import { compareSettings } from './wasm.js';
 import { listRuns, storageProblem } from './run-store.js';
 import { PALETTE } from './views/plot.js';
@@ -93,7 +93,7 @@ export async function refreshRuns() {
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
   const used = estimate ? [t('library.storage-used', { used: bytes(estimate.usage), quota: bytes(estimate.quota) })] : [];
   ui.usage.textContent = runs.length === 0 ? t('runs.runs-are-saved-here')
-    : [t('library.count', { n: runs.length }), ...used, await keepStorage()].join(' ');
+    : sentences([t('library.count', { n: runs.length }), ...used, await keepStorage()]);
 }
 
 /** A square of a run's colour on the chart. */

@@ -8,7 +8,7 @@ import { applyValues, writeSetup } from './share-link.js';
 import { chooseTask, taskChoice, textStats } from './data-panel.js';
 import { describeTaskSettings, enableTaskFields } from './task-panel.js';
 import { ownedFields } from './setting-fields.js';
-import { bytes, count } from './format.js';
+import { bytes, count, sentences } from './format.js';
 import { render, state } from './phase.js';
 
 const $ = (id) => document.getElementById(id);
@@ -118,7 +118,7 @@ export function validate() {
   if (task) describeTaskSettings(config.task, summary, config.train.max_iters);
   ui.size.textContent = size ? t('model.size', { params: count(size.params), memory: bytes(size.training_bytes) }) : '';
   const general = showErrors(ui.form, errors);
-  ui.error.textContent = general.map((p) => inFormWords(ui.form, p.message)).join(' ');
+  ui.error.textContent = sentences(general.map((p) => inFormWords(ui.form, p.message)));
   state.configValid = errors.length === 0;
   state.configProblem = errors.length ? inFormWords(ui.form, errors[0].message) : '';
   render();

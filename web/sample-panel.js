@@ -2,7 +2,7 @@
 import { decimal, t } from './i18n.js';
 import { readNumber, settingText, showErrors } from './config-form.js';
 import { on, send } from './engine.js';
-import { tokenLabel } from './format.js';
+import { sentences, tokenLabel } from './format.js';
 import { render, state } from './phase.js';
 
 const $ = (id) => document.getElementById(id);
@@ -22,7 +22,7 @@ export function samplingSettings() {
 
 /** Shows errors beside the sample form's fields; any without a field goes under the form. */
 function showSampleErrors(errors) {
-  ui.error.textContent = showErrors(ui.form, errors).map((p) => p.message).join(' ');
+  ui.error.textContent = sentences(showErrors(ui.form, errors).map((p) => p.message));
 }
 
 function generate(event) {

@@ -1,6 +1,6 @@
 // The task panel: the settings a task reads (the others hidden and left out of the run's
 // settings), what to watch for while it trains, and what its settings make, all from the engine.
-import { decimal, say, t } from './i18n.js';
+import { roughly, say, t } from './i18n.js';
 import { catalog } from './wasm.js';
 import { count } from './format.js';
 import { ownedFields } from './setting-fields.js';
@@ -15,14 +15,6 @@ const ui = {
 const showFieldsOf = ownedFields(ui.fields, catalog().tasks, 'config');
 
 let summary = null; // the engine's summary of the current task settings, while they are valid
-
-const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
-/** A large count in words up to trillions ("210 billion"), as a power of ten past them ("1.8 × 10¹⁹"). */
-function roughly(n) {
-  if (n < 1e15) return new Intl.NumberFormat('en-US', { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n);
-  const exponent = Math.floor(Math.log10(n));
-  return `${decimal(n / 10 ** exponent, 1)} × 10${[...String(exponent)].map((d) => SUPERSCRIPT[d]).join('')}`;
-}
 
 /** One of the task's problems, as a person reads it (empty when its settings are invalid). */
 export const taskExample = () => summary?.example ?? '';

@@ -1,9 +1,9 @@
 // The training panel: Train, Pause, Resume and Reset, the progress line and the loss chart.
-import { decimal, t } from './i18n.js';
+import { decimal, scientific, t } from './i18n.js';
 import { readNumber } from './config-form.js';
 import { corpusChoice, corpusSnippet, showMerges, taskChoice, trainingText } from './data-panel.js';
 import { on, send } from './engine.js';
-import { count, duration } from './format.js';
+import { clauses, count, duration } from './format.js';
 import { LossChart } from './loss-chart.js';
 import { BUDGET, presetName, showFieldError, validate } from './model-panel.js';
 import { attentionText, clearAttention, setAttentionSource, setAttentionText } from './attention-panel.js';
@@ -132,11 +132,11 @@ function showProgress({ report, memory, search }) {
   const each = report.workers > 1 ? [t('train.each', { rate: count(Math.round(report.tokens_per_s_per_worker)) })] : [];
   const notes = [...each, ...(search ? [automaticWorkers(search)] : [])];
   const rate = t('train.speed', { n: report.workers, rate: count(Math.round(report.tokens_per_s)) });
-  const speed = notes.length ? t('train.speed-notes', { rate, notes: notes.join('; ') }) : rate;
+  const speed = notes.length ? t('train.speed-notes', { rate, notes: clauses(notes) }) : rate;
   // What the views' measurements at evaluations cost, beside the training's own time.
   const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
   ui.stats.textContent = t('train.stats', {
-    step: count(report.step), total: count(report.max_iters), loss: decimal(report.losses.at(-1), 3), speed, lr: report.lr.toExponential(2),
+    step: count(report.step), total: count(report.max_iters), loss: decimal(report.losses.at(-1), 3), speed, lr: scientific(report.lr, 2),
     elapsed: duration(report.elapsed_s), eta: duration(report.eta_s), records: decimal(records, 1), memory: decimal(memory / 2 ** 20, 1),
   });
 }

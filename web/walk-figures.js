@@ -1,11 +1,11 @@
 // The walk's figures: one per stage (its title, TransformerLens hook, shape, nanoGPT line, what it
 // does, and its numbers as a coloured strip or matrix that a pointer, a tap or the arrow keys read
 // out), the tokens as buttons to follow, the draw, and a training step's weights.
-import { coreText, decimal, say, t } from './i18n.js';
+import { coreText, decimal, say, scientific, t } from './i18n.js';
 import { diverging } from './views/plot.js';
 import { extent } from './views/grid.js';
 import { onPoint } from './pointing.js';
-import { tokenLabel } from './format.js';
+import { clauses, tokenLabel } from './format.js';
 import { showInPlace } from './in-place.js';
 
 /** Cells a strip shows on a line before it wraps: a long vector reads as lines of this many. */
@@ -13,7 +13,7 @@ const LINE = 64;
 const CELL = 14; // the largest a matrix's cell is drawn, and a strip's height, in CSS pixels
 const MASKED = [215, 219, 226];
 
-const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : decimal(v, 4));
+const number = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? scientific(v, 3) : decimal(v, 4));
 /** A row's label: a token (its spaces and line breaks shown), or words where each row is a hook. */
 const rowLabel = (label) => (typeof label === 'string' ? tokenLabel(label) : say(label));
 
@@ -215,7 +215,7 @@ export function paramRows(body, params, rates) {
     const name = document.createElement('th');
     name.scope = 'row';
     name.textContent = `${p.name} (${p.shape.join(' × ')})`;
-    const moved = [text('td', '', title[p.optimizer] ?? p.optimizer), text('td', '', p.lr.toExponential(2))];
+    const moved = [text('td', '', title[p.optimizer] ?? p.optimizer), text('td', '', scientific(p.lr, 2))];
     tr.append(name, ...moved, ...[p.grad_norm, p.update_norm, p.weight_norm].map((v) => text('td', '', number(v))));
     return tr;
   }));
@@ -223,7 +223,7 @@ export function paramRows(body, params, rates) {
 
 /** Each optimiser's part of a step, in words: "AdamW at rate 3.00e-4 for 6 weights; …". */
 export function ratesText(rates) {
-  return rates.map((r) => t(r.shape_scaled ? 'walk.rate-scaled' : 'walk.rate-plain', { optimizer: coreText(r.title), lr: r.lr.toExponential(2), n: r.weights })).join('; ');
+  return clauses(rates.map((r) => t(r.shape_scaled ? 'walk.rate-scaled' : 'walk.rate-plain', { optimizer: coreText(r.title), lr: scientific(r.lr, 2), n: r.weights })));
 }
 
 export { number };

@@ -9,6 +9,7 @@ import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
+import { clauses, sentences } from '../format.js';
 
 /** Each way of finding a circuit, as the view names it. */
 const METHODS = { exact: () => t('views.circuit.exact'), greedy: () => t('views.circuit.greedy'), eap_ig: () => 'EAP-IG', eap: () => 'EAP' };
@@ -104,7 +105,7 @@ class FaithfulnessCurve extends CanvasView {
     line(ctx, [[0, 0.9], [total, 0.9]], box, '#9ca3af', 1, [4, 4]);
     circuits.forEach((c, i) => line(ctx, c.curve, box, PALETTE[i], 2));
     const ways = circuits.map((c) => t('views.circuit.keeps', { method: METHODS[c.method](), faithfulness: decimal(c.faithfulness, 2), edges: c.edges.length }));
-    this.canvas.setAttribute('aria-label', t('views.circuit.curve-label', { ways: ways.join('; ') }));
+    this.canvas.setAttribute('aria-label', t('views.circuit.curve-label', { ways: clauses(ways) }));
   }
 }
 
@@ -270,7 +271,7 @@ export class CircuitView {
     const corruption = point.corruption === 'swap' ? t('views.circuit.swap-short') : t('views.circuit.symbol-short');
     const recorded = t('views.circuit.recorded', { step: point.step, corruption, pairs: point.pairs, clean: decimal(point.clean, 2), corrupted: decimal(point.corrupted, 2), circuit });
     const when = formed != null ? [t('views.circuit.formed-at', { step: formed })] : [];
-    return [recorded, ...when, t('views.circuit.find-more')].join(' ');
+    return sentences([recorded, ...when, t('views.circuit.find-more')]);
   }
 
   foundSummary(c) {
@@ -282,13 +283,13 @@ export class CircuitView {
       method: METHODS[a.method](), spearman: decimal(a.spearman, 2), overlap: a.overlap, top: a.top_k,
     }));
     const pair = { n: c.pairs, clean: JSON.stringify(example.clean), answer: JSON.stringify(example.answer), corrupted: JSON.stringify(example.corrupted), wrong: JSON.stringify(example.wrong) };
-    return [
+    return sentences([
       t('views.circuit.pairs-example', pair),
       t('views.circuit.metric-values', { metric: METRIC[c.request.metric](), clean: decimal(c.clean, 2), corrupted: decimal(c.corrupted, 2), edges: c.graph.edges.length }),
       c.note ? say(c.note) : '',
       c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: decimal(c.shared.ms / 1000, 2) }) : '',
-      t('views.circuit.circuits', { ways: ways.join('; ') }),
-      agree.length ? t('views.circuit.agreement', { agreement: agree.join('; ') }) : '',
-    ].filter(Boolean).join(' ');
+      t('views.circuit.circuits', { ways: clauses(ways) }),
+      agree.length ? t('views.circuit.agreement', { agreement: clauses(agree) }) : '',
+    ]);
   }
 }

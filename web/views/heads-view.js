@@ -2,6 +2,7 @@
 // each evaluation, with the step where an induction head formed marked.
 import { decimal, t, tParts } from '../i18n.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
+import { sentences } from '../format.js';
 
 export class HeadsView extends CanvasView {
   static key = 'heads';
@@ -70,6 +71,6 @@ export class HeadsView extends CanvasView {
       previousScore: decimal(last.previous_token[prev], 2), focused: name(low), entropy: decimal(last.entropy[low], 2),
     });
     const formed = onset ? t('views.heads.formed', { step: onset.step, name: name(onset.layer * nh + onset.head) }) : t('views.heads.not-yet');
-    this.canvas.setAttribute('aria-label', `${scores} ${formed}`);
+    this.canvas.setAttribute('aria-label', sentences([scores, formed]));
   }
 }

@@ -2,8 +2,8 @@
 
 super::message::messages! { "dictionaries";
     transcoders_misfit(layers, channels, model_layers, model_channels) =
-        "these transcoders are for {layers} layers of {channels} channels, the model has {model_layers} of \
-         {model_channels}";
+        "these transcoders are for {layers, plural, one {# layer} other {# layers}} of \
+         {channels, plural, one {# channel} other {# channels}}, the model has {model_layers} of {model_channels}";
     steering(strength) = "the steering strength must be a number, not {strength}";
     features_text() = "type some text to see which features fire on it";
     no_feature(feature, features) = "there is no feature {feature}: the autoencoder has {features}";
@@ -19,10 +19,15 @@ super::message::messages! { "dictionaries";
     skip_needs_transcoder() =
         "skip: only a transcoder has a skip connection (an autoencoder reconstructs what it reads)";
     expansion(max, value) = "expansion: the features per channel must be 1 to {max}, not {value}";
-    k(features, value) = "k: the features active per token must be 1 to the {features} features, not {value}";
+    k(features, value) =
+        "k: the features active per token must be 1 to the {features, plural, one {# feature} other {# features}}, not \
+         {value}";
     aux_coefficient(value) = "aux_coefficient: the dead features' loss weight must be 0 or more, not {value}";
     l1_coefficient(value) = "l1_coefficient: the sparsity penalty must be 0 or more, not {value}";
-    dead_tokens(max, value) = "dead_tokens: a feature's window to fire in must be 1 to {max} tokens, not {value}";
-    channels(reads, model) = "the autoencoder reads {reads} channels, the model has {model}";
+    dead_tokens(max, value) =
+        "dead_tokens: a feature's window to fire in must be 1 to {max, plural, one {# token} other {# tokens}}, not \
+         {value}";
+    channels(reads, model) =
+        "the autoencoder reads {reads, plural, one {# channel} other {# channels}}, the model has {model}";
     no_dropout() = "an autoencoder trains without dropout";
 }

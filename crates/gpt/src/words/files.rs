@@ -45,12 +45,14 @@ super::message::messages! { "files";
     invalid_task(reason) = "the checkpoint's `task` is invalid: {reason}";
     edited_vocab() = "the checkpoint's `vocab` is not the symbols of its `task`: the file was edited";
     transcoders_misfit(layers, channels, features) =
-        "the transcoders do not fit this model: {layers} layers of {channels} channels, {features} features \
-         each";
-    sae_tensors(count, want) = "the autoencoder has {count} tensors, not the {want} of its kind";
+        "the transcoders do not fit this model: {layers, plural, one {# layer} other {# layers}} of \
+         {channels, plural, one {# channel} other {# channels}}, \
+         {features, plural, one {# feature} other {# features}} each";
+    sae_tensors(count, want) =
+        "the autoencoder has {count, plural, one {# tensor} other {# tensors}}, not the {want} of its kind";
     sae_tensor(name, shape, channels, features) =
-        "the autoencoder's {name} is missing or not of shape {shape} ({channels} channels, {features} \
-         features)";
+        "the autoencoder's {name} is missing or not of shape {shape} ({channels, plural, one {# channel} other {# \
+         channels}}, {features, plural, one {# feature} other {# features}})";
     merge_order(index, a, b) = "merge {index} ({a}, {b}) uses a token that does not exist yet";
     repeated_characters() = "a character vocabulary must list distinct characters";
     invalid_vocab(reason) = "the checkpoint's `vocab` is invalid: {reason}";
@@ -66,10 +68,11 @@ super::message::messages! { "files";
     tensor_type(name, dtype) = "{name} is stored as {dtype}; save the weights as float32";
     tensor_shape(name, shape, want) = "{name} has shape {shape}, but the config needs {want}";
     place(key, reason) = "the checkpoint's {key}: {reason}";
-    vocab_mismatch(config, listed) = "the config says vocab_size {config} but the vocab lists {listed} tokens";
+    vocab_mismatch(config, listed) =
+        "the config says vocab_size {config} but the vocab lists {listed, plural, one {# token} other {# tokens}}";
     cut_short(params, bytes) =
-        "the config describes {params} parameters, more than this {bytes}-byte file holds: it is cut short or its \
-         header was edited";
+        "the config describes {params, plural, one {# parameter} other {# parameters}}, more than this {bytes}-byte \
+         file holds: it is cut short or its header was edited";
     not_for(tool, reason) = "not for {tool}: {reason}";
     nothing_exports(refusals) =
         "{refusals}; Save checkpoint keeps every setting, its weights under nanoGPT's names for PyTorch";
@@ -85,5 +88,6 @@ super::message::messages! { "files";
         "this run trains on a task; nanoGPT trains on a text (data/NAME/train.bin); the Transformers export \
          holds it with its symbols and held-out problems, which holds every run as it is";
     nanogpt_vocab(tokens) =
-        "nanoGPT's train.bin keeps each token in 2 bytes, which cannot hold this vocabulary of {tokens} tokens";
+        "nanoGPT's train.bin keeps each token in 2 bytes, which cannot hold this vocabulary of \
+         {tokens, plural, one {# token} other {# tokens}}";
 }

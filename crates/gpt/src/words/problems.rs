@@ -12,7 +12,7 @@ super::message::messages! { "problems";
     not_below_p(value, p, largest) = "{value} is not below p = {p}: this task's numbers are 0 to {largest}";
     not_bit(symbol, example) =
         "{symbol} is not a bit: type 0s and 1s, such as {example}; the model writes the parity";
-    bits(length, example) = "type 1 to {length} bits, such as {example}";
+    bits(length, example) = "type 1 to {length, plural, one {# bit} other {# bits}}, such as {example}";
     not_key(symbol, last) = "{symbol} is not a key: keys are the letters a to {last}";
     not_value(symbol, last) = "{symbol} is not a value: values are the digits 0 to {last}";
     type_pairs(example) = "type pairs of a key and a value, then ? and keys to ask for, such as {example}";
@@ -21,8 +21,9 @@ super::message::messages! { "problems";
     asked_twice(symbol) = "{symbol} is asked for twice: ask for each key once";
     not_digit(symbol) = "{symbol} is not a digit: this task's symbols are the digits, + and =";
     type_sum(example) = "type a sum as two numbers joined by +, such as {example}: the model writes the answer";
-    too_many_digits(number, max) = "{number} has more than {max} digits";
+    too_many_digits(number, max) = "{number} has more than {max, plural, one {# digit} other {# digits}}";
     not_number(number) = "{number} is not a number";
     too_long(tokens, block_size) =
-        "this problem and its answer take {tokens} tokens, more than the model's block size ({block_size})";
+        "this problem and its answer take {tokens, plural, one {# token} other {# tokens}}, more than the model's \
+         block size ({block_size})";
 }

@@ -14,14 +14,16 @@ super::message::messages! { "settings";
 
     text_empty() = "the text is empty: paste or load some text to train on";
     text_too_short(part, len, block_size, need, enough) =
-        "the text is too short: its {part, select, training {training} other {validation}} part has {len} tokens, \
-         but block size {block_size} needs at least {need} (the last 10% is kept for validation). Use more text \
-         (about {enough} tokens) or a smaller block size.";
+        "the text is too short: its {part, select, training {training} other {validation}} part has \
+         {len, plural, one {# token} other {# tokens}}, but block size {block_size} needs at least {need} (the last \
+         10% is kept for validation). Use more text (about {enough, plural, one {# token} other {# tokens}}) or a \
+         smaller block size.";
     bpe_vocab_size(min, max, value) =
-        "a byte-pair vocabulary must have {min} to {max} tokens, not {value}";
+        "a byte-pair vocabulary must have {min} to {max, plural, one {# token} other {# tokens}}, not {value}";
 
     too_many_params(params, allowed) =
-        "this model would have {params} parameters, more than the {allowed} allowed here; make it smaller";
+        "this model would have {params, plural, one {# parameter} other {# parameters}}, more than the {allowed} \
+         allowed here; make it smaller";
     too_much_memory(batch_size, mib, allowed) =
         "training this model with batch size {batch_size} needs about {mib} MiB, more than the {allowed} MiB \
          allowed here; lower the batch size, block size or model size";
@@ -52,7 +54,8 @@ super::message::messages! { "settings";
 
     needs_new_model(name) =
         "changing {name} needs a new model, which starts training over; this one keeps its weights";
-    steps_done(max_iters, steps) = "max_iters ({max_iters}) cannot be fewer than the {steps} steps already done";
+    steps_done(max_iters, steps) =
+        "max_iters ({max_iters}) cannot be fewer than the {steps, plural, one {# step} other {# steps}} already done";
 
     temperature(value) = "temperature must be between 0 (greedy) and 100, not {value}";
     max_new_tokens(max, value) = "max_new_tokens must be at most {max}, not {value}";
@@ -69,9 +72,10 @@ super::message::messages! { "settings";
     train_fraction(value) =
         "Train fraction must be between 0 and 1 (not {value}): some problems train and the rest are held out";
     train_fraction_empty(count, fraction, none) =
-        "this task has {count} problems, and a train fraction of {fraction} leaves none \
-         {none, select, training {training: raise} other {held out: lower}} it, or change the task's settings to \
+        "this task has {count, plural, one {# problem} other {# problems}}, and a train fraction of {fraction} leaves \
+         none {none, select, training {training: raise} other {held out: lower}} it, or change the task's settings to \
          make more problems";
     block_holds_problem(task, need, block_size) =
-        "Block size must hold a whole problem of the {task} task: {need} tokens, not {block_size}";
+        "Block size must hold a whole problem of the {task} task: {need, plural, one {# token} other {# tokens}}, not \
+         {block_size}";
 }

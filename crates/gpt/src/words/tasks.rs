@@ -3,9 +3,10 @@
 
 super::message::messages! { "tasks";
     addition_watch(digits) =
-        "Each number is padded to {digits} digits and the sum is written ones digit first (123+456=9750 is 579), \
-         as a model that writes left to right learns it fastest. Watch held-out accuracy climb as the model learns \
-         the carries; in the attention grid, each answer digit looks back at the two digits it adds.";
+        "Each number is padded to {digits, plural, one {# digit} other {# digits}} and the sum is written ones digit \
+         first (123+456=9750 is 579), as a model that writes left to right learns it fastest. Watch held-out accuracy \
+         climb as the model learns the carries; in the attention grid, each answer digit looks back at the two digits \
+         it adds.";
     addition_one_digit() =
         "1 digit makes only 100 problems, and the 90 that train are too few to find the rule in: held-out sums \
          stayed at 52-69% right after the preset's 3,000 steps (three seeds). 2 digits take about 200 steps.";
@@ -15,9 +16,9 @@ super::message::messages! { "tasks";
          attention grid: each closing bracket of the answer comes to look back at the opening bracket it closes, \
          skipping the pairs closed inside the prompt (the stack a parser keeps), as held-out accuracy climbs.";
     brackets_long(length) =
-        "At {length} brackets the preset's 2,000 steps are too few: 16 brackets take about 1,950 steps. Over \
-         4,000 steps 99% of held-out problems came at step 2,700 for 18 brackets and 3,550 for 21; over 6,000, at \
-         4,150 for 26 (32 ended at 96%); over 10,000, at 6,950 for 32.";
+        "At {length, plural, one {# bracket} other {# brackets}} the preset's 2,000 steps are too few: 16 brackets \
+         take about 1,950 steps. Over 4,000 steps 99% of held-out problems came at step 2,700 for 18 brackets and \
+         3,550 for 21; over 6,000, at 4,150 for 26 (32 ended at 96%); over 10,000, at 6,950 for 32.";
 
     modular_watch(largest, p) =
         "Grokking: every number 0 to {largest} is one token, and the answer is (a + b) mod {p}. Training accuracy \
@@ -59,9 +60,9 @@ super::message::messages! { "tasks";
          it clicks into place, within about a hundred steps. The chart marks the step. Trained by AdamW instead \
          (the Optimizer field), the same model guesses for thousands of steps before the circuit forms.";
     recall_pairs(pairs) =
-        "With {pairs} pairs the model stays near chance: 0% of held-out problems right after the preset's 1,000 \
-         steps at 7 to 10 pairs and at 16, and after 5,000 at 7 and 8. 6 pairs take about 240 steps, 4 or 5 under \
-         100.";
+        "With {pairs, plural, one {# pair} other {# pairs}} the model stays near chance: 0% of held-out problems right \
+         after the preset's 1,000 steps at 7 to 10 pairs and at 16, and after 5,000 at 7 and 8. 6 pairs take about 240 \
+         steps, 4 or 5 under 100.";
     recall_one_query() =
         "With 1 query a problem gives the loss one answer to learn from, and the circuit does not form: 34% of \
          held-out problems were right after 3,000 steps. 2 queries take about 140 steps, 4 about 60.";
@@ -87,6 +88,6 @@ super::message::messages! { "tasks";
         "Watch the attention grid: each answer position comes to look at the prompt letter that belongs next in \
          alphabetical order.";
     sort_long(length) =
-        "At {length} letters the preset's 1,800 steps are too few: 48 letters take about 1,600 steps, and at 64 \
-         held-out problems ended at 84% right; over 3,000 steps 99% came at step 2,850.";
+        "At {length, plural, one {# letter} other {# letters}} the preset's 1,800 steps are too few: 48 letters take \
+         about 1,600 steps, and at 64 held-out problems ended at 84% right; over 3,000 steps 99% came at step 2,850.";
 }

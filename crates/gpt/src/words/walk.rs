@@ -9,7 +9,8 @@ super::message::messages! { "walk";
 
     tokens_title() = "Tokens to ids";
     tokens_what(tokens, vocab) =
-        "The text is split into {tokens} tokens, each looked up by its id in a vocabulary of {vocab}.";
+        "The text is split into {tokens, plural, one {# token} other {# tokens}}, each looked up by its id in a \
+         vocabulary of {vocab}.";
     id_row() = "id";
     token_embedding_title(at) = "Token embedding {at}";
     token_embedding_what(id) = "Row {id} of the token embedding table: the vector this token starts as.";
@@ -33,8 +34,9 @@ super::message::messages! { "walk";
     logits_title(at) = "Logits {at}";
     logits_what(tied, channels, vocab) =
         "One score per token of the vocabulary: how much the model favours each as the next. The \
-         {tied, select, true {token embedding's weights (tied: the same table that embedded the tokens)} \
-         other {output layer's weights}} map the {channels} channels to {vocab} scores.";
+         {tied, select, true {token embedding's weights (tied: the same \
+         table that embedded the tokens)} other {output layer's weights}} map the \
+         {channels, plural, one {# channel} other {# channels}} to {vocab} scores.";
     largest_logit() = "largest logit";
 
     normalised_title(place) = "Normalised {place}";
@@ -56,9 +58,10 @@ super::message::messages! { "walk";
 
     qkv_title(part, head) = "{part, select, q {Queries} k {Keys} other {Values}}, {head}";
     qkv_what(part, width, columns) =
-        "The head's {part, select, q {queries: what each position looks for} k {keys: what each position offers \
-         to be found by} other {values: what each position passes on when it is looked at}}, at every position. \
-         From q, k, v = self.c_attn(x).split(self.n_embd, dim=2): {width} of the {columns} columns.";
+        "The head's {part, select, q {queries: what each position looks for} k {keys: \
+         what each position offers to be found by} other {values: what each position passes on when it is looked at}}, \
+         at every position. From q, k, v = self.c_attn(x).split(self.n_embd, dim=2): {width} of the \
+         {columns, plural, one {# column} other {# columns}}.";
     qk_norm_title(part, head) = "{part, select, q {Q} other {K}} after QK-norm, {head}";
     qk_norm_what(inside) =
         "Each query and key divided by its root mean square, so their dot products stay in range.\
@@ -83,13 +86,15 @@ super::message::messages! { "walk";
     weighted_title(head, at) = "Weighted sum of values, {head}, {at}";
     weighted_what(position) = "The values of every position, each times its weight in row {position}, added up.";
     heads_title(block, at) = "Every head's output side by side, {block}, {at}";
-    heads_what(heads, width) = "The {heads} heads' sums, head after head, {width} channels each.";
+    heads_what(heads, width) =
+        "The {heads, plural, one {# head} other {# heads}}' sums, head after head, \
+         {width, plural, one {# channel} other {# channels}} each.";
     projection_title(block, at) = "Output projection, {block}, {at}";
     projection_what() = "A linear map mixing the heads' outputs into what attention adds to the stream.";
     attention_add_title(block, at) = "Residual add after attention, {block}, {at}";
     attention_add_what() = "What attention computed, added to the stream it read.";
     up_title(block, at) = "MLP up-projection, {block}, {at}";
-    up_what(neurons) = "A linear map to {neurons} neurons, four times the channels.";
+    up_what(neurons) = "A linear map to {neurons, plural, one {# neuron} other {# neurons}}, four times the channels.";
     activation_title(block, at) = "Activation: which neurons fire, {block}, {at}";
     activation_what(kind) =
         "{kind, select, relu {ReLU keeps a neuron's input where it is positive and zeroes it elsewhere} \
