@@ -25,8 +25,10 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 pkgs=()
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 if [ "$PURPOSE" = test ]; then
-  # WebKitGTK's MiniBrowser and WebKitWebDriver (Safari's engine), run on an Xvfb display.
-  pkgs+=(chromium chromium-driver webkit2gtk-driver xvfb xauth)
+  # WebKitGTK's MiniBrowser and WebKitWebDriver (Safari's engine), run on an Xvfb display; and
+  # fonts for every language the page speaks (Noto: Devanagari and Arabic in core, Chinese and
+  # Japanese in CJK), so that the screenshots the tests keep show the real text, not boxes.
+  pkgs+=(chromium chromium-driver webkit2gtk-driver xvfb xauth fonts-noto-core fonts-noto-cjk)
   [ "$WITH_FIREFOX" = 1 ] && pkgs+=(firefox-esr)
 fi
 missing=()

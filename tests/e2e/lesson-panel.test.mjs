@@ -239,13 +239,16 @@ for (const [what, setup] of [['96 layers and a block of 100,000', 'n_layer=96 bl
 const LONG_TITLE = `# Notes on https://github.com/karpathy/nanoGPT/blob/master/model.py#L42-L97 ${'and_a_very_long_word_'.repeat(6)}`;
 
 for (const width of [1280, 320]) {
-  test(`a 200-character lesson title wraps, and Hide and Leave stay on screen at ${width} px`, async () => {
+  test(`a 200-character lesson title and a 15,000-character word wrap, and Hide and Leave stay on screen at ${width} px`, async () => {
     const title = LONG_TITLE.slice(0, 202);
     assert.equal(title.length - 2, 200);
     const small = await openPlayground({ width, height: 800 }, [], width < 500 ? { hasTouch: true, isMobile: true } : {});
     try {
-      await small.page.goto(await lessonLink(`${title}\n\n## One\nA step.\n`, small.url));
+      // A teacher's unbroken run of characters wraps inside the panel too.
+      await small.page.goto(await lessonLink(`${title}\n\n## One\nA step ${'x'.repeat(15000)} ends.\n`, small.url));
       await small.page.locator('#lesson-title').waitFor({ state: 'visible' });
+      const wider = await small.page.evaluate(() => { const p = document.getElementById('lesson'); return p.scrollWidth - p.clientWidth; });
+      assert.equal(wider, 0, 'the panel holds its text');
       for (const name of ['Hide', 'Leave']) {
         const box = await small.page.getByRole('button', { name, exact: true }).boundingBox();
         assert.ok(box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= 800, `${name} at ${JSON.stringify(box)}`);
@@ -287,6 +290,29 @@ test('"Show me" on a view taller than the room above the phone\'s sheet puts its
       assert.fail(`the title at ${title.y}-${title.y + title.height}, the sheet from ${sheet.y}`);
     });
     await phone.page.screenshot({ path: `${SHOTS}65-lesson-show-me-phone.png` });
+    assert.deepEqual(phone.errors, []);
+  } finally {
+    await phone.close();
+  }
+});
+
+test('on a phone, a step pointed at while a run starts ends up above the sheet: the induction lesson\'s loss chart', async () => {
+  const phone = await openPlayground({ width: 390, height: 844 }, [], { hasTouch: true, isMobile: true });
+  try {
+    await startLesson(phone.page, 'Induction heads', 'tap');
+    await phone.page.locator('#train').tap(); // the lines above the chart grow while the next step scrolls to it
+    await phone.page.locator('#lesson-next').tap();
+    assert.match(await stepShown(phone.page), /^Step 2 of \d+$/);
+    const above = () => {
+      const chart = document.getElementById('loss-chart').getBoundingClientRect();
+      return chart.top >= 0 && chart.bottom <= document.getElementById('lesson').getBoundingClientRect().top;
+    };
+    await phone.page.waitForTimeout(1500); // the smooth scroll, and its check once settled
+    await phone.page.waitForFunction(above, null, { timeout: 3000 }).catch(async () => {
+      const [chart, sheet] = await Promise.all(['#loss-chart', '#lesson'].map((s) => phone.page.locator(s).boundingBox()));
+      assert.fail(`the chart at ${chart.y}-${chart.y + chart.height}, the sheet from ${sheet.y}`);
+    });
+    await phone.page.screenshot({ path: `${SHOTS}66-lesson-chart-phone.png` });
     assert.deepEqual(phone.errors, []);
   } finally {
     await phone.close();

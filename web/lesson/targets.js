@@ -141,19 +141,32 @@ export function pointAt(names, { focus = false } = {}) {
 
 /** Space kept above a part scrolled to the top of the screen, for its outline. */
 const ROOM_ABOVE = 12;
+/** How long a smooth scroll takes to settle, after which a part is checked to be in its place. */
+const SETTLE_MS = 800;
 
 /**
- * Scrolls `el` into the room the screen has above a lesson's sheet (the whole height beside a
- * panel): centred where it fits, else its top (its title and controls) at the top.
+ * How far to scroll for `el` to sit in the room the screen has above a lesson's sheet (the whole
+ * height beside a panel): centred where it fits, else its top (its title and controls) at the top.
  */
-function show(el, focus) {
-  const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+function offset(el) {
   const sheet = document.getElementById('lesson').getBoundingClientRect();
   const sheetBelow = sheet.height > 0 && sheet.bottom >= innerHeight - 1 && sheet.left <= 0;
   const room = (sheetBelow ? sheet.top : innerHeight) - ROOM_ABOVE;
   const box = el.getBoundingClientRect();
-  const top = box.height <= room ? box.top - ROOM_ABOVE - (room - box.height) / 2 : box.top - ROOM_ABOVE;
-  window.scrollBy({ top, behavior: still ? 'auto' : 'smooth' });
+  return box.height <= room ? box.top - ROOM_ABOVE - (room - box.height) / 2 : box.top - ROOM_ABOVE;
+}
+
+/** Scrolls `el` into the room above a lesson's sheet (see `offset`), and with `focus` moves the keyboard to it. */
+function show(el, focus) {
+  const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  window.scrollBy({ top: offset(el), behavior: still ? 'auto' : 'smooth' });
+  // The page may move under a smooth scroll (a run's lines grow as it trains): once it settles,
+  // the part is put where it belongs if it is not there.
+  const settle = () => {
+    const off = offset(el);
+    if (Math.abs(off) > 2) window.scrollBy({ top: off, behavior: 'auto' });
+  };
+  if (!still) setTimeout(settle, SETTLE_MS);
   if (!focus) return;
   if (!el.matches('input, select, textarea, button, a[href], details, label')) el.tabIndex = -1; // a region takes focus too
   const control = el.matches('details') ? el.querySelector('summary') : el.matches('label') ? el.querySelector('input') : el;
