@@ -18,8 +18,10 @@ and its activation (within 1e-5), every edge (within 1e-4, relative to its size 
 logits picked and their probabilities, the replacement and completeness scores, pruning's nodes and
 edges, and the Neuronpedia file `create_graph_files` writes; the transcoders' measures on the
 held-out rows the CLI read (normalised MSE, L0, and the replacement model's top-1 agreement, KL and
-losses), by PyTorch; and the replacement model (transcoders
-and errors in the MLPs' place) reproduces the model's logits (within 1e-5).
+losses), by PyTorch; the replacement model (transcoders and errors in the MLPs' place) reproduces
+the model's logits (within 1e-5); and `--intervene` (the two strongest features knocked out) moves
+each explained logit in the model, attention frozen and free, as circuit-tracer's own
+`feature_intervention` does.
 
 What had to be adapted, and nothing else:
 - its transcoders read `ln2.hook_normalized`, which TransformerLens takes before the norm's weight
@@ -225,10 +227,35 @@ def check(name, data, work):
         hooks = [(f"blocks.{l}.hook_mlp_out", rebuilt) for l in range(layers)]
         replaced = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
     close(f"{name}: the replacement model's logits, with its errors, against the model's", replaced, clean)
+    interventions(name, traced, data_args, prompt, raw, model, ids, clean)
     with open(rows_path) as f:
         replacement_measures(name, plain, model, json.load(f), measured)
     print(f"{name}: {len(ours)} features, {adjacency.numel()} edges agree; "
           f"replacement {replacement:.4f}, completeness {completeness:.4f}", flush=True)
+
+
+def interventions(name, traced, data_args, prompt, raw, model, ids, clean):
+    """`--intervene`: the two strongest features knocked out, and each explained logit's change
+    (less the mean's) in the model, attention frozen and free, against circuit-tracer's own
+    `feature_intervention` (its default freezes attention) setting them to 0."""
+    strongest = sorted(raw["features"], key=lambda f: -f["activation"])[:2]
+    names = [f"L{f['layer'] + 1}F{f['feature']}@{f['position']}" for f in strongest]
+    line = gpt("features", "--checkpoint", traced, *data_args, "--steps", "0", "--graph", prompt,
+               "--intervene", *names, "--factor", 0, "--json")
+    ours = json.loads(line.strip().splitlines()[-1])["intervention"]["effects"]
+    tokens = [e["id"] for e in ours]
+    set_to = [(f["layer"], f["position"], f["feature"], 0.0) for f in strongest]
+    before = clean[-1].double()
+    gaps = []
+    for freeze, column in [(True, "frozen_attention"), (False, "free_attention")]:
+        with torch.no_grad():
+            logits, _ = model.feature_intervention(ids, set_to, freeze_attention=freeze)
+        change = logits[0, -1].double() - before
+        change = change - change.mean()
+        gaps.append(close(f"{name}: {names} knocked out, each logit's change in the model ({column})",
+                          [e[column] for e in ours], change[tokens]))
+    print(f"{name}: {' and '.join(names)} knocked out: the logits' changes in the model, attention frozen and free, "
+          f"agree with feature_intervention's within {max(gaps):.1e}", flush=True)
 
 
 def replacement_measures(name, plain, model, rows, measured):

@@ -142,10 +142,12 @@ function intervene(factor) {
 
 function showEffects({ answer }) {
   const head = document.createElement('tr');
-  for (const text of [t('graph.next-token'), t('graph.predicted'), t('graph.real'), t('graph.probability-after')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
+  const columns = [t('graph.next-token'), t('graph.predicted'), t('graph.replacement'), t('graph.frozen-attention'), t('graph.free-attention'), t('graph.probability-after')];
+  for (const text of columns) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
   const rows = answer.effects.map((e) => {
     const tr = document.createElement('tr');
-    for (const text of [tokenLabel(e.token), decimal(e.predicted, 3), decimal(e.real, 3), decimal(e.probability, 3)]) tr.insertCell().textContent = text;
+    const changes = [e.predicted, e.replacement, e.frozen_attention, e.free_attention].map((x) => decimal(x, 3));
+    for (const text of [tokenLabel(e.token), ...changes, decimal(e.probability, 3)]) tr.insertCell().textContent = text;
     return tr;
   });
   ui.effects.replaceChildren(Object.assign(document.createElement('caption'), { textContent: t('graph.effects-caption') }), head, ...rows);

@@ -148,9 +148,10 @@ function shown(value) {
  * its number where a message's plural picks a form by it.
  */
 class Shown extends String {
-  constructor(number, text) {
+  constructor(number, text, digits = 0) {
     super(text);
     this.number = number;
+    this.digits = digits; // the decimals it shows: "1.00 nats" is a plural, as "1 nat" is not
   }
 }
 
@@ -186,9 +187,9 @@ export const dateTime = (ms, options) => new Intl.DateTimeFormat(language, optio
  * elsewhere (2,768 in Spanish); no grouping, as `toFixed` has none.
  */
 export function decimal(x, digits) {
-  if (language === 'en' || !Number.isFinite(x)) return new Shown(x, x.toFixed(digits));
+  if (language === 'en' || !Number.isFinite(x)) return new Shown(x, x.toFixed(digits), digits);
   if (!decimals.has(digits)) decimals.set(digits, new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }));
-  return new Shown(x, decimals.get(digits).format(x));
+  return new Shown(x, decimals.get(digits).format(x), digits);
 }
 
 /**
@@ -279,7 +280,9 @@ function argument(body, values, code) {
   if (kind === 'select') return format(options[value] ?? options.other, values, code);
   if (kind === 'plural') {
     const n = numberOf(value);
-    const chosen = options[`=${n}`] ?? options[new Intl.PluralRules(code).select(n)] ?? options.other;
+    const shownDigits = value instanceof Shown ? value.digits : 0;
+    const rules = new Intl.PluralRules(code, { minimumFractionDigits: shownDigits, maximumFractionDigits: Math.max(shownDigits, 3) });
+    const chosen = options[`=${n}`] ?? options[rules.select(n)] ?? options.other;
     const shown = value instanceof Shown ? String(value) : new Intl.NumberFormat(code).format(n);
     return format(chosen.replace(/#/g, shown), values, code);
   }

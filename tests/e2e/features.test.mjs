@@ -34,7 +34,7 @@ test('an autoencoder trains in the tab and shows its measures, its features and 
   assert.match(measures, /Loss added\+-?[\d.e-]+Loss recovered-?[\d.]+%L0[\d.]+Dead[\d.]+%Silent in [\d,]+ tokens[\d.]+%Dense[\d.]+%/);
   assert.ok(await page.locator('#features-read').isVisible(), 'it says which loss measure to read');
   assert.match(await page.locator('#features-losses').getAttribute('aria-label'), /^The autoencoder's training loss over 60 steps: [\d.]+ at step 1, [\d.]+ at step 60$/);
-  assert.match(await page.locator('#features-status').textContent(), /^Step 60 of 60: \d+ features on \d+ channels, reading the model at step 200\./);
+  assert.match(await page.locator('#features-status').textContent(), /^Step 60 of 60: [\d,]+ features on [\d,]+ channels, reading the model at step 200\./);
   assert.ok(await page.locator('#features-list tbody tr').count() >= 10);
   const contexts = page.locator('#features-contexts li');
   assert.ok(await contexts.count() >= 1);

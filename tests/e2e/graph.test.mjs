@@ -1,7 +1,8 @@
 // The attribution graph in Chromium: transcoders for every MLP trained in the tab on a trained
 // model (their steps shared by two workers), their measures, a prompt traced into a graph of
 // features, a feature's card by mouse and by keyboard, features grouped into a supernode and
-// knocked out (the graph's predicted effect beside the real one), the Neuronpedia file, a prompt
+// knocked out (the graph's predicted effect beside the replacement model's and the model's, attention
+// frozen and free), the Neuronpedia file, a prompt
 // too long and a graph too big refused; desktop, tablet and phone sizes, and no accessibility rule broken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,8 +63,11 @@ test('a feature opens its card by mouse and by keyboard, is grouped and knocked 
   assert.equal(await page.locator('.graph-node.supernode').count(), 1);
   await page.getByRole('button', { name: 'Knock picked out' }).click();
   await page.locator('#graph-effects tr').nth(1).waitFor();
-  const [token, predicted, real, probability] = await page.locator('#graph-effects tr').nth(1).locator('td').allTextContents();
-  assert.ok(token.length > 0 && [predicted, real, probability].every((x) => Number.isFinite(Number(x))), `${token} ${predicted} ${real} ${probability}`);
+  const heads = await page.locator('#graph-effects th').allTextContents();
+  assert.deepEqual(heads, ['Next token', 'Predicted by the graph', 'In the replacement model', 'In the model, attention frozen',
+    'In the model, attention free', 'Probability after (model)']);
+  const [token, ...numbers] = await page.locator('#graph-effects tr').nth(1).locator('td').allTextContents();
+  assert.ok(token.length > 0 && numbers.length === 5 && numbers.every((x) => Number.isFinite(Number(x))), `${token} ${numbers}`);
   await page.getByRole('button', { name: 'Ungroup all' }).click();
   assert.equal(await page.locator('.graph-node.supernode').count(), 0);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download for Neuronpedia' }).click()]);

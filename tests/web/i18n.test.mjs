@@ -2,7 +2,7 @@
 // rules (Arabic has six forms), select, and English for a key a catalog lacks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseLanguage, errorText, format, matchLanguage, say, setCatalogs, t } from '../../web/i18n.js';
+import { chooseLanguage, count, decimal, errorText, format, matchLanguage, say, setCatalogs, t } from '../../web/i18n.js';
 
 const STEPS = '{n, plural, =0 {no steps} one {# step} other {# steps}}';
 
@@ -61,4 +61,14 @@ test('the language to open in: a link\'s, else the kept one, else the browser\'s
   assert.equal(chooseLanguage(null, 'ar', ['ja-JP']), 'ar');
   assert.equal(chooseLanguage('es', 'ar', ['ja-JP']), 'es');
   assert.equal(chooseLanguage('xx', null, ['fr']), 'en');
+});
+
+test('a plural reads the number a count or a decimal shows: "1 nat", but "1.00 nats"', () => {
+  setCatalogs('en', { n: '{x, plural, one {# nat} other {# nats}}' });
+  assert.equal(t('n', { x: count(1) }), '1 nat');
+  assert.equal(t('n', { x: decimal(1, 2) }), '1.00 nats');
+  assert.equal(t('n', { x: count(1234) }), '1,234 nats');
+  setCatalogs('es', { n: '{x, plural, one {# paso} many {# de pasos} other {# pasos}}' });
+  assert.equal(t('n', { x: count(1) }), '1 paso');
+  assert.equal(t('n', { x: count(1e6) }), '1.000.000 de pasos');
 });

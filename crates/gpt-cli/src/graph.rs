@@ -27,9 +27,9 @@ pub struct GraphFlags {
     /// logit; a column per feature, error, then token).
     #[arg(long)]
     graph_raw: Option<std::path::PathBuf>,
-    /// Scale these features' activations in the graph (each `L2F811@3`: layer from 1, feature,
-    /// position from 0, as the table names them) and show each logit's change beside the graph's
-    /// prediction.
+    /// Scale these features' activations (each `L2F811@3`: layer from 1, feature, position from 0,
+    /// as the table names them) and show each logit's change: as the graph predicts it, in the
+    /// replacement model, and in the model with attention frozen (circuit-tracer's default) and free.
     #[arg(long, num_args = 1..)]
     intervene: Vec<String>,
     /// The factor --intervene scales them by: 0 knocks them out, 2 doubles them.
@@ -87,11 +87,24 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
         std::fs::write(path, file).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {} (Neuronpedia's graph viewer opens it)", path.display());
     }
+    let effects = intervention(run, &g, flags)?;
     if json {
+        let interventions = effects.as_ref().map(|effects| {
+            let effects: Vec<_> = effects
+                .iter()
+                .map(|e| {
+                    serde_json::json!({ "token": token(e.token), "id": e.token, "predicted": e.predicted,
+                    "replacement": e.replacement, "frozen_attention": e.frozen_attention,
+                    "free_attention": e.free_attention, "probability": e.probability })
+                })
+                .collect();
+            serde_json::json!({ "features": flags.intervene, "factor": flags.factor, "effects": effects })
+        });
         let line = serde_json::json!({ "prompt": prompt, "tokens": g.tokens, "features": features,
             "logits": g.logits, "built_ms": built_ms, "scores": scores,
             "kept_features": kept(0..features), "kept_edges": pruned.edges.len(),
-            "into_top": into_top.iter().map(|&(s, w)| (label(&g, s, &token), w)).collect::<Vec<_>>() });
+            "into_top": into_top.iter().map(|&(s, w)| (label(&g, s, &token), w)).collect::<Vec<_>>(),
+            "intervention": interventions });
         println!("{line}");
         return Ok(());
     }
@@ -118,31 +131,48 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
     if let Some(why) = &flags.why {
         show_why(run, &g, why, &token)?;
     }
-    if !flags.intervene.is_empty() {
-        let scaled = flags
-            .intervene
-            .iter()
-            .map(|n| Ok((feature_node(&g, n)?, flags.factor)))
-            .collect::<Result<Vec<_>, String>>()?;
-        let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
-        let effects =
-            graph::intervene(trainee.model(), trainee.dictionaries(), &g, &scaled).map_err(|e| e.to_string())?;
+    if let Some(effects) = effects {
         println!(
-            "  {} times {}: each logit's change (less the mean's), predicted by the graph and in the model",
+            "  {} times {}: each logit's change (less the mean's), as the graph predicts it, in the replacement \
+             model (transcoders and the prompt's errors), and in the model (its own MLPs, each feature's change \
+             written at its MLP's output, as circuit-tracer's feature_intervention) with attention frozen at the \
+             prompt's patterns and free; the probability after, in the model",
             flags.intervene.join(", "),
             flags.factor
         );
+        println!(
+            "  {:>8}  {:>9}  {:>11}  {:>16}  {:>14}  {:>11}",
+            "token", "graph", "replacement", "attention frozen", "attention free", "probability"
+        );
         for e in effects {
             println!(
-                "  {:>8}  predicted {:>+8.3}  real {:>+8.3}  probability after {:.3}",
+                "  {:>8}  {:>+9.3}  {:>+11.3}  {:>+16.3}  {:>+14.3}  {:>11.3}",
                 format!("{:?}", token(e.token)),
                 e.predicted,
-                e.real,
+                e.replacement,
+                e.frozen_attention,
+                e.free_attention,
                 e.probability
             );
         }
     }
     Ok(())
+}
+
+/// The logits' changes `--intervene` asks for, each way they are computed, or none.
+fn intervention(
+    run: &gpt::Run,
+    g: &AttributionGraph,
+    flags: &GraphFlags,
+) -> Result<Option<Vec<graph::LogitEffect>>, String> {
+    if flags.intervene.is_empty() {
+        return Ok(None);
+    }
+    let scaled =
+        flags.intervene.iter().map(|n| Ok((feature_node(g, n)?, flags.factor))).collect::<Result<Vec<_>, String>>()?;
+    let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
+    let effects = graph::intervene(trainee.model(), trainee.dictionaries(), g, &scaled).map_err(|e| e.to_string())?;
+    Ok(Some(effects))
 }
 
 /// The feature node `L2F811@3` names, if the graph has it.

@@ -119,6 +119,19 @@ fn causal_attention() {
 }
 
 #[test]
+fn frozen_attention_reads_the_values_through_a_given_pattern() {
+    // A causal pattern, each row a distribution over the positions up to its own.
+    let (b, n_head, t) = (2, 2, 5);
+    let mut pattern: Vec<f32> = random(&[b * n_head * t * t], 7).iter().map(|x| x.abs()).collect();
+    for (i, row) in pattern.chunks_exact_mut(t).enumerate() {
+        row[i % t + 1..].fill(0.0);
+        let sum: f32 = row.iter().sum();
+        row.iter_mut().for_each(|p| *p /= sum);
+    }
+    check(vec![random(&[b, t, 12], 8)], |g| g.frozen_attention(p(g, 0), n_head, &pattern));
+}
+
+#[test]
 fn causal_attention_with_dropout() {
     // A fresh generator with the same seed per evaluation gives the same mask each time.
     check(vec![random(&[2, 5, 12], 3)], |g| g.causal_attention(p(g, 0), 2, Some((0.3, &mut Rng::new(5))), None));

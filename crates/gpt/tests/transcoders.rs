@@ -246,7 +246,9 @@ fn the_pages_requests_train_transcoders_trace_a_prompt_and_test_it() {
         "features": [{ "layer": layer, "feature": index, "position": position }], "factor": 0.0 });
     let effects = ask(&mut run, knocked).unwrap().effects.unwrap();
     assert_eq!(effects.len(), logits, "an effect on each explained logit");
-    assert!(effects.iter().all(|e| e.predicted.is_finite() && e.real.is_finite()));
+    let changes =
+        |e: &gpt::inspect::graph::TokenEffect| [e.predicted, e.replacement, e.frozen_attention, e.free_attention];
+    assert!(effects.iter().all(|e| changes(e).iter().all(|c| c.is_finite())));
     let card = ask(&mut run, json!({ "of": "transcoders", "do": "card", "layer": layer, "feature": index }))
         .unwrap()
         .card

@@ -68,9 +68,14 @@ impl CausalSelfAttention {
             qkv = g.rope(qkv, self.n_head);
             extras.hook(|| hook("hook_rot_q"), qkv);
         }
-        let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
-        let capture = extras.hooks.as_deref_mut().map(|h| &mut h.pattern);
-        let y = g.causal_attention(qkv, self.n_head, attn_dropout, capture); // (B, T, C)
+        let y = match extras.rewire.as_deref_mut().and_then(|r| r.pattern(layer)) {
+            Some(pattern) => g.frozen_attention(qkv, self.n_head, &pattern),
+            None => {
+                let attn_dropout = extras.dropout.as_mut().filter(|d| d.p > 0.0).map(|d| (d.p, &mut *d.rng));
+                let capture = extras.hooks.as_deref_mut().map(|h| &mut h.pattern);
+                g.causal_attention(qkv, self.n_head, attn_dropout, capture) // (B, T, C)
+            }
+        };
         let head_size = g.shape(y)[2] / self.n_head;
         let y = apply(g, y, extras.edits, head_size, |s| matches!(s, Site::Head { layer: l, .. } if *l == layer));
         extras.hook(|| hook("hook_z"), y);

@@ -61,6 +61,18 @@ impl Block {
             }
             None => self.mlp.forward(g, h, layer, extras),
         };
+        let added = extras
+            .rewire
+            .as_deref_mut()
+            .and_then(|r| r.mlp_added(layer, g.value(h).as_slice().expect("standard layout")));
+        let m = match added {
+            Some(add) => {
+                let shape = g.shape(m).to_vec();
+                let add = given(g, &shape, &add);
+                g.add(m, add)
+            }
+            None => m,
+        };
         let m = apply(g, m, extras.edits, 0, |s| *s == Site::Mlp { layer });
         extras.hook(|| hook("hook_mlp_out"), m);
         if let Some(rewire) = extras.rewire.as_deref_mut() {

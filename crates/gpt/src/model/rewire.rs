@@ -85,6 +85,19 @@ pub trait Rewire {
     /// Layer `layer`'s heads' outputs before the output projection, side by side (`hook_z`).
     fn heads(&mut self, _layer: usize, _z: &[f32]) {}
 
+    /// Layer `layer`'s attention pattern (B, nh, T, T) to use instead of the one its queries and
+    /// keys compute: circuit tracing's frozen attention. None computes it.
+    fn pattern(&mut self, _layer: usize) -> Option<Vec<f32>> {
+        None
+    }
+
+    /// What to add to layer `layer`'s MLP output, given what the MLP read (its normalised input):
+    /// a feature's change written by its transcoder's decoder, as circuit-tracer's interventions
+    /// write it into the model's own MLPs. None adds nothing.
+    fn mlp_added(&mut self, _layer: usize, _input: &[f32]) -> Option<Vec<f32>> {
+        None
+    }
+
     /// Layer `layer`'s MLP output.
     fn mlp(&mut self, _layer: usize, _out: &[f32]) {}
     /// What layer `layer`'s MLP writes, in place of its own output, given what it reads (its

@@ -3,6 +3,8 @@
 //! - [`Graph::causal_attention`]: training and evaluation, in one op: scaled scores, the causal
 //!   mask, softmax, optional dropout on the probabilities, and the weighted sum of values. Each
 //!   (batch, head) is a handful of small matrix products over strided views of the fused `qkv`.
+//! - [`Graph::frozen_attention`]: the same with each head's pattern given (circuit tracing's frozen
+//!   attention), so only the values are read.
 //! - [`attend_cached`]: generation, one new query against the cached keys and values of the
 //!   positions before it (`model/kv_cache.rs`). Any change to how attention scores or mixes
 //!   (scaling, masking, positional terms) belongs in both; the layer that calls them is
@@ -130,6 +132,60 @@ impl Graph<'_> {
         }
         let out = ArrayD::from_shape_vec(IxDyn(&[b, t, l.c]), y).expect("sized above");
         self.push(out, vec![qkv], CausalAttention { layout: l, probs, mask })
+    }
+}
+
+impl Graph<'_> {
+    /// Attention with its pattern given rather than computed from the queries and keys: circuit
+    /// tracing's frozen attention (Ameisen et al. 2025), each head's output the given probabilities
+    /// times its values. The gradient reaches the values only.
+    ///
+    /// # Shapes
+    /// `qkv`: (B, T, 3C); `pattern`: (B, nh, T, T), each row causal (zero past its position), as
+    /// [`Graph::causal_attention`] captures it. Out: (B, T, C).
+    pub fn frozen_attention(&mut self, qkv: Var, n_head: usize, pattern: &[f32]) -> Var {
+        let xv = self.value(qkv);
+        let &[b, t, c3] = xv.shape() else { panic!("attention needs qkv of shape (B, T, 3C)") };
+        assert_eq!(pattern.len(), b * n_head * t * t, "a pattern of (B, nh, T, T)");
+        let l = Layout { b, t, c: c3 / 3, n_head };
+        let x = xv.as_slice().expect("standard layout");
+        let mut y = self.ws().scratch(b * t * l.c);
+        for bi in 0..b {
+            for h in 0..n_head {
+                let at = l.p(bi, h);
+                let v = l.view(x, l.qkv(bi, h, Part::V));
+                gemm_causal(1.0, &l.square(&pattern[at..]), &v, Causal::LowerA, &mut l.view_mut(&mut y, l.y(bi, h)));
+            }
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&[b, t, l.c]), y).expect("sized above");
+        self.push(out, vec![qkv], FrozenAttention { layout: l, pattern: pattern.to_vec() })
+    }
+}
+
+/// y = p v with p given: dv = pᵀ dy, and the queries and keys, which p no longer depends on, get none.
+struct FrozenAttention {
+    layout: Layout,
+    pattern: Vec<f32>,
+}
+
+impl Backward for FrozenAttention {
+    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, _: &Workspace) -> Grads {
+        let l = self.layout;
+        let dy = dout.as_slice().expect("standard layout");
+        let mut dx = vec![0.0; inputs[0].len()];
+        for bi in 0..l.b {
+            for h in 0..l.n_head {
+                let p = l.square(&self.pattern[l.p(bi, h)..]);
+                gemm_causal(
+                    1.0,
+                    &p.t(),
+                    &l.view(dy, l.y(bi, h)),
+                    Causal::UpperA,
+                    &mut l.view_mut(&mut dx, l.qkv(bi, h, Part::V)),
+                );
+            }
+        }
+        vec![Some(ArrayD::from_shape_vec(inputs[0].raw_dim(), dx).expect("same size"))]
     }
 }
 

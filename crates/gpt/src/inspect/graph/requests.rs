@@ -79,14 +79,16 @@ pub struct PageGraph {
     pub bytes: usize,
 }
 
-/// An explained next token's change under an intervention, predicted by the graph and real (both
-/// less the mean logit's change), and its probability after.
+/// An explained next token's logit change when features are scaled (less the mean logit's
+/// change), each way [`super::intervene`] computes it, and its probability after.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TokenEffect {
     pub token: String,
     pub predicted: f32,
-    pub real: f32,
+    pub replacement: f32,
+    pub frozen_attention: f32,
+    pub free_attention: f32,
     pub probability: f32,
 }
 
@@ -217,7 +219,9 @@ impl Run {
         let shown = |e: super::LogitEffect| TokenEffect {
             token: self.token(e.token),
             predicted: e.predicted,
-            real: e.real,
+            replacement: e.replacement,
+            frozen_attention: e.frozen_attention,
+            free_attention: e.free_attention,
             probability: e.probability,
         };
         Ok(effects.into_iter().map(shown).collect())

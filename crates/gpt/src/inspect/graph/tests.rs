@@ -216,8 +216,47 @@ fn local_replacement_is_exact(skip: bool) {
     // Knocking a feature out moves the explained logits, each beside the graph's prediction.
     let effects = intervene(&model, &transcoders, &graph, &[(graph.features.len() - 1, 0.0)]).unwrap();
     assert_eq!(effects.len(), graph.logits.len());
-    assert!(effects.iter().any(|e| e.real != 0.0 && e.predicted != 0.0), "{effects:?}");
+    assert!(effects.iter().any(|e| e.replacement != 0.0 && e.predicted != 0.0), "{effects:?}");
     assert!(intervene(&model, &transcoders, &graph, &[(graph.features.len(), 0.0)]).is_err());
+}
+
+#[test]
+fn interventions_in_the_model_agree_where_they_must() {
+    for skip in [false, true] {
+        let (mut model, transcoders) = unbiased_with(skip);
+        // Sharper attention than at initialisation, so that what a head attends to can move.
+        for (name, value) in model.params().names.clone().iter().zip(0..) {
+            if name.ends_with("attn.c_attn.weight") {
+                model.params_mut().values[value].iter_mut().for_each(|w| *w *= 6.0);
+            }
+        }
+        let tokens = [2, 7, 1, 8, 2, 8];
+        let graph = attribution_graph(&model, &transcoders, &tokens, LogitChoice::default(), 16).unwrap();
+        // Scaled by 1, a feature is set to what it is: nothing moves, whichever way it is computed.
+        let first = intervene(&model, &transcoders, &graph, &[(0, 1.0)]).unwrap();
+        for e in &first {
+            for change in [e.predicted, e.replacement, e.frozen_attention, e.free_attention] {
+                assert!(change.abs() < 1e-5, "skip {skip}: {e:?}");
+            }
+        }
+        // A feature of the last layer changes only what its MLP writes: the replacement model and
+        // the model, attention frozen or free, see the same change.
+        let last = graph.features.iter().position(|f| f.layer == 1).expect("a feature fires in the last layer");
+        for e in intervene(&model, &transcoders, &graph, &[(last, 0.0)]).unwrap() {
+            assert!((e.replacement - e.free_attention).abs() < 1e-4, "skip {skip}: {e:?}");
+            assert!((e.frozen_attention - e.free_attention).abs() < 1e-4, "skip {skip}: {e:?}");
+        }
+        // The first layer's, knocked out, reach the last layer's attention: frozen, its pattern
+        // holds; free, it moves.
+        let first_layer = (0..graph.features.len()).filter(|&n| graph.features[n].layer == 0);
+        let early: Vec<(usize, f32)> = first_layer.map(|n| (n, 0.0)).collect();
+        let effects = intervene(&model, &transcoders, &graph, &early).unwrap();
+        assert!(
+            effects.iter().any(|e| (e.frozen_attention - e.free_attention).abs() > 1e-4),
+            "skip {skip}: {effects:?}"
+        );
+        assert!(effects.iter().any(|e| e.free_attention.abs() > 1e-3), "skip {skip}: {effects:?}");
+    }
 }
 
 #[test]
