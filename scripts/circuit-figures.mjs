@@ -22,7 +22,7 @@ const { values: flags } = parseArgs({ options: {
   check: { type: 'boolean', default: false },
   work: { type: 'string', default: `${ROOT}target/circuit-figures/` },
 } });
-const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+const commit = execFileSync('git', ['-C', ROOT, 'describe', '--always', '--dirty', '--abbrev=7'], { encoding: 'utf8' }).trim(); // "-dirty": with changes not committed
 const work = `${flags.work}${commit}/`;
 mkdirSync(work, { recursive: true });
 

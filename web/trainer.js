@@ -119,7 +119,9 @@ export class Trainer {
     // due on Resume.
     const evaluation = await this.perform(id, 'evaluation', () => this.running);
     if (!evaluation) return evaluation === null;
-    this.hooks.post({ type: 'eval', evaluation, milestones: this.run.status.milestones });
+    // The share the views' records took comes after the last report: the evaluation adds its own.
+    const { milestones, records_share: recordsShare } = this.run.status;
+    this.hooks.post({ type: 'eval', evaluation, milestones, recordsShare });
     this.hooks.views.deep(this.run);
     this.hooks.save();
     return true;

@@ -38,6 +38,9 @@ export function showOverlays(runs) {
 /** The loss of a uniform guess for the current model. */
 export const uniformLoss = () => chart.uniform ?? 1;
 
+/** The last report the stats line shows, with the memory and the worker search beside it. */
+let shown = null;
+
 /** Shows a run from its start: a new run has no history yet, a loaded one brings its own. */
 export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { losses: [], evals: [] }, milestones = {} }) {
   chart.reset({ uniformLoss, vocabSize, total });
@@ -48,6 +51,7 @@ export function showRun({ uniformLoss, vocabSize, total, step = 0, history = { l
   ui.progress.max = total;
   ui.progress.value = step;
   ui.stats.textContent = ''; // the last run's figures, until this one reports
+  shown = null;
 }
 
 /** Shows where a loaded run stands. */
@@ -129,12 +133,19 @@ function showProgress({ report, memory, search }) {
   chart.addLosses(report.losses, report.seconds);
   ui.progress.max = report.max_iters;
   ui.progress.value = report.step;
+  shown = { report, memory, search };
+  showStats();
+}
+
+/** The stats line, from the last report. */
+function showStats() {
+  const { report, memory, search } = shown;
   const each = report.workers > 1 ? [t('train.each', { rate: count(Math.round(report.tokens_per_s_per_worker)) })] : [];
   const notes = [...each, ...(search ? [automaticWorkers(search)] : [])];
   const rate = t('train.speed', { n: report.workers, rate: count(Math.round(report.tokens_per_s)) });
   const speed = notes.length ? t('train.speed-notes', { rate, notes: clauses(notes) }) : rate;
   // What the views' measurements at evaluations cost, beside the training's own time.
-  const records = (100 * report.records_s) / Math.max(report.elapsed_s + report.records_s, 1e-9);
+  const records = 100 * report.records_share;
   ui.stats.textContent = t('train.stats', {
     step: count(report.step), total: count(report.max_iters), loss: decimal(report.losses.at(-1), 3), speed, lr: scientific(report.lr, 2),
     elapsed: duration(report.elapsed_s), eta: duration(report.eta_s), records: decimal(records, 1), memory: decimal(memory / 2 ** 20, 1),
@@ -168,9 +179,13 @@ export function initTraining() {
     send({ type: 'train' });
   });
   on('progress', showProgress);
-  on('eval', ({ evaluation, milestones }) => {
+  on('eval', ({ evaluation, milestones, recordsShare }) => {
     chart.addEvaluation(evaluation);
     showMilestones(milestones);
+    if (shown) {
+      shown.report = { ...shown.report, records_share: recordsShare };
+      showStats();
+    }
   });
   on('paused', () => setPhase('paused', t('train.paused', { step: count(state.steps) })));
   on('finished', () => setPhase('finished', t('train.finished', { steps: count(state.steps) })));

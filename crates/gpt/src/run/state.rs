@@ -37,6 +37,9 @@ pub struct Status {
     /// The moments the loss chart marks: an induction head's onset; a task's accuracy reaching
     /// 100% on training problems and 95% on held-out ones.
     pub milestones: Milestones,
+    /// The share of this session's training time the views' records took, 0 to 1: after an
+    /// evaluation, what its records added.
+    pub records_share: f64,
 }
 
 /// The moments the loss chart marks: when an induction head first formed, and for a task the
@@ -132,6 +135,7 @@ impl<W: Watch> Run<W> {
             best_val_loss: self.history().evals.iter().map(|e| e.val_loss).reduce(f32::min),
             task: self.task().map(|t| t.config().name.clone()),
             milestones: self.milestones(),
+            records_share: self.trainer.records_share(),
         }
     }
 

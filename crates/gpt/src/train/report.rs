@@ -29,6 +29,8 @@ pub struct TrainReport {
     pub elapsed_s: f64,
     /// Time the views' records took at evaluations in that time, beside it (their cost).
     pub records_s: f64,
+    /// Their share of the time training and records took together, 0 to 1 (what the page shows).
+    pub records_share: f64,
     /// The time the remaining steps will take at this session's speed.
     pub eta_s: f64,
     /// Why training stopped before the steps asked for (divergence); the steps before it count.
@@ -64,9 +66,16 @@ impl<M: Trainable> Trainer<M> {
             workers,
             elapsed_s: t.ms / 1e3,
             records_s: t.records_ms / 1e3,
+            records_share: self.records_share(),
             eta_s: self.train.max_iters.saturating_sub(self.step) as f64 * per_step_s,
             stopped: None,
         }
+    }
+
+    /// The share of this session's training and records time that the views' records took.
+    pub fn records_share(&self) -> f64 {
+        let t = &self.timing;
+        t.records_ms / (t.ms + t.records_ms).max(1e-6)
     }
 
     /// Tokens per second over all the training timed in this session.
