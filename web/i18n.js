@@ -199,7 +199,9 @@ export function decimal(x, digits) {
 export function scientific(x, digits) {
   if (!Number.isFinite(x) || x === 0) return decimal(x, digits);
   const [mantissa, exponent] = x.toExponential(digits).split('e');
-  return new Shown(x, `${decimal(Number(mantissa), digits)}e${exponent.replace('-', '\u2212').replace('+', '')}`);
+  const text = `${decimal(Number(mantissa), digits)}e${exponent.replace('-', '\u2212').replace('+', '')}`;
+  // Isolated left to right on a right-to-left page, or its exponent would move before it (3−2.90e).
+  return new Shown(x, LANGUAGES.find((l) => l.code === language)?.dir === 'rtl' ? `\u2066${text}\u2069` : text, digits);
 }
 
 const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';

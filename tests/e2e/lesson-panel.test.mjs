@@ -153,7 +153,7 @@ test('a hostile lesson is shown as text or refused: nothing injected, nothing ru
     assert.match(await other.locator('#lesson-note').textContent(), /not applied/);
     assert.equal(await other.locator('#stats').textContent(), '', 'nothing trained');
     await other.goto(`${session.url}#lesson=${'A'.repeat(20_000)}`);
-    await other.locator('#lesson-notice').getByText(/^The link's lesson was not opened: the link's lesson is 20000 characters long; the page reads links of up to 16000\.$/).waitFor();
+    await other.locator('#lesson-notice').getByText(/^The link's lesson was not opened: the link's lesson is 20,000 characters long; the page reads links of up to 16,000\.$/).waitFor();
     assert.equal(await other.locator('#lesson-title').textContent(), '<img src=x onerror="window.pwned=1">Evil', 'the lesson open stays open');
   } finally {
     await other.close();

@@ -2,7 +2,7 @@
 // rules (Arabic has six forms), select, and English for a key a catalog lacks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseLanguage, count, decimal, errorText, format, matchLanguage, say, setCatalogs, t } from '../../web/i18n.js';
+import { chooseLanguage, count, decimal, errorText, format, matchLanguage, say, scientific, setCatalogs, t } from '../../web/i18n.js';
 
 const STEPS = '{n, plural, =0 {no steps} one {# step} other {# steps}}';
 
@@ -71,4 +71,11 @@ test('a plural reads the number a count or a decimal shows: "1 nat", but "1.00 n
   setCatalogs('es', { n: '{x, plural, one {# paso} many {# de pasos} other {# pasos}}' });
   assert.equal(t('n', { x: count(1) }), '1 paso');
   assert.equal(t('n', { x: count(1e6) }), '1.000.000 de pasos');
+});
+
+test('a number in scientific notation keeps its order on a right-to-left page, and a line never breaks it', () => {
+  setCatalogs('en', {});
+  assert.equal(String(scientific(0.00252, 2)), '2.52e\u22123');
+  setCatalogs('ar', {});
+  assert.equal(String(scientific(0.00252, 2)), `\u2066${decimal(2.52, 2)}e\u22123\u2069`);
 });

@@ -54,7 +54,7 @@ test('an empty, stepless or oversized lesson says why', () => {
   assert.match(parseLesson('# Only a title\nand text').problems[0].message, /no steps/);
   const big = parseLesson(`# Big\n## Step\n${'x'.repeat(MAX_LESSON)}`);
   assert.equal(big.steps.length, 0);
-  assert.match(big.problems[0].message, /up to 20000/);
+  assert.match(big.problems[0].message, /up to 20,000/);
 });
 
 test('hostile text stays text: tags, event attributes, entities, and links to anything but http(s)', () => {
@@ -90,7 +90,7 @@ test('a lesson round-trips through a link, odd Unicode and all; a cut, corrupt o
   const hash = new URL(link).hash;
   assert.match((await lessonFromHash(hash.slice(0, hash.length / 2))).error, /cut short/);
   assert.match((await lessonFromHash('#lesson=%%%')).error, /cannot be read/);
-  assert.match((await lessonFromHash(`#lesson=${'A'.repeat(20_000)}`)).error, /up to 16000/);
+  assert.match((await lessonFromHash(`#lesson=${'A'.repeat(20_000)}`)).error, /up to 16,000/);
 });
 
 test('a lesson names its language before its steps; its link opens the page in it', async () => {

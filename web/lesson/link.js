@@ -1,7 +1,7 @@
 // A lesson carried whole in a link: its text compressed (deflate) into the address's hash, so a
 // teacher shares a lesson with no server. The page reads a link's lesson as it reads a file: as
 // untrusted text, up to a size.
-import { t } from '../i18n.js';
+import { count, t } from '../i18n.js';
 import { MAX_LESSON } from './parse.js';
 
 /** The hash key a lesson travels under. */
@@ -33,7 +33,7 @@ export async function lessonFromHash(hash = location.hash) {
   const params = new URLSearchParams(hash.slice(1));
   const packed = params.get(KEY);
   if (packed === null) return null;
-  if (packed.length > MAX_LINK) return { error: t('lesson.link-long', { length: packed.length, max: MAX_LINK }) };
+  if (packed.length > MAX_LINK) return { error: t('lesson.link-long', { length: count(packed.length), max: count(MAX_LINK) }) };
   try {
     const bytes = await pipe(fromBase64Url(packed), new DecompressionStream('deflate-raw'));
     if (bytes.length > 4 * MAX_LESSON) return { error: t('lesson.link-too-long') };

@@ -12,7 +12,7 @@
 //   @wait step>=300 within=60                           offer Next only once the run gets there
 //   @ask What happened to the loss?                     a question to answer before going on
 // and, before the first step, `@lang es`: the language the lesson is written in (the page opens in it).
-import { LANGUAGES, matchLanguage, t } from '../i18n.js';
+import { count, LANGUAGES, matchLanguage, t } from '../i18n.js';
 
 /** The directives a lesson may use. */
 export const DIRECTIVES = ['setup', 'point', 'open', 'wait', 'ask'];
@@ -40,7 +40,7 @@ export function parseLesson(text) {
     return lesson;
   }
   if (text.length > MAX_LESSON) {
-    problems.push({ line: 0, message: t('lesson.too-long', { length: text.length, max: MAX_LESSON }) });
+    problems.push({ line: 0, message: t('lesson.too-long', { length: count(text.length), max: count(MAX_LESSON) }) });
     return lesson;
   }
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
