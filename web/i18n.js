@@ -194,12 +194,12 @@ export function decimal(x, digits) {
 
 /**
  * `x` in scientific notation with `digits` decimals, as `toExponential` writes it but in the
- * language's decimals and with a minus sign (2.52e−3), which a line never breaks at.
+ * language's decimals and with minus signs (−2.52e−3), which a line never breaks at.
  */
 export function scientific(x, digits) {
   if (!Number.isFinite(x) || x === 0) return decimal(x, digits);
   const [mantissa, exponent] = x.toExponential(digits).split('e');
-  const text = `${decimal(Number(mantissa), digits)}e${exponent.replace('-', '\u2212').replace('+', '')}`;
+  const text = `${decimal(Number(mantissa), digits).replace('-', '\u2212')}e${exponent.replace('-', '\u2212').replace('+', '')}`;
   // Isolated left to right on a right-to-left page, or its exponent would move before it (3−2.90e).
   return new Shown(x, LANGUAGES.find((l) => l.code === language)?.dir === 'rtl' ? `\u2066${text}\u2069` : text, digits);
 }

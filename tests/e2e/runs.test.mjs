@@ -96,7 +96,8 @@ test('the learning rate changes while paused; the architecture asks for a new mo
   await fill({ 'Learning rate': 0.0005, 'Min learning rate': 0.00005 });
   await page.getByRole('button', { name: 'Resume' }).click();
   await untilStep(page, pausedAt + 1); // a step trained since, on a busy machine too
-  const lr = Number((await page.locator('#stats').textContent()).match(/lr ([\d.e+-]+)/)[1]);
+  // Shown with a minus sign (U+2212), which a line never breaks at.
+  const lr = Number((await page.locator('#stats').textContent()).match(/lr ([\d.e+\u2212-]+)/)[1].replace('\u2212', '-'));
   assert.ok(lr <= 0.0005 && lr > 0.0001, `the new rate is in use: ${lr}`);
   await page.getByRole('button', { name: 'Pause' }).click();
   await untilStatus(page, /^Paused at step/);

@@ -58,7 +58,7 @@ test('knocking a head out by mouse and by keyboard shows the scores with and wit
   assert.match(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), /^Knock out layer 2's MLP/, 'the refresh keeps the keyboard on the cell');
   await page.getByLabel('Replace the output by').selectOption('zero');
   await page.waitForFunction(() => /zeros/.test(document.getElementById('ablation-fill').selectedOptions[0].text) && document.getElementById('ablation-detail').textContent.startsWith("Layer 2's MLP"));
-  assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(accuracy\) at \d+ evaluations, up to step 300/);
+  assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(accuracy\) at \d+ evaluations?, up to step 300/);
   await page.getByLabel('Cost as').selectOption('loss');
   assert.match(await page.locator('#ablation-chart').getAttribute('aria-label'), /Each head's ablation cost \(loss\)/);
   assert.match(await page.locator('#ablation-grid caption').textContent(), /^held-out loss added/);
@@ -111,7 +111,7 @@ test('on modular addition, the Fourier view shows the spectrum, the key frequenc
   await untilStatus(page, /^Finished 300 steps/, 120000);
   await page.locator('#fourier-summary').getByText(/^Step 300: key frequencies .+; restricted loss [\d.]+, excluded loss [\d.]+, held-out loss [\d.]+\.$/).waitFor();
   assert.match(await page.locator('#fourier-spectrum').getAttribute('aria-label'), /^Embedding norm at each of 11 frequencies; key frequencies /);
-  assert.match(await page.locator('#fourier-losses').getAttribute('aria-label'), /^Losses at \d+ evaluations; at step 300: train [\d.]+, held out [\d.]+, restricted [\d.]+, excluded [\d.]+$/);
+  assert.match(await page.locator('#fourier-losses').getAttribute('aria-label'), /^Losses at \d+ evaluations?; at step 300: train [\d.]+, held out [\d.]+, restricted [\d.]+, excluded [\d.]+$/);
   await page.locator('[data-view="fourier"]').screenshot({ path: `${SHOTS}43-fourier-view.png` });
   assert.deepEqual(errors, []);
 });

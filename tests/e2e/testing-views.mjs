@@ -47,7 +47,7 @@ export async function checkTestingViews(page) {
   await trainFor(page, 'modular', 'grokking', 200, { p: 23 });
   await until(`/^Step 200: key frequencies .+; restricted loss [\\d.]+, excluded loss [\\d.]+/.test(${VIEW_TEXT('fourier-summary')})`, { what: 'the Fourier summary' });
   assert.match(await run("return document.getElementById('fourier-spectrum').getAttribute('aria-label');"), /^Embedding norm at each of 11 frequencies/);
-  assert.match(await run("return document.getElementById('fourier-losses').getAttribute('aria-label');"), /^Losses at \d+ evaluations; at step 200: train/);
+  assert.match(await run("return document.getElementById('fourier-losses').getAttribute('aria-label');"), /^Losses at \d+ evaluations?; at step 200: train/);
   await run("document.querySelector('[data-view=\"fourier\"]').scrollIntoView();");
   await shot('testing-fourier');
   assert.deepEqual(await run('return window.errors;'), []);

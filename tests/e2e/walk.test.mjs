@@ -36,14 +36,14 @@ test('the walk shows every stage forward and back, each named, shaped and labell
   const hooks = await page.locator('#walk-forward .stage-hook').allTextContents();
   assert.ok(hooks.includes('hook_embed') && hooks.some((h) => /^blocks\.\d\.attn\.hook_pattern$/.test(h)), hooks.join(' '));
   for (const canvas of await page.locator('#walk-forward canvas, #walk-backward canvas').all()) {
-    assert.match(await canvas.getAttribute('aria-label'), /: (a strip of \d+ values|a \d+ × \d+ matrix) from -?[\d.e-]+ to -?[\d.e-]+/);
+    assert.match(await canvas.getAttribute('aria-label'), /: (a strip of \d+ values|a \d+ × \d+ matrix) from [\u2212-]?[\d.e\u2212-]+ to [\u2212-]?[\d.e\u2212-]+/);
   }
   assert.match(await page.locator('#walk-draw-title').textContent(), /^The draw at temperature 0\.8 \(the sample panel's\): .+ drawn with probability [\d.]+%$/);
   const step = await page.locator('#walk-step').textContent();
-  assert.match(step, /^Teaching .+ at position 15: loss −log p = [\d.]+ \(p = [\d.]+ at temperature 1\)\. AdamW at rate [\d.]+e-\d for 15 weights; gradient norm [\d.]+: the loss there goes from [\d.]+ to [\d.]+ after the step/);
+  assert.match(step, /^Teaching .+ at position 15: loss −log p = [\d.]+ \(p = [\d.]+ at temperature 1\)\. AdamW at rate [\d.]+e[−-]\d for 15 weights; gradient norm [\d.]+: the loss there goes from [\d.]+ to [\d.]+ after the step/);
   if (/clipped/.test(step)) {
     const notes = await page.locator('#walk-backward .stage-notes').first().textContent();
-    assert.match(notes, /^norm: [\d.e-]+ · norm once clipped, as the step used it: [\d.e-]+$/, 'each gradient says its norm both ways');
+    assert.match(notes, /^norm: [\d.e\u2212-]+ · norm once clipped, as the step used it: [\d.e\u2212-]+$/, 'each gradient says its norm both ways');
   }
   assert.ok(await page.locator('#walk-backward figure').count() >= 10);
   assert.equal(await page.locator('#walk-params tbody tr').count(), 15, 'every weight of the tiny preset');
@@ -70,7 +70,7 @@ test('a token pressed is followed, a value read by pointer and by keyboard, and 
   await canvas.focus();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
-  assert.match(await scores.locator('.stage-readout').textContent(), /^row \d+ \(.+\), column \d+: (-?[\d.e-]+|masked, −∞ \(a later position\))$/);
+  assert.match(await scores.locator('.stage-readout').textContent(), /^row \d+ \(.+\), column \d+: ([\u2212-]?[\d.e\u2212-]+|masked, −∞ \(a later position\))$/);
   for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowUp');
   await page.keyboard.press('End');
   assert.match(await scores.locator('.stage-readout').textContent(), /^row 0 \(.+\), column \d+: masked, −∞ \(a later position\)$/, 'above the diagonal: −∞, as TransformerLens holds it');
@@ -78,7 +78,7 @@ test('a token pressed is followed, a value read by pointer and by keyboard, and 
   await strip.scrollIntoViewIfNeeded();
   const box = await strip.locator('canvas').boundingBox();
   await page.mouse.move(box.x + 2, box.y + 2);
-  assert.match(await strip.locator('.stage-readout').textContent(), /^index 0: -?[\d.e-]+$/, 'a pointer reads a value');
+  assert.match(await strip.locator('.stage-readout').textContent(), /^index 0: [\u2212-]?[\d.e\u2212-]+$/, 'a pointer reads a value');
   // A head chosen with the layer left to the run's scores opens that head in the layer shown.
   const [, layer] = (await page.locator('#walk-status').textContent()).match(/layer (\d) head (\d)/);
   const head = layer === '1' ? '2' : '1';
@@ -128,7 +128,7 @@ for (const [name, viewport, device] of [
       await figure.locator('canvas').scrollIntoViewIfNeeded(); // a tap lands only on the screen
       const box = await figure.locator('canvas').boundingBox();
       await small.page.touchscreen.tap(box.x + 4, box.y + 4);
-      assert.match(await figure.locator('.stage-readout').textContent(), /^index 0: -?[\d.e-]+$/);
+      assert.match(await figure.locator('.stage-readout').textContent(), /^index 0: [\u2212-]?[\d.e\u2212-]+$/);
       const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, 'nothing wider than the screen');
       await small.page.locator('#walk').screenshot({ path: `${SHOTS}51-walk-${name}.png` });

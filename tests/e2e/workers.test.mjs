@@ -73,7 +73,8 @@ test('Automatic workers time the counts up to one per core and keep the fastest;
   const [, workers, tried] = stats.match(/on (\d) workers? \((?:[\d,]+ each; )?automatic, the fastest per step of (2: \d+ ms, 1: \d+ ms)\)/) ?? [];
   assert.ok(tried, stats);
   const ms = Object.fromEntries(tried.split(', ').map((t) => t.split(': ').map(parseFloat)));
-  assert.equal(Number(workers), ms[1] < ms[2] ? 1 : 2, `${workers} workers kept of ${tried}`);
+  // The count kept is the faster by the times measured; shown rounded, a tie can go either way.
+  if (ms[1] !== ms[2]) assert.equal(Number(workers), ms[1] < ms[2] ? 1 : 2, `${workers} workers kept of ${tried}`);
   assert.deepEqual(await savedHistory(), one);
   assert.deepEqual(errors, []);
 });

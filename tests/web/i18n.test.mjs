@@ -76,6 +76,7 @@ test('a plural reads the number a count or a decimal shows: "1 nat", but "1.00 n
 test('a number in scientific notation keeps its order on a right-to-left page, and a line never breaks it', () => {
   setCatalogs('en', {});
   assert.equal(String(scientific(0.00252, 2)), '2.52e\u22123');
+  assert.equal(String(scientific(-3538e-7, 3)), '\u22123.538e\u22124', 'both signs are minus signs');
   setCatalogs('ar', {});
   assert.equal(String(scientific(0.00252, 2)), `\u2066${decimal(2.52, 2)}e\u22123\u2069`);
 });
