@@ -51,6 +51,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_when_the_reader_leaves();
     let result = match Cli::parse().command {
         Command::Train(args) => train::run(*args),
         Command::Sample(args) => sample::run(args),
@@ -68,5 +69,15 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `gpt … | head` ends quietly when `head` has read enough, as Unix tools do, rather than panicking
+/// on the next line it prints: Rust ignores SIGPIPE unless a program asks for it back.
+fn quiet_when_the_reader_leaves() {
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread starts; restores the signal's default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
