@@ -14,6 +14,7 @@ mod inspect;
 mod sample;
 mod setting_flags;
 mod shared;
+mod superposition;
 mod train;
 mod transcoders;
 mod walk;
@@ -48,6 +49,8 @@ enum Command {
     Features(Box<features::Args>),
     /// Follow one token through a checkpoint's model: every stage of the forward pass and of one training step.
     Walk(walk::Args),
+    /// Elhage et al.'s toy model of superposition: n sparse features in m dimensions, and what it stores; or a phase diagram.
+    Superposition(superposition::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Walk(args) => walk::run(args),
         Command::Features(args) => features::run(*args),
+        Command::Superposition(args) => superposition::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

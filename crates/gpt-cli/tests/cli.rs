@@ -207,3 +207,25 @@ fn walk_prints_each_stage_as_what_its_rows_hold() {
     assert!(!help.contains("[default: \"\"]"), "{help}");
     assert!(help.lines().all(|l| l.matches("[default:").count() <= 1), "{help}");
 }
+
+#[test]
+fn superposition_stores_a_pentagon_and_draws_a_phase_diagram() {
+    let out = stdout(&gpt(&["superposition", "--steps", "1500", "--json"]));
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dims: Vec<f64> =
+        run["geometry"]["dimensionality"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
+    assert!(dims.iter().all(|d| (d - 0.4).abs() < 0.05), "five features as a pentagon: {dims:?}");
+    let table = stdout(&gpt(&["superposition", "--phase", "2x1", "--side", "3", "--threads", "2"]));
+    assert!(table.starts_with("2 features in 1 dimension: the last feature's fate, 9 cells"), "{table}");
+    assert_eq!(table.lines().filter(|l| l.starts_with("   ")).count(), 3, "{table}");
+    for (args, want) in [
+        (&["superposition", "--hidden", "9"][..], "hidden: the hidden dimensions must be 1 to the 5 features"),
+        (&["superposition", "--sparsity", "1"][..], "sparsity: the chance a feature is absent"),
+        (&["superposition", "--phase", "4x2"][..], "a phase diagram is drawn for 2 features in 1 dimension or 3 in 2"),
+        (&["superposition", "--phase", "two"][..], "--phase: \"two\" is not 2x1 or 3x2"),
+    ] {
+        let out = gpt(args);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success() && err.contains(want) && err.trim().lines().count() == 1, "{args:?}: {err}");
+    }
+}

@@ -32,6 +32,7 @@ pub mod sample;
 pub mod settings;
 pub mod text_stats;
 pub mod tokenizer;
+pub mod toy;
 pub mod train;
 pub mod words;
 pub mod work;

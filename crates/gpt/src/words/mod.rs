@@ -10,6 +10,7 @@ pub mod problems;
 pub mod runs;
 pub mod settings;
 pub mod tasks;
+pub mod toy;
 pub mod views;
 pub mod walk;
 
@@ -26,6 +27,7 @@ pub fn all() -> Vec<Template> {
         views::MESSAGES,
         dictionaries::MESSAGES,
         files::MESSAGES,
+        toy::MESSAGES,
     ]
     .concat()
 }

@@ -1,0 +1,184 @@
+//! `gpt superposition`: Elhage et al.'s toy model of superposition trained on the CPU, and what it
+//! learned (each feature's norm and dimensionality, `W Wᵀ`, features per dimension); or with
+//! `--phase`, a phase diagram, its cells shared among threads.
+
+use gpt::toy::{Cell, Geometry, Phase, PhaseSpec, ToyRun, ToySettings, Variant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Features `n`.
+    #[arg(long, default_value_t = 5)]
+    features: usize,
+    /// Hidden dimensions `m` they are squeezed into.
+    #[arg(long, default_value_t = 2)]
+    hidden: usize,
+    /// The chance a feature is 0 in a row, `S`.
+    #[arg(long, default_value_t = 0.9)]
+    sparsity: f32,
+    /// Feature `i`'s importance is this to the power `i`.
+    #[arg(long, default_value_t = 0.9)]
+    importance_decay: f32,
+    /// Elhage's model: ReLU on the output (it superposes), linear, or ReLU on the hidden layer too.
+    #[arg(long, value_enum, default_value = "relu-output")]
+    variant: VariantFlag,
+    /// Steps (Elhage's recipe, shortened: AdamW at a constant 3e-3 on batches of 1024).
+    #[arg(long, default_value_t = 3000)]
+    steps: usize,
+    #[arg(long, default_value_t = 1337)]
+    seed: u64,
+    /// A phase diagram instead: `2x1` (2 features in 1 dimension) or `3x2`.
+    #[arg(long)]
+    phase: Option<String>,
+    /// Cells on each side of the diagram.
+    #[arg(long, default_value_t = 20)]
+    side: usize,
+    /// Threads that share the diagram's cells (every core by default).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Also write what a check replays (python/check_superposition.py), as JSON: the settings,
+    /// the recipe, the initial W and b, each step's rows and training loss.
+    #[arg(long)]
+    trace: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum VariantFlag {
+    ReluOutput,
+    Linear,
+    ReluHidden,
+}
+
+pub fn run(a: Args) -> Result<(), String> {
+    if let Some(shape) = &a.phase {
+        return phase(&a, shape);
+    }
+    let variant = match a.variant {
+        VariantFlag::ReluOutput => Variant::ReluOutput,
+        VariantFlag::Linear => Variant::Linear,
+        VariantFlag::ReluHidden => Variant::ReluHidden,
+    };
+    let settings = ToySettings {
+        features: a.features,
+        hidden: a.hidden,
+        sparsity: a.sparsity,
+        importance_decay: a.importance_decay,
+        last_importance: None,
+        variant,
+    };
+    let train = gpt::TrainConfig {
+        max_iters: a.steps,
+        seed: a.seed,
+        eval_interval: Some(a.steps.div_ceil(10).max(1)),
+        ..ToyRun::recipe()
+    };
+    let mut run = ToyRun::new(settings, train.clone()).map_err(|e| e.to_string())?;
+    let start_weights = run.geometry();
+    if a.trace.is_some() {
+        run.keep_rows();
+    }
+    let start = std::time::Instant::now();
+    let clock = || start.elapsed().as_secs_f64() * 1e3;
+    while !run.done() {
+        let report = run.train(500, &clock).map_err(|e| e.to_string())?;
+        if let Some(stopped) = report.stopped {
+            return Err(stopped);
+        }
+    }
+    if let Some(path) = &a.trace {
+        let trace = serde_json::json!({ "settings": settings, "train": train, "w": start_weights.w, "b": start_weights.b,
+            "rows": run.kept_rows(), "losses": run.trainer().history().losses });
+        std::fs::write(path, trace.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let g = run.geometry();
+    let evals = &run.trainer().history().evals;
+    let loss = evals.last().map_or(f32::NAN, |e| e.val_loss);
+    if a.json {
+        let line = serde_json::json!({ "settings": settings, "steps": run.trainer().step_count(), "loss": loss,
+            "seconds": start.elapsed().as_secs_f64(), "geometry": g, "evals": evals });
+        println!("{line}");
+        return Ok(());
+    }
+    print(&g, settings, loss, start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn print(g: &Geometry, s: ToySettings, loss: f32, seconds: f64) {
+    println!(
+        "{} features in {} dimensions, sparsity {}, importance {}^i: held-out loss {loss:.5} after {seconds:.2} s",
+        s.features, s.hidden, s.sparsity, s.importance_decay
+    );
+    println!("  {:.2} features per dimension", g.features_per_dimension);
+    println!("  feature  importance  norm  dimensionality  direction");
+    for i in 0..g.features {
+        let direction: Vec<String> = g.w[i * g.hidden..(i + 1) * g.hidden].iter().map(|v| format!("{v:+.3}")).collect();
+        println!(
+            "  {i:>7}  {:>10.3}  {:>4.2}  {:>14.3}  ({})",
+            s.importance()[i],
+            g.norms[i],
+            g.dimensionality[i],
+            direction.join(", ")
+        );
+    }
+    println!("  W Wᵀ:");
+    for i in 0..g.features {
+        let row: Vec<String> =
+            g.gram[i * g.features..(i + 1) * g.features].iter().map(|v| format!("{v:+.2}")).collect();
+        println!("    {}   b {:+.3}", row.join(" "), g.b[i]);
+    }
+}
+
+/// The phase diagram `shape` (`2x1`, `3x2`) asks for, its cells on `--threads` threads.
+fn phase(a: &Args, shape: &str) -> Result<(), String> {
+    let bad = || format!("--phase: {shape:?} is not 2x1 or 3x2 (features x dimensions)");
+    let (n, m) = shape.split_once('x').ok_or_else(bad)?;
+    let (n, m) = (n.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+    let spec = PhaseSpec::new(n, m, a.side, a.seed).map_err(|e| e.to_string())?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let start = std::time::Instant::now();
+    let cells: Vec<Result<Cell, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|k| {
+                let spec = &spec;
+                scope.spawn(move || {
+                    (k..spec.cells())
+                        .step_by(threads)
+                        .map(|i| spec.cell(i).map_err(|e| e.to_string()))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<Result<Cell, String>> =
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect();
+        all.sort_by_key(|c| c.as_ref().map_or(usize::MAX, |c| c.index));
+        all
+    });
+    let cells = cells.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let seconds = start.elapsed().as_secs_f64();
+    if a.json {
+        println!("{}", serde_json::json!({ "spec": spec, "seconds": seconds, "cells": cells }));
+        return Ok(());
+    }
+    let dimensions = if m == 1 { "1 dimension".to_string() } else { format!("{m} dimensions") };
+    let threads = if threads == 1 { "one thread".to_string() } else { format!("{threads} threads") };
+    println!(
+        "{n} features in {dimensions}: the last feature's fate, {} cells in {seconds:.1} s on {threads}",
+        cells.len()
+    );
+    println!("  rows: feature density 1 to 0.01 (top to bottom); columns: its importance 0.1 to 10 (left to right)");
+    println!("  . not stored   A alone in a dimension   S in superposition");
+    for row in cells.chunks(spec.side) {
+        let marks: String = row
+            .iter()
+            .map(|c| match c.phase {
+                Phase::NotStored => '.',
+                Phase::Alone => 'A',
+                Phase::Superposed => 'S',
+            })
+            .collect();
+        println!("  {:>6.3}  {marks}", row[0].density);
+    }
+    Ok(())
+}

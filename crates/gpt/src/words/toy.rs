@@ -1,0 +1,17 @@
+//! What a toy model (of superposition) cannot be or do as asked.
+
+super::message::messages! { "toy";
+    features(max, value) = "features: a toy model has 1 to {max, plural, one {# feature} other {# features}}, not {value}";
+    hidden(features, value) =
+        "hidden: the hidden dimensions must be 1 to the {features, plural, one {# feature} other {# features}} \
+         they hold, not {value}";
+    sparsity(value) = "sparsity: the chance a feature is absent must be from 0 to below 1, not {value}";
+    importance_decay(value) =
+        "importance decay: each feature's importance is this times the one before, from above 0 to 1, not {value}";
+    last_importance(value) = "the extra feature's importance must be a number above 0, not {value}";
+    no_dropout() = "a toy model trains without dropout";
+    phase_shape(features, hidden) =
+        "a phase diagram is drawn for 2 features in 1 dimension or 3 in 2 (Elhage's), not {features} in {hidden}";
+    phase_size(max, value) = "a phase diagram's side must be 2 to {max, plural, one {# cell} other {# cells}}, not {value}";
+    no_cell(cells, value) = "the phase diagram has {cells, plural, one {# cell} other {# cells}}, not a cell {value}";
+}
