@@ -68,12 +68,7 @@ pub fn run(a: Args) -> Result<(), String> {
         last_importance: None,
         variant,
     };
-    let train = gpt::TrainConfig {
-        max_iters: a.steps,
-        seed: a.seed,
-        eval_interval: Some(a.steps.div_ceil(10).max(1)),
-        ..ToyRun::recipe()
-    };
+    let train = ToyRun::recipe_for(a.steps, a.seed);
     let mut run = ToyRun::new(settings, train.clone()).map_err(|e| e.to_string())?;
     let start_weights = run.geometry();
     if a.trace.is_some() {
@@ -82,10 +77,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let start = std::time::Instant::now();
     let clock = || start.elapsed().as_secs_f64() * 1e3;
     while !run.done() {
-        let report = run.train(500, &clock).map_err(|e| e.to_string())?;
-        if let Some(stopped) = report.stopped {
-            return Err(stopped);
-        }
+        run.train(500, &clock).map_err(|e| e.to_string())?;
     }
     if let Some(path) = &a.trace {
         let trace = serde_json::json!({ "settings": settings, "train": train, "w": start_weights.w, "b": start_weights.b,

@@ -12,5 +12,5 @@ pub mod superposition;
 pub use data::{features_of, ToyData, ToySettings, Variant};
 pub use geometry::Geometry;
 pub use phase::{Cell, Phase, PhaseSpec};
-pub use run::ToyRun;
+pub use run::{ToyRun, ToyStatus};
 pub use superposition::ToyModel;

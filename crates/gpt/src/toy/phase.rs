@@ -103,6 +103,7 @@ impl PhaseSpec {
 
     /// Trains cell `index`'s model and says what became of its extra feature.
     pub fn cell(&self, index: usize) -> Result<Cell> {
+        PhaseSpec::new(self.features, self.hidden, self.side, self.seed)?; // as the page sent it, unchecked
         if index >= self.cells() {
             return Err(Error::Data(toy::no_cell(self.cells(), index)));
         }

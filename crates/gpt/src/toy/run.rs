@@ -6,6 +6,7 @@ use super::superposition::ToyModel;
 use crate::config::TrainConfig;
 use crate::error::Result;
 use crate::train::{TrainReport, Trainer};
+use serde::Serialize;
 
 /// A toy model in training.
 pub struct ToyRun {
@@ -33,6 +34,11 @@ impl ToyRun {
         }
     }
 
+    /// The recipe for `steps` steps from `seed`, evaluating ten times on the way.
+    pub fn recipe_for(steps: usize, seed: u64) -> TrainConfig {
+        TrainConfig { max_iters: steps, seed, eval_interval: Some(steps.div_ceil(10).max(1)), ..ToyRun::recipe() }
+    }
+
     /// A fresh model of `settings`, to train by `train` (its seed draws the weights and the rows).
     pub fn new(settings: ToySettings, train: TrainConfig) -> Result<ToyRun> {
         train.validate()?;
@@ -40,9 +46,9 @@ impl ToyRun {
         Ok(ToyRun { trainer: Trainer::new(model, train), data: ToyData::default() })
     }
 
-    /// Up to `n` steps (never past the last), and an evaluation wherever one falls due.
+    /// Up to `n` steps (never past the last), and an evaluation wherever one falls due. A step
+    /// that diverges is an error (in the reader's words), the model kept as it was before it.
     pub fn train(&mut self, n: usize, now_ms: &dyn Fn() -> f64) -> Result<TrainReport> {
-        let mut report = None;
         for _ in 0..n.max(1) {
             if self.trainer.eval_due() {
                 self.trainer.evaluate(&ToyData::default())?;
@@ -50,15 +56,12 @@ impl ToyRun {
             if self.done() {
                 break;
             }
-            report = Some(self.trainer.train(1, &self.data, now_ms));
-            if report.as_ref().is_some_and(|r| r.stopped.is_some()) {
-                break;
-            }
+            self.trainer.step(&self.data, now_ms)?;
         }
         if self.trainer.eval_due() {
             self.trainer.evaluate(&ToyData::default())?;
         }
-        Ok(report.unwrap_or_else(|| self.trainer.take_report()))
+        Ok(self.trainer.take_report())
     }
 
     /// Keeps each training step's rows from now on (not an evaluation's), for [`ToyRun::kept_rows`].
@@ -93,6 +96,30 @@ impl ToyRun {
     pub fn geometry(&self) -> Geometry {
         Geometry::of(self.trainer.model())
     }
+
+    /// Where the run is and what the model has learned, as the page shows it.
+    pub fn status(&self) -> ToyStatus {
+        ToyStatus {
+            step: self.trainer.step_count(),
+            steps: self.trainer.train_config().max_iters,
+            loss: self.trainer.history().evals.last().map(|e| e.val_loss),
+            importance: self.model().settings().importance(),
+            geometry: self.geometry(),
+        }
+    }
+}
+
+/// A toy run's progress and geometry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct ToyStatus {
+    pub step: usize,
+    pub steps: usize,
+    /// The last evaluation's held-out loss.
+    pub loss: Option<f32>,
+    /// Each feature's importance `I_i`.
+    pub importance: Vec<f32>,
+    pub geometry: Geometry,
 }
 
 #[cfg(test)]
