@@ -5,10 +5,12 @@
 mod convert;
 mod replica;
 mod run;
+mod toy;
 mod types;
 
 pub use replica::Replica;
 pub use run::Run;
+pub use toy::{phase_cell, ToyRun};
 
 use convert::{js_error, read, ts, JsResult};
 use gpt::{Budget, Catalog, Description, Difference, Settings, TextStats};

@@ -18,6 +18,7 @@ import { initTextFit } from './text-fit.js';
 import { initWalk } from './walk-panel.js';
 import { initFeatures } from './features-panel.js';
 import { initGraph } from './graph-panel.js';
+import { initSuperposition } from './superposition-panel.js';
 import { initLessonPanel } from './lesson-panel.js';
 import { initLessonMenu } from './lesson-menu.js';
 import { initLanguageMenu } from './language-menu.js';
@@ -40,6 +41,7 @@ try {
   initWalk();
   initFeatures();
   initGraph();
+  initSuperposition();
   initTextFit();
   initShareLink();
   initLibrary(showOverlays);

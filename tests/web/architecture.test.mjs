@@ -179,14 +179,14 @@ test("the page's TypeScript declarations, written from the Rust types, type-chec
   const tsc = path.join(ROOT, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['--noEmit', '--strict', '--lib', 'esnext,dom', declarations], { encoding: 'utf8' });
   const text = fs.readFileSync(declarations, 'utf8');
-  for (const type of ['Settings', 'TrainConfig', 'TrainingCurve', 'Inside', 'Progress', 'TaskInfo']) {
+  for (const type of ['Settings', 'TrainConfig', 'TrainingCurve', 'Inside', 'Progress', 'TaskInfo', 'ToySettings', 'ToyStatus', 'Cell']) {
     assert.match(text, new RegExp(`export (interface|type) ${type}\\b`), `${type} is declared`);
   }
 });
 
-test('the bindings only convert: under 400 lines, with at most six entry points for sharing work', () => {
+test('the bindings only convert: under 450 lines (the GPT\'s run, its helpers and the toy models), with at most six entry points for sharing work', () => {
   const lines = files(path.join(ROOT, 'src'), '.rs').reduce((n, f) => n + fs.readFileSync(f, 'utf8').trimEnd().split('\n').length, 0);
-  assert.ok(lines < 400, `the bindings are ${lines} lines`);
+  assert.ok(lines < 450, `the bindings are ${lines} lines`);
   const sharing = ['begin', 'advance', 'accept', 'abort', 'answer', 'Replica'];
   const bindings = files(path.join(ROOT, 'src'), '.rs').map((f) => fs.readFileSync(f, 'utf8')).join('\n');
   for (const name of sharing) assert.match(bindings, new RegExp(`pub (fn|struct) ${name}\\b`));

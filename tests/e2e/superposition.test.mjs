@@ -1,0 +1,81 @@
+// The toy model of superposition in Chromium: five sparse features trained into two dimensions
+// make a pentagon (every dimensionality near 2/5, five arrows), dense ones keep two; a setting the
+// model cannot have is refused in words; the 2-in-1 phase diagram, shared among the workers, shows
+// all three of Elhage's regions; desktop, tablet and phone sizes, and no accessibility rule broken.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeViolations, openPlayground, SHOTS } from './session.mjs';
+
+let session, page, errors;
+
+/** Trains the toy model as the form is set, to its last step: each feature's row of the table. */
+async function trainToy(p) {
+  const before = await p.locator('#toy-status').textContent();
+  await p.getByRole('button', { name: 'Train the toy model' }).click();
+  await p.waitForFunction((last) => {
+    const now = document.getElementById('toy-status').textContent;
+    return now !== last && /^Step 3,000 of 3,000 in /.test(now);
+  }, before, { timeout: 60000 });
+  return p.locator('#toy-table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => Number(c.textContent))));
+}
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors } = session);
+  await page.getByText('10. Superposition').click();
+});
+after(() => session?.close());
+
+test('five sparse features in two dimensions make a pentagon; dense, two are stored', async () => {
+  const sparse = await trainToy(page);
+  assert.equal(sparse.length, 5);
+  for (const [, , norm, dimensionality] of sparse) {
+    assert.ok(norm > 0.5, `every feature stored: ${sparse}`);
+    assert.ok(Math.abs(dimensionality - 0.4) < 0.05, `a pentagon's 2/5: ${sparse}`);
+  }
+  assert.equal(await page.locator('#toy-arrows line').count(), 5);
+  assert.match(await page.locator('#toy-status').textContent(), /held-out loss 0\.00\d+, 3\.\d\d features per dimension\./);
+  assert.equal(await page.locator('#toy-gram td').count(), 5 * 6 + 1, 'W Wᵀ and b for each feature, and the corner');
+  await page.locator('#toy').screenshot({ path: `${SHOTS}70-superposition.png` });
+
+  await page.getByLabel('Sparsity S').fill('0');
+  const dense = await trainToy(page);
+  assert.deepEqual(dense.map(([, , norm]) => norm > 0.5), [true, true, false, false, false], String(dense));
+  assert.deepEqual(errors, []);
+});
+
+test('a setting the toy model cannot have is refused in words, and the views stay', async () => {
+  await page.getByLabel('Dimensions m').fill('9');
+  await page.getByRole('button', { name: 'Train the toy model' }).click();
+  await page.locator('#toy-error').getByText(/hidden dimensions must be 1 to the 5 features they hold, not 9/).waitFor();
+  assert.equal(await page.locator('#toy-table tbody tr').count(), 5, 'the last model still shown');
+  assert.equal(await page.getByRole('button', { name: 'Train the toy model' }).isEnabled(), true);
+  await page.getByLabel('Dimensions m').fill('2');
+});
+
+test("the 2-in-1 phase diagram, shared among the workers, shows Elhage's three regions", async () => {
+  await page.getByLabel('Cells a side').fill('6');
+  await page.getByRole('button', { name: 'Draw the diagram' }).click();
+  const status = page.locator('#toy-phase-status');
+  await status.getByText(/^36 cells in /).waitFor({ timeout: 120000 });
+  const text = await status.textContent();
+  const [, notStored, alone, superposed] = text.match(/(\d+) not stored, (\d+) alone, (\d+) in superposition/).map(Number);
+  assert.equal(notStored + alone + superposed, 36, text);
+  assert.ok(notStored > 0 && alone > 0 && superposed > 0, text);
+  await page.locator('#toy-phase-canvas').scrollIntoViewIfNeeded();
+  const box = await page.locator('#toy-phase-canvas').boundingBox();
+  await page.mouse.move(box.x + box.width - 5, box.y + 5); // dense, the extra feature ten times as important
+  await page.locator('#toy-phase-cell').getByText(/^Density 1\.000, importance 10\.00: alone in a dimension/).waitFor();
+  await page.locator('#toy').screenshot({ path: `${SHOTS}71-phase-diagram.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('the section fits a tablet and a phone, and breaks no accessibility rule', async () => {
+  for (const [name, width, height] of [['tablet', 820, 1180], ['phone', 390, 844]]) {
+    await page.setViewportSize({ width, height });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= width, `${name}: the page is ${wide}px wide`);
+    await page.locator('#toy').screenshot({ path: `${SHOTS}72-superposition-${name}.png` });
+  }
+  assert.deepEqual(await axeViolations(page), []);
+});
