@@ -17,6 +17,7 @@ mod shared;
 mod superposition;
 mod train;
 mod transcoders;
+mod truth_score;
 mod walk;
 
 use clap::{Parser, Subcommand};

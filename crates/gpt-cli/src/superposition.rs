@@ -1,6 +1,7 @@
 //! `gpt superposition`: Elhage et al.'s toy model of superposition trained on the CPU, and what it
 //! learned (each feature's norm and dimensionality, `W Wᵀ`, features per dimension); or with
-//! `--phase`, a phase diagram, its cells shared among threads.
+//! `--phase`, a phase diagram, its cells shared among threads; with `--score`, learned directions
+//! scored against true features (`truth_score.rs`).
 
 use gpt::toy::{Cell, Geometry, Phase, PhaseSpec, ToyRun, ToySettings, Variant};
 
@@ -35,6 +36,11 @@ pub struct Args {
     /// Threads that share the diagram's cells (every core by default).
     #[arg(long)]
     threads: Option<usize>,
+    /// Score learned directions against true features instead: a safetensors file holding
+    /// `learned` (rows × d) and `truth` (features × d), float32. Prints the MCC (SAELens's
+    /// Hungarian matching), the share of true features found and the uniqueness.
+    #[arg(long)]
+    score: Option<std::path::PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -52,6 +58,9 @@ enum VariantFlag {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    if let Some(file) = &a.score {
+        return crate::truth_score::run(file, a.json);
+    }
     if let Some(shape) = &a.phase {
         return phase(&a, shape);
     }

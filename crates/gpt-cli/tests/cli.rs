@@ -209,7 +209,7 @@ fn walk_prints_each_stage_as_what_its_rows_hold() {
 }
 
 #[test]
-fn superposition_stores_a_pentagon_and_draws_a_phase_diagram() {
+fn superposition_stores_a_pentagon_draws_a_phase_diagram_and_scores_directions() {
     let out = stdout(&gpt(&["superposition", "--steps", "1500", "--json"]));
     let run: serde_json::Value = serde_json::from_str(&out).unwrap();
     let dims: Vec<f64> =
@@ -223,9 +223,25 @@ fn superposition_stores_a_pentagon_and_draws_a_phase_diagram() {
         (&["superposition", "--sparsity", "1"][..], "sparsity: the chance a feature is absent"),
         (&["superposition", "--phase", "4x2"][..], "a phase diagram is drawn for 2 features in 1 dimension or 3 in 2"),
         (&["superposition", "--phase", "two"][..], "--phase: \"two\" is not 2x1 or 3x2"),
+        (&["superposition", "--score", "missing.safetensors"][..], "missing.safetensors: "),
     ] {
         let out = gpt(args);
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(!out.status.success() && err.contains(want) && err.trim().lines().count() == 1, "{args:?}: {err}");
     }
+    // Learned directions that are the true features, flipped and scaled, score 1; one missing, less.
+    let file = scratch("truth.safetensors");
+    let floats = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (truth, learned) = (floats(&[1.0, 0.0, 0.0, 1.0]), floats(&[0.0, -2.0, 0.5, 0.5]));
+    let view = |data| safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 2], data).unwrap();
+    std::fs::write(
+        &file,
+        safetensors::serialize([("truth", view(&truth)), ("learned", view(&learned))], None).unwrap(),
+    )
+    .unwrap();
+    let scored = stdout(&gpt(&["superposition", "--score", file.to_str().unwrap()]));
+    assert!(
+        scored.starts_with("2 learned directions against 2 true features in 2 dimensions: MCC 0.8536, 50.0% found"),
+        "{scored}"
+    );
 }
