@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// What a learner waits for in the Superposition section, beside the same work natively: the toy
+// model of 5 features in 2 dimensions to its pentagon (3,000 steps), and the 20 × 20 phase
+// diagrams (2 in 1, 3 in 2), in a fresh Chromium page (its workers: one per core) and by the CLI
+// (its threads: one per core), turn about in each round; the medians, and the median of the
+// rounds' page / native ratios. Times are the page's own status line (to a tenth of a second) and
+// the CLI's JSON.
+// Usage: node bench/superposition.mjs [rounds]   (default 3; after scripts/build.sh and
+//        cargo build --release -p gpt-cli)
+import { execFileSync } from 'node:child_process';
+import { launchChromium } from '../tests/e2e/browsers.mjs';
+import { serveSite } from '../tests/e2e/site.mjs';
+import { median } from './median.mjs';
+
+const rounds = Number(process.argv[2] ?? 3);
+const GPT = new URL('../target/release/gpt', import.meta.url).pathname;
+const { server, url } = await serveSite();
+const browser = await launchChromium();
+
+const native = (...args) => JSON.parse(execFileSync(GPT, ['superposition', ...args, '--json'], { encoding: 'utf8' }).trim().split('\n').at(-1)).seconds;
+const shown = (text) => Number(text.match(/ in ([\d.]+) s/)[1]);
+
+/** The three jobs in a fresh page: seconds each, as its status lines say. */
+async function page() {
+  const p = await browser.newPage();
+  try {
+    await p.goto(url);
+    await p.getByRole('status').first().waitFor();
+    await p.getByText('10. Superposition').click();
+    await p.getByRole('button', { name: 'Train the toy model' }).click();
+    const toy = p.locator('#toy-status').getByText(/^Step 3,000 of 3,000 in /);
+    await toy.waitFor({ timeout: 120000 });
+    const times = { pentagon: shown(await toy.textContent()) };
+    for (const shape of ['2x1', '3x2']) {
+      await p.locator('#toy-phase-shape').selectOption(shape);
+      await p.getByRole('button', { name: 'Draw the diagram' }).click();
+      const done = p.locator('#toy-phase-status').getByText(/^400 cells in /);
+      await done.waitFor({ timeout: 300000 });
+      times[shape] = shown(await done.textContent());
+    }
+    return times;
+  } finally {
+    await p.close();
+  }
+}
+
+const jobs = { pentagon: [], '2x1': [], '3x2': [] };
+for (let r = 0; r < rounds; r++) {
+  const order = r % 2 ? ['page', 'native'] : ['native', 'page'];
+  const measured = {};
+  for (const side of order) {
+    measured[side] = side === 'page' ? await page() : {
+      pentagon: native(), '2x1': native('--phase', '2x1', '--side', '20'), '3x2': native('--phase', '3x2', '--side', '20'),
+    };
+  }
+  for (const job of Object.keys(jobs)) jobs[job].push([measured.page[job], measured.native[job]]);
+  console.log(`round ${r + 1}:`, Object.entries(jobs).map(([job, pairs]) => `${job} ${pairs.at(-1)[0].toFixed(1)} s page, ${pairs.at(-1)[1].toFixed(2)} s native`).join('; '));
+}
+for (const [job, pairs] of Object.entries(jobs)) {
+  const ratio = median(pairs.map(([p, n]) => p / n));
+  console.log(`${job}: page ${median(pairs.map((x) => x[0])).toFixed(1)} s, native ${median(pairs.map((x) => x[1])).toFixed(2)} s, page / native ${ratio.toFixed(2)}x (median of ${rounds} rounds)`);
+}
+await browser.close();
+server.close();
