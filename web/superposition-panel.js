@@ -11,12 +11,14 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   form: $('toy-form'), features: $('toy-features'), hidden: $('toy-hidden'), sparsity: $('toy-sparsity'),
   decay: $('toy-decay'), variant: $('toy-variant'), steps: $('toy-steps'), train: $('toy-train'), stop: $('toy-stop'),
-  status: $('toy-status'), progress: $('toy-progress'), error: $('toy-error'), arrows: $('toy-arrows'),
+  status: $('toy-status'), outcome: $('toy-outcome'), progress: $('toy-progress'), error: $('toy-error'), arrows: $('toy-arrows'),
   arrowsCaption: $('toy-arrows-caption'), table: $('toy-table'), gram: $('toy-gram'),
   phaseForm: $('toy-phase-form'), shape: $('toy-phase-shape'), side: $('toy-phase-side'), draw: $('toy-phase-draw'),
   phaseStop: $('toy-phase-stop'), phaseStatus: $('toy-phase-status'), phaseError: $('toy-phase-error'),
   canvas: $('toy-phase-canvas'), cellInfo: $('toy-phase-cell'),
 };
+/** A feature of this norm or more is stored (as the phase diagram's cells count it). */
+const STORED = 0.5;
 /** Features the views show at most: a grid of more is not read, only scrolled. */
 const SHOWN = 32;
 /** The phase colours, as the legend's swatches (style.css). */
@@ -37,7 +39,9 @@ export function initSuperposition() {
   ui.stop.addEventListener('click', () => stopTraining(t('toy.stopped')));
   ui.phaseForm.addEventListener('submit', drawDiagram);
   ui.phaseStop.addEventListener('click', () => stopDiagram(true));
-  ui.canvas.addEventListener('pointermove', describeCell);
+  ui.canvas.addEventListener('pointermove', pointedCell);
+  ui.canvas.addEventListener('keydown', steppedCell);
+  ui.canvas.addEventListener('focus', () => diagram && !diagram.at && readCell(0, 0));
 }
 
 function train(event) {
@@ -88,7 +92,10 @@ function show(status, seconds) {
     loss: status.loss === undefined || status.loss === null ? '—' : decimal(status.loss, 5),
     perDimension: decimal(g.features_per_dimension, 2),
   });
-  drawArrows(g, status.importance);
+  const stored = g.norms.filter((x) => x > STORED).length;
+  const outcome = { stored: count(stored), features: count(g.features), hidden: count(g.hidden) };
+  ui.outcome.textContent = stored > g.hidden ? t('toy.outcome-superposed', outcome) : t('toy.outcome-separate', outcome);
+  drawArrows(g, status.importance, stored);
   fillTable(g, status.importance);
   const n = Math.min(g.features, SHOWN);
   const gram = (r, c) => (c < n ? g.gram[r * g.features + c] : g.b[r]);
@@ -100,7 +107,7 @@ function show(status, seconds) {
 }
 
 /** Each feature's direction in the plane as an arrow from the origin (2 dimensions only). */
-function drawArrows(g, importance) {
+function drawArrows(g, importance, stored) {
   const plane = g.hidden === 2;
   ui.arrows.hidden = !plane;
   ui.arrowsCaption.textContent = t(plane ? 'toy.directions-caption' : 'toy.directions-need-two');
@@ -117,7 +124,7 @@ function drawArrows(g, importance) {
     parts.push(label);
   }
   ui.arrows.replaceChildren(...parts);
-  ui.arrows.setAttribute('aria-label', t('toy.directions-summary', { features: count(g.features), stored: count(g.norms.filter((x) => x > 0.5).length) }));
+  ui.arrows.setAttribute('aria-label', t('toy.directions-summary', { features: count(g.features), stored: count(stored) }));
 }
 
 function element(name, attributes) {
@@ -204,7 +211,8 @@ function handOut(worker) {
 function placeCell(c, worker) {
   diagram.cells[c.index] = c;
   diagram.done++;
-  paintCell(c);
+  paintAt(Math.floor(c.index / diagram.spec.side), c.index % diagram.spec.side);
+  if (diagram.at?.[0] * diagram.spec.side + diagram.at?.[1] === c.index) readCell(...diagram.at);
   handOut(worker);
   sayDiagram();
   if (diagram.done === diagram.cells.length) stopDiagram(false, true);
@@ -243,25 +251,49 @@ function paintEmpty(side) {
   diagram.size = ui.canvas.width / side;
 }
 
-function paintCell(c) {
-  const side = diagram.spec.side;
-  const [row, col] = [Math.floor(c.index / side), c.index % side];
+/** Paints the cell at `row`, `col` as its model left it (white until it has). */
+function paintAt(row, col) {
+  const c = diagram.cells[row * diagram.spec.side + col];
   const ctx = ui.canvas.getContext('2d');
-  ctx.fillStyle = PHASE_COLORS[c.phase];
+  ctx.fillStyle = c ? PHASE_COLORS[c.phase] : '#ffffff';
   ctx.fillRect(col * diagram.size, row * diagram.size, Math.ceil(diagram.size), Math.ceil(diagram.size));
 }
 
-/** What the cell under the pointer's model did with its extra feature. */
-function describeCell(event) {
+/** The cell under the pointer, read. */
+function pointedCell(event) {
   if (!diagram) return;
   const box = ui.canvas.getBoundingClientRect();
   const side = diagram.spec.side;
   const col = Math.floor(((event.clientX - box.left) / box.width) * side);
   const row = Math.floor(((event.clientY - box.top) / box.height) * side);
+  if (row >= 0 && row < side && col >= 0 && col < side) readCell(row, col);
+}
+
+/** Each arrow key's move, in rows and columns: the canvas is drawn left to right in every language. */
+const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+/** The arrow keys move from cell to cell. */
+function steppedCell(event) {
+  if (!diagram || !(event.key in STEPS)) return;
+  event.preventDefault();
+  const side = diagram.spec.side;
+  const [row, col] = diagram.at ?? [0, 0];
+  const [dr, dc] = STEPS[event.key];
+  readCell(Math.min(side - 1, Math.max(0, row + dr)), Math.min(side - 1, Math.max(0, col + dc)));
+}
+
+/** Marks the cell at `row`, `col` and says what its model did with the extra feature. */
+function readCell(row, col) {
+  const side = diagram.spec.side;
+  if (diagram.at) paintAt(...diagram.at);
+  diagram.at = [row, col];
+  const ctx = ui.canvas.getContext('2d');
+  ctx.strokeStyle = '#111827';
+  ctx.lineWidth = 2;
+  ctx.strokeRect(col * diagram.size + 1, row * diagram.size + 1, diagram.size - 2, diagram.size - 2);
   const c = diagram.cells[row * side + col];
-  if (!c || col < 0 || col >= side) return;
-  ui.cellInfo.textContent = t('toy.cell', {
+  ui.cellInfo.textContent = c ? t('toy.cell', {
     density: decimal(c.density, 3), importance: decimal(c.importance, 2), phase: PHASE_NAMES[c.phase](),
     norm: decimal(c.norm, 2), dimensionality: decimal(c.dimensionality, 2),
-  });
+  }) : t('toy.cell-waiting');
 }

@@ -1,7 +1,7 @@
 // The toy model of superposition in Chromium: five sparse features trained into two dimensions
 // make a pentagon (every dimensionality near 2/5, five arrows), dense ones keep two; a setting the
 // model cannot have is refused in words; the 2-in-1 phase diagram, shared among the workers, shows
-// all three of Elhage's regions; desktop, tablet and phone sizes, and no accessibility rule broken.
+// all three of Elhage's regions, read by pointing and by keyboard; desktop, tablet and phone sizes, and no accessibility rule broken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS } from './session.mjs';
@@ -34,6 +34,7 @@ test('five sparse features in two dimensions make a pentagon; dense, two are sto
     assert.ok(Math.abs(dimensionality - 0.4) < 0.05, `a pentagon's 2/5: ${sparse}`);
   }
   assert.equal(await page.locator('#toy-arrows line').count(), 5);
+  assert.equal(await page.locator('#toy-outcome').textContent(), '5 features of 5 stored in 2 dimensions: more than one a dimension, in superposition.');
   assert.match(await page.locator('#toy-status').textContent(), /held-out loss 0\.00\d+, 3\.\d\d features per dimension\./);
   assert.equal(await page.locator('#toy-gram td').count(), 5 * 6 + 1, 'W Wᵀ and b for each feature, and the corner');
   await page.locator('#toy').screenshot({ path: `${SHOTS}70-superposition.png` });
@@ -41,6 +42,7 @@ test('five sparse features in two dimensions make a pentagon; dense, two are sto
   await page.getByLabel('Sparsity S').fill('0');
   const dense = await trainToy(page);
   assert.deepEqual(dense.map(([, , norm]) => norm > 0.5), [true, true, false, false, false], String(dense));
+  assert.match(await page.locator('#toy-outcome').textContent(), /^2 features of 5 stored in 2 dimensions: at most one a dimension, no superposition\./);
   assert.deepEqual(errors, []);
 });
 
@@ -66,6 +68,12 @@ test("the 2-in-1 phase diagram, shared among the workers, shows Elhage's three r
   const box = await page.locator('#toy-phase-canvas').boundingBox();
   await page.mouse.move(box.x + box.width - 5, box.y + 5); // dense, the extra feature ten times as important
   await page.locator('#toy-phase-cell').getByText(/^Density 1\.000, importance 10\.00: alone in a dimension/).waitFor();
+  // By keyboard, from the cell pointed at: left to the least important extra feature, then down.
+  await page.locator('#toy-phase-canvas').focus();
+  for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowLeft');
+  await page.locator('#toy-phase-cell').getByText(/^Density 1\.000, importance 0\.10: not stored/).waitFor();
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowDown');
+  await page.locator('#toy-phase-cell').getByText(/^Density 0\.010, importance 0\.10: /).waitFor();
   await page.locator('#toy').screenshot({ path: `${SHOTS}71-phase-diagram.png` });
   assert.deepEqual(errors, []);
 });
