@@ -2,7 +2,8 @@
 // trained, a sample, every attention head drawn, a checkpoint saved (a real download), a reset,
 // the checkpoint loaded and trained on, a corrupt file refused, the views that test what a head
 // does (testing-views.mjs), the walk through the model, features trained in the tab
-// (feature-views.mjs), and a lesson (lesson-views.mjs).
+// (feature-views.mjs), the toy model of superposition (superposition-views.mjs), and a lesson
+// (lesson-views.mjs).
 // Screenshots go beside Chromium's in target/screenshots/, prefixed "firefox-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
 import { checkFeatures, checkGraph } from './feature-views.mjs';
+import { checkSuperposition } from './superposition-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 let server, url, ff, downloads, page, run, until, statusMatches, press, shot;
@@ -92,5 +94,7 @@ test('firefox: the walk through the model follows a token forward and back', () 
 test('firefox: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
 
 test('firefox: skip transcoders trained in the tab, a problem traced, a feature picked and knocked out', () => checkGraph(page, 30, '3+5='));
+
+test('firefox: the toy model of superposition trained into a pentagon, and a phase diagram drawn by the workers', () => checkSuperposition(page));
 
 test('firefox: a lesson sets the page up, points at a control, waits for its run, and leaving keeps the run', () => checkLesson(page));

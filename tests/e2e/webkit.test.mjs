@@ -1,10 +1,10 @@
 // Safari's engine: WebKitGTK's MiniBrowser through WebKitWebDriver, under Xvfb. A first visit,
 // training with a pause, a sample, 1 and 2 workers bit for bit, a checkpoint saved and loaded, a
 // reload that restores the run, the views that test what a head does (testing-views.mjs), the
-// walk through the model, features trained in the tab (feature-views.mjs), a lesson
-// (lesson-views.mjs), and the page with WebKit's relaxed SIMD
-// switched on (it refuses the relaxed build, and the page falls back and trains). Screenshots are
-// prefixed "webkit-".
+// walk through the model, features trained in the tab (feature-views.mjs), the toy model of
+// superposition (superposition-views.mjs), a lesson (lesson-views.mjs), and the page with WebKit's
+// relaxed SIMD switched on (it refuses the relaxed build, and the page falls back and trains).
+// Screenshots are prefixed "webkit-".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { checkpointMetadata, SHOTS } from './session.mjs';
 import { checkTestingViews } from './testing-views.mjs';
 import { checkWalk } from './walk-views.mjs';
 import { checkFeatures, checkGraph } from './feature-views.mjs';
+import { checkSuperposition } from './superposition-views.mjs';
 import { checkLesson } from './lesson-views.mjs';
 
 // WebDriver has no downloads in WebKitGTK: the page's download link is kept, and its file read.
@@ -130,6 +131,8 @@ test('webkit: the walk through the model follows a token forward and back', () =
 test('webkit: features trained in the tab, listed, opened and knocked out', () => checkFeatures(page, 30));
 
 test('webkit: skip transcoders trained in the tab, a problem traced, a feature picked and knocked out', () => checkGraph(page, 30, '3+5='));
+
+test('webkit: the toy model of superposition trained into a pentagon, and a phase diagram drawn by the workers', () => checkSuperposition(page));
 
 test('webkit with relaxed SIMD switched on: the page falls back to SIMD128 and trains', async () => {
   const relaxed = await launchWebKit({ env: { JSC_useWasmRelaxedSIMD: '1' } });
