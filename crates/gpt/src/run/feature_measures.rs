@@ -7,6 +7,7 @@ use super::training::Watch;
 use super::Run;
 use crate::error::Result;
 use crate::rng::Rng;
+use crate::sae::Sums;
 use crate::train::Batches;
 use crate::work::{targets, Batch, Split};
 use crate::workspace::Workspace;
@@ -141,53 +142,4 @@ impl<W: Watch> Run<W> {
 
 fn codes_per_token(fired: &[usize], tokens: usize) -> f32 {
     fired.iter().sum::<usize>() as f32 / tokens.max(1) as f32
-}
-
-/// Running sums for the reconstruction error and the activations' variance, in f64 (the variance
-/// is a difference of two large, nearly equal numbers).
-#[derive(Default)]
-pub(super) struct Sums {
-    tokens: usize,
-    squared_error: f64,
-    squared_norm: f64,
-    /// Each channel's sum.
-    sum: Vec<f64>,
-}
-
-impl Sums {
-    pub(super) fn new(d: usize) -> Sums {
-        Sums { sum: vec![0.0; d], ..Sums::default() }
-    }
-
-    pub(super) fn add(&mut self, x: &[f32], recon: &[f32], d: usize) {
-        for (row, r) in x.chunks_exact(d).zip(recon.chunks_exact(d)) {
-            self.tokens += 1;
-            for ((&a, &b), m) in row.iter().zip(r).zip(self.sum.iter_mut()) {
-                self.squared_error += ((a - b) as f64).powi(2);
-                self.squared_norm += (a as f64).powi(2);
-                *m += a as f64;
-            }
-        }
-    }
-
-    fn mse(&self) -> f32 {
-        (self.squared_error / self.tokens.max(1) as f64) as f32
-    }
-
-    /// The activations' variance summed over channels: E‖x‖² − ‖E x‖².
-    fn variance(&self) -> f64 {
-        let n = self.tokens.max(1) as f64;
-        self.squared_norm / n - self.sum.iter().map(|s| (s / n).powi(2)).sum::<f64>()
-    }
-
-    pub(super) fn explained_variance(&self) -> f32 {
-        (1.0 - self.squared_error / self.tokens.max(1) as f64 / self.variance()) as f32
-    }
-}
-
-/// The activations' variance summed over channels: the loss of guessing their mean.
-pub(super) fn variance(sample: &[f32], d: usize) -> f32 {
-    let mut sums = Sums::new(d);
-    sums.add(sample, sample, d);
-    sums.variance() as f32
 }

@@ -78,7 +78,7 @@ impl<W: Watch> Run<W> {
         if centre {
             sae.centre(&sample);
         }
-        let variance = super::feature_measures::variance(&sample, model.config().n_embd);
+        let variance = crate::sae::activation_variance(&sample, model.config().n_embd);
         let mut trainer = Trainer::new(SaeTrainee::new(sae, model, self.step_count(), variance)?, train);
         trainer.set_threads(threads);
         self.features = Some(trainer);

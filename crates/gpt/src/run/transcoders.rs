@@ -3,7 +3,7 @@
 //! them: each layer's normalised error, and the replacement model (every MLP replaced by its
 //! transcoder, no error terms) against the model on held-out text.
 
-use super::feature_measures::{FeatureRows, Sums};
+use super::feature_measures::FeatureRows;
 use super::features::{frozen_copy, EveryPosition};
 use super::training::Watch;
 use super::{no_transcoders, Run};
@@ -11,6 +11,7 @@ use crate::checkpoint::SavedFeatures;
 use crate::config::TrainConfig;
 use crate::error::Result;
 use crate::model::HookPoint;
+use crate::sae::Sums;
 use crate::sae::{SaeConfig, SaeTrainee, Transcoders};
 use crate::train::{TrainReport, Trainer};
 use crate::workspace::Workspace;
@@ -58,7 +59,7 @@ impl<W: Watch> Run<W> {
         let mut variances = Vec::with_capacity(samples.len());
         for (layer, sample) in samples.iter().enumerate() {
             transcoders.centre(layer, sample);
-            variances.push(super::feature_measures::variance(sample, c.n_embd));
+            variances.push(crate::sae::activation_variance(sample, c.n_embd));
         }
         let mut trainer = Trainer::new(SaeTrainee::of(transcoders, model, self.step_count(), variances)?, train);
         trainer.set_threads(threads);

@@ -7,6 +7,7 @@
 use super::config::SaeConfig;
 use super::dictionaries::{Dictionaries, Read};
 use super::loss::{backward, squared_error};
+use super::source::Source;
 use super::weights::{Sae, SaeRef};
 use crate::config::{GPTConfig, TrainConfig};
 use crate::error::{Error, Result};
@@ -21,10 +22,10 @@ use crate::GPT;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// An autoencoder (or transcoders) in training on a frozen model.
-pub struct SaeTrainee<D: Dictionaries = Sae> {
+/// An autoencoder (or transcoders) in training on a frozen model (or another [`Source`]).
+pub struct SaeTrainee<D: Dictionaries = Sae, S: Source = GPT> {
     sae: D,
-    model: Arc<GPT>,
+    model: Arc<S>,
     /// The step the model was at when it was frozen.
     model_step: usize,
     /// Training tokens since each feature last fired (each dictionary's after the one before's), up
@@ -62,20 +63,11 @@ pub struct SavedSae {
     pub history: crate::train::History,
 }
 
-impl SaeTrainee {
+impl<S: Source> SaeTrainee<Sae, S> {
     /// `sae` to train on `model`'s activations, whose variance (summed over channels) `variance`
     /// is.
-    pub fn new(sae: Sae, model: Arc<GPT>, model_step: usize, variance: f32) -> Result<SaeTrainee> {
+    pub fn new(sae: Sae, model: Arc<S>, model_step: usize, variance: f32) -> Result<SaeTrainee<Sae, S>> {
         SaeTrainee::of(sae, model, model_step, vec![variance])
-    }
-
-    /// A helper's copy: `config`'s autoencoder on a model `model` describes, its weights and the
-    /// model's to come with the run's state.
-    pub fn blank(model: GPTConfig, config: SaeConfig) -> Result<SaeTrainee> {
-        let model = GPT::new(model, 0)?;
-        let c = model.config();
-        let sae = Sae::new(config, c.n_layer, c.n_embd, 0)?;
-        SaeTrainee::new(sae, Arc::new(model), 0, 0.0)
     }
 
     pub fn sae(&self) -> &Sae {
@@ -92,17 +84,27 @@ impl SaeTrainee {
     }
 }
 
-impl<D: Dictionaries> SaeTrainee<D> {
+impl SaeTrainee {
+    /// A helper's copy: `config`'s autoencoder on a model `model` describes, its weights and the
+    /// model's to come with the run's state.
+    pub fn blank(model: GPTConfig, config: SaeConfig) -> Result<SaeTrainee> {
+        let model = GPT::new(model, 0)?;
+        let c = model.config();
+        let sae = Sae::new(config, c.n_layer, c.n_embd, 0)?;
+        SaeTrainee::new(sae, Arc::new(model), 0, 0.0)
+    }
+}
+
+impl<D: Dictionaries, S: Source> SaeTrainee<D, S> {
     /// `dictionaries` to train on `model`'s activations, whose variances (summed over channels,
     /// one per dictionary's output) `variances` are: each one's error is weighed over its own.
-    pub fn of(dictionaries: D, model: Arc<GPT>, model_step: usize, variances: Vec<f32>) -> Result<SaeTrainee<D>> {
-        let c = model.config();
+    pub fn of(dictionaries: D, model: Arc<S>, model_step: usize, variances: Vec<f32>) -> Result<SaeTrainee<D, S>> {
         let each = dictionaries.each();
         for sae in &each {
-            if sae.d_in() != c.n_embd {
-                return Err(Error::Config(dictionaries::channels(sae.d_in(), c.n_embd)));
+            if sae.d_in() != model.width() {
+                return Err(Error::Config(dictionaries::channels(sae.d_in(), model.width())));
             }
-            sae.config().validate(c.n_layer, c.n_embd)?;
+            sae.config().validate(model.layers(), model.width())?;
         }
         if variances.len() != each.len() {
             return Err(Error::Config(bug(format!("{} variances for {} dictionaries", variances.len(), each.len()))));
@@ -116,7 +118,7 @@ impl<D: Dictionaries> SaeTrainee<D> {
         &self.sae
     }
 
-    pub fn model(&self) -> &GPT {
+    pub fn model(&self) -> &S {
         &self.model
     }
 
@@ -171,12 +173,12 @@ impl<D: Dictionaries> SaeTrainee<D> {
     pub fn activations(&self, ws: &Workspace, batch: Batch) -> Result<Vec<Read>> {
         let configs: Vec<SaeConfig> = self.sae.each().iter().map(|sae| *sae.config()).collect();
         let points: Vec<HookPoint> = configs.iter().flat_map(|c| [Some(c.point), c.output]).flatten().collect();
-        let mut read = self.model.activations_at(ws, batch.idx, batch.b, batch.t, &points)?.into_iter();
+        let mut read = self.model.read(ws, batch, &points)?.into_iter();
         Ok(configs.iter().map(|c| (read.next().expect("a point read"), c.output.and_then(|_| read.next()))).collect())
     }
 }
 
-impl<D: Dictionaries> Trainable for SaeTrainee<D> {
+impl<D: Dictionaries, S: Source> Trainable for SaeTrainee<D, S> {
     fn params(&self) -> &Params {
         self.sae.params()
     }
@@ -186,7 +188,7 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
     }
 
     fn block_size(&self) -> usize {
-        self.model.config().block_size
+        self.model.block_size()
     }
 
     fn dropout(&self) -> f32 {
@@ -266,15 +268,14 @@ impl<D: Dictionaries> Trainable for SaeTrainee<D> {
     /// The frozen model's weights, the counts of silence and the loss's variances: a helper has
     /// none of them.
     fn held_parts(&self) -> Vec<&[f32]> {
-        let model = self.model.params().flat_parts().map(|(_, part)| part);
-        model.chain([&self.since_fired[..], &self.variances[..]]).collect()
+        let model = self.model.held_parts();
+        model.into_iter().chain([&self.since_fired[..], &self.variances[..]]).collect()
     }
 
     fn held_parts_mut(&mut self) -> Result<Vec<&mut [f32]>> {
         let model = Arc::get_mut(&mut self.model)
             .ok_or_else(|| Error::Config(bug("the frozen model is shared: a helper's copy must hold its own")))?;
-        let parts = model.params_mut().values.iter_mut();
-        let parts = parts.map(|v| v.as_slice_mut().expect("parameters are kept in standard layout"));
+        let parts = model.held_parts_mut().into_iter();
         Ok(parts.chain([&mut self.since_fired[..], &mut self.variances[..]]).collect())
     }
 }
