@@ -15,6 +15,7 @@ mod sample;
 mod setting_flags;
 mod shared;
 mod superposition;
+mod synthetic_sae;
 mod train;
 mod transcoders;
 mod truth_score;

@@ -1,9 +1,10 @@
 //! `gpt superposition`: Elhage et al.'s toy model of superposition trained on the CPU, and what it
 //! learned (each feature's norm and dimensionality, `W Wᵀ`, features per dimension); or with
 //! `--phase`, a phase diagram, its cells shared among threads; with `--score`, learned directions
-//! scored against true features (`truth_score.rs`).
+//! scored against true features (`truth_score.rs`); with `--synthetic`, an autoencoder trained on
+//! activations of known features and scored against them (`synthetic_sae.rs`).
 
-use gpt::toy::{Cell, Geometry, Phase, PhaseSpec, ToyRun, ToySettings, Variant};
+use gpt::toy::{Cell, Geometry, Phase, PhaseSpec, SyntheticSpec, ToyRun, ToySettings, Variant};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,6 +37,29 @@ pub struct Args {
     /// Threads that share the diagram's cells (every core by default).
     #[arg(long)]
     threads: Option<usize>,
+    /// Train a TopK autoencoder on activations built from known features instead, then score it
+    /// against them: `--features` unit directions in `--hidden` dimensions, each firing with
+    /// probability 1 − `--sparsity` (or by Zipf's law, `--zipf`) at magnitude 1.
+    #[arg(long)]
+    synthetic: bool,
+    /// With --synthetic: orthogonal directions (at most one per dimension), else random ones.
+    #[arg(long)]
+    orthogonal: bool,
+    /// With --synthetic: firing probabilities by Zipf's law, `MAX,MIN` (e.g. 0.3,0.01).
+    #[arg(long)]
+    zipf: Option<String>,
+    /// With --synthetic: a hierarchy of this many children per parent (a child fires only with its parent).
+    #[arg(long, default_value_t = 0)]
+    children: usize,
+    /// With --synthetic: the spread of a firing feature's magnitude around 1.
+    #[arg(long, default_value_t = 0.0)]
+    magnitude_std: f32,
+    /// With --synthetic: the autoencoder's latents per dimension.
+    #[arg(long, default_value_t = 1)]
+    expansion: usize,
+    /// With --synthetic: latents firing per row (TopK's k).
+    #[arg(long, default_value_t = 4)]
+    k: usize,
     /// Score learned directions against true features instead: a safetensors file holding
     /// `learned` (rows × d) and `truth` (features × d), float32. Prints the MCC (SAELens's
     /// Hungarian matching), the share of true features found and the uniqueness.
@@ -58,6 +82,21 @@ enum VariantFlag {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
+    if a.synthetic {
+        let spec = SyntheticSpec {
+            features: a.features,
+            dims: a.hidden,
+            orthogonal: a.orthogonal,
+            firing: crate::synthetic_sae::firing(a.zipf.as_deref(), a.sparsity)?,
+            magnitude_mean: 1.0,
+            magnitude_std: a.magnitude_std,
+            children: a.children,
+            seed: a.seed,
+        };
+        let plan =
+            crate::synthetic_sae::Plan { spec, k: a.k, expansion: a.expansion, steps: a.steps, threads: threads(&a) };
+        return crate::synthetic_sae::run(plan, a.json);
+    }
     if let Some(file) = &a.score {
         return crate::truth_score::run(file, a.json);
     }
@@ -131,13 +170,18 @@ fn print(g: &Geometry, s: ToySettings, loss: f32, seconds: f64) {
     }
 }
 
+/// `--threads`, or every core.
+fn threads(a: &Args) -> usize {
+    a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
 /// The phase diagram `shape` (`2x1`, `3x2`) asks for, its cells on `--threads` threads.
 fn phase(a: &Args, shape: &str) -> Result<(), String> {
     let bad = || format!("--phase: {shape:?} is not 2x1 or 3x2 (features x dimensions)");
     let (n, m) = shape.split_once('x').ok_or_else(bad)?;
     let (n, m) = (n.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
     let spec = PhaseSpec::new(n, m, a.side, a.seed).map_err(|e| e.to_string())?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = threads(a);
     let start = std::time::Instant::now();
     let cells: Vec<Result<Cell, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)

@@ -209,7 +209,7 @@ fn walk_prints_each_stage_as_what_its_rows_hold() {
 }
 
 #[test]
-fn superposition_stores_a_pentagon_draws_a_phase_diagram_and_scores_directions() {
+fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_trains_an_autoencoder() {
     let out = stdout(&gpt(&["superposition", "--steps", "1500", "--json"]));
     let run: serde_json::Value = serde_json::from_str(&out).unwrap();
     let dims: Vec<f64> =
@@ -224,6 +224,11 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_and_scores_directions()
         (&["superposition", "--phase", "4x2"][..], "a phase diagram is drawn for 2 features in 1 dimension or 3 in 2"),
         (&["superposition", "--phase", "two"][..], "--phase: \"two\" is not 2x1 or 3x2"),
         (&["superposition", "--score", "missing.safetensors"][..], "missing.safetensors: "),
+        (
+            &["superposition", "--synthetic", "--features", "40", "--hidden", "32", "--orthogonal"][..],
+            "40 features cannot be orthogonal in 32 dimensions",
+        ),
+        (&["superposition", "--synthetic", "--zipf", "0.3"][..], "--zipf: \"0.3\" is not MAX,MIN"),
     ] {
         let out = gpt(args);
         let err = String::from_utf8(out.stderr).unwrap();
@@ -244,4 +249,20 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_and_scores_directions()
         scored.starts_with("2 learned directions against 2 true features in 2 dimensions: MCC 0.8536, 50.0% found"),
         "{scored}"
     );
+    // A TopK autoencoder on activations of 16 orthogonal features finds them all.
+    let args = [
+        "superposition",
+        "--synthetic",
+        "--features",
+        "16",
+        "--hidden",
+        "32",
+        "--orthogonal",
+        "--steps",
+        "400",
+        "--json",
+    ];
+    let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&args))).unwrap();
+    assert!(run["scores"]["truth"]["mcc"].as_f64().unwrap() > 0.9, "{run}");
+    assert_eq!(run["scores"]["truth"]["found"].as_f64(), Some(1.0), "{run}");
 }

@@ -1,19 +1,24 @@
 //! Toy models whose features are known by construction, trained by the one trainer: Elhage et
 //! al.'s (2022) model of superposition (`superposition.rs`), the rows of sparse features it reads
 //! (`data.rs`), the geometry it learns (`geometry.rs`), its run, which the CLI and the page drive
-//! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), and how learned
-//! directions are scored against features known to be true (`truth.rs`).
+//! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), activations built from
+//! known features (`synthetic.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
+//! scored against features known to be true (`truth.rs`).
 
+pub mod autoencoder;
 pub mod data;
 pub mod geometry;
 pub mod phase;
 pub mod run;
 pub mod superposition;
+pub mod synthetic;
 pub mod truth;
 
+pub use autoencoder::{SyntheticSae, SyntheticScores};
 pub use data::{features_of, ToyData, ToySettings, Variant};
 pub use geometry::Geometry;
 pub use phase::{Cell, Phase, PhaseSpec};
 pub use run::{ToyRun, ToyStatus};
 pub use superposition::ToyModel;
+pub use synthetic::{Firing, Synthetic, SyntheticSpec};
 pub use truth::TruthScores;

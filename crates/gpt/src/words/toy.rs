@@ -14,4 +14,18 @@ super::message::messages! { "toy";
         "a phase diagram is drawn for 2 features in 1 dimension or 3 in 2 (Elhage's), not {features} in {hidden}";
     phase_size(max, value) = "a phase diagram's side must be 2 to {max, plural, one {# cell} other {# cells}}, not {value}";
     no_cell(cells, value) = "the phase diagram has {cells, plural, one {# cell} other {# cells}}, not a cell {value}";
+    synthetic_size(max_features, max_dims, features, dims) =
+        "synthetic activations are built from 1 to {max_features, plural, one {# feature} other {# features}} in 1 to \
+         {max_dims, plural, one {# dimension} other {# dimensions}}, not {features} in {dims}";
+    orthogonal(features, dims) =
+        "{features, plural, one {# feature} other {# features}} cannot be orthogonal in {dims, plural, one {# dimension} \
+         other {# dimensions}}: ask for at most {dims}, or for random directions";
+    firing(value) = "a firing probability must be above 0 and at most 1, not {value}";
+    zipf(exponent, min, max) =
+        "Zipf's firing probabilities need an exponent above 0 and 0 < least < most ≤ 1, not exponent {exponent} from \
+         {max} to {min}";
+    magnitude(mean, std) = "a firing magnitude needs a mean above 0 and a spread of 0 or more, not {mean} and {std}";
+    children(children, features) =
+        "a hierarchy of {children} children per parent leaves no parent among {features, plural, one {# feature} \
+         other {# features}}";
 }

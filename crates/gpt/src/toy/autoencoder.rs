@@ -1,0 +1,136 @@
+//! An autoencoder trained on activations built from known features (`synthetic.rs`), by the same
+//! trainee and trainer as one on a GPT, and scored as SAELens's `eval_sae_on_synthetic_data`
+//! scores one: against the truth (`truth.rs`), and by how well it reconstructs.
+
+use super::data::ToyData;
+use super::run::ToyRun;
+use super::synthetic::{Synthetic, SyntheticSpec};
+use super::truth::{score, TruthScores};
+use crate::config::TrainConfig;
+use crate::error::Result;
+use crate::sae::{activation_variance, Sae, SaeConfig, SaeTrainee, Sums};
+use crate::train::{TrainReport, Trainer};
+use crate::workspace::Workspace;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Rows the variance is measured on, and the scores.
+const SAMPLE_ROWS: usize = 8192;
+/// Seeds of the scored rows: held-out ones (`ToyData` draws training seeds below 2^31).
+const SCORED_SEEDS: usize = 1 << 31;
+
+/// An autoencoder in training on synthetic activations.
+pub struct SyntheticSae {
+    trainer: Trainer<SaeTrainee<Sae, Synthetic>>,
+    source: Arc<Synthetic>,
+}
+
+/// How an autoencoder on synthetic activations does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct SyntheticScores {
+    pub step: usize,
+    pub truth: TruthScores,
+    /// The share of the activations' variance its reconstruction explains.
+    pub explained_variance: f32,
+    /// Latents firing per row, and the true features firing per row.
+    pub l0: f32,
+    pub true_l0: f32,
+    /// The share of latents that never fired on the scored rows.
+    pub dead: f32,
+}
+
+impl SyntheticSae {
+    /// An autoencoder of `config` (its point is read as the activations themselves) on activations
+    /// `spec` builds, to train by `train`, its decoder bias at their median.
+    pub fn new(spec: SyntheticSpec, config: SaeConfig, train: TrainConfig) -> Result<SyntheticSae> {
+        train.validate()?;
+        let source = Arc::new(Synthetic::new(spec)?);
+        let sample = source.activations(&(0..SAMPLE_ROWS).collect::<Vec<_>>());
+        let mut sae = Sae::new(config, 1, spec.dims, train.seed)?;
+        sae.centre(&sample);
+        let variance = activation_variance(&sample, spec.dims);
+        let trainee = SaeTrainee::new(sae, Arc::clone(&source), 0, variance)?;
+        Ok(SyntheticSae { trainer: Trainer::new(trainee, train), source })
+    }
+
+    /// The toy model's recipe (AdamW at a constant 3e-3, no weight decay or clipping) on batches of
+    /// 256 rows, for `steps` steps from `seed`, never evaluating (the scores say how it does).
+    pub fn recipe(steps: usize, seed: u64) -> TrainConfig {
+        TrainConfig { batch_size: 256, max_iters: steps, eval_interval: None, seed, ..ToyRun::recipe() }
+    }
+
+    /// Up to `n` steps (never past the last) on `threads` threads; a step that diverges is an
+    /// error in the reader's words.
+    pub fn train(&mut self, n: usize, threads: usize, now_ms: &dyn Fn() -> f64) -> Result<TrainReport> {
+        self.trainer.set_threads(threads);
+        for _ in 0..n {
+            if self.done() {
+                break;
+            }
+            self.trainer.step(&ToyData::default(), now_ms)?;
+        }
+        Ok(self.trainer.take_report())
+    }
+
+    pub fn done(&self) -> bool {
+        self.trainer.step_count() >= self.trainer.train_config().max_iters
+    }
+
+    pub fn source(&self) -> &Synthetic {
+        &self.source
+    }
+
+    pub fn sae(&self) -> &Sae {
+        self.trainer.model().sae()
+    }
+
+    /// Scored on rows it never trained on.
+    pub fn scores(&self) -> SyntheticScores {
+        let (sae, d) = (self.sae(), self.source.spec().dims);
+        let seeds: Vec<usize> = (SCORED_SEEDS..SCORED_SEEDS + SAMPLE_ROWS).collect();
+        let x = self.source.activations(&seeds);
+        let ws = Workspace::default();
+        let codes = sae.encode(&ws, &x);
+        let mut sums = Sums::new(d);
+        sums.add(&x, &sae.view().output(&x, &codes), d);
+        let mut fired = vec![false; sae.d_sae()];
+        codes.features.iter().for_each(|&j| fired[j as usize] = true);
+        let true_firing = self.source.firing_of(&seeds).iter().filter(|&&a| a > 0.0).count();
+        let decoder = sae.params().values[2].as_slice().expect("standard layout");
+        SyntheticScores {
+            step: self.trainer.step_count(),
+            truth: score(decoder, self.source.directions(), d),
+            explained_variance: sums.explained_variance(),
+            l0: codes.features.len() as f32 / SAMPLE_ROWS as f32,
+            true_l0: true_firing as f32 / SAMPLE_ROWS as f32,
+            dead: fired.iter().filter(|&&f| !f).count() as f32 / fired.len() as f32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sae::Architecture;
+    use crate::toy::Firing;
+
+    /// The page's TopK autoencoder, trained on activations of known features, finds every one.
+    #[test]
+    fn a_topk_autoencoder_finds_orthogonal_features() {
+        let firing = Firing::Equal { probability: 0.05 };
+        let spec = SyntheticSpec { features: 32, dims: 64, orthogonal: true, firing, ..Default::default() };
+        let config = SaeConfig {
+            expansion: 1,
+            architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
+            ..SaeConfig::top_k(0)
+        };
+        let mut run = SyntheticSae::new(spec, config, SyntheticSae::recipe(600, 7)).unwrap();
+        while !run.done() {
+            run.train(100, 1, &|| 0.0).unwrap();
+        }
+        let scores = run.scores();
+        assert!(scores.truth.mcc > 0.9 && scores.truth.found == 1.0, "{scores:?}");
+        assert!(scores.explained_variance > 0.9 && (scores.true_l0 - 1.6).abs() < 0.1, "{scores:?}");
+    }
+}

@@ -1,0 +1,323 @@
+//! Activations built from features known by construction, as SAELens's `sae_lens.synthetic`
+//! builds them: `n` features, each a unit direction in `d` dimensions (orthogonal, or random),
+//! each firing in a row with its own probability (all alike, or Zipf's law from the most frequent
+//! to the least), with a magnitude `ReLU(mean + std · N(0, 1))` when it fires; optionally in a
+//! hierarchy, each parent followed by its children, a child firing only when its parent does. A
+//! row of activations is the firing features' magnitudes times their directions. An autoencoder
+//! trained on them ([`crate::sae::Source`]) is scored against the directions (`truth.rs`).
+
+use crate::error::{Error, Result};
+use crate::model::HookPoint;
+use crate::rng::Rng;
+use crate::sae::Source;
+use crate::words::toy;
+use crate::work::Batch;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+
+/// The most features, and the most dimensions.
+pub const MAX_FEATURES: usize = 1 << 16;
+pub const MAX_DIMS: usize = 4096;
+
+/// How often each feature fires.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Firing {
+    /// Every feature with the same probability.
+    Equal { probability: f32 },
+    /// Feature `i` (from 0) as `1 / (i + 1)^exponent`, scaled to run from `max` to `min`
+    /// (SAELens's `zipfian_firing_probabilities`).
+    Zipf { exponent: f32, max: f32, min: f32 },
+}
+
+/// What the activations are built from.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct SyntheticSpec {
+    /// `n`: the true features.
+    pub features: usize,
+    /// `d`: the activations' dimensions.
+    pub dims: usize,
+    /// Orthogonal directions (at most `d` of them), else random unit vectors.
+    pub orthogonal: bool,
+    pub firing: Firing,
+    /// A firing feature's magnitude: the mean, and the spread of the normal around it.
+    pub magnitude_mean: f32,
+    pub magnitude_std: f32,
+    /// Children per parent in a hierarchy (0: none): features come in groups of a parent and
+    /// its children, a child firing only when its parent does.
+    #[serde(default)]
+    pub children: usize,
+    pub seed: u64,
+}
+
+impl Default for SyntheticSpec {
+    /// 256 features in 64 dimensions, each firing one time in 100 with magnitude 1.
+    fn default() -> SyntheticSpec {
+        SyntheticSpec {
+            features: 256,
+            dims: 64,
+            orthogonal: false,
+            firing: Firing::Equal { probability: 0.01 },
+            magnitude_mean: 1.0,
+            magnitude_std: 0.0,
+            children: 0,
+            seed: 1337,
+        }
+    }
+}
+
+/// The true features and how they fire.
+#[derive(Clone, Debug)]
+pub struct Synthetic {
+    spec: SyntheticSpec,
+    /// (n, d) row by row: each feature's unit direction.
+    directions: Vec<f32>,
+    probabilities: Vec<f32>,
+}
+
+/// Mixed into a row's seed so that its stream is its own.
+const ROW_STREAM: u64 = 0x73_79_6e_74_68_65_74_69;
+
+impl SyntheticSpec {
+    /// Why these settings cannot build activations, if they cannot.
+    pub fn validate(&self) -> Result<()> {
+        let fail = |words| Err(Error::Config(words));
+        if !(1..=MAX_FEATURES).contains(&self.features) || !(1..=MAX_DIMS).contains(&self.dims) {
+            return fail(toy::synthetic_size(MAX_FEATURES, MAX_DIMS, self.features, self.dims));
+        }
+        if self.orthogonal && self.features > self.dims {
+            return fail(toy::orthogonal(self.features, self.dims));
+        }
+        let probability = |p: f32| p.is_finite() && p > 0.0 && p <= 1.0;
+        match self.firing {
+            Firing::Equal { probability: p } if !probability(p) => return fail(toy::firing(p)),
+            Firing::Zipf { exponent, max, min }
+                if !(exponent > 0.0 && probability(max) && probability(min) && min < max) =>
+            {
+                return fail(toy::zipf(exponent, min, max))
+            }
+            _ => {}
+        }
+        if !(self.magnitude_mean.is_finite() && self.magnitude_mean > 0.0 && self.magnitude_std >= 0.0) {
+            return fail(toy::magnitude(self.magnitude_mean, self.magnitude_std));
+        }
+        if self.children >= self.features {
+            return fail(toy::children(self.children, self.features));
+        }
+        Ok(())
+    }
+
+    /// Each feature's firing probability.
+    pub fn probabilities(&self) -> Vec<f32> {
+        match self.firing {
+            Firing::Equal { probability } => vec![probability; self.features],
+            Firing::Zipf { .. } if self.features == 1 => vec![self.max_probability()],
+            Firing::Zipf { exponent, max, min } => {
+                let raw: Vec<f32> = (0..self.features).map(|i| ((i + 1) as f32).powf(-exponent)).collect();
+                let (lo, hi) = (raw[self.features - 1], raw[0]);
+                raw.iter().map(|r| min + (max - min) * (r - lo) / (hi - lo)).collect()
+            }
+        }
+    }
+
+    fn max_probability(&self) -> f32 {
+        match self.firing {
+            Firing::Equal { probability } => probability,
+            Firing::Zipf { max, .. } => max,
+        }
+    }
+
+    /// Feature `i`'s parent in the hierarchy, if it is a child.
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        let group = self.children + 1;
+        (self.children > 0 && !i.is_multiple_of(group)).then_some(i - i % group)
+    }
+}
+
+impl Synthetic {
+    pub fn new(spec: SyntheticSpec) -> Result<Synthetic> {
+        spec.validate()?;
+        let (n, d) = (spec.features, spec.dims);
+        let mut rng = Rng::new(spec.seed);
+        let mut directions: Vec<f32> = (0..n * d).map(|_| rng.normal()).collect();
+        for i in 0..n {
+            let (done, rest) = directions.split_at_mut(i * d);
+            let row = &mut rest[..d];
+            if spec.orthogonal {
+                for earlier in done.chunks(d) {
+                    let along: f32 = earlier.iter().zip(row.iter()).map(|(a, b)| a * b).sum();
+                    row.iter_mut().zip(earlier).for_each(|(r, e)| *r -= along * e);
+                }
+            }
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            row.iter_mut().for_each(|x| *x /= norm);
+        }
+        Ok(Synthetic { probabilities: spec.probabilities(), spec, directions })
+    }
+
+    pub fn spec(&self) -> &SyntheticSpec {
+        &self.spec
+    }
+
+    /// (n, d) row by row: the true features' directions.
+    pub fn directions(&self) -> &[f32] {
+        &self.directions
+    }
+
+    pub fn probabilities(&self) -> &[f32] {
+        &self.probabilities
+    }
+
+    /// Each row's features as they fire (rows × n): a row's seed draws them.
+    pub fn firing_of(&self, seeds: &[usize]) -> Vec<f32> {
+        let n = self.spec.features;
+        let mut out = vec![0.0; seeds.len() * n];
+        for (row, &seed) in out.chunks_mut(n).zip(seeds) {
+            let mut rng = Rng::new(ROW_STREAM ^ seed as u64);
+            for (i, &p) in self.probabilities.iter().enumerate() {
+                let (fires, noise) = (rng.uniform() < p, rng.normal());
+                // A child fires only with its parent, which comes before it in the row.
+                if fires && self.spec.parent(i).is_none_or(|parent| row[parent] > 0.0) {
+                    row[i] = (self.spec.magnitude_mean + self.spec.magnitude_std * noise).max(0.0);
+                }
+            }
+        }
+        out
+    }
+
+    /// Each row's activations (rows × d): its firing features' magnitudes times their directions.
+    pub fn activations(&self, seeds: &[usize]) -> Vec<f32> {
+        let d = self.spec.dims;
+        let firing = self.firing_of(seeds);
+        let mut out = vec![0.0; seeds.len() * d];
+        for (row, acts) in out.chunks_mut(d).zip(firing.chunks(self.spec.features)) {
+            for (&a, direction) in acts.iter().zip(self.directions.chunks(d)).filter(|(a, _)| **a > 0.0) {
+                row.iter_mut().zip(direction).for_each(|(r, x)| *r += a * x);
+            }
+        }
+        out
+    }
+}
+
+/// Rows of activations one per seed: an autoencoder reads the same rows at any point.
+impl Source for Synthetic {
+    fn block_size(&self) -> usize {
+        1
+    }
+
+    fn width(&self) -> usize {
+        self.spec.dims
+    }
+
+    fn layers(&self) -> usize {
+        1
+    }
+
+    fn read(&self, _ws: &Workspace, batch: Batch, points: &[HookPoint]) -> Result<Vec<Vec<f32>>> {
+        let rows = self.activations(batch.idx);
+        Ok(points.iter().map(|_| rows.clone()).collect())
+    }
+
+    fn held_parts(&self) -> Vec<&[f32]> {
+        vec![&self.directions, &self.probabilities]
+    }
+
+    fn held_parts_mut(&mut self) -> Vec<&mut [f32]> {
+        vec![&mut self.directions, &mut self.probabilities]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::truth;
+
+    const ROWS: usize = 40_000;
+
+    fn rates(s: &Synthetic) -> Vec<f32> {
+        let firing = s.firing_of(&(0..ROWS).collect::<Vec<_>>());
+        let n = s.spec().features;
+        (0..n).map(|i| firing.chunks(n).filter(|row| row[i] > 0.0).count() as f32 / ROWS as f32).collect()
+    }
+
+    #[test]
+    fn each_feature_fires_as_often_as_configured_and_zipf_runs_from_most_to_least() {
+        let equal = Synthetic::new(SyntheticSpec {
+            features: 8,
+            dims: 4,
+            firing: Firing::Equal { probability: 0.2 },
+            ..Default::default()
+        });
+        assert!(rates(&equal.unwrap()).iter().all(|r| (r - 0.2).abs() < 0.01));
+        let firing = Firing::Zipf { exponent: 1.0, max: 0.3, min: 0.01 };
+        let zipf = Synthetic::new(SyntheticSpec { features: 6, dims: 4, firing, ..Default::default() }).unwrap();
+        assert_eq!((zipf.probabilities()[0], zipf.probabilities()[5]), (0.3, 0.01));
+        assert!(zipf.probabilities().windows(2).all(|w| w[0] > w[1]));
+        for (rate, p) in rates(&zipf).iter().zip(zipf.probabilities()) {
+            assert!((rate - p).abs() < 0.01, "{rate} against {p}");
+        }
+    }
+
+    #[test]
+    fn a_child_fires_only_with_its_parent() {
+        let spec = SyntheticSpec {
+            features: 9,
+            dims: 9,
+            children: 2,
+            firing: Firing::Equal { probability: 0.3 },
+            ..Default::default()
+        };
+        let s = Synthetic::new(spec).unwrap();
+        assert_eq!(
+            (0..9).map(|i| spec.parent(i)).collect::<Vec<_>>(),
+            [None, Some(0), Some(0), None, Some(3), Some(3), None, Some(6), Some(6)]
+        );
+        let firing = s.firing_of(&(0..ROWS).collect::<Vec<_>>());
+        for row in firing.chunks(9) {
+            for i in 0..9 {
+                if let Some(parent) = spec.parent(i) {
+                    assert!(row[i] == 0.0 || row[parent] > 0.0, "child {i} fired without parent {parent}");
+                }
+            }
+        }
+        let r = rates(&s);
+        assert!((r[0] - 0.3).abs() < 0.01 && (r[1] - 0.09).abs() < 0.01, "{r:?}");
+    }
+
+    #[test]
+    fn orthogonal_directions_are_orthonormal_and_a_row_is_its_features_along_them() {
+        let spec = SyntheticSpec { features: 6, dims: 8, orthogonal: true, magnitude_std: 0.5, ..Default::default() };
+        let s = Synthetic::new(spec).unwrap();
+        let gram = truth::abs_cosines(s.directions(), s.directions(), 8);
+        for (k, g) in gram.iter().enumerate() {
+            assert!((g - if k / 6 == k % 6 { 1.0 } else { 0.0 }).abs() < 1e-5, "{gram:?}");
+        }
+        let seeds = [5, 6, 7];
+        let (firing, rows) = (s.firing_of(&seeds), s.activations(&seeds));
+        for (acts, row) in firing.chunks(6).zip(rows.chunks(8)) {
+            for (i, direction) in s.directions().chunks(8).enumerate() {
+                let along: f32 = row.iter().zip(direction).map(|(a, b)| a * b).sum();
+                assert!((along - acts[i]).abs() < 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn settings_that_cannot_build_activations_say_which() {
+        let bad = |spec: SyntheticSpec| Synthetic::new(spec).unwrap_err().to_string();
+        let base = SyntheticSpec::default();
+        assert!(bad(SyntheticSpec { orthogonal: true, ..base })
+            .contains("256 features cannot be orthogonal in 64 dimensions"));
+        assert!(
+            bad(SyntheticSpec { firing: Firing::Equal { probability: 0.0 }, ..base }).contains("firing probability")
+        );
+        assert!(
+            bad(SyntheticSpec { firing: Firing::Zipf { exponent: 1.0, max: 0.1, min: 0.2 }, ..base }).contains("Zipf")
+        );
+        assert!(bad(SyntheticSpec { magnitude_mean: -1.0, ..base }).contains("magnitude"));
+        assert!(bad(SyntheticSpec { children: 256, ..base }).contains("hierarchy"));
+        assert!(bad(SyntheticSpec { dims: 0, ..base }).contains("1 to 4096 dimensions"));
+    }
+}
