@@ -6,7 +6,9 @@ part of scripts/test.sh, whose core tests check the model's gradients against fi
 For each of Elhage et al.'s models, `gpt superposition --trace` trains 200 steps and writes its
 initial W and b, each step's rows and each step's training loss. PyTorch then trains the same model
 from the same weights on the same rows, with its own autograd and `torch.optim.AdamW` at the
-recipe's settings, and each step's loss agrees within 1e-5.
+recipe's settings, and each step's loss agrees within 1e-5; so does the geometry the page shows of the
+trained model (W Wᵀ, b, each feature's norm and dimensionality, features per dimension), computed by
+PyTorch from its own weights.
 """
 
 import argparse
@@ -44,7 +46,17 @@ def torch_losses(trace):
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    return losses
+    return losses, w.detach(), b.detach()
+
+
+def torch_geometry(w, b):
+    """What the page shows of a model, from its weights: W Wᵀ and b, each feature's norm and
+    dimensionality (Elhage's ‖W_i‖² / Σ_j (Ŵ_i·W_j)², 0 for a feature not stored), features per dimension."""
+    gram = w @ w.T
+    norms = w.norm(dim=1)
+    unit = w / norms.clamp(min=1e-12)[:, None]
+    dims = torch.where(norms > 1e-6, norms**2 / ((unit @ w.T) ** 2).sum(dim=1), torch.zeros_like(norms))
+    return {"gram": gram, "b": b, "norms": norms, "dimensionality": dims, "features_per_dimension": (w**2).sum() / w.shape[1]}
 
 
 def main():
@@ -55,12 +67,15 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for variant in args.only:
             path = os.path.join(work, f"{variant}.json")
-            gpt("superposition", "--variant", variant, "--steps", args.steps, "--trace", path)
+            shown = json.loads(gpt("superposition", "--variant", variant, "--steps", args.steps, "--trace", path, "--json").strip().splitlines()[-1])
             trace = json.load(open(path))
             ours = trace["losses"]
-            gap = close(f"{variant}: the loss at each step", ours, torch_losses(trace))
-            print(f"{variant}: {len(ours)} steps, loss {ours[0]:.6f} to {ours[-1]:.6f}, largest gap {gap:.2e}")
-    print(f"Every step's loss agrees with PyTorch's within 1e-5 (largest gap {checking.worst['value']:.2e}).")
+            losses, w, b = torch_losses(trace)
+            gap = close(f"{variant}: the loss at each step", ours, losses)
+            for name, theirs in torch_geometry(w, b).items():
+                gap = max(gap, close(f"{variant}: {name}", shown["geometry"][name], theirs.flatten() if theirs.dim() else theirs))
+            print(f"{variant}: {len(ours)} steps, loss {ours[0]:.6f} to {ours[-1]:.6f}, and the geometry the page shows; largest gap {gap:.2e}")
+    print(f"Every step's loss and the trained geometry agree with PyTorch's within 1e-5 (largest gap {checking.worst['value']:.2e}).")
 
 
 if __name__ == "__main__":
