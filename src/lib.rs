@@ -5,14 +5,13 @@
 mod convert;
 mod replica;
 mod run;
-mod toy;
 mod types;
 
 pub use replica::Replica;
 pub use run::Run;
-pub use toy::{phase_cell, ToyRun};
 
 use convert::{js_error, read, ts, JsResult};
+use gpt::toy::{Cell, PhaseSpec, ToySettings, ToyStatus};
 use gpt::{Budget, Catalog, Description, Difference, Settings, TextStats};
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -79,4 +78,30 @@ pub fn import_run(names: Vec<String>, files: Vec<js_sys::Uint8Array>) -> JsResul
     let files: Vec<(String, &[u8])> = names.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
     let imported = gpt::interop::import(&files).map_err(js_error)?;
     Ok(Imported { checkpoint: imported.checkpoint, text: imported.text, from: imported.from.into() })
+}
+
+/// Elhage et al.'s toy model of superposition ([`gpt::toy::ToyRun`]), as a toy worker trains it.
+#[wasm_bindgen]
+pub struct ToyRun(gpt::toy::ToyRun);
+
+#[wasm_bindgen]
+impl ToyRun {
+    /// A model of `settings`, to train `steps` steps by Elhage's recipe from `seed`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(settings: Ts<ToySettings>, steps: usize, seed: u32) -> JsResult<ToyRun> {
+        let recipe = gpt::toy::ToyRun::recipe_for(steps, seed.into());
+        Ok(ToyRun(gpt::toy::ToyRun::new(read(settings, "the toy model's settings")?, recipe).map_err(js_error)?))
+    }
+
+    /// Up to `n` more steps (an error if the loss diverged), then where it stands.
+    pub fn train(&mut self, n: usize) -> JsResult<Ts<ToyStatus>> {
+        self.0.train(n, &js_sys::Date::now).map_err(js_error)?;
+        ts(&self.0.status())
+    }
+}
+
+/// Trains cell `index` of the phase diagram `spec` and says what became of its extra feature.
+#[wasm_bindgen(js_name = phaseCell)]
+pub fn phase_cell(spec: Ts<PhaseSpec>, index: usize) -> JsResult<Ts<Cell>> {
+    ts(&read::<PhaseSpec>(spec, "the phase diagram")?.cell(index).map_err(js_error)?)
 }

@@ -29,14 +29,15 @@ self.onmessage = async ({ data }) => {
 
 function train(run) {
   let shown = 0;
-  while (!run.done()) {
-    run.train(CHUNK);
-    if (performance.now() - shown > SHOW_EVERY) {
-      self.postMessage({ type: 'status', status: run.status() });
+  for (;;) {
+    const status = run.train(CHUNK);
+    const done = status.step >= status.steps;
+    if (done || performance.now() - shown > SHOW_EVERY) {
+      self.postMessage({ type: 'status', status });
       shown = performance.now();
     }
+    if (done) break;
   }
-  self.postMessage({ type: 'status', status: run.status() });
   self.postMessage({ type: 'done' });
   run.free();
 }

@@ -4,7 +4,8 @@
 
 use super::data::ToyData;
 use super::run::ToyRun;
-use super::synthetic::{Synthetic, SyntheticSpec};
+use super::synthetic::Synthetic;
+use super::synthetic_spec::SyntheticSpec;
 use super::truth::{score, TruthScores};
 use crate::config::TrainConfig;
 use crate::error::Result;

@@ -2,7 +2,7 @@
 //! al.'s (2022) model of superposition (`superposition.rs`), the rows of sparse features it reads
 //! (`data.rs`), the geometry it learns (`geometry.rs`), its run, which the CLI and the page drive
 //! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), activations built from
-//! known features (`synthetic.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
+//! known features (`synthetic_spec.rs`, `synthetic.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
 //! scored against features known to be true (`truth.rs`).
 
 pub mod autoencoder;
@@ -12,6 +12,7 @@ pub mod phase;
 pub mod run;
 pub mod superposition;
 pub mod synthetic;
+pub mod synthetic_spec;
 pub mod truth;
 
 pub use autoencoder::{SyntheticSae, SyntheticScores};
@@ -20,5 +21,6 @@ pub use geometry::Geometry;
 pub use phase::{Cell, Phase, PhaseSpec};
 pub use run::{ToyRun, ToyStatus};
 pub use superposition::ToyModel;
-pub use synthetic::{Firing, Synthetic, SyntheticSpec};
+pub use synthetic::Synthetic;
+pub use synthetic_spec::{Firing, SyntheticSpec};
 pub use truth::TruthScores;

@@ -6,67 +6,13 @@
 //! row of activations is the firing features' magnitudes times their directions. An autoencoder
 //! trained on them ([`crate::sae::Source`]) is scored against the directions (`truth.rs`).
 
-use crate::error::{Error, Result};
+use super::synthetic_spec::SyntheticSpec;
+use crate::error::Result;
 use crate::model::HookPoint;
 use crate::rng::Rng;
 use crate::sae::Source;
-use crate::words::toy;
 use crate::work::Batch;
 use crate::workspace::Workspace;
-use serde::{Deserialize, Serialize};
-
-/// The most features, and the most dimensions.
-pub const MAX_FEATURES: usize = 1 << 16;
-pub const MAX_DIMS: usize = 4096;
-
-/// How often each feature fires.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Firing {
-    /// Every feature with the same probability.
-    Equal { probability: f32 },
-    /// Feature `i` (from 0) as `1 / (i + 1)^exponent`, scaled to run from `max` to `min`
-    /// (SAELens's `zipfian_firing_probabilities`).
-    Zipf { exponent: f32, max: f32, min: f32 },
-}
-
-/// What the activations are built from.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-pub struct SyntheticSpec {
-    /// `n`: the true features.
-    pub features: usize,
-    /// `d`: the activations' dimensions.
-    pub dims: usize,
-    /// Orthogonal directions (at most `d` of them), else random unit vectors.
-    pub orthogonal: bool,
-    pub firing: Firing,
-    /// A firing feature's magnitude: the mean, and the spread of the normal around it.
-    pub magnitude_mean: f32,
-    pub magnitude_std: f32,
-    /// Children per parent in a hierarchy (0: none): features come in groups of a parent and
-    /// its children, a child firing only when its parent does.
-    #[serde(default)]
-    pub children: usize,
-    pub seed: u64,
-}
-
-impl Default for SyntheticSpec {
-    /// 256 features in 64 dimensions, each firing one time in 100 with magnitude 1.
-    fn default() -> SyntheticSpec {
-        SyntheticSpec {
-            features: 256,
-            dims: 64,
-            orthogonal: false,
-            firing: Firing::Equal { probability: 0.01 },
-            magnitude_mean: 1.0,
-            magnitude_std: 0.0,
-            children: 0,
-            seed: 1337,
-        }
-    }
-}
 
 /// The true features and how they fire.
 #[derive(Clone, Debug)]
@@ -79,62 +25,6 @@ pub struct Synthetic {
 
 /// Mixed into a row's seed so that its stream is its own.
 const ROW_STREAM: u64 = 0x73_79_6e_74_68_65_74_69;
-
-impl SyntheticSpec {
-    /// Why these settings cannot build activations, if they cannot.
-    pub fn validate(&self) -> Result<()> {
-        let fail = |words| Err(Error::Config(words));
-        if !(1..=MAX_FEATURES).contains(&self.features) || !(1..=MAX_DIMS).contains(&self.dims) {
-            return fail(toy::synthetic_size(MAX_FEATURES, MAX_DIMS, self.features, self.dims));
-        }
-        if self.orthogonal && self.features > self.dims {
-            return fail(toy::orthogonal(self.features, self.dims));
-        }
-        let probability = |p: f32| p.is_finite() && p > 0.0 && p <= 1.0;
-        match self.firing {
-            Firing::Equal { probability: p } if !probability(p) => return fail(toy::firing(p)),
-            Firing::Zipf { exponent, max, min }
-                if !(exponent > 0.0 && probability(max) && probability(min) && min < max) =>
-            {
-                return fail(toy::zipf(exponent, min, max))
-            }
-            _ => {}
-        }
-        if !(self.magnitude_mean.is_finite() && self.magnitude_mean > 0.0 && self.magnitude_std >= 0.0) {
-            return fail(toy::magnitude(self.magnitude_mean, self.magnitude_std));
-        }
-        if self.children >= self.features {
-            return fail(toy::children(self.children, self.features));
-        }
-        Ok(())
-    }
-
-    /// Each feature's firing probability.
-    pub fn probabilities(&self) -> Vec<f32> {
-        match self.firing {
-            Firing::Equal { probability } => vec![probability; self.features],
-            Firing::Zipf { .. } if self.features == 1 => vec![self.max_probability()],
-            Firing::Zipf { exponent, max, min } => {
-                let raw: Vec<f32> = (0..self.features).map(|i| ((i + 1) as f32).powf(-exponent)).collect();
-                let (lo, hi) = (raw[self.features - 1], raw[0]);
-                raw.iter().map(|r| min + (max - min) * (r - lo) / (hi - lo)).collect()
-            }
-        }
-    }
-
-    fn max_probability(&self) -> f32 {
-        match self.firing {
-            Firing::Equal { probability } => probability,
-            Firing::Zipf { max, .. } => max,
-        }
-    }
-
-    /// Feature `i`'s parent in the hierarchy, if it is a child.
-    pub fn parent(&self, i: usize) -> Option<usize> {
-        let group = self.children + 1;
-        (self.children > 0 && !i.is_multiple_of(group)).then_some(i - i % group)
-    }
-}
 
 impl Synthetic {
     pub fn new(spec: SyntheticSpec) -> Result<Synthetic> {
@@ -232,7 +122,7 @@ impl Source for Synthetic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toy::truth;
+    use crate::toy::{truth, Firing};
 
     const ROWS: usize = 40_000;
 
