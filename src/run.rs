@@ -2,8 +2,8 @@
 
 use crate::convert::{js_error, read, to_js, ts, JsResult};
 use crate::types::{AttentionMaps, Buffers, Message, Progress};
-use gpt::inspect::{DictionaryAnswer, DictionaryRequest, Questions};
-use gpt::{Budget, Details, Inside, NextTokens, RunJob, SampleConfig, Settings, Solution, Status};
+use gpt::inspect::{DictionaryAnswer, DictionaryRequest, ModelAnswer, ModelRequest};
+use gpt::{Budget, Details, RunJob, SampleConfig, Settings, Status};
 use gpt::{TextFit, TrainReport};
 use js_sys::Float32Array;
 use tsify::Ts;
@@ -74,37 +74,16 @@ impl Run {
         self.inner.sample_next(n).map_err(js_error)
     }
 
-    /// The `k` most likely next tokens after `prompt` at `temperature`, most likely first.
-    #[wasm_bindgen(js_name = nextTokens)]
-    pub fn next_tokens(&self, prompt: &str, temperature: f32, k: usize) -> JsResult<Ts<NextTokens>> {
-        ts(&self.inner.next_tokens(prompt, temperature, k).map_err(js_error)?)
+    /// What the model's current weights answer: its next tokens, its answers to problems, the views inside it.
+    pub fn ask(&self, request: Ts<ModelRequest>) -> JsResult<Ts<ModelAnswer>> {
+        ts(&self.inner.ask(read(request, "the question")?).map_err(js_error)?)
     }
 
-    /// The model's answers to `n` held-out problems of its task.
-    #[wasm_bindgen(js_name = heldOutSolutions, unchecked_return_type = "Solution[]")]
-    pub fn held_out_solutions(&self, n: usize) -> JsResult<JsValue> {
-        to_js::<Vec<Solution>>(&self.inner.held_out_solutions(n).map_err(js_error)?)
-    }
-
-    /// The model's answer to a problem a person typed (its prompt, as `bdca` or `12+34`).
-    pub fn solve(&self, typed: &str) -> JsResult<Ts<Solution>> {
-        ts(&self.inner.solve(typed).map_err(js_error)?)
-    }
-
-    /// Every layer's and head's attention over `text` (its last `block_size` tokens).
-    pub fn attention(&self, text: &str) -> JsResult<Ts<AttentionMaps>> {
-        ts(&AttentionMaps::from(self.inner.attention(text).map_err(js_error)?))
-    }
-
-    /// The views called `views` for `probe` (empty: held-out text), the sampling `prompt`, and what the views are `asked`.
-    pub fn inside(&self, views: Vec<String>, probe: &str, prompt: &str, asked: Ts<Questions>) -> JsResult<Ts<Inside>> {
-        ts(&self.inner.inside(&views, probe, prompt, &read(asked, "the views' questions")?).map_err(js_error)?)
-    }
-
-    /// The attention snapshots of each evaluation.
-    #[wasm_bindgen(getter)]
-    pub fn timelapse(&self) -> JsResult<Ts<AttentionMaps>> {
-        ts(&AttentionMaps::from(self.inner.timelapse_maps()))
+    /// Each layer's and head's attention over `text` (its last `block_size` tokens), or without one the time-lapse's.
+    pub fn attention(&self, text: Option<String>) -> JsResult<Ts<AttentionMaps>> {
+        let maps = text.map_or_else(|| Ok(self.inner.timelapse_maps()), |text| self.inner.attention(&text));
+        let gpt::AttentionMaps { tokens, n_layer, n_head, t, weights, steps } = maps.map_err(js_error)?;
+        ts(&AttentionMaps { tokens, n_layer, n_head, t, weights: weights[..].into(), steps })
     }
 
     /// The whole training state as a safetensors file (see `gpt::checkpoint`).

@@ -41,13 +41,6 @@ pub struct Progress {
     pub outcome: Option<gpt::Outcome>,
 }
 
-impl From<gpt::AttentionMaps> for AttentionMaps {
-    fn from(m: gpt::AttentionMaps) -> AttentionMaps {
-        let gpt::AttentionMaps { tokens, n_layer, n_head, t, weights, steps } = m;
-        AttentionMaps { tokens, n_layer, n_head, t, weights: weights[..].into(), steps }
-    }
-}
-
 /// Buffers that came with messages (at most 16), kept for the messages it sends: a step's floats need no new memory.
 #[derive(Default)]
 pub struct Buffers(Vec<Float32Array>);

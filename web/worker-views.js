@@ -36,7 +36,8 @@ export class Views {
   nextTokens(run) {
     if (!run || !this.nextQuery) return;
     try {
-      this.post({ type: 'next-tokens', next: run.nextTokens(this.nextQuery.prompt, this.nextQuery.temperature, NEXT_TOKENS) });
+      const { prompt, temperature } = this.nextQuery;
+      this.post({ type: 'next-tokens', next: run.ask({ ask: 'next_tokens', prompt, temperature, k: NEXT_TOKENS }).next_tokens });
     } catch (e) {
       this.report('next', e);
     }
@@ -46,9 +47,11 @@ export class Views {
   insideViews(run) {
     if (!run || this.inside.views.length === 0) return;
     try {
-      const inside = run.inside(this.inside.views, this.inside.probe, this.nextQuery?.prompt ?? '', { ...this.inside.questions, shown: SOLUTIONS });
+      const { views, probe, questions } = this.inside;
+      const asked = { ...questions, shown: SOLUTIONS };
+      const { inside } = run.ask({ ask: 'inside', views, probe, prompt: this.nextQuery?.prompt ?? '', asked });
       const steps = inside.views.timelapse?.steps.length;
-      const lapse = steps !== undefined && steps !== this.lapseSent ? run.timelapse : undefined;
+      const lapse = steps !== undefined && steps !== this.lapseSent ? run.attention() : undefined;
       if (lapse) this.lapseSent = steps;
       this.post({ type: 'inside', inside, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
       // Finding a circuit is asked once (it takes seconds): later refreshes show the records.
@@ -63,7 +66,8 @@ export class Views {
   walk(run) {
     if (!run || !this.walkRequest) return;
     try {
-      const { walk } = run.inside(['walk'], '', '', { walk: this.walkRequest, shown: 0 }).views;
+      const asked = { walk: this.walkRequest, shown: 0 };
+      const { walk } = run.ask({ ask: 'inside', views: ['walk'], probe: '', prompt: '', asked }).inside.views;
       if (walk?.error) this.post({ type: 'error', context: 'walk', message: walk.error });
       else this.post({ type: 'walk', walk });
     } catch (e) {
@@ -81,7 +85,7 @@ export class Views {
   solutions(run) {
     if (!run?.status.task) return;
     try {
-      this.post({ type: 'solutions', solutions: run.heldOutSolutions(SOLUTIONS) });
+      this.post({ type: 'solutions', solutions: run.ask({ ask: 'solutions', n: SOLUTIONS }).solutions });
     } catch (e) {
       this.report('solutions', e);
     }

@@ -208,7 +208,7 @@ const handlers = {
     if (trainer.run) return sample(options);
   },
   solve({ problem }) {
-    if (trainer.run) post({ type: 'solved', solution: trainer.run.solve(problem) });
+    if (trainer.run) post({ type: 'solved', solution: trainer.run.ask({ ask: 'solve', typed: problem }).solution });
   },
   attention({ text }) {
     views.attentionText = text;

@@ -177,13 +177,17 @@ fn samples_stream_until_the_length_is_reached() {
     assert!(message(err).contains("'T'"));
     let err = trainer.sample(1, None).unwrap_err();
     assert!(message(err).contains("start a sample"));
-    let next: js_sys::Array = get(&trainer.next_tokens("the ", 1.0, 5).unwrap().into(), "tokens").dyn_into().unwrap();
+    let next_tokens = |temperature: f32| {
+        let request = format!(r#"{{"ask": "next_tokens", "prompt": "the ", "temperature": {temperature}, "k": 5}}"#);
+        trainer.ask(typed(&request)).map(|answer| get(&answer.into(), "next_tokens"))
+    };
+    let next: js_sys::Array = get(&next_tokens(1.0).unwrap(), "tokens").dyn_into().unwrap();
     assert_eq!(next.length(), 5);
     let probs: Vec<f64> = next.iter().map(|n| num(&n, "prob")).collect();
     assert!(probs.windows(2).all(|w| w[0] >= w[1]) && probs[0] > 0.0, "most likely first: {probs:?}");
-    let greedy: JsValue = trainer.next_tokens("the ", 0.0, 5).unwrap().into();
+    let greedy = next_tokens(0.0).unwrap();
     assert_eq!((num(&greedy, "temperature"), get(&greedy, "greedy").as_bool()), (1.0, Some(true)));
-    assert!(message(trainer.next_tokens("the ", -1.0, 5).unwrap_err()).contains("temperature"));
+    assert!(message(next_tokens(-1.0).unwrap_err()).contains("temperature"));
     let err = trainer.sample(1, Some(typed(r#"{"topk": 3}"#))).unwrap_err();
     assert!(message(err).contains("topk"), "a misspelt option is named");
 }
@@ -191,7 +195,7 @@ fn samples_stream_until_the_length_is_reached() {
 #[wasm_bindgen_test]
 fn attention_maps_are_causal_distributions() {
     let trainer = new_run(TINY, &text()).unwrap();
-    let maps: JsValue = trainer.attention("the cat sat on").unwrap().into();
+    let maps: JsValue = trainer.attention(Some("the cat sat on".into())).unwrap().into();
     let t = num(&maps, "t") as usize;
     assert_eq!(t, 8, "cropped to the block size");
     let weights: Float32Array = get(&maps, "weights").dyn_into().unwrap();
@@ -204,7 +208,9 @@ fn attention_maps_are_causal_distributions() {
     assert!(w[q * t + q + 1..(q + 1) * t].iter().all(|&x| x == 0.0));
     let tokens: js_sys::Array = get(&maps, "tokens").dyn_into().unwrap();
     assert_eq!(tokens.get(0).as_string().unwrap(), "t", "the last 8 characters: \"t sat on\"");
-    assert!(message(trainer.attention("").unwrap_err()).contains("text"));
+    assert!(message(trainer.attention(Some(String::new())).unwrap_err()).contains("text"));
+    let lapse: JsValue = trainer.attention(None).unwrap().into();
+    assert_eq!(js_sys::Array::from(&get(&lapse, "steps")).length(), 0, "no evaluation yet: an empty time-lapse");
 }
 
 #[wasm_bindgen_test]
@@ -297,10 +303,12 @@ fn a_task_trains_reports_accuracy_and_answers_problems() {
     train(&mut run, 300);
     let evaluation = perform(&mut run, "evaluation");
     assert!(num(&evaluation, "val_accuracy") > 0.3, "{:?}", JSON::stringify(&evaluation));
-    let solved: JsValue = run.solve("dab").unwrap().into();
-    assert_eq!(get(&solved, "expected").as_string().unwrap(), "bad");
-    assert!(message(run.solve("cxb").unwrap_err()).contains("'x' is not one of this task's symbols"));
-    let shown: js_sys::Array = run.held_out_solutions(4).unwrap().dyn_into().unwrap();
+    let solved: JsValue = run.ask(typed(r#"{"ask": "solve", "typed": "dab"}"#)).unwrap().into();
+    assert_eq!(get(&get(&solved, "solution"), "expected").as_string().unwrap(), "bad");
+    let err = run.ask(typed(r#"{"ask": "solve", "typed": "cxb"}"#)).unwrap_err();
+    assert!(message(err).contains("'x' is not one of this task's symbols"));
+    let shown = get(&run.ask(typed(r#"{"ask": "solutions", "n": 4}"#)).unwrap().into(), "solutions");
+    let shown: js_sys::Array = shown.dyn_into().unwrap();
     assert_eq!(shown.length(), 4);
     assert!(message(run.use_text("text").unwrap_err()).contains("takes no text"));
 }
