@@ -5,7 +5,8 @@ tests check the autoencoder's gradients against finite differences):
     python python/check_features.py [--data ../shared/data/tinyshakespeare.txt] [--checkpoint run.ckpt]
 
 It trains a short nano-cpu run (or takes --checkpoint), trains a TopK autoencoder on the stream
-leaving its last block, another, ReLU, on an MLP's output, and a ReLU transcoder for that MLP
+leaving its last block (and a BatchTopK, a Matryoshka BatchTopK and a JumpReLU one, which SAELens
+loads as `jumprelu`), another, ReLU, on an MLP's output, and a ReLU transcoder for that MLP
 (SAELens's `Transcoder`: from `ln2.hook_normalized`, the second norm's output, to
 `hook_mlp_out`; its output spliced in place of the MLP's), each written in SAELens's format
 (`--out`), and the run as a Transformers folder (`gpt export --hf`). Then, on the held-out rows
@@ -271,6 +272,9 @@ def main():
         check(checkpoint, a.data, hf, tmp, "topk", common)
         check(checkpoint, a.data, hf, tmp, "relu", [*common, "--hook", "blocks.1.hook_mlp_out", "--l1", 0.05])
         check(checkpoint, a.data, hf, tmp, "transcoder", [*common, "--transcoder", 1, "--l1", 0.05])
+        # SAELens saves BatchTopK and Matryoshka as JumpReLU, their learnt threshold each feature's.
+        for kind in ("batchtopk", "matryoshka", "jumprelu"):
+            check(checkpoint, a.data, hf, tmp, kind, [*common, "--architecture", kind])
         if not hasattr(__import__("transformer_lens"), "TransformerBridge"):
             other_architectures(a.data, tmp)
     print(f"every number agrees with SAELens within {TOLERANCE} (largest gap {worst['value']:.2e})")

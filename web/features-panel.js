@@ -20,7 +20,7 @@ const ui = {
   knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
   prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
   which: $('features-which'), whichTokens: $('features-which-tokens'), open: $('features-open'),
-  architecture: $('features-architecture'), l1: $('features-l1'), flipped: $('features-flipped'), read: $('features-read'),
+  architecture: $('features-architecture'), l1: $('features-l1'), l0: $('features-l0'), flipped: $('features-flipped'), read: $('features-read'),
 };
 const curve = new FeaturesCurve($('features-curve'));
 /** Features the list shows. */
@@ -57,14 +57,23 @@ function chosenPoints() {
   return { point: { kind, layer: at }, output: null };
 }
 
+/** The architecture the form names, in the core's terms (`sae::Architecture`). */
+function architecture(kind) {
+  const k = Number(ui.k.value);
+  switch (kind) {
+    case 'relu': return { kind, l1_coefficient: Number(ui.l1.value) };
+    // JumpReLU's bandwidth and Matryoshka's levels: the core's defaults.
+    case 'jump_relu': return { kind, l0_coefficient: Number(ui.l0.value) };
+    default: return { kind, k, aux_coefficient: 1 };
+  }
+}
+
 function start(event) {
   event.preventDefault();
   const config = {
     ...chosenPoints(),
     expansion: Number(ui.expansion.value),
-    architecture: ui.architecture.value === 'relu'
-      ? { kind: 'relu', l1_coefficient: Number(ui.l1.value) }
-      : { kind: 'top_k', k: Number(ui.k.value), aux_coefficient: 1 },
+    architecture: architecture(ui.architecture.value),
     dead_tokens: 200000,
   };
   ui.error.textContent = '';
@@ -236,9 +245,10 @@ export function initFeatures() {
     }
   });
   ui.architecture.addEventListener('change', () => {
-    const relu = ui.architecture.value === 'relu';
-    ui.form.querySelector('.features-topk').hidden = relu;
-    ui.form.querySelector('.features-relu').hidden = !relu;
+    const kind = ui.architecture.value;
+    ui.form.querySelector('.features-topk').hidden = kind === 'relu' || kind === 'jump_relu';
+    ui.form.querySelector('.features-relu').hidden = kind !== 'relu';
+    ui.form.querySelector('.features-jump').hidden = kind !== 'jump_relu';
   });
   ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
   ui.open.addEventListener('change', () => ui.open.value !== '' && ask({ do: 'card', feature: Number(ui.open.value) }));

@@ -119,15 +119,34 @@ test('a reload brings the autoencoder back with its run', async () => {
   assert.deepEqual(errors, []);
 });
 
+/** Trains the form's autoencoder 40 steps, and reads the L0 it measures. */
+async function trainedL0() {
+  await page.getByLabel('Steps', { exact: true }).fill('40');
+  await page.getByRole('button', { name: 'Train features' }).click();
+  await page.locator('#features-status').getByText(/^Step 40 of 40:/).waitFor({ timeout: 60000 });
+  return Number((await page.locator('#features-measures').textContent()).match(/L0([\d.]+)/)[1]);
+}
+
 test('a ReLU autoencoder trains with its L1 penalty in place of k', async () => {
   await page.getByLabel('Kind').selectOption('relu');
   assert.equal(await page.getByLabel('Active per token (k)').isVisible(), false);
   await page.getByLabel('L1 penalty').fill('0.3');
-  await page.getByLabel('Steps', { exact: true }).fill('40');
-  await page.getByRole('button', { name: 'Train features' }).click();
-  await page.locator('#features-status').getByText(/^Step 40 of 40:/).waitFor({ timeout: 60000 });
-  const l0 = Number((await page.locator('#features-measures').textContent()).match(/L0([\d.]+)/)[1]);
+  const l0 = await trainedL0();
   assert.ok(l0 > 0, `L0 ${l0}`);
+  await page.getByLabel('Kind').selectOption('top_k');
+  assert.deepEqual(errors, []);
+});
+
+test('a JumpReLU autoencoder trains with its L0 penalty, and BatchTopK with k', async () => {
+  await page.getByLabel('Kind').selectOption('jump_relu');
+  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), false);
+  assert.equal(await page.getByLabel('L1 penalty').isVisible(), false);
+  await page.getByLabel('L0 penalty').fill('0.01');
+  const l0 = await trainedL0();
+  assert.ok(l0 > 0, `L0 ${l0}`);
+  await page.getByLabel('Kind').selectOption('batch_top_k');
+  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), true);
+  assert.equal(await page.getByLabel('L0 penalty').isVisible(), false);
   await page.getByLabel('Kind').selectOption('top_k');
   assert.deepEqual(errors, []);
 });

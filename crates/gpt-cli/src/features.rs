@@ -4,7 +4,7 @@
 
 use gpt::model::HookPoint;
 use gpt::run::sae_recipe;
-use gpt::sae::{Architecture, SaeConfig};
+use gpt::sae::SaeConfig;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -26,19 +26,12 @@ pub struct Args {
     /// Features per channel of the model.
     #[arg(long, default_value_t = 8)]
     expansion: usize,
-    /// Features active per token (TopK).
-    #[arg(long, default_value_t = 32)]
-    k: usize,
-    /// Train a ReLU autoencoder with this L1 penalty instead of TopK.
-    #[arg(long)]
-    l1: Option<f32>,
+    #[command(flatten)]
+    architecture: crate::architecture_flags::ArchitectureFlags,
     /// With --transcoder or --transcoders: add a linear skip connection from what each MLP reads to
     /// what it writes (SAELens's SkipTranscoder).
     #[arg(long)]
     skip: bool,
-    /// The weight of TopK's auxiliary loss on dead features.
-    #[arg(long, default_value_t = 1.0)]
-    aux: f32,
     /// A feature that has not fired for this many training tokens counts as dead.
     #[arg(long, default_value_t = 200_000)]
     dead_tokens: usize,
@@ -103,10 +96,7 @@ pub fn run(a: Args) -> Result<(), String> {
             None,
         ),
     };
-    let architecture = match a.l1 {
-        Some(l1_coefficient) => Architecture::Relu { l1_coefficient },
-        None => Architecture::TopK { k: a.k, aux_coefficient: a.aux },
-    };
+    let architecture = a.architecture.architecture(32)?;
     let config =
         SaeConfig { point, output, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens, skip: a.skip };
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });

@@ -1,6 +1,7 @@
 //! `gpt`: the playground's model on the command line. Every failure is one line on stderr and
 //! a non-zero exit.
 
+mod architecture_flags;
 mod bench;
 mod circuit;
 mod draw_flags;

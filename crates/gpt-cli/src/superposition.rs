@@ -57,9 +57,8 @@ pub struct Args {
     /// With --synthetic: the autoencoder's latents per dimension.
     #[arg(long, default_value_t = 1)]
     expansion: usize,
-    /// With --synthetic: latents firing per row (TopK's k).
-    #[arg(long, default_value_t = 4)]
-    k: usize,
+    #[command(flatten)]
+    architecture: crate::architecture_flags::ArchitectureFlags,
     /// Score learned directions against true features instead: a safetensors file holding
     /// `learned` (rows × d) and `truth` (features × d), float32. Prints the MCC (SAELens's
     /// Hungarian matching), the share of true features found and the uniqueness.
@@ -93,8 +92,13 @@ pub fn run(a: Args) -> Result<(), String> {
             children: a.children,
             seed: a.seed,
         };
-        let plan =
-            crate::synthetic_sae::Plan { spec, k: a.k, expansion: a.expansion, steps: a.steps, threads: threads(&a) };
+        let plan = crate::synthetic_sae::Plan {
+            spec,
+            architecture: a.architecture.architecture(4)?,
+            expansion: a.expansion,
+            steps: a.steps,
+            threads: threads(&a),
+        };
         return crate::synthetic_sae::run(plan, a.json);
     }
     if let Some(file) = &a.score {

@@ -1,4 +1,4 @@
-//! `gpt superposition --synthetic`: a TopK autoencoder trained on activations built from known
+//! `gpt superposition --synthetic`: an autoencoder (TopK unless `--architecture` says) trained on activations built from known
 //! features (SAELens's `sae_lens.synthetic` recipe), then scored against them.
 
 use gpt::sae::{Architecture, SaeConfig};
@@ -7,7 +7,7 @@ use gpt::toy::{Firing, SyntheticSae, SyntheticSpec};
 /// The activations and the autoencoder the flags ask for.
 pub struct Plan {
     pub spec: SyntheticSpec,
-    pub k: usize,
+    pub architecture: Architecture,
     pub expansion: usize,
     pub steps: usize,
     pub threads: usize,
@@ -27,11 +27,7 @@ pub fn firing(zipf: Option<&str>, sparsity: f32) -> Result<Firing, String> {
 }
 
 pub fn run(plan: Plan, json: bool) -> Result<(), String> {
-    let config = SaeConfig {
-        expansion: plan.expansion,
-        architecture: Architecture::TopK { k: plan.k, aux_coefficient: 1.0 },
-        ..SaeConfig::top_k(0)
-    };
+    let config = SaeConfig { expansion: plan.expansion, architecture: plan.architecture, ..SaeConfig::top_k(0) };
     let recipe = SyntheticSae::recipe(plan.steps, plan.spec.seed);
     let mut sae = SyntheticSae::new(plan.spec, config, recipe).map_err(|e| e.to_string())?;
     let start = std::time::Instant::now();
@@ -49,9 +45,10 @@ pub fn run(plan: Plan, json: bool) -> Result<(), String> {
     }
     let spec = plan.spec;
     println!(
-        "TopK autoencoder, {} latents, k {}, on {} features in {} dimensions: {} steps in {seconds:.1} s",
+        "{} autoencoder, {} latents{}, on {} features in {} dimensions: {} steps in {seconds:.1} s",
+        plan.architecture.name(),
         sae.sae().d_sae(),
-        plan.k,
+        plan.architecture.k().map_or(String::new(), |k| format!(", k {k}")),
         spec.features,
         spec.dims,
         s.step
@@ -70,5 +67,8 @@ pub fn run(plan: Plan, json: bool) -> Result<(), String> {
         s.true_l0,
         100.0 * s.dead
     );
+    if let Some(absorption) = s.absorption {
+        println!("  absorption {:.1}% (a child's firing carried by its parent's latent alone)", 100.0 * absorption);
+    }
     Ok(())
 }

@@ -265,4 +265,14 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
     let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&args))).unwrap();
     assert!(run["scores"]["truth"]["mcc"].as_f64().unwrap() > 0.9, "{run}");
     assert_eq!(run["scores"]["truth"]["found"].as_f64(), Some(1.0), "{run}");
+    assert!(run["scores"]["absorption"].is_null(), "no hierarchy, no absorption: {run}");
+    // A Matryoshka autoencoder on a hierarchy reports its absorption; too many levels are refused.
+    let matryoshka = [&args[..9], &["--children", "3", "--architecture", "matryoshka", "--json"]].concat();
+    let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&matryoshka))).unwrap();
+    let absorption = run["scores"]["absorption"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&absorption), "{run}");
+    assert_eq!(run["sae"]["architecture"]["kind"], "matryoshka", "{run}");
+    let err = gpt(&[&matryoshka[..], &["--levels", "9"]].concat());
+    let err = String::from_utf8(err.stderr).unwrap();
+    assert!(err.contains("levels: a Matryoshka autoencoder's nested levels must be 2 to 6, not 9"), "{err}");
 }

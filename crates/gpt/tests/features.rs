@@ -277,3 +277,39 @@ fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_i
     let error = run.start_features(bare, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
     assert!(error.contains("what block 1's MLP reads is a transcoder's input"), "{error}");
 }
+
+#[test]
+fn the_autoencoder_only_architectures_learn_the_same_on_any_number_of_threads_and_save_as_saelens_loads_them() {
+    let batch = Architecture::BatchTopK { k: 4, aux_coefficient: 1.0 };
+    let matryoshka = Architecture::Matryoshka { k: 4, aux_coefficient: 1.0, levels: 3 };
+    let jump = Architecture::JumpRelu { l0_coefficient: 0.01, bandwidth: gpt::sae::JUMP_BANDWIDTH };
+    let mut run = trained_run();
+    for architecture in [batch, matryoshka, jump] {
+        let config = SaeConfig { architecture, ..small_top_k() };
+        let weights = |run: &mut gpt::Run, threads| {
+            // BatchTopK's threshold follows its batches slowly (SAELens's rate, 0.01 a step).
+            run.start_features(config, gpt::run::sae_recipe(8, 300, 3e-3, 5), threads).unwrap();
+            run.train_features(300, &|| 0.0).unwrap();
+            let sae = run.features().unwrap().model().sae().clone();
+            (sae, run.feature_measures(2).unwrap())
+        };
+        let (one, measures) = weights(&mut run, 1);
+        let (two, _) = weights(&mut run, 2);
+        assert_eq!(one.params().values, two.params().values, "{architecture:?}: one thread or two");
+        assert!(measures.explained_variance > 0.5 && measures.l0 < 12.0, "{architecture:?}: {measures:?}");
+        // It learnt a threshold: BatchTopK's follows each batch's least firing activation.
+        let threshold = one.view().threshold().expect("a thresholded architecture");
+        assert!(threshold.iter().all(|&t| t >= 0.0) && threshold.iter().any(|&t| t > 0.0), "{threshold:?}");
+        // Saved as SAELens saves it (as JumpReLU), it comes back encoding the same.
+        let files = gpt::interop::saelens::export_sae(one.view(), "test", 16).unwrap();
+        let cfg = String::from_utf8(files[0].1.clone()).unwrap();
+        assert!(cfg.contains("\"architecture\": \"jumprelu\""), "{cfg}");
+        let back = gpt::interop::saelens::import_sae(&cfg, &files[1].1, 2, 16).unwrap();
+        assert_eq!(back.params().values, one.params().values);
+        let reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
+        assert_eq!(reopened.features().unwrap().model().sae().params().values, two.params().values, "with its run");
+    }
+    let transcoder = SaeConfig { architecture: batch, ..SaeConfig::transcoder(0) };
+    let refused = run.start_features(transcoder, gpt::run::sae_recipe(8, 6, 3e-3, 5), 1).unwrap_err().to_string();
+    assert!(refused.contains("train as autoencoders here"), "{refused}");
+}

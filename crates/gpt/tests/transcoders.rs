@@ -95,8 +95,8 @@ fn sets_loss_is_lone_transcoders(small: SaeConfig) {
         at += n;
     }
     assert!((loss - expected).abs() < 1e-5 * expected, "{loss} vs {expected}");
-    // Each layer's tallies, then the tokens.
-    assert_eq!(grads.len(), at + 2 * set.layer(0).d_sae() + 1);
+    // Each layer's firings, each layer's least firing activation and whether it had one, then the tokens.
+    assert_eq!(grads.len(), at + 2 * set.layer(0).d_sae() + 2 * 2 + 1);
     assert_eq!(*grads.last().unwrap(), (b * t) as f32);
 }
 

@@ -9,7 +9,7 @@ use crate::checkpoint::{le_bytes, serialize, Tensor};
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
 use crate::params::Params;
-use crate::sae::{shapes, Architecture, Sae, SaeConfig, SaeRef, NAMES};
+use crate::sae::{shapes, Architecture, Sae, SaeConfig, SaeRef, JUMP_BANDWIDTH, NAMES};
 use crate::words::files;
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
@@ -49,10 +49,11 @@ pub fn export_sae(sae: SaeRef, model_name: &str, context_size: usize) -> Result<
     if let Some(output) = config.output {
         cfg["metadata"]["hook_name_out"] = json!(output.hook_name());
     }
-    let tensors: Vec<Tensor> = NAMES
-        .iter()
+    let tensors: Vec<Tensor> = config
+        .tensors()
+        .into_iter()
         .zip(sae.tensors())
-        .map(|(&name, value)| (name.to_string(), value.shape().to_vec(), le_bytes(value)))
+        .map(|(k, value)| (NAMES[k].to_string(), value.shape().to_vec(), le_bytes(value)))
         .collect();
     let weights = serialize(&tensors, HashMap::new())?;
     let cfg = serde_json::to_string_pretty(&cfg).expect("a JSON value always serializes");
@@ -73,6 +74,9 @@ fn saelens_kind(config: &SaeConfig, d_in: usize) -> Result<(&'static str, Value)
         (Architecture::Relu { .. }, Some(_)) => ("transcoder", json!({ "d_out": d_in })),
         (Architecture::TopK { k, .. }, None) => ("topk", json!({ "k": k, "rescale_acts_by_decoder_norm": false })),
         (Architecture::Relu { .. }, None) => ("standard", json!({})),
+        // BatchTopK and Matryoshka fire above the threshold they learnt, as SAELens saves them.
+        (_, None) => ("jumprelu", json!({})),
+        (_, Some(_)) => return Err(Error::Config(crate::words::dictionaries::autoencoder_only())),
     })
 }
 
@@ -101,19 +105,23 @@ pub fn import_sae(cfg: &str, weights: &[u8], layers: usize, d_in: usize) -> Resu
     let (architecture, output) = match kind {
         Some("topk") => (Architecture::TopK { k: number("k")?, aux_coefficient: 1.0 }, None),
         Some("standard") => (Architecture::Relu { l1_coefficient: 0.0 }, None),
+        Some("jumprelu") => (Architecture::JumpRelu { l0_coefficient: 0.0, bandwidth: JUMP_BANDWIDTH }, None),
         Some("transcoder" | "skip_transcoder") => {
             let out = cfg["metadata"]["hook_name_out"].as_str().or(cfg["hook_name_out"].as_str()).unwrap_or_default();
             (Architecture::Relu { l1_coefficient: 0.0 }, Some(parse(out)?))
         }
         other => {
-            return Err(bad(format!("its architecture {other:?} is not topk, standard, transcoder or skip_transcoder")))
+            return Err(bad(format!(
+                "its architecture {other:?} is not topk, standard, jumprelu, transcoder or skip_transcoder"
+            )))
         }
     };
     let skip = kind == Some("skip_transcoder");
     let config = SaeConfig { point, output, expansion: d_sae / d_in, architecture, dead_tokens: 200_000, skip };
     let file = SafeTensors::deserialize(weights).map_err(|e| bad(format!("the weights are not safetensors: {e}")))?;
     let mut params = Params::default();
-    for (name, shape) in NAMES.iter().zip(shapes(d_in, d_sae)).take(config.tensor_count()) {
+    let shapes = shapes(d_in, d_sae);
+    for (name, shape) in config.tensors().into_iter().map(|k| (NAMES[k], shapes[k].clone())) {
         let t = file.tensor(name).map_err(|_| bad(format!("it has no tensor {name}")))?;
         if t.dtype() != Dtype::F32 || t.shape() != shape {
             return Err(bad(format!("{name} is {:?} of shape {:?}, not float32 of {shape:?}", t.dtype(), t.shape())));

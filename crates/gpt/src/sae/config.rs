@@ -21,6 +21,100 @@ pub enum Architecture {
     TopK { k: usize, aux_coefficient: f32 },
     /// Every positive pre-activation, with an L1 penalty on them (SAELens's "standard").
     Relu { l1_coefficient: f32 },
+    /// The `k × rows` largest positive pre-activations of the whole batch, k per token on average
+    /// (Bussmann et al. 2024); it then fires above the threshold training learnt: SAELens's
+    /// `batchtopk`, saved as `jumprelu`. Dead features as TopK's.
+    BatchTopK { k: usize, aux_coefficient: f32 },
+    /// BatchTopK whose first `d_sae / 2^(levels − 1)`, `… / 2^(levels − 2)`, … features also
+    /// reconstruct alone, each prefix a loss of its own (Bussmann et al. 2025; SAELens's
+    /// `matryoshka_batchtopk`), so that broad features are not split by narrow ones.
+    Matryoshka {
+        k: usize,
+        aux_coefficient: f32,
+        #[serde(default = "default_levels")]
+        levels: usize,
+    },
+    /// Each pre-activation above its own learnt threshold, with a penalty on how many fire (the
+    /// threshold learns through a straight-through estimate `bandwidth` wide; Rajamanoharan et
+    /// al. 2024, SAELens's `jumprelu` in its "step" mode).
+    JumpRelu {
+        l0_coefficient: f32,
+        #[serde(default = "default_bandwidth")]
+        bandwidth: f32,
+    },
+}
+
+/// Matryoshka's levels unless said: a quarter, a half, and the whole dictionary.
+fn default_levels() -> usize {
+    3
+}
+
+fn default_bandwidth() -> f32 {
+    JUMP_BANDWIDTH
+}
+
+/// The most nested levels of a Matryoshka autoencoder.
+pub const MAX_LEVELS: usize = 6;
+/// A JumpReLU feature's threshold at the start: 0, every positive pre-activation firing until the
+/// L0 penalty raises it. SAELens starts at 0.01 (`jumprelu_init_threshold`) on activations it
+/// normalises; a small model's stream can sit below that, fire nothing, and never learn.
+pub const JUMP_START: f32 = 0.0;
+/// The width of a JumpReLU threshold's straight-through estimate (SAELens's `jumprelu_bandwidth`).
+pub const JUMP_BANDWIDTH: f32 = 0.05;
+/// How fast a BatchTopK autoencoder's threshold follows each batch's least firing activation
+/// (SAELens's `topk_threshold_lr`).
+pub const THRESHOLD_RATE: f32 = 0.01;
+
+impl Architecture {
+    /// Its name, as the papers write it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Architecture::TopK { .. } => "TopK",
+            Architecture::Relu { .. } => "ReLU",
+            Architecture::BatchTopK { .. } => "BatchTopK",
+            Architecture::Matryoshka { .. } => "Matryoshka BatchTopK",
+            Architecture::JumpRelu { .. } => "JumpReLU",
+        }
+    }
+
+    /// Whether it fires above thresholds once trained, kept as a `threshold` tensor.
+    pub fn thresholded(&self) -> bool {
+        matches!(self, Architecture::BatchTopK { .. } | Architecture::Matryoshka { .. } | Architecture::JumpRelu { .. })
+    }
+
+    /// The features firing per token (on average over a batch, for BatchTopK and Matryoshka).
+    pub fn k(&self) -> Option<usize> {
+        match *self {
+            Architecture::TopK { k, .. } | Architecture::BatchTopK { k, .. } | Architecture::Matryoshka { k, .. } => {
+                Some(k)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether training chooses its firing features across the whole batch.
+    pub fn per_batch(&self) -> bool {
+        matches!(self, Architecture::BatchTopK { .. } | Architecture::Matryoshka { .. })
+    }
+
+    /// The weight of its dead features' auxiliary loss (TopK's and its kin's), or none.
+    pub fn aux_coefficient(&self) -> Option<f32> {
+        match *self {
+            Architecture::TopK { aux_coefficient, .. }
+            | Architecture::BatchTopK { aux_coefficient, .. }
+            | Architecture::Matryoshka { aux_coefficient, .. } => Some(aux_coefficient),
+            _ => None,
+        }
+    }
+
+    /// The features each nested level reconstructs with (the first that many), smallest first,
+    /// the whole dictionary last; one level for any but Matryoshka.
+    pub fn widths(&self, d_sae: usize) -> Vec<usize> {
+        match *self {
+            Architecture::Matryoshka { levels, .. } => (0..levels).rev().map(|l| d_sae >> l).collect(),
+            _ => vec![d_sae],
+        }
+    }
 }
 
 /// What a sparse autoencoder (or a transcoder) reads, what it writes, and how wide it is.
@@ -74,13 +168,15 @@ impl SaeConfig {
         self.output.is_some()
     }
 
-    /// Its tensors: `W_enc`, `b_enc`, `W_dec`, `b_dec`, and `W_skip` with a skip connection.
+    /// Its tensors, as indices into [`super::NAMES`]: `W_enc`, `b_enc`, `W_dec`, `b_dec`, then
+    /// `W_skip` with a skip connection and `threshold` for a thresholded architecture.
+    pub fn tensors(&self) -> Vec<usize> {
+        let optional = [(self.skip, 4), (self.architecture.thresholded(), 5)];
+        (0..4).chain(optional.into_iter().filter(|&(present, _)| present).map(|(_, k)| k)).collect()
+    }
+
     pub fn tensor_count(&self) -> usize {
-        if self.skip {
-            5
-        } else {
-            4
-        }
+        self.tensors().len()
     }
 
     /// Features for a model of `d_in` channels.
@@ -105,20 +201,34 @@ impl SaeConfig {
         if !(1..=MAX_EXPANSION).contains(&self.expansion) {
             return Err(Error::Config(dictionaries::expansion(MAX_EXPANSION, self.expansion)));
         }
+        let d_sae = self.d_sae(d_in);
+        let non_negative = |x: f32| x.is_finite() && x >= 0.0;
+        if let Some(k) = self.architecture.k().filter(|&k| k == 0 || k > d_sae) {
+            return Err(Error::Config(dictionaries::k(d_sae, k)));
+        }
+        if let Some(aux) = self.architecture.aux_coefficient().filter(|&aux| !non_negative(aux)) {
+            return Err(Error::Config(dictionaries::aux_coefficient(aux)));
+        }
         match self.architecture {
-            Architecture::TopK { k, aux_coefficient } => {
-                let d_sae = self.d_sae(d_in);
-                if k == 0 || k > d_sae {
-                    return Err(Error::Config(dictionaries::k(d_sae, k)));
-                }
-                if !(aux_coefficient.is_finite() && aux_coefficient >= 0.0) {
-                    return Err(Error::Config(dictionaries::aux_coefficient(aux_coefficient)));
-                }
-            }
-            Architecture::Relu { l1_coefficient } if !(l1_coefficient.is_finite() && l1_coefficient >= 0.0) => {
+            Architecture::Relu { l1_coefficient } if !non_negative(l1_coefficient) => {
                 return Err(Error::Config(dictionaries::l1_coefficient(l1_coefficient)));
             }
-            Architecture::Relu { .. } => {}
+            Architecture::Matryoshka { levels, .. } => {
+                let most = MAX_LEVELS.min(d_sae.ilog2() as usize + 1);
+                if !(2..=most).contains(&levels) {
+                    return Err(Error::Config(dictionaries::levels(most, levels)));
+                }
+            }
+            Architecture::JumpRelu { l0_coefficient, .. } if !non_negative(l0_coefficient) => {
+                return Err(Error::Config(dictionaries::l0_coefficient(l0_coefficient)));
+            }
+            Architecture::JumpRelu { bandwidth, .. } if !(bandwidth.is_finite() && bandwidth > 0.0) => {
+                return Err(Error::Config(dictionaries::bandwidth(bandwidth)));
+            }
+            _ => {}
+        }
+        if self.architecture.thresholded() && self.is_transcoder() {
+            return Err(Error::Config(dictionaries::autoencoder_only()));
         }
         if !(1..=MAX_DEAD_TOKENS).contains(&self.dead_tokens) {
             return Err(Error::Config(dictionaries::dead_tokens(MAX_DEAD_TOKENS, self.dead_tokens)));

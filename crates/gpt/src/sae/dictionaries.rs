@@ -18,6 +18,8 @@ pub trait Dictionaries: Send + Sync {
     fn each(&self) -> Vec<SaeRef<'_>>;
     /// Scales every decoder row to unit norm.
     fn normalize_decoders(&mut self);
+    /// Dictionary `k`'s thresholds, if its architecture keeps them.
+    fn threshold_mut(&mut self, k: usize) -> Option<&mut [f32]>;
 }
 
 impl Dictionaries for Sae {
@@ -36,6 +38,10 @@ impl Dictionaries for Sae {
     fn normalize_decoders(&mut self) {
         self.normalize_decoder();
     }
+
+    fn threshold_mut(&mut self, k: usize) -> Option<&mut [f32]> {
+        Sae::threshold_mut(self).filter(|_| k == 0)
+    }
 }
 
 impl Dictionaries for Transcoders {
@@ -53,5 +59,10 @@ impl Dictionaries for Transcoders {
 
     fn normalize_decoders(&mut self) {
         Transcoders::normalize_decoders(self);
+    }
+
+    /// Transcoders are TopK or ReLU (`SaeConfig::validate`): none keeps thresholds.
+    fn threshold_mut(&mut self, _: usize) -> Option<&mut [f32]> {
+        None
     }
 }

@@ -4,7 +4,7 @@
 //! step's shards also count how often each feature fired (the tallies), from which every copy
 //! alike knows which are dead.
 
-use super::config::SaeConfig;
+use super::config::{Architecture, SaeConfig, THRESHOLD_RATE};
 use super::dictionaries::{Dictionaries, Read};
 use super::loss::{backward, squared_error};
 use super::source::Source;
@@ -223,16 +223,21 @@ impl<D: Dictionaries, S: Source> Trainable for SaeTrainee<D, S> {
         let reads = self.activations(ws, batch)?;
         let (dead, each) = (self.dead(), self.sae.each());
         let (mut grads, tallies) = grads.split_at_mut(self.params().count());
-        let (mut fired, tokens) = tallies.split_at_mut(self.since_fired.len());
+        let (mut fired, rest) = tallies.split_at_mut(self.since_fired.len());
+        let (least, tokens) = rest.split_at_mut(2 * each.len());
         fired.fill(0.0);
         let (mut dead, mut loss) = (&dead[..], 0.0);
-        for ((sae, (x, y)), w) in each.iter().zip(&reads).zip(self.weights()) {
+        for (((sae, (x, y)), w), least) in each.iter().zip(&reads).zip(self.weights()).zip(least.chunks_exact_mut(2)) {
             let m = sae.d_sae();
             let (own, rest) = std::mem::take(&mut grads).split_at_mut(sae.param_count());
             let (own_fired, rest_fired) = std::mem::take(&mut fired).split_at_mut(m);
             let (own_dead, rest_dead) = dead.split_at(m);
             let target = y.as_deref().unwrap_or(x);
-            loss += w * backward(*sae, ws, x, target, Some(own_dead), weight * w, own, own_fired).total();
+            let losses = backward(*sae, ws, x, target, Some(own_dead), weight * w, own, own_fired);
+            // Each shard's least firing activation, and that it had one: a BatchTopK threshold
+            // follows their mean (over one shard, SAELens's batch minimum).
+            least.copy_from_slice(&losses.least_fired.map_or([0.0, 0.0], |a| [a, 1.0]));
+            loss += w * losses.total();
             (grads, fired, dead) = (rest, rest_fired, rest_dead);
         }
         tokens[0] = (batch.b * batch.t) as f32;
@@ -251,14 +256,29 @@ impl<D: Dictionaries, S: Source> Trainable for SaeTrainee<D, S> {
         Ok((error, 0))
     }
 
-    /// A count per feature, then the step's tokens.
+    /// A count per feature, each dictionary's least firing activations' sum and count, then the
+    /// step's tokens.
     fn tally_len(&self) -> usize {
-        self.since_fired.len() + 1
+        self.since_fired.len() + 2 * self.sae.each().len() + 1
     }
 
     fn after_step(&mut self, tallies: &[f32]) {
         self.sae.normalize_decoders();
-        let Some((&tokens, fired)) = tallies.split_last() else { return };
+        let Some((&tokens, rest)) = tallies.split_last() else { return };
+        let (fired, least) = rest.split_at(self.since_fired.len());
+        let architectures: Vec<Architecture> = self.sae.each().iter().map(|s| s.config().architecture).collect();
+        for (k, (architecture, least)) in architectures.into_iter().zip(least.chunks_exact(2)).enumerate() {
+            let Some(threshold) = self.sae.threshold_mut(k) else { continue };
+            match architecture {
+                // SAELens keeps a JumpReLU threshold at 0 or more.
+                Architecture::JumpRelu { .. } => threshold.iter_mut().for_each(|t| *t = t.max(0.0)),
+                _ if least[1] > 0.0 => {
+                    let least = least[0] / least[1];
+                    threshold.iter_mut().for_each(|t| *t = (1.0 - THRESHOLD_RATE) * *t + THRESHOLD_RATE * least);
+                }
+                _ => {}
+            }
+        }
         let window = self.window();
         for (since, &count) in self.since_fired.iter_mut().zip(fired) {
             *since = if count > 0.0 { 0.0 } else { (*since + tokens).min(window) };

@@ -3,7 +3,7 @@
 //! directions back up (for a transcoder, at the MLP's output, from what the MLP reads). Its decoder's rows (one direction per feature) are kept at unit norm.
 
 use super::codes::Codes;
-use super::config::SaeConfig;
+use super::config::{Architecture, SaeConfig, JUMP_START};
 use crate::error::{Error, Result};
 use crate::ops::gemm::gemm;
 use crate::params::{Init, Params};
@@ -13,18 +13,21 @@ use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
 /// SAELens's tensor names, in the order of the flat buffers: `W_enc` (d_in, d_sae), `b_enc`
-/// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in), and a skip transcoder's `W_skip` (d_in, d_in:
-/// out by in, as SAELens and circuit-tracer keep it).
-pub const NAMES: [&str; 5] = ["W_enc", "b_enc", "W_dec", "b_dec", "W_skip"];
+/// (d_sae), `W_dec` (d_sae, d_in), `b_dec` (d_in), a skip transcoder's `W_skip` (d_in, d_in:
+/// out by in, as SAELens and circuit-tracer keep it), and a thresholded architecture's
+/// `threshold` (d_sae), always the last. An autoencoder holds those its config names
+/// ([`SaeConfig::tensors`]).
+pub const NAMES: [&str; 6] = ["W_enc", "b_enc", "W_dec", "b_dec", "W_skip", "threshold"];
 pub(crate) const W_ENC: usize = 0;
 pub(crate) const B_ENC: usize = 1;
 pub(crate) const W_DEC: usize = 2;
 pub(crate) const B_DEC: usize = 3;
 pub(crate) const W_SKIP: usize = 4;
+const THRESHOLD: usize = 5;
 
 /// Each tensor's shape for `d_in` channels and `d_sae` features, in [`NAMES`]' order.
-pub(crate) fn shapes(d_in: usize, d_sae: usize) -> [Vec<usize>; 5] {
-    [vec![d_in, d_sae], vec![d_sae], vec![d_sae, d_in], vec![d_in], vec![d_in, d_in]]
+pub(crate) fn shapes(d_in: usize, d_sae: usize) -> [Vec<usize>; 6] {
+    [vec![d_in, d_sae], vec![d_sae], vec![d_sae, d_in], vec![d_in], vec![d_in, d_in], vec![d_sae]]
 }
 
 /// The encoder starts as the decoder's transpose times this: SAELens's start (decoder rows of
@@ -57,8 +60,14 @@ impl Sae {
             // Zero, so a fresh skip transcoder is a fresh transcoder (SAELens's start).
             params.add(NAMES[W_SKIP].into(), &[d_in, d_in], Init::Zeros, &mut rng);
         }
+        if config.architecture.thresholded() {
+            params.add(NAMES[THRESHOLD].into(), &[d_sae], Init::Zeros, &mut rng);
+        }
         let mut sae = Sae { config, d_in, params };
         sae.normalize_decoder();
+        // BatchTopK's threshold starts at 0 and follows the batches; JumpReLU's is learnt.
+        let start = if let Architecture::JumpRelu { .. } = config.architecture { JUMP_START } else { 0.0 };
+        sae.threshold_mut().into_iter().for_each(|t| t.fill(start));
         let w_dec = sae.params.values[W_DEC].clone();
         sae.params.values[W_ENC].assign(&(w_dec.t().to_owned() * ENCODER_START));
         Ok(sae)
@@ -72,9 +81,11 @@ impl Sae {
         if params.names.len() != count {
             return Err(Error::Format(files::sae_tensors(params.names.len(), count)));
         }
-        for (k, (name, shape)) in NAMES.iter().zip(shapes(d_in, d_sae)).take(count).enumerate() {
-            if params.names.get(k).map(String::as_str) != Some(name) || params.values[k].shape() != shape {
-                return Err(Error::Format(files::sae_tensor(*name, format!("{shape:?}"), d_in, d_sae)));
+        let shapes = shapes(d_in, d_sae);
+        for (at, k) in config.tensors().into_iter().enumerate() {
+            let (name, shape) = (NAMES[k], &shapes[k]);
+            if params.names.get(at).map(String::as_str) != Some(name) || params.values[at].shape() != shape {
+                return Err(Error::Format(files::sae_tensor(name, format!("{shape:?}"), d_in, d_sae)));
             }
         }
         Ok(Sae { config, d_in, params })
@@ -106,6 +117,13 @@ impl Sae {
     /// its direction.
     pub(crate) fn normalize_decoder(&mut self) {
         normalize_rows(self.params.values[W_DEC].as_slice_mut().expect("standard layout"), self.d_in);
+    }
+
+    /// A thresholded architecture's thresholds, one per feature, to set.
+    pub(crate) fn threshold_mut(&mut self) -> Option<&mut [f32]> {
+        let last = self.params.values.len() - 1;
+        let values = self.config.architecture.thresholded().then(|| self.params.values[last].as_slice_mut());
+        values.map(|v| v.expect("standard layout"))
     }
 
     /// Sets the decoder bias to the geometric median of `sample` (rows of `d_in` activations): the
@@ -172,6 +190,11 @@ impl<'a> SaeRef<'a> {
         self.tensors().iter().map(ArrayD::len).sum()
     }
 
+    /// A thresholded architecture's thresholds, one per feature (its last tensor), or none.
+    pub fn threshold(&self) -> Option<&'a [f32]> {
+        self.config.architecture.thresholded().then(|| self.slice(self.config.tensor_count() - 1))
+    }
+
     /// Its tensors, in [`NAMES`]' order.
     pub fn tensors(&self) -> &'a [ArrayD<f32>] {
         &self.values[..self.config.tensor_count()]
@@ -211,7 +234,7 @@ impl<'a> SaeRef<'a> {
     /// Which features fire on each row of `x` (rows of `d_in` activations), and how strongly.
     pub fn encode(&self, ws: &Workspace, x: &[f32]) -> Codes {
         let (pre, centred) = self.pre_activations(ws, x);
-        let codes = Codes::of(&pre, self.d_sae(), self.config.architecture);
+        let codes = Codes::of(&pre, self.d_sae(), self.config.architecture, self.threshold());
         ws.recycle(pre);
         ws.recycle(centred);
         codes

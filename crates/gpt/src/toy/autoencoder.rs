@@ -2,6 +2,7 @@
 //! trainee and trainer as one on a GPT, and scored as SAELens's `eval_sae_on_synthetic_data`
 //! scores one: against the truth (`truth.rs`), and by how well it reconstructs.
 
+use super::absorption::absorption;
 use super::data::ToyData;
 use super::run::ToyRun;
 use super::synthetic::Synthetic;
@@ -39,6 +40,9 @@ pub struct SyntheticScores {
     pub true_l0: f32,
     /// The share of latents that never fired on the scored rows.
     pub dead: f32,
+    /// On a hierarchy, how often a child's firing is carried by its parent's latent alone
+    /// (`absorption.rs`); none without one.
+    pub absorption: Option<f32>,
 }
 
 impl SyntheticSae {
@@ -97,11 +101,15 @@ impl SyntheticSae {
         sums.add(&x, &sae.view().output(&x, &codes), d);
         let mut fired = vec![false; sae.d_sae()];
         codes.features.iter().for_each(|&j| fired[j as usize] = true);
-        let true_firing = self.source.firing_of(&seeds).iter().filter(|&&a| a > 0.0).count();
+        let firing = self.source.firing_of(&seeds);
+        let true_firing = firing.iter().filter(|&&a| a > 0.0).count();
         let decoder = sae.params().values[2].as_slice().expect("standard layout");
+        let truth = score(decoder, self.source.directions(), d);
+        let spec = self.source.spec();
         SyntheticScores {
             step: self.trainer.step_count(),
-            truth: score(decoder, self.source.directions(), d),
+            absorption: absorption(&codes, &firing, &truth.matched, |i| spec.parent(i)),
+            truth,
             explained_variance: sums.explained_variance(),
             l0: codes.features.len() as f32 / SAMPLE_ROWS as f32,
             true_l0: true_firing as f32 / SAMPLE_ROWS as f32,

@@ -3,8 +3,10 @@
 //! (`data.rs`), the geometry it learns (`geometry.rs`), its run, which the CLI and the page drive
 //! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), activations built from
 //! known features (`synthetic_spec.rs`, `synthetic.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
-//! scored against features known to be true (`truth.rs`).
+//! scored against features known to be true (`truth.rs`), and how often a child feature is
+//! absorbed by its parent's latent (`absorption.rs`).
 
+pub mod absorption;
 pub mod autoencoder;
 pub mod data;
 pub mod geometry;

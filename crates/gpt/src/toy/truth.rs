@@ -21,6 +21,9 @@ pub struct TruthScores {
     pub found: f32,
     /// Distinct true features the learned directions best match, per direction (SAELens's `feature_uniqueness`).
     pub uniqueness: f32,
+    /// Each true feature's learned direction under the MCC's matching (none when there are fewer
+    /// directions than features and it went without).
+    pub matched: Vec<Option<usize>>,
 }
 
 /// `|cos|` between each row of `a` and each row of `b` (rows of `d`), `a`'s rows by `b`'s; a zero
@@ -55,7 +58,9 @@ pub fn score(learned: &[f32], truth: &[f32], d: usize) -> TruthScores {
     matched.sort_unstable();
     matched.dedup();
     let uniqueness = if k == 0 { 0.0 } else { matched.len() as f32 / k as f32 };
-    TruthScores { mcc, best_cosine, found, uniqueness }
+    let mut matched = vec![None; n];
+    pairs.iter().for_each(|&(i, j)| matched[i] = Some(j));
+    TruthScores { mcc, best_cosine, found, uniqueness, matched }
 }
 
 /// The first index of the largest value (as torch's `argmax`).

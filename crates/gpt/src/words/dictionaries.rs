@@ -24,6 +24,11 @@ super::message::messages! { "dictionaries";
          {value}";
     aux_coefficient(value) = "aux_coefficient: the dead features' loss weight must be 0 or more, not {value}";
     l1_coefficient(value) = "l1_coefficient: the sparsity penalty must be 0 or more, not {value}";
+    l0_coefficient(value) = "l0_coefficient: the penalty on each firing feature must be 0 or more, not {value}";
+    bandwidth(value) = "bandwidth: the threshold's learning window must be more than 0, not {value}";
+    levels(most, value) = "levels: a Matryoshka autoencoder's nested levels must be 2 to {most}, not {value}";
+    autoencoder_only() =
+        "BatchTopK, Matryoshka and JumpReLU train as autoencoders here: a transcoder is TopK or ReLU";
     dead_tokens(max, value) =
         "dead_tokens: a feature's window to fire in must be 1 to {max, plural, one {# token} other {# tokens}}, not \
          {value}";
