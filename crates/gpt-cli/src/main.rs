@@ -12,6 +12,7 @@ mod features;
 mod graph;
 mod import;
 mod inspect;
+mod matrix_file;
 mod sample;
 mod setting_flags;
 mod shared;

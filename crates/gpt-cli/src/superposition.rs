@@ -42,7 +42,8 @@ pub struct Args {
     /// probability 1 − `--sparsity` (or by Zipf's law, `--zipf`) at magnitude 1.
     #[arg(long)]
     synthetic: bool,
-    /// With --synthetic: orthogonal directions (at most one per dimension), else random ones.
+    /// With --synthetic: orthogonal directions (more than one per dimension are pushed as nearly
+    /// orthogonal as they can be, as SAELens's orthogonal_initializer does), else random ones.
     #[arg(long)]
     orthogonal: bool,
     /// With --synthetic: firing probabilities by Zipf's law, `MAX,MIN` (e.g. 0.3,0.01).
@@ -54,7 +55,18 @@ pub struct Args {
     /// With --synthetic: the spread of a firing feature's magnitude around 1.
     #[arg(long, default_value_t = 0.0)]
     magnitude_std: f32,
-    /// With --synthetic: the autoencoder's latents per dimension.
+    /// Then train an autoencoder this many steps on the trained model's hidden layer, whose true
+    /// features are W's rows, and score it against them (`--architecture`, `--k` [default 1],
+    /// `--expansion`); with --json, a second line.
+    #[arg(long, conflicts_with_all = ["synthetic", "phase", "score"])]
+    sae: Option<usize>,
+    /// With --synthetic: read the activations from this safetensors file instead of building them:
+    /// `activations` and `held_out` (rows × d), the `truth` they were built from (features × d),
+    /// and optionally `held_out_firing` (rows × features), float32, as
+    /// `python/check_synthetic_sae.py` writes SAELens's generator's.
+    #[arg(long, requires = "synthetic")]
+    activations: Option<std::path::PathBuf>,
+    /// With --synthetic or --sae: the autoencoder's latents per dimension.
     #[arg(long, default_value_t = 1)]
     expansion: usize,
     #[command(flatten)]
@@ -82,6 +94,17 @@ enum VariantFlag {
 
 pub fn run(a: Args) -> Result<(), String> {
     if a.synthetic {
+        let plan = crate::synthetic_sae::Plan {
+            architecture: a.architecture.architecture(4)?,
+            expansion: a.expansion,
+            steps: a.steps,
+            threads: threads(&a),
+            seed: a.seed,
+        };
+        if let Some(path) = &a.activations {
+            let what = format!("the activations of {}", path.display());
+            return crate::synthetic_sae::run(plan, crate::synthetic_sae::recorded(path)?, &what, a.json);
+        }
         let spec = SyntheticSpec {
             features: a.features,
             dims: a.hidden,
@@ -92,14 +115,9 @@ pub fn run(a: Args) -> Result<(), String> {
             children: a.children,
             seed: a.seed,
         };
-        let plan = crate::synthetic_sae::Plan {
-            spec,
-            architecture: a.architecture.architecture(4)?,
-            expansion: a.expansion,
-            steps: a.steps,
-            threads: threads(&a),
-        };
-        return crate::synthetic_sae::run(plan, a.json);
+        let source = gpt::toy::Synthetic::new(spec).map_err(|e| e.to_string())?;
+        let what = format!("{} features in {} dimensions", spec.features, spec.dims);
+        return crate::synthetic_sae::run(plan, source, &what, a.json);
     }
     if let Some(file) = &a.score {
         return crate::truth_score::run(file, a.json);
@@ -143,10 +161,15 @@ pub fn run(a: Args) -> Result<(), String> {
         let line = serde_json::json!({ "settings": settings, "steps": run.trainer().step_count(), "loss": loss,
             "seconds": start.elapsed().as_secs_f64(), "geometry": g, "evals": evals });
         println!("{line}");
-        return Ok(());
+    } else {
+        print(&g, settings, loss, start.elapsed().as_secs_f64());
     }
-    print(&g, settings, loss, start.elapsed().as_secs_f64());
-    Ok(())
+    let Some(steps) = a.sae else { return Ok(()) };
+    let (expansion, seed, threads) = (a.expansion, a.seed, threads(&a));
+    let plan =
+        crate::synthetic_sae::Plan { architecture: a.architecture.architecture(1)?, expansion, steps, threads, seed };
+    let hidden = gpt::toy::ToyHidden::new(run.model());
+    crate::synthetic_sae::run(plan, hidden, &format!("its hidden layer ({} dimensions)", settings.hidden), a.json)
 }
 
 fn print(g: &Geometry, s: ToySettings, loss: f32, seconds: f64) {

@@ -1,16 +1,18 @@
-//! `gpt superposition --synthetic`: an autoencoder (TopK unless `--architecture` says) trained on activations built from known
-//! features (SAELens's `sae_lens.synthetic` recipe), then scored against them.
+//! `gpt superposition --synthetic`: an autoencoder (TopK unless `--architecture` says) trained on
+//! activations of known features, built as SAELens's `sae_lens.synthetic` builds them or read from
+//! a file its generator wrote (`--activations`), then scored against them.
 
 use gpt::sae::{Architecture, SaeConfig};
-use gpt::toy::{Firing, SyntheticSae, SyntheticSpec};
+use gpt::toy::autoencoder::DEAD_ROWS;
+use gpt::toy::{Firing, Known, Recorded, SyntheticSae};
 
-/// The activations and the autoencoder the flags ask for.
+/// The autoencoder the flags ask for.
 pub struct Plan {
-    pub spec: SyntheticSpec,
     pub architecture: Architecture,
     pub expansion: usize,
     pub steps: usize,
     pub threads: usize,
+    pub seed: u64,
 }
 
 /// Reads `--zipf MAX,MIN` (or the chance a feature fires, `1 − sparsity`).
@@ -26,10 +28,23 @@ pub fn firing(zipf: Option<&str>, sparsity: f32) -> Result<Firing, String> {
     })
 }
 
-pub fn run(plan: Plan, json: bool) -> Result<(), String> {
-    let config = SaeConfig { expansion: plan.expansion, architecture: plan.architecture, ..SaeConfig::top_k(0) };
-    let recipe = SyntheticSae::recipe(plan.steps, plan.spec.seed);
-    let mut sae = SyntheticSae::new(plan.spec, config, recipe).map_err(|e| e.to_string())?;
+/// The rows of `--activations FILE`: `activations` to train on and `held_out` to score on (rows ×
+/// d), the `truth` it was built from (features × d), and if there the held-out rows' true feature
+/// activations, `held_out_firing` (rows × features), all float32.
+pub fn recorded(path: &std::path::Path) -> Result<Recorded, String> {
+    let file = crate::matrix_file::MatrixFile::open(path)?;
+    let ((train, d), (held_out, _), (truth, _)) =
+        (file.matrix("activations")?, file.matrix("held_out")?, file.matrix("truth")?);
+    let firing = if file.has("held_out_firing") { Some(file.matrix("held_out_firing")?.0) } else { None };
+    Recorded::new(d, train, held_out, firing, truth).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Trains the plan's autoencoder on `source` and prints its scores, `what` saying what it read.
+pub fn run<K: Known>(plan: Plan, source: K, what: &str, json: bool) -> Result<(), String> {
+    let (expansion, architecture) = (plan.expansion, plan.architecture);
+    let config = SaeConfig { expansion, architecture, dead_tokens: DEAD_ROWS, ..SaeConfig::top_k(0) };
+    let recipe = SyntheticSae::recipe(plan.steps, plan.seed);
+    let mut sae = SyntheticSae::on(source, config, recipe).map_err(|e| e.to_string())?;
     let start = std::time::Instant::now();
     let clock = || start.elapsed().as_secs_f64() * 1e3;
     while !sae.done() {
@@ -38,19 +53,15 @@ pub fn run(plan: Plan, json: bool) -> Result<(), String> {
     let seconds = start.elapsed().as_secs_f64();
     let s = sae.scores();
     if json {
-        let line =
-            serde_json::json!({ "spec": plan.spec, "sae": config, "steps": s.step, "seconds": seconds, "scores": s });
+        let line = serde_json::json!({ "sae": config, "steps": s.step, "seconds": seconds, "scores": s });
         println!("{line}");
         return Ok(());
     }
-    let spec = plan.spec;
     println!(
-        "{} autoencoder, {} latents{}, on {} features in {} dimensions: {} steps in {seconds:.1} s",
+        "{} autoencoder, {} latents{}, on {what}: {} steps in {seconds:.1} s",
         plan.architecture.name(),
         sae.sae().d_sae(),
         plan.architecture.k().map_or(String::new(), |k| format!(", k {k}")),
-        spec.features,
-        spec.dims,
         s.step
     );
     println!(
@@ -60,11 +71,11 @@ pub fn run(plan: Plan, json: bool) -> Result<(), String> {
         gpt::toy::truth::FOUND,
         s.truth.uniqueness
     );
+    let true_l0 = s.true_l0.map_or(String::new(), |l0| format!(" (the true features' {l0:.2})"));
     println!(
-        "  variance explained {:.1}%, L0 {:.2} (the true features' {:.2}), dead {:.1}%",
+        "  variance explained {:.1}%, L0 {:.2}{true_l0}, dead {:.1}%",
         100.0 * s.explained_variance,
         s.l0,
-        s.true_l0,
         100.0 * s.dead
     );
     if let Some(absorption) = s.absorption {

@@ -225,8 +225,8 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
         (&["superposition", "--phase", "two"][..], "--phase: \"two\" is not 2x1 or 3x2"),
         (&["superposition", "--score", "missing.safetensors"][..], "missing.safetensors: "),
         (
-            &["superposition", "--synthetic", "--features", "40", "--hidden", "32", "--orthogonal"][..],
-            "40 features cannot be orthogonal in 32 dimensions",
+            &["superposition", "--synthetic", "--features", "4000", "--hidden", "32", "--orthogonal"][..],
+            "at most 2048 features can be pushed as nearly orthogonal as they can be, not 4000",
         ),
         (&["superposition", "--synthetic", "--zipf", "0.3"][..], "--zipf: \"0.3\" is not MAX,MIN"),
     ] {
@@ -272,6 +272,36 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
     let absorption = run["scores"]["absorption"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&absorption), "{run}");
     assert_eq!(run["sae"]["architecture"]["kind"], "matryoshka", "{run}");
+    // Activations read from a file (as SAELens's generator writes them): 4 orthogonal features.
+    let file = scratch("activations.safetensors");
+    let row = |seed: usize| -> [f32; 4] {
+        std::array::from_fn(|i| f32::from(u8::from((seed * 7 + i * 3).is_multiple_of(5))))
+    };
+    let train: Vec<f32> = (0..2048).flat_map(row).collect();
+    let truth: Vec<f32> = (0..16).map(|k: usize| f32::from(u8::from(k.is_multiple_of(5)))).collect();
+    let tensor = |data: &Vec<f32>| {
+        let bytes = floats(data);
+        (bytes, vec![data.len() / 4, 4])
+    };
+    let (train, held, truth) = (tensor(&train), tensor(&train[..400].to_vec()), tensor(&truth));
+    let named = [("activations", &train), ("held_out", &held), ("truth", &truth)].map(|(name, (bytes, shape))| {
+        (name, safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes).unwrap())
+    });
+    std::fs::write(&file, safetensors::serialize(named, None).unwrap()).unwrap();
+    let read = [
+        "superposition",
+        "--synthetic",
+        "--activations",
+        file.to_str().unwrap(),
+        "--k",
+        "1",
+        "--steps",
+        "1000",
+        "--json",
+    ];
+    let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&read))).unwrap();
+    assert!(run["scores"]["truth"]["mcc"].as_f64().unwrap() > 0.9, "{run}");
+    assert!(run["scores"]["true_l0"].is_null(), "the file has no held-out firing: {run}");
     let err = gpt(&[&matryoshka[..], &["--levels", "9"]].concat());
     let err = String::from_utf8(err.stderr).unwrap();
     assert!(err.contains("levels: a Matryoshka autoencoder's nested levels must be 2 to 6, not 9"), "{err}");

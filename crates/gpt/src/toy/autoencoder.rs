@@ -1,9 +1,11 @@
-//! An autoencoder trained on activations built from known features (`synthetic.rs`), by the same
-//! trainee and trainer as one on a GPT, and scored as SAELens's `eval_sae_on_synthetic_data`
-//! scores one: against the truth (`truth.rs`), and by how well it reconstructs.
+//! An autoencoder trained on activations of known features (built, `synthetic.rs`, or read from a
+//! file, `recorded.rs`), by the same trainee and trainer as one on a GPT, and scored as SAELens's
+//! `eval_sae_on_synthetic_data` scores one: against the truth (`truth.rs`), and by how well it
+//! reconstructs.
 
 use super::absorption::absorption;
 use super::data::ToyData;
+use super::known::Known;
 use super::run::ToyRun;
 use super::synthetic::Synthetic;
 use super::synthetic_spec::SyntheticSpec;
@@ -18,13 +20,14 @@ use std::sync::Arc;
 
 /// Rows the variance is measured on, and the scores.
 const SAMPLE_ROWS: usize = 8192;
-/// Seeds of the scored rows: held-out ones (`ToyData` draws training seeds below 2^31).
-const SCORED_SEEDS: usize = 1 << 31;
+/// Rows a latent may stay silent before it counts as dead: SAELens's `train_toy_sae` window,
+/// 1,000 batches of [`SyntheticSae::recipe`]'s 256 rows.
+pub const DEAD_ROWS: usize = 1000 * 256;
 
-/// An autoencoder in training on synthetic activations.
-pub struct SyntheticSae {
-    trainer: Trainer<SaeTrainee<Sae, Synthetic>>,
-    source: Arc<Synthetic>,
+/// An autoencoder in training on activations of known features.
+pub struct SyntheticSae<K: Known = Synthetic> {
+    trainer: Trainer<SaeTrainee<Sae, K>>,
+    source: Arc<K>,
 }
 
 /// How an autoencoder on synthetic activations does.
@@ -35,9 +38,9 @@ pub struct SyntheticScores {
     pub truth: TruthScores,
     /// The share of the activations' variance its reconstruction explains.
     pub explained_variance: f32,
-    /// Latents firing per row, and the true features firing per row.
+    /// Latents firing per row, and the true features firing per row (if known).
     pub l0: f32,
-    pub true_l0: f32,
+    pub true_l0: Option<f32>,
     /// The share of latents that never fired on the scored rows.
     pub dead: f32,
     /// On a hierarchy, how often a child's firing is carried by its parent's latent alone
@@ -49,20 +52,29 @@ impl SyntheticSae {
     /// An autoencoder of `config` (its point is read as the activations themselves) on activations
     /// `spec` builds, to train by `train`, its decoder bias at their median.
     pub fn new(spec: SyntheticSpec, config: SaeConfig, train: TrainConfig) -> Result<SyntheticSae> {
-        train.validate()?;
-        let source = Arc::new(Synthetic::new(spec)?);
-        let sample = source.activations(&(0..SAMPLE_ROWS).collect::<Vec<_>>());
-        let mut sae = Sae::new(config, 1, spec.dims, train.seed)?;
-        sae.centre(&sample);
-        let variance = activation_variance(&sample, spec.dims);
-        let trainee = SaeTrainee::new(sae, Arc::clone(&source), 0, variance)?;
-        Ok(SyntheticSae { trainer: Trainer::new(trainee, train), source })
+        SyntheticSae::on(Synthetic::new(spec)?, config, train)
     }
 
     /// The toy model's recipe (AdamW at a constant 3e-3, no weight decay or clipping) on batches of
     /// 256 rows, for `steps` steps from `seed`, never evaluating (the scores say how it does).
     pub fn recipe(steps: usize, seed: u64) -> TrainConfig {
         TrainConfig { batch_size: 256, max_iters: steps, eval_interval: None, seed, ..ToyRun::recipe() }
+    }
+}
+
+impl<K: Known> SyntheticSae<K> {
+    /// An autoencoder of `config` on `source`'s activations, to train by `train`, its decoder bias
+    /// at their median.
+    pub fn on(source: K, config: SaeConfig, train: TrainConfig) -> Result<SyntheticSae<K>> {
+        train.validate()?;
+        let source = Arc::new(source);
+        let sample = source.sample(SAMPLE_ROWS);
+        let d = source.dims();
+        let mut sae = Sae::new(config, 1, d, train.seed)?;
+        sae.centre(&sample);
+        let variance = activation_variance(&sample, d);
+        let trainee = SaeTrainee::new(sae, Arc::clone(&source), 0, variance)?;
+        Ok(SyntheticSae { trainer: Trainer::new(trainee, train), source })
     }
 
     /// Up to `n` steps (never past the last) on `threads` threads; a step that diverges is an
@@ -82,7 +94,7 @@ impl SyntheticSae {
         self.trainer.step_count() >= self.trainer.train_config().max_iters
     }
 
-    pub fn source(&self) -> &Synthetic {
+    pub fn source(&self) -> &K {
         &self.source
     }
 
@@ -92,27 +104,25 @@ impl SyntheticSae {
 
     /// Scored on rows it never trained on.
     pub fn scores(&self) -> SyntheticScores {
-        let (sae, d) = (self.sae(), self.source.spec().dims);
-        let seeds: Vec<usize> = (SCORED_SEEDS..SCORED_SEEDS + SAMPLE_ROWS).collect();
-        let x = self.source.activations(&seeds);
+        let (sae, d) = (self.sae(), self.source.dims());
+        let (x, firing) = self.source.held_out(SAMPLE_ROWS);
+        let rows = (x.len() / d).max(1);
         let ws = Workspace::default();
         let codes = sae.encode(&ws, &x);
         let mut sums = Sums::new(d);
         sums.add(&x, &sae.view().output(&x, &codes), d);
         let mut fired = vec![false; sae.d_sae()];
         codes.features.iter().for_each(|&j| fired[j as usize] = true);
-        let firing = self.source.firing_of(&seeds);
-        let true_firing = firing.iter().filter(|&&a| a > 0.0).count();
         let decoder = sae.params().values[2].as_slice().expect("standard layout");
-        let truth = score(decoder, self.source.directions(), d);
-        let spec = self.source.spec();
+        let truth = score(decoder, self.source.truth(), d);
+        let absorption = firing.as_ref().and_then(|f| absorption(&codes, f, &truth.matched, |i| self.source.parent(i)));
         SyntheticScores {
             step: self.trainer.step_count(),
-            absorption: absorption(&codes, &firing, &truth.matched, |i| spec.parent(i)),
+            absorption,
             truth,
             explained_variance: sums.explained_variance(),
-            l0: codes.features.len() as f32 / SAMPLE_ROWS as f32,
-            true_l0: true_firing as f32 / SAMPLE_ROWS as f32,
+            l0: codes.features.len() as f32 / rows as f32,
+            true_l0: firing.map(|f| f.iter().filter(|&&a| a > 0.0).count() as f32 / rows as f32),
             dead: fired.iter().filter(|&&f| !f).count() as f32 / fired.len() as f32,
         }
     }
@@ -140,6 +150,6 @@ mod tests {
         }
         let scores = run.scores();
         assert!(scores.truth.mcc > 0.9 && scores.truth.found == 1.0, "{scores:?}");
-        assert!(scores.explained_variance > 0.9 && (scores.true_l0 - 1.6).abs() < 0.1, "{scores:?}");
+        assert!(scores.explained_variance > 0.9 && (scores.true_l0.unwrap() - 1.6).abs() < 0.1, "{scores:?}");
     }
 }

@@ -2,7 +2,8 @@
 //! al.'s (2022) model of superposition (`superposition.rs`), the rows of sparse features it reads
 //! (`data.rs`), the geometry it learns (`geometry.rs`), its run, which the CLI and the page drive
 //! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), activations built from
-//! known features (`synthetic_spec.rs`, `synthetic.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
+//! known features (`synthetic_spec.rs`, `synthetic.rs`, read from a file, `recorded.rs`, or the
+//! toy model's own hidden layer, `hidden.rs`; each `known.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
 //! scored against features known to be true (`truth.rs`), and how often a child feature is
 //! absorbed by its parent's latent (`absorption.rs`).
 
@@ -10,7 +11,11 @@ pub mod absorption;
 pub mod autoencoder;
 pub mod data;
 pub mod geometry;
+pub mod hidden;
+pub mod known;
+pub mod orthogonal;
 pub mod phase;
+pub mod recorded;
 pub mod run;
 pub mod superposition;
 pub mod synthetic;
@@ -20,7 +25,10 @@ pub mod truth;
 pub use autoencoder::{SyntheticSae, SyntheticScores};
 pub use data::{features_of, ToyData, ToySettings, Variant};
 pub use geometry::Geometry;
+pub use hidden::ToyHidden;
+pub use known::Known;
 pub use phase::{Cell, Phase, PhaseSpec};
+pub use recorded::Recorded;
 pub use run::{ToyRun, ToyStatus};
 pub use superposition::ToyModel;
 pub use synthetic::Synthetic;

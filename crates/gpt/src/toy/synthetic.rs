@@ -6,13 +6,11 @@
 //! row of activations is the firing features' magnitudes times their directions. An autoencoder
 //! trained on them ([`crate::sae::Source`]) is scored against the directions (`truth.rs`).
 
+use super::known::{Known, Rows};
+use super::orthogonal::orthogonalize;
 use super::synthetic_spec::SyntheticSpec;
 use crate::error::Result;
-use crate::model::HookPoint;
 use crate::rng::Rng;
-use crate::sae::Source;
-use crate::work::Batch;
-use crate::workspace::Workspace;
 
 /// The true features and how they fire.
 #[derive(Clone, Debug)]
@@ -32,10 +30,11 @@ impl Synthetic {
         let (n, d) = (spec.features, spec.dims);
         let mut rng = Rng::new(spec.seed);
         let mut directions: Vec<f32> = (0..n * d).map(|_| rng.normal()).collect();
+        let exactly = spec.orthogonal && n <= d;
         for i in 0..n {
             let (done, rest) = directions.split_at_mut(i * d);
             let row = &mut rest[..d];
-            if spec.orthogonal {
+            if exactly {
                 for earlier in done.chunks(d) {
                     let along: f32 = earlier.iter().zip(row.iter()).map(|(a, b)| a * b).sum();
                     row.iter_mut().zip(earlier).for_each(|(r, e)| *r -= along * e);
@@ -43,6 +42,9 @@ impl Synthetic {
             }
             let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
             row.iter_mut().for_each(|x| *x /= norm);
+        }
+        if spec.orthogonal && !exactly {
+            orthogonalize(&mut directions, d);
         }
         Ok(Synthetic { probabilities: spec.probabilities(), spec, directions })
     }
@@ -91,33 +93,44 @@ impl Synthetic {
     }
 }
 
-/// Rows of activations one per seed: an autoencoder reads the same rows at any point.
-impl Source for Synthetic {
-    fn block_size(&self) -> usize {
-        1
-    }
-
-    fn width(&self) -> usize {
+/// Rows of activations one per seed.
+impl Rows for Synthetic {
+    fn dims(&self) -> usize {
         self.spec.dims
     }
 
-    fn layers(&self) -> usize {
-        1
+    fn rows(&self, seeds: &[usize]) -> Vec<f32> {
+        self.activations(seeds)
     }
 
-    fn read(&self, _ws: &Workspace, batch: Batch, points: &[HookPoint]) -> Result<Vec<Vec<f32>>> {
-        let rows = self.activations(batch.idx);
-        Ok(points.iter().map(|_| rows.clone()).collect())
-    }
-
-    fn held_parts(&self) -> Vec<&[f32]> {
+    fn held(&self) -> Vec<&[f32]> {
         vec![&self.directions, &self.probabilities]
     }
 
-    fn held_parts_mut(&mut self) -> Vec<&mut [f32]> {
+    fn held_mut(&mut self) -> Vec<&mut [f32]> {
         vec![&mut self.directions, &mut self.probabilities]
     }
 }
+
+/// Training rows are seeds from 0, held-out rows seeds from 2^31 ([`super::ToyData`] draws training
+/// seeds below it).
+impl Known for Synthetic {
+    fn truth(&self) -> &[f32] {
+        &self.directions
+    }
+
+    fn held_out(&self, rows: usize) -> (Vec<f32>, Option<Vec<f32>>) {
+        let seeds: Vec<usize> = (HELD_OUT..HELD_OUT + rows).collect();
+        (self.activations(&seeds), Some(self.firing_of(&seeds)))
+    }
+
+    fn parent(&self, i: usize) -> Option<usize> {
+        self.spec.parent(i)
+    }
+}
+
+/// The first held-out row's seed.
+const HELD_OUT: usize = 1 << 31;
 
 #[cfg(test)]
 mod tests {
@@ -198,8 +211,8 @@ mod tests {
     fn settings_that_cannot_build_activations_say_which() {
         let bad = |spec: SyntheticSpec| Synthetic::new(spec).unwrap_err().to_string();
         let base = SyntheticSpec::default();
-        assert!(bad(SyntheticSpec { orthogonal: true, ..base })
-            .contains("256 features cannot be orthogonal in 64 dimensions"));
+        let crowded = SyntheticSpec { features: 4096, orthogonal: true, ..base };
+        assert!(bad(crowded).contains("at most 2048 features can be pushed as nearly orthogonal"), "{}", bad(crowded));
         assert!(
             bad(SyntheticSpec { firing: Firing::Equal { probability: 0.0 }, ..base }).contains("firing probability")
         );

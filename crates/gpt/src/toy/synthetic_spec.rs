@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 /// The most features, and the most dimensions.
 pub const MAX_FEATURES: usize = 1 << 16;
 pub const MAX_DIMS: usize = 4096;
+/// The most features pushed apart (their overlaps, n × n, are held at once).
+pub const MAX_PUSHED_APART: usize = 2048;
 
 /// How often each feature fires.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,7 +33,9 @@ pub struct SyntheticSpec {
     pub features: usize,
     /// `d`: the activations' dimensions.
     pub dims: usize,
-    /// Orthogonal directions (at most `d` of them), else random unit vectors.
+    /// Orthogonal directions (up to `d` of them; more are pushed as nearly orthogonal as they can
+    /// be, as SAELens's `orthogonal_initializer` does, up to [`MAX_PUSHED_APART`]), else random
+    /// unit vectors.
     pub orthogonal: bool,
     pub firing: Firing,
     /// A firing feature's magnitude: the mean, and the spread of the normal around it.
@@ -67,8 +71,8 @@ impl SyntheticSpec {
         if !(1..=MAX_FEATURES).contains(&self.features) || !(1..=MAX_DIMS).contains(&self.dims) {
             return fail(toy::synthetic_size(MAX_FEATURES, MAX_DIMS, self.features, self.dims));
         }
-        if self.orthogonal && self.features > self.dims {
-            return fail(toy::orthogonal(self.features, self.dims));
+        if self.orthogonal && self.features > self.dims.max(MAX_PUSHED_APART) {
+            return fail(toy::orthogonal(MAX_PUSHED_APART, self.features));
         }
         let probability = |p: f32| p.is_finite() && p > 0.0 && p <= 1.0;
         match self.firing {

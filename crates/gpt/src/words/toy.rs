@@ -17,14 +17,15 @@ super::message::messages! { "toy";
     synthetic_size(max_features, max_dims, features, dims) =
         "synthetic activations are built from 1 to {max_features, plural, one {# feature} other {# features}} in 1 to \
          {max_dims, plural, one {# dimension} other {# dimensions}}, not {features} in {dims}";
-    orthogonal(features, dims) =
-        "{features, plural, one {# feature} other {# features}} cannot be orthogonal in {dims, plural, one {# dimension} \
-         other {# dimensions}}: ask for at most {dims}, or for random directions";
+    orthogonal(most, value) =
+        "orthogonal: at most {most, plural, one {# feature} other {# features}} can be pushed as nearly orthogonal as \
+         they can be, not {value}; ask for fewer, or for random directions";
     firing(value) = "a firing probability must be above 0 and at most 1, not {value}";
     zipf(exponent, min, max) =
         "Zipf's firing probabilities need an exponent above 0 and 0 < least < most ≤ 1, not exponent {exponent} from \
          {max} to {min}";
     magnitude(mean, std) = "a firing magnitude needs a mean above 0 and a spread of 0 or more, not {mean} and {std}";
+    activations_file(problem) = "the activations file does not fit: {problem}";
     children(children, features) =
         "a hierarchy of {children} children per parent leaves no parent among {features, plural, one {# feature} \
          other {# features}}";
