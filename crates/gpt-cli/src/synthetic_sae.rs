@@ -73,10 +73,11 @@ pub fn run<K: Known>(plan: Plan, source: K, what: &str, json: bool) -> Result<()
     );
     let true_l0 = s.true_l0.map_or(String::new(), |l0| format!(" (the true features' {l0:.2})"));
     println!(
-        "  variance explained {:.1}%, L0 {:.2}{true_l0}, dead {:.1}%",
+        "  variance explained {:.1}%, L0 {:.2}{true_l0}, dead {:.1}%, dense {:.1}%",
         100.0 * s.explained_variance,
         s.l0,
-        100.0 * s.dead
+        100.0 * s.dead,
+        100.0 * s.dense
     );
     if let Some(absorption) = s.absorption {
         println!("  absorption {:.1}% (a child's firing carried by its parent's latent alone)", 100.0 * absorption);

@@ -7,7 +7,7 @@ use super::training::Watch;
 use super::Run;
 use crate::error::Result;
 use crate::rng::Rng;
-use crate::sae::Sums;
+use crate::sae::{Sums, DENSE};
 use crate::train::Batches;
 use crate::work::{targets, Batch, Split};
 use crate::workspace::Workspace;
@@ -15,8 +15,6 @@ use serde::Serialize;
 
 /// Seeds the held-out batches the measures read, the same at every measurement.
 pub(super) const MEASURE_SEED: u64 = 0x6665_6174_7572_6505;
-/// A feature firing on more than this share of tokens counts as dense.
-pub const DENSE: f32 = 0.1;
 
 /// Held-out batches of `b` rows of `t` ids, with their targets ([`crate::ops::IGNORE`] where the
 /// model's loss skips a position).

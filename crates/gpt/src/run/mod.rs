@@ -33,7 +33,7 @@ mod transcoders;
 pub use adjust::TextFit;
 pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
-pub use feature_measures::{FeatureMeasures, FeatureRows, DENSE};
+pub use feature_measures::{FeatureMeasures, FeatureRows};
 pub use feature_requests::{DictionaryStart, FeatureAnswer, FeatureRequest, Standing, PAGE_BATCHES};
 pub use features::sae_recipe;
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};

@@ -98,12 +98,12 @@ pub(crate) fn backward(
     let widths = architecture.widths(m);
     let levels = widths.len();
     let band = |j: usize| widths.iter().position(|&w| j < w).expect("the last width is d_sae");
-    let mut d_outs = vec![0.0; levels * d];
+    let (mut d_outs, mut level_error, mut row_codes) = (vec![0.0; levels * d], vec![0.0; d], Vec::new());
     for n in 0..rows {
-        let e = &error[n * d..(n + 1) * d];
         // From the whole level down: a level's error lacks the features past its width.
-        let mut level_error = e.to_vec();
-        let mut row_codes: Vec<(usize, f32)> = codes.row(n).collect();
+        level_error.copy_from_slice(&error[n * d..(n + 1) * d]);
+        row_codes.clear();
+        row_codes.extend(codes.row(n));
         for level in (0..levels).rev() {
             let d_out = &mut d_outs[level * d..(level + 1) * d];
             d_out.iter_mut().zip(&level_error).for_each(|(o, &e)| *o = 2.0 * weight * per_row * e);

@@ -22,7 +22,7 @@ pub use config::{Architecture, SaeConfig, JUMP_BANDWIDTH, JUMP_START, MAX_EXPANS
 pub use dictionaries::{Dictionaries, Read};
 pub use loss::Losses;
 pub use source::Source;
-pub use sums::{activation_variance, Sums};
+pub use sums::{activation_variance, Sums, DENSE};
 pub use trainee::{SaeTrainee, SavedSae};
 pub use transcoders::{Replacement, Scaled, Transcoders};
 pub(crate) use weights::shapes;

@@ -1,5 +1,9 @@
 //! Running sums over activations and their reconstructions, in f64: the reconstruction error, the
-//! activations' variance (the loss of guessing their mean) and the share of it explained.
+//! activations' variance (the loss of guessing their mean) and the share of it explained; and
+//! when a feature counts as dense.
+
+/// A feature firing on more than this share of tokens counts as dense.
+pub const DENSE: f32 = 0.1;
 
 /// Running sums for the reconstruction error and the activations' variance, in f64 (the variance
 /// is a difference of two large, nearly equal numbers).

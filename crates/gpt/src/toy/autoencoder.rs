@@ -12,7 +12,7 @@ use super::synthetic_spec::SyntheticSpec;
 use super::truth::{score, TruthScores};
 use crate::config::TrainConfig;
 use crate::error::Result;
-use crate::sae::{activation_variance, Sae, SaeConfig, SaeTrainee, Sums};
+use crate::sae::{activation_variance, Sae, SaeConfig, SaeTrainee, Sums, DENSE};
 use crate::train::{TrainReport, Trainer};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -41,8 +41,10 @@ pub struct SyntheticScores {
     /// Latents firing per row, and the true features firing per row (if known).
     pub l0: f32,
     pub true_l0: Option<f32>,
-    /// The share of latents that never fired on the scored rows.
+    /// The share of latents that never fired on the scored rows, and that fired on more than
+    /// [`DENSE`] of them.
     pub dead: f32,
+    pub dense: f32,
     /// On a hierarchy, how often a child's firing is carried by its parent's latent alone
     /// (`absorption.rs`); none without one.
     pub absorption: Option<f32>,
@@ -111,8 +113,9 @@ impl<K: Known> SyntheticSae<K> {
         let codes = sae.encode(&ws, &x);
         let mut sums = Sums::new(d);
         sums.add(&x, &sae.view().output(&x, &codes), d);
-        let mut fired = vec![false; sae.d_sae()];
-        codes.features.iter().for_each(|&j| fired[j as usize] = true);
+        let mut fired = vec![0usize; sae.d_sae()];
+        codes.features.iter().for_each(|&j| fired[j as usize] += 1);
+        let share = |count: usize| count as f32 / fired.len() as f32;
         let decoder = sae.params().values[2].as_slice().expect("standard layout");
         let truth = score(decoder, self.source.truth(), d);
         let absorption = firing.as_ref().and_then(|f| absorption(&codes, f, &truth.matched, |i| self.source.parent(i)));
@@ -123,7 +126,8 @@ impl<K: Known> SyntheticSae<K> {
             explained_variance: sums.explained_variance(),
             l0: codes.features.len() as f32 / rows as f32,
             true_l0: firing.map(|f| f.iter().filter(|&&a| a > 0.0).count() as f32 / rows as f32),
-            dead: fired.iter().filter(|&&f| !f).count() as f32 / fired.len() as f32,
+            dead: share(fired.iter().filter(|&&f| f == 0).count()),
+            dense: share(fired.iter().filter(|&&f| f as f32 > DENSE * rows as f32).count()),
         }
     }
 }
@@ -150,6 +154,9 @@ mod tests {
         }
         let scores = run.scores();
         assert!(scores.truth.mcc > 0.9 && scores.truth.found == 1.0, "{scores:?}");
+        // k 4 against 1.6 true features a row: the spare firings go to a few latents, which fire on
+        // more than a tenth of the rows.
+        assert!(scores.dense > 0.0 && scores.dense < 0.25, "{scores:?}");
         assert!(scores.explained_variance > 0.9 && (scores.true_l0.unwrap() - 1.6).abs() < 0.1, "{scores:?}");
     }
 }
