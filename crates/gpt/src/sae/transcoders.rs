@@ -4,7 +4,8 @@
 //! of parameters, so that one trainer trains them all.
 
 use super::config::SaeConfig;
-use super::weights::{geometric_median, normalize_rows, Sae, SaeRef, B_DEC, W_DEC};
+use super::rows::{geometric_median, normalize_rows};
+use super::weights::{Sae, SaeRef, B_DEC, W_DEC};
 use crate::error::{Error, Result};
 use crate::model::{HookPoint, Rewire};
 use crate::params::Params;

@@ -2,6 +2,7 @@
 //! `orthogonalize_embeddings`, 200 steps of Adam (rate 0.01) on the unit directions' squared
 //! overlaps, `Σ_{i≠j} (e_i·e_j)² + n Σ_i (e_i·e_i − 1)²`, then each scaled back to unit length.
 
+use crate::sae::normalize_rows;
 use ndarray::{Array2, ArrayView2};
 
 const STEPS: usize = 200;
@@ -13,11 +14,8 @@ const EPS: f32 = 1e-8;
 /// Pushes the rows of `directions` (rows of `d`) apart from unit length, and leaves them there.
 pub fn orthogonalize(directions: &mut [f32], d: usize) {
     let n = directions.len() / d;
+    normalize_rows(directions, d);
     let mut e = ArrayView2::from_shape((n, d), &*directions).expect("rows of d").to_owned();
-    for mut row in e.rows_mut() {
-        let norm = row.dot(&row).sqrt().max(1e-8);
-        row.mapv_inplace(|x| x / norm);
-    }
     let (mut m, mut v) = (Array2::<f32>::zeros((n, d)), Array2::<f32>::zeros((n, d)));
     for step in 1..=STEPS {
         // G = E Eᵀ; the loss's gradient in G is 2 G off the diagonal and 2n (G − 1) on it, so
@@ -35,10 +33,8 @@ pub fn orthogonalize(directions: &mut [f32], d: usize) {
             *e -= RATE * (*m / c1) / ((*v / c2).sqrt() + EPS);
         });
     }
-    for (out, row) in directions.chunks_exact_mut(d).zip(e.rows()) {
-        let norm = row.dot(&row).sqrt().max(1e-8);
-        out.iter_mut().zip(row).for_each(|(o, &x)| *o = x / norm);
-    }
+    directions.copy_from_slice(e.as_slice().expect("standard layout"));
+    normalize_rows(directions, d);
 }
 
 #[cfg(test)]
