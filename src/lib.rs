@@ -11,7 +11,7 @@ pub use replica::Replica;
 pub use run::Run;
 
 use convert::{js_error, read, ts, JsResult};
-use gpt::toy::{Cell, PhaseSpec, ToySettings, ToyStatus};
+use gpt::toy::{Cell, PhaseSpec, ToyJob, ToyProgress};
 use gpt::{Budget, Catalog, Description, Difference, Settings, TextStats};
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
@@ -80,23 +80,24 @@ pub fn import_run(names: Vec<String>, files: Vec<js_sys::Uint8Array>) -> JsResul
     Ok(Imported { checkpoint: imported.checkpoint, text: imported.text, from: imported.from.into() })
 }
 
-/// Elhage et al.'s toy model of superposition ([`gpt::toy::ToyRun`]), as a toy worker trains it.
+/// A toy worker's job ([`gpt::toy::ToyWork`]): a model of superposition, or an autoencoder on known features.
 #[wasm_bindgen]
-pub struct ToyRun(gpt::toy::ToyRun);
+pub struct Toy(gpt::toy::ToyWork);
 
 #[wasm_bindgen]
-impl ToyRun {
-    /// A model of `settings`, to train `steps` steps by Elhage's recipe from `seed`.
+impl Toy {
     #[wasm_bindgen(constructor)]
-    pub fn new(settings: Ts<ToySettings>, steps: usize, seed: u32) -> JsResult<ToyRun> {
-        let recipe = gpt::toy::ToyRun::recipe_for(steps, seed.into());
-        Ok(ToyRun(gpt::toy::ToyRun::new(read(settings, "the toy model's settings")?, recipe).map_err(js_error)?))
+    pub fn new(job: Ts<ToyJob>) -> JsResult<Toy> {
+        Ok(Toy(gpt::toy::ToyWork::new(read(job, "the toy job")?).map_err(js_error)?))
     }
 
-    /// Up to `n` more steps (an error if the loss diverged), then where it stands.
-    pub fn train(&mut self, n: usize) -> JsResult<Ts<ToyStatus>> {
-        self.0.train(n, &js_sys::Date::now).map_err(js_error)?;
-        ts(&self.0.status())
+    /// Up to `n` more steps (an error if the loss diverged); whether every step is taken.
+    pub fn train(&mut self, n: usize) -> JsResult<bool> {
+        self.0.train(n, &js_sys::Date::now).map_err(js_error)
+    }
+
+    pub fn progress(&self) -> JsResult<Ts<ToyProgress>> {
+        ts(&self.0.progress())
     }
 }
 

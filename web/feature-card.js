@@ -38,6 +38,9 @@ export function tokenList(host, tokens) {
   }));
 }
 
+/** A share as a percentage to a tenth. */
+export const percent = (x) => `${decimal(100 * x, 1)}%`;
+
 /** Fills `host` (a <dl>) with measures, each [term, value, what it means]. */
 export function fillMeasures(host, items) {
   host.replaceChildren(...items.map(([term, value, title]) => {

@@ -7,12 +7,13 @@ import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { count, tokenLabel } from './format.js';
 import { FeaturesCurve } from './features-curve.js';
-import { contextItems, fillMeasures, tokenList, trainingSpeed } from './feature-card.js';
+import { contextItems, fillMeasures, percent, tokenList, trainingSpeed } from './feature-card.js';
+import { architectureOf, showKindInputs } from './sae-kind.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   details: $('features'), form: $('features-form'), hook: $('features-hook'), expansion: $('features-expansion'),
-  k: $('features-k'), steps: $('features-steps'), train: $('features-train'), pause: $('features-pause'),
+  steps: $('features-steps'), train: $('features-train'), pause: $('features-pause'),
   status: $('features-status'), progress: $('features-progress'), error: $('features-error'), measures: $('features-measures'),
   browse: $('features-browse'), order: $('features-order'), list: $('features-list').tBodies[0],
   cardTitle: $('features-card-title'), cardSummary: $('features-card-summary'), contexts: $('features-contexts'),
@@ -20,7 +21,7 @@ const ui = {
   knock: $('features-knock'), knockResult: $('features-knock-result'), strength: $('features-strength'),
   prompt: $('features-prompt'), steer: $('features-steer'), steered: $('features-steered'),
   which: $('features-which'), whichTokens: $('features-which-tokens'), open: $('features-open'),
-  architecture: $('features-architecture'), l1: $('features-l1'), l0: $('features-l0'), flipped: $('features-flipped'), read: $('features-read'),
+  flipped: $('features-flipped'), read: $('features-read'),
 };
 const curve = new FeaturesCurve($('features-curve'));
 /** Features the list shows. */
@@ -30,7 +31,6 @@ const saved = savedNote(ui.status); // once trained, the status says when the ru
 let before = null; // the status line before a new autoencoder was asked for, until it starts or is refused
 
 const ask = (request) => send({ type: 'features', request });
-const percent = (x) => `${decimal(100 * x, 1)}%`;
 /** A loss difference: four decimals, or two figures when it is smaller than that. */
 const lossChange = (x) => (Math.abs(x) >= 1e-3 || x === 0 ? decimal(x, 4) : scientific(x, 1));
 
@@ -57,23 +57,12 @@ function chosenPoints() {
   return { point: { kind, layer: at }, output: null };
 }
 
-/** The architecture the form names, in the core's terms (`sae::Architecture`). */
-function architecture(kind) {
-  const k = Number(ui.k.value);
-  switch (kind) {
-    case 'relu': return { kind, l1_coefficient: Number(ui.l1.value) };
-    // JumpReLU's bandwidth and Matryoshka's levels: the core's defaults.
-    case 'jump_relu': return { kind, l0_coefficient: Number(ui.l0.value) };
-    default: return { kind, k, aux_coefficient: 1 };
-  }
-}
-
 function start(event) {
   event.preventDefault();
   const config = {
     ...chosenPoints(),
     expansion: Number(ui.expansion.value),
-    architecture: architecture(ui.architecture.value),
+    architecture: architectureOf(ui.form),
     dead_tokens: 200000,
   };
   ui.error.textContent = '';
@@ -244,12 +233,7 @@ export function initFeatures() {
       ui.pause.disabled = true;
     }
   });
-  ui.architecture.addEventListener('change', () => {
-    const kind = ui.architecture.value;
-    ui.form.querySelector('.features-topk').hidden = kind === 'relu' || kind === 'jump_relu';
-    ui.form.querySelector('.features-relu').hidden = kind !== 'relu';
-    ui.form.querySelector('.features-jump').hidden = kind !== 'jump_relu';
-  });
+  showKindInputs(ui.form);
   ui.order.addEventListener('change', () => ask({ do: 'list', order: ui.order.value, top: LISTED }));
   ui.open.addEventListener('change', () => ui.open.value !== '' && ask({ do: 'card', feature: Number(ui.open.value) }));
   ui.knock.addEventListener('click', () => card !== null && ask({ do: 'knock_out', feature: card }));

@@ -3,6 +3,7 @@
 // workers as the machine has cores and colored as they arrive; a cell is read by pointing at it,
 // or by moving through the grid with the arrow keys.
 import { count, decimal, t } from './i18n.js';
+import { cellGrid } from './views/cell-grid.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -14,17 +15,17 @@ const ui = {
 const PHASE_COLORS = { not_stored: '#e5e7eb', alone: '#2563eb', superposed: '#ea580c' };
 /** Each phase in words, as the legend says it. */
 const PHASE_NAMES = { not_stored: () => t('toy.not-stored'), alone: () => t('toy.alone'), superposed: () => t('toy.superposed') };
-let diagram = null; // the diagram being drawn or drawn: { spec, cells, done, next, started, workers, count, size, at }
+let diagram = null; // the diagram being drawn or drawn: { spec, cells, done, next, started, workers, count }
 let helpers; // the section's: newWorker() and elapsed(seconds)
+let grid; // the canvas's cells (views/cell-grid.js)
 
 /** Wires the diagram's form and canvas; `newWorker` starts a toy worker, `elapsed` words seconds. */
 export function initPhaseDiagram(sectionHelpers) {
   helpers = sectionHelpers;
   ui.form.addEventListener('submit', drawDiagram);
   ui.stop.addEventListener('click', () => stopDiagram(true));
-  ui.canvas.addEventListener('pointermove', pointedCell);
-  ui.canvas.addEventListener('keydown', steppedCell);
-  ui.canvas.addEventListener('focus', () => diagram && !diagram.at && readCell(0, 0));
+  const cell = (row, col) => diagram?.cells[row * diagram.spec.side + col];
+  grid = cellGrid(ui.canvas, { fill: (row, col) => PHASE_COLORS[cell(row, col)?.phase], read: (row, col) => readCell(cell(row, col)) });
 }
 
 function drawDiagram(event) {
@@ -41,7 +42,8 @@ function drawDiagram(event) {
   }
   const workers = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 8, cells));
   diagram = { spec, cells: new Array(cells), done: 0, next: 0, started: performance.now(), workers: [], count: workers };
-  paintEmpty(side);
+  grid.reset(side, side);
+  ui.cellInfo.textContent = '';
   for (let w = 0; w < workers; w++) {
     const worker = helpers.newWorker();
     worker.onmessage = ({ data }) => {
@@ -70,8 +72,7 @@ function handOut(worker) {
 function placeCell(c, worker) {
   diagram.cells[c.index] = c;
   diagram.done++;
-  paintAt(Math.floor(c.index / diagram.spec.side), c.index % diagram.spec.side);
-  if (diagram.at?.[0] * diagram.spec.side + diagram.at?.[1] === c.index) readCell(...diagram.at);
+  grid.paint(Math.floor(c.index / diagram.spec.side), c.index % diagram.spec.side);
   handOut(worker);
   sayDiagram();
   if (diagram.done === diagram.cells.length) stopDiagram(false, true);
@@ -100,57 +101,8 @@ function sayDiagram(stopped = false) {
   ui.canvas.setAttribute('aria-label', text);
 }
 
-function paintEmpty(side) {
-  const ctx = ui.canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, ui.canvas.width, ui.canvas.height);
-  ctx.strokeStyle = '#d1d5db';
-  ctx.strokeRect(0.5, 0.5, ui.canvas.width - 1, ui.canvas.height - 1);
-  ui.cellInfo.textContent = '';
-  diagram.size = ui.canvas.width / side;
-}
-
-/** Paints the cell at `row`, `col` as its model left it (white until it has). */
-function paintAt(row, col) {
-  const c = diagram.cells[row * diagram.spec.side + col];
-  const ctx = ui.canvas.getContext('2d');
-  ctx.fillStyle = c ? PHASE_COLORS[c.phase] : '#ffffff';
-  ctx.fillRect(col * diagram.size, row * diagram.size, Math.ceil(diagram.size), Math.ceil(diagram.size));
-}
-
-/** The cell under the pointer, read. */
-function pointedCell(event) {
-  if (!diagram) return;
-  const box = ui.canvas.getBoundingClientRect();
-  const side = diagram.spec.side;
-  const col = Math.floor(((event.clientX - box.left) / box.width) * side);
-  const row = Math.floor(((event.clientY - box.top) / box.height) * side);
-  if (row >= 0 && row < side && col >= 0 && col < side) readCell(row, col);
-}
-
-/** Each arrow key's move, in rows and columns: the canvas is drawn left to right in every language. */
-const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-
-/** The arrow keys move from cell to cell. */
-function steppedCell(event) {
-  if (!diagram || !(event.key in STEPS)) return;
-  event.preventDefault();
-  const side = diagram.spec.side;
-  const [row, col] = diagram.at ?? [0, 0];
-  const [dr, dc] = STEPS[event.key];
-  readCell(Math.min(side - 1, Math.max(0, row + dr)), Math.min(side - 1, Math.max(0, col + dc)));
-}
-
-/** Marks the cell at `row`, `col` and says what its model did with the extra feature. */
-function readCell(row, col) {
-  const side = diagram.spec.side;
-  if (diagram.at) paintAt(...diagram.at);
-  diagram.at = [row, col];
-  const ctx = ui.canvas.getContext('2d');
-  ctx.strokeStyle = '#111827';
-  ctx.lineWidth = 2;
-  ctx.strokeRect(col * diagram.size + 1, row * diagram.size + 1, diagram.size - 2, diagram.size - 2);
-  const c = diagram.cells[row * side + col];
+/** Says what cell `c`'s model did with the extra feature (or that it is still training). */
+function readCell(c) {
   ui.cellInfo.textContent = c ? t('toy.cell', {
     density: decimal(c.density, 3), importance: decimal(c.importance, 2), phase: PHASE_NAMES[c.phase](),
     norm: decimal(c.norm, 2), dimensionality: decimal(c.dimensionality, 2),

@@ -1,12 +1,15 @@
 // "Superposition": Elhage et al.'s toy model, n sparse features squeezed into m dimensions,
 // trained in a worker of its own (toy-worker.js) while the page draws what it stores: each
 // feature's direction (in 2 dimensions), norm and dimensionality, and W Wᵀ; and its phase diagram
-// (phase-diagram.js).
+// (phase-diagram.js); and autoencoders on known features, its hidden layer one source of them
+// (toy-autoencoder-panel.js).
 import { count, decimal, t, workerUrl } from './i18n.js';
 import { duration } from './format.js';
 import { showGrid, extent } from './views/grid.js';
 import { PALETTE } from './views/plot.js';
 import { initPhaseDiagram } from './phase-diagram.js';
+import { initToyAutoencoder } from './toy-autoencoder-panel.js';
+import { toyTrainer } from './toy-trainer.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -24,57 +27,33 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** Seconds to a tenth under a minute (a toy model trains in one or two), else as `duration` says. */
 const elapsed = (seconds) => (seconds < 60 ? t('format.seconds', { s: decimal(seconds, 1) }) : duration(seconds));
 const newWorker = () => new Worker(workerUrl('./toy-worker.js', import.meta.url), { type: 'module' });
-let trainer = null; // the worker training the model shown
+let trainToy; // trains a toy model in a worker of its own (toy-trainer.js)
+let settings = null; // the settings of the model shown
+let trained = null; // the model last shown, { settings, w }, for an autoencoder on its hidden layer
 
 export function initSuperposition() {
   ui.form.addEventListener('submit', train);
   ui.form.addEventListener('input', () => { ui.error.textContent = ''; });
-  ui.stop.addEventListener('click', () => stopTraining(t('toy.stopped')));
+  trainToy = toyTrainer({
+    newWorker, train: ui.train, stop: ui.stop, status: ui.status, error: ui.error, kind: 'toy', show, stopped: () => t('toy.stopped'),
+  });
   initPhaseDiagram({ newWorker, elapsed });
+  initToyAutoencoder({ newWorker, elapsed, trainedModel: () => trained });
 }
 
 function train(event) {
   event.preventDefault();
-  stopTraining();
-  const settings = {
+  settings = {
     features: Number(ui.features.value), hidden: Number(ui.hidden.value), sparsity: Number(ui.sparsity.value),
     importance_decay: Number(ui.decay.value), variant: ui.variant.value,
   };
-  const steps = Number(ui.steps.value);
-  ui.error.textContent = '';
   ui.progress.value = 0;
-  trainer = newWorker();
-  const started = performance.now();
-  trainer.onmessage = ({ data }) => {
-    if (data.type === 'status') show(data.status, (performance.now() - started) / 1000);
-    else if (data.type === 'done') stopTraining();
-    else if (data.type === 'error') fail(data.message);
-  };
-  trainer.onerror = (e) => fail(e.message);
-  trainer.postMessage({ type: 'train', settings, steps, seed: 1337 });
-  setTraining(true);
-}
-
-function setTraining(on) {
-  ui.train.disabled = on;
-  ui.stop.disabled = !on;
-}
-
-/** Ends the training worker, if any, and says `why` (else the status stays the last shown). */
-function stopTraining(why) {
-  trainer?.terminate();
-  trainer = null;
-  setTraining(false);
-  if (why) ui.status.textContent = why;
-}
-
-function fail(message) {
-  ui.error.textContent = message;
-  stopTraining();
+  trainToy({ kind: 'model', settings, steps: Number(ui.steps.value), seed: 1337 });
 }
 
 function show(status, seconds) {
   const g = status.geometry;
+  trained = { settings, w: g.w };
   ui.progress.value = status.step / status.steps;
   ui.status.textContent = t('toy.status', {
     step: count(status.step), steps: count(status.steps), seconds: elapsed(seconds),

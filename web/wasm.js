@@ -49,4 +49,4 @@ export const memoryBytes = () => exports?.memory.buffer.byteLength ?? 0;
 
 /** Which build runs and, for the plain one, why: for the page to say. */
 export const simd = () => (chosen === relaxed ? 'SIMD128 + relaxed FMA' : `SIMD128 (${why()})`);
-export const { Run, Replica, catalog, compareSettings, describeModel, importRun, TextCounter, ToyRun, phaseCell } = engine ?? {};
+export const { Run, Replica, catalog, compareSettings, describeModel, importRun, TextCounter, Toy, phaseCell } = engine ?? {};

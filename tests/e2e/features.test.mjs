@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS, trainTiny, untilStatus } from './session.mjs';
 
 let session, page, errors;
+/** The features form: the superposition section has a Kind menu of its own. */
+const form = () => page.locator('#features-form');
 
 /** Trains the tiny preset for `steps`, then an autoencoder on it for `featureSteps`. */
 async function trainFeatures(p, steps, featureSteps, press = 'click') {
@@ -128,26 +130,26 @@ async function trainedL0() {
 }
 
 test('a ReLU autoencoder trains with its L1 penalty in place of k', async () => {
-  await page.getByLabel('Kind').selectOption('relu');
-  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), false);
-  await page.getByLabel('L1 penalty').fill('0.3');
+  await form().getByLabel('Kind').selectOption('relu');
+  assert.equal(await form().getByLabel('Active per token (k)').isVisible(), false);
+  await form().getByLabel('L1 penalty').fill('0.3');
   const l0 = await trainedL0();
   assert.ok(l0 > 0, `L0 ${l0}`);
-  await page.getByLabel('Kind').selectOption('top_k');
+  await form().getByLabel('Kind').selectOption('top_k');
   assert.deepEqual(errors, []);
 });
 
 test('a JumpReLU autoencoder trains with its L0 penalty, and BatchTopK with k', async () => {
-  await page.getByLabel('Kind').selectOption('jump_relu');
-  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), false);
-  assert.equal(await page.getByLabel('L1 penalty').isVisible(), false);
-  await page.getByLabel('L0 penalty').fill('0.01');
+  await form().getByLabel('Kind').selectOption('jump_relu');
+  assert.equal(await form().getByLabel('Active per token (k)').isVisible(), false);
+  assert.equal(await form().getByLabel('L1 penalty').isVisible(), false);
+  await form().getByLabel('L0 penalty').fill('0.01');
   const l0 = await trainedL0();
   assert.ok(l0 > 0, `L0 ${l0}`);
-  await page.getByLabel('Kind').selectOption('batch_top_k');
-  assert.equal(await page.getByLabel('Active per token (k)').isVisible(), true);
-  assert.equal(await page.getByLabel('L0 penalty').isVisible(), false);
-  await page.getByLabel('Kind').selectOption('top_k');
+  await form().getByLabel('Kind').selectOption('batch_top_k');
+  assert.equal(await form().getByLabel('Active per token (k)').isVisible(), true);
+  assert.equal(await form().getByLabel('L0 penalty').isVisible(), false);
+  await form().getByLabel('Kind').selectOption('top_k');
   assert.deepEqual(errors, []);
 });
 

@@ -1,7 +1,9 @@
 // The toy model of superposition in Chromium: five sparse features trained into two dimensions
 // make a pentagon (every dimensionality near 2/5, five arrows), dense ones keep two; a setting the
 // model cannot have is refused in words; the 2-in-1 phase diagram, shared among the workers, shows
-// all three of Elhage's regions, read by pointing and by keyboard; desktop, tablet and phone sizes, and no accessibility rule broken.
+// all three of Elhage's regions, read by pointing and by keyboard; an autoencoder finds known
+// features (built ones, and the pentagon's in the toy model's hidden layer), its match grid read
+// by keyboard; desktop, tablet and phone sizes, and no accessibility rule broken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS } from './session.mjs';
@@ -75,6 +77,74 @@ test("the 2-in-1 phase diagram, shared among the workers, shows Elhage's three r
   for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowDown');
   await page.locator('#toy-phase-cell').getByText(/^Density 0\.010, importance 0\.10: /).waitFor();
   await page.locator('#toy').screenshot({ path: `${SHOTS}71-phase-diagram.png` });
+  assert.deepEqual(errors, []);
+});
+
+/** Trains the autoencoder as the form is set, to its last step: its scores, term by term. */
+async function trainAutoencoder(p, steps) {
+  await p.getByRole('button', { name: 'Train the autoencoder' }).click();
+  await p.locator('#toy-sae-status').getByText(new RegExp(`^Step ${steps} of ${steps} in .*found\\.$`)).waitFor({ timeout: 60000 });
+  await p.getByRole('button', { name: 'Train the autoencoder' }).and(p.locator(':enabled')).waitFor();
+  const pairs = await p.locator('#toy-sae-scores div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]));
+  return Object.fromEntries(pairs);
+}
+
+test('an autoencoder finds 64 known features in 32 dimensions, one latent each, and its match grid shows them', async () => {
+  const scores = await trainAutoencoder(page, '1,000');
+  assert.match(await page.locator('#toy-sae-status').textContent(), /: 64 of the 64 true features found\.$/);
+  assert.ok(Number(scores.MCC) > 0.95, JSON.stringify(scores));
+  assert.equal(scores.Found, '100.0%');
+  assert.match(scores.L0, /^\d\.\d\d \(true 3\.\d\d\)$/, 'the true features fire about 3.2 a row (64 × 0.05)');
+  assert.equal(scores.Absorption, undefined, 'no hierarchy, no absorption');
+  const grid = page.getByRole('img', { name: /^The first 32 of the 64 true features against the latents matched to them: 32 at/ });
+  await grid.focus();
+  await page.locator('#toy-sae-cell').getByText(/^True feature 1 and latent \d+ \(matched to feature 1\): \|cosine\| 0\.9\d\d$/).waitFor();
+  await page.keyboard.press('ArrowRight');
+  await page.locator('#toy-sae-cell').getByText(/^True feature 1 and latent \d+ \(matched to feature 2\): \|cosine\| 0\.[0-3]\d\d$/).waitFor();
+  await page.locator('#toy-sae-figure').scrollIntoViewIfNeeded();
+  await page.locator('#toy').screenshot({ path: `${SHOTS}73-autoencoder-known-features.png` });
+
+  // A correlated hierarchy: children with their parents, and features firing together.
+  await page.getByLabel('Children per parent').fill('3');
+  await page.locator('#toy-sae-correlation').fill('0.2');
+  const hierarchy = await trainAutoencoder(page, '1,000');
+  assert.match(hierarchy.Absorption, /^\d+\.\d%$/, 'a hierarchy has an absorption');
+  await page.locator('#toy-sae-absorption-note').getByText(/^SynthSAEBench \(2026\) found that Matryoshka autoencoders absorb/).waitFor();
+  await page.locator('#toy-sae-correlation').fill('-1');
+  await page.getByRole('button', { name: 'Train the autoencoder' }).click();
+  await page.locator('#toy-sae-error').getByText('a correlation needs 1 to 256 factors and a scale of 0 or more, not 16 and -1').waitFor();
+  await page.locator('#toy-sae-correlation').fill('0');
+  await page.getByLabel('Children per parent').fill('0');
+  assert.deepEqual(errors, []);
+});
+
+test("an autoencoder on the toy model's hidden layer finds the pentagon's five features; a bad setting is refused in words", async () => {
+  await page.getByLabel('Sparsity S').fill('0.9');
+  await trainToy(page);
+  await page.locator('#toy-sae-source').selectOption('hidden');
+  assert.equal(await page.locator('#toy-sae-features').isVisible(), false, 'the built activations\' settings hide');
+  await page.getByLabel('Firing per row, k').fill('1');
+  await page.getByLabel('Latents per dimension').fill('5');
+  await page.locator('#toy-sae-steps').fill('1500');
+  const scores = await trainAutoencoder(page, '1,500');
+  assert.match(await page.locator('#toy-sae-status').textContent(), /: 5 of the 5 true features found\.$/);
+  assert.ok(Number(scores.MCC) > 0.95, JSON.stringify(scores));
+  // The lesson's second autoencoder: a weak L1 penalty reconstructs better and finds the features worse.
+  await page.locator('#toy-sae-architecture').selectOption('relu');
+  await page.locator('#toy-sae-l1').fill('0.05');
+  const relu = await trainAutoencoder(page, '1,500');
+  const share = (text) => Number(text.replace('%', ''));
+  assert.ok(share(relu['Variance explained']) > share(scores['Variance explained']), JSON.stringify({ relu, scores }));
+  assert.ok(Number(relu.MCC) < Number(scores.MCC) && Number(relu.L0.split(' ')[0]) > 1, JSON.stringify({ relu, scores }));
+  await page.locator('#toy-sae-architecture').selectOption('top_k');
+
+  await page.locator('#toy-sae-source').selectOption('synthetic');
+  await page.locator('#toy-sae-features').fill('0');
+  const last = await page.locator('#toy-sae-status').textContent();
+  await page.getByRole('button', { name: 'Train the autoencoder' }).click();
+  await page.locator('#toy-sae-error').getByText(/^synthetic activations are built from 1 to \d+ features .*, not 0 in 32$/).waitFor();
+  assert.equal(await page.locator('#toy-sae-status').textContent(), last, 'the last autoencoder\'s words stay');
+  await page.locator('#toy-sae-features').fill('64');
   assert.deepEqual(errors, []);
 });
 

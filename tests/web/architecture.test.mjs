@@ -179,7 +179,7 @@ test("the page's TypeScript declarations, written from the Rust types, type-chec
   const tsc = path.join(ROOT, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['--noEmit', '--strict', '--lib', 'esnext,dom', declarations], { encoding: 'utf8' });
   const text = fs.readFileSync(declarations, 'utf8');
-  for (const type of ['Settings', 'TrainConfig', 'TrainingCurve', 'Inside', 'Progress', 'TaskInfo', 'ToySettings', 'ToyStatus', 'Cell']) {
+  for (const type of ['Settings', 'TrainConfig', 'TrainingCurve', 'Inside', 'Progress', 'TaskInfo', 'ToyJob', 'ToyProgress', 'Cell']) {
     assert.match(text, new RegExp(`export (interface|type) ${type}\\b`), `${type} is declared`);
   }
 });

@@ -3,7 +3,6 @@
 //! write it in SAELens's format (`--out`), for `SAE.load_from_disk`.
 
 use gpt::model::HookPoint;
-use gpt::run::sae_recipe;
 use gpt::sae::SaeConfig;
 use std::path::PathBuf;
 
@@ -100,7 +99,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let config =
         SaeConfig { point, output, expansion: a.expansion, architecture, dead_tokens: a.dead_tokens, skip: a.skip };
     let steps = a.steps.unwrap_or(if a.sae.is_some() { 0 } else { 1000 });
-    let train = sae_recipe(a.rows, steps.max(1), a.lr, a.seed);
+    let train = gpt::sae::recipe(a.rows, steps.max(1), a.lr, a.seed);
     let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
     if a.out.is_some() {
         gpt::interop::saelens::check_exportable(&config).map_err(|e| format!("--out: {e}"))?;

@@ -52,6 +52,11 @@ pub struct Args {
     /// With --synthetic: a hierarchy of this many children per parent (a child fires only with its parent).
     #[arg(long, default_value_t = 0)]
     children: usize,
+    /// With --synthetic: features that fire together, `RANK,SCALE` (e.g. 16,0.075): each feature's
+    /// loadings on RANK shared factors are normal with spread SCALE, as SAELens's
+    /// generate_random_low_rank_correlation_matrix draws them.
+    #[arg(long)]
+    correlation: Option<String>,
     /// With --synthetic: the spread of a firing feature's magnitude around 1.
     #[arg(long, default_value_t = 0.0)]
     magnitude_std: f32,
@@ -80,7 +85,9 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also write what a check replays (python/check_superposition.py), as JSON: the settings,
-    /// the recipe, the initial W and b, each step's rows and training loss.
+    /// the recipe, the initial W and b, each step's rows and training loss. With --synthetic, the
+    /// generator's (python/check_correlation.py): the probabilities, the correlation's factor and
+    /// thresholds, and the features firing in the first 20,000 training rows.
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
 }
@@ -113,9 +120,13 @@ pub fn run(a: Args) -> Result<(), String> {
             magnitude_mean: 1.0,
             magnitude_std: a.magnitude_std,
             children: a.children,
+            correlation: crate::synthetic_sae::correlation(a.correlation.as_deref())?,
             seed: a.seed,
         };
         let source = gpt::toy::Synthetic::new(spec).map_err(|e| e.to_string())?;
+        if let Some(path) = &a.trace {
+            crate::synthetic_sae::trace(&source, path)?;
+        }
         let what = format!("{} features in {} dimensions", spec.features, spec.dims);
         return crate::synthetic_sae::run(plan, source, &what, a.json);
     }

@@ -2,9 +2,8 @@
 //! activations of known features, built as SAELens's `sae_lens.synthetic` builds them or read from
 //! a file its generator wrote (`--activations`), then scored against them.
 
-use gpt::sae::{Architecture, SaeConfig};
-use gpt::toy::autoencoder::DEAD_ROWS;
-use gpt::toy::{Firing, Known, Recorded, SyntheticSae};
+use gpt::sae::Architecture;
+use gpt::toy::{Correlation, Firing, Known, Recorded, Synthetic, SyntheticSae};
 
 /// The autoencoder the flags ask for.
 pub struct Plan {
@@ -20,12 +19,38 @@ pub fn firing(zipf: Option<&str>, sparsity: f32) -> Result<Firing, String> {
     let Some(zipf) = zipf else { return Ok(Firing::Equal { probability: 1.0 - sparsity }) };
     let bad =
         || format!("--zipf: {zipf:?} is not MAX,MIN (the most and least frequent features' firing probabilities)");
-    let (max, min) = zipf.split_once(',').ok_or_else(bad)?;
-    Ok(Firing::Zipf {
-        exponent: 1.0,
-        max: max.trim().parse().map_err(|_| bad())?,
-        min: min.trim().parse().map_err(|_| bad())?,
-    })
+    let (max, min) = pair(zipf, bad)?;
+    Ok(Firing::Zipf { exponent: 1.0, max, min })
+}
+
+/// Reads `--correlation RANK,SCALE`.
+pub fn correlation(flag: Option<&str>) -> Result<Option<Correlation>, String> {
+    let Some(flag) = flag else { return Ok(None) };
+    let bad =
+        || format!("--correlation: {flag:?} is not RANK,SCALE (how many shared factors, and their loadings' spread)");
+    let (rank, scale) = pair(flag, bad)?;
+    Ok(Some(Correlation { rank, scale }))
+}
+
+/// A flag's `A,B`, or `bad()`'s words.
+fn pair<A: std::str::FromStr, B: std::str::FromStr>(value: &str, bad: impl Fn() -> String) -> Result<(A, B), String> {
+    let (a, b) = value.split_once(',').ok_or_else(&bad)?;
+    Ok((a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?))
+}
+
+/// Training rows `--trace` writes the firing of.
+const TRACED_ROWS: usize = 20_000;
+
+/// Writes the generator as a check replays it: the probabilities, the correlation's factor
+/// (features × rank) and thresholds, and the features firing in the first training rows.
+pub fn trace(source: &Synthetic, path: &std::path::Path) -> Result<(), String> {
+    let n = source.spec().features;
+    let firing = source.firing_of(&(0..TRACED_ROWS).collect::<Vec<_>>());
+    let fired: Vec<Vec<usize>> = firing.chunks(n).map(|row| (0..n).filter(|&i| row[i] > 0.0).collect()).collect();
+    let copula = source.copula().map(|c| serde_json::json!({ "factor": c.factor(), "thresholds": c.thresholds() }));
+    let trace = serde_json::json!({ "spec": source.spec(), "probabilities": source.probabilities(), "copula": copula,
+        "firing": fired });
+    std::fs::write(path, trace.to_string()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The rows of `--activations FILE`: `activations` to train on and `held_out` to score on (rows ×
@@ -41,8 +66,7 @@ pub fn recorded(path: &std::path::Path) -> Result<Recorded, String> {
 
 /// Trains the plan's autoencoder on `source` and prints its scores, `what` saying what it read.
 pub fn run<K: Known>(plan: Plan, source: K, what: &str, json: bool) -> Result<(), String> {
-    let (expansion, architecture) = (plan.expansion, plan.architecture);
-    let config = SaeConfig { expansion, architecture, dead_tokens: DEAD_ROWS, ..SaeConfig::top_k(0) };
+    let config = SyntheticSae::config(plan.architecture, plan.expansion);
     let recipe = SyntheticSae::recipe(plan.steps, plan.seed);
     let mut sae = SyntheticSae::on(source, config, recipe).map_err(|e| e.to_string())?;
     let start = std::time::Instant::now();

@@ -2,9 +2,11 @@
 //! from a safetensors file (`learned`, rows × d, and `truth`, features × d, float32), as
 //! `python/check_truth.py` writes them for SAELens to score too.
 
-use gpt::toy::truth::{score, FOUND};
+use gpt::toy::job::SHOWN;
+use gpt::toy::truth::{match_grid, score, FOUND};
 
-/// Scores the file's `learned` rows against its `truth` rows; one JSON object with `json`.
+/// Scores the file's `learned` rows against its `truth` rows; one JSON object with `json`, with
+/// the page's match grid of the first true features (`grid`).
 pub fn run(path: &std::path::Path, json: bool) -> Result<(), String> {
     let file = crate::matrix_file::MatrixFile::open(path)?;
     let ((learned, d), (truth, d_truth)) = (file.matrix("learned")?, file.matrix("truth")?);
@@ -13,7 +15,8 @@ pub fn run(path: &std::path::Path, json: bool) -> Result<(), String> {
     }
     let s = score(&learned, &truth, d);
     if json {
-        println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
+        let grid = match_grid(&learned, &truth, &s.matched, d, SHOWN);
+        println!("{}", serde_json::json!({ "grid": grid, "scores": s }));
     } else {
         println!(
             "{} learned directions against {} true features in {d} dimensions: MCC {:.4}, {:.1}% found (|cos| ≥ {FOUND}), uniqueness {:.3}",

@@ -229,6 +229,8 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
             "at most 2048 features can be pushed as nearly orthogonal as they can be, not 4000",
         ),
         (&["superposition", "--synthetic", "--zipf", "0.3"][..], "--zipf: \"0.3\" is not MAX,MIN"),
+        (&["superposition", "--synthetic", "--correlation", "4"][..], "--correlation: \"4\" is not RANK,SCALE"),
+        (&["superposition", "--synthetic", "--correlation", "0,0.1"][..], "a correlation needs 1 to 256 factors"),
     ] {
         let out = gpt(args);
         let err = String::from_utf8(out.stderr).unwrap();
@@ -266,8 +268,10 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
     assert!(run["scores"]["truth"]["mcc"].as_f64().unwrap() > 0.9, "{run}");
     assert_eq!(run["scores"]["truth"]["found"].as_f64(), Some(1.0), "{run}");
     assert!(run["scores"]["absorption"].is_null(), "no hierarchy, no absorption: {run}");
-    // A Matryoshka autoencoder on a hierarchy reports its absorption; too many levels are refused.
-    let matryoshka = [&args[..9], &["--children", "3", "--architecture", "matryoshka", "--json"]].concat();
+    // A Matryoshka autoencoder on a correlated hierarchy reports its absorption; too many levels
+    // are refused.
+    let correlated = ["--children", "3", "--correlation", "4,0.3", "--architecture", "matryoshka", "--json"];
+    let matryoshka = [&args[..9], &correlated].concat();
     let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&matryoshka))).unwrap();
     let absorption = run["scores"]["absorption"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&absorption), "{run}");
@@ -295,6 +299,8 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
         file.to_str().unwrap(),
         "--k",
         "1",
+        "--expansion",
+        "2",
         "--steps",
         "1000",
         "--json",

@@ -21,7 +21,7 @@ fn small_top_k() -> SaeConfig {
 
 /// An autoencoder's weights after `steps` steps on `threads` threads, and its measures.
 fn train_features(run: &mut gpt::Run, threads: usize, steps: usize) -> (Vec<f32>, gpt::run::FeatureMeasures) {
-    run.start_features(small_top_k(), gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
+    run.start_features(small_top_k(), gpt::sae::recipe(8, steps, 3e-3, 5), threads).unwrap();
     let report = run.train_features(steps, &|| 0.0).unwrap();
     assert_eq!(report.stopped, None);
     let trainer = run.features().unwrap();
@@ -176,7 +176,7 @@ fn an_autoencoder_saved_part_way_trains_on_as_if_it_never_stopped() {
     };
     let mut run = trained_run();
     // The same recipe, stopped at step 8 and saved: Adam's moments and the batches' random state go with it.
-    run.start_features(small_top_k(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.start_features(small_top_k(), gpt::sae::recipe(8, 20, 3e-3, 5), 1).unwrap();
     run.train_features(8, &|| 0.0).unwrap();
     let mut reopened = gpt::Run::open(&run.save().unwrap()).unwrap();
     reopened.use_text(&text).unwrap();
@@ -202,7 +202,7 @@ fn a_features_knockout_on_a_task_names_the_problems_whose_answer_flips() {
         architecture: Architecture::TopK { k: 4, aux_coefficient: 1.0 },
         ..SaeConfig::top_k(1)
     };
-    run.start_features(config, gpt::run::sae_recipe(16, 40, 3e-3, 2), 1).unwrap();
+    run.start_features(config, gpt::sae::recipe(16, 40, 3e-3, 2), 1).unwrap();
     run.train_features(40, &|| 0.0).unwrap();
     let index = run.index_features(2).unwrap();
     let busiest = run.feature_list(&index, gpt::run::FeatureOrder::Importance)[0].feature;
@@ -224,9 +224,9 @@ fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_i
     let mut run = trained_run();
     let top_k = Architecture::TopK { k: 4, aux_coefficient: 1.0 };
     let config = SaeConfig { expansion: 4, architecture: top_k, ..SaeConfig::transcoder(1) };
-    run.start_features(config, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap();
+    run.start_features(config, gpt::sae::recipe(8, 1, 3e-3, 5), 1).unwrap();
     let fresh = run.feature_measures(2).unwrap();
-    run.start_features(config, gpt::run::sae_recipe(8, 200, 3e-3, 5), 1).unwrap();
+    run.start_features(config, gpt::sae::recipe(8, 200, 3e-3, 5), 1).unwrap();
     assert_eq!(run.train_features(200, &|| 0.0).unwrap().stopped, None);
     let trained = run.feature_measures(2).unwrap();
     // Measured against the MLP's output, and its output in the MLP's place.
@@ -266,15 +266,14 @@ fn a_transcoder_learns_what_an_mlp_writes_from_what_it_reads_and_stands_in_for_i
     let cfg = round_trip(SaeConfig { skip: true, ..relu });
     assert!(cfg.contains("\"architecture\": \"skip_transcoder\""), "{cfg}");
     // An autoencoder has no skip connection.
-    let error =
-        run.start_features(SaeConfig { skip: true, ..SaeConfig::top_k(1) }, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1);
+    let error = run.start_features(SaeConfig { skip: true, ..SaeConfig::top_k(1) }, gpt::sae::recipe(8, 1, 3e-3, 5), 1);
     assert!(error.unwrap_err().to_string().contains("only a transcoder has a skip connection"));
     // Settings that make no transcoder are refused, saying what one is.
     let across = SaeConfig { output: Some(HookPoint::MlpOut { layer: 0 }), ..config };
-    let error = run.start_features(across, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
+    let error = run.start_features(across, gpt::sae::recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
     assert!(error.contains("a transcoder reads what an MLP reads and writes what it writes"), "{error}");
     let bare = SaeConfig { output: None, ..config };
-    let error = run.start_features(bare, gpt::run::sae_recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
+    let error = run.start_features(bare, gpt::sae::recipe(8, 1, 3e-3, 5), 1).unwrap_err().to_string();
     assert!(error.contains("what block 1's MLP reads is a transcoder's input"), "{error}");
 }
 
@@ -288,7 +287,7 @@ fn the_autoencoder_only_architectures_learn_the_same_on_any_number_of_threads_an
         let config = SaeConfig { architecture, ..small_top_k() };
         let weights = |run: &mut gpt::Run, threads| {
             // BatchTopK's threshold follows its batches slowly (SAELens's rate, 0.01 a step).
-            run.start_features(config, gpt::run::sae_recipe(8, 300, 3e-3, 5), threads).unwrap();
+            run.start_features(config, gpt::sae::recipe(8, 300, 3e-3, 5), threads).unwrap();
             run.train_features(300, &|| 0.0).unwrap();
             let sae = run.features().unwrap().model().sae().clone();
             (sae, run.feature_measures(2).unwrap())
@@ -310,6 +309,6 @@ fn the_autoencoder_only_architectures_learn_the_same_on_any_number_of_threads_an
         assert_eq!(reopened.features().unwrap().model().sae().params().values, two.params().values, "with its run");
     }
     let transcoder = SaeConfig { architecture: batch, ..SaeConfig::transcoder(0) };
-    let refused = run.start_features(transcoder, gpt::run::sae_recipe(8, 6, 3e-3, 5), 1).unwrap_err().to_string();
+    let refused = run.start_features(transcoder, gpt::sae::recipe(8, 6, 3e-3, 5), 1).unwrap_err().to_string();
     assert!(refused.contains("train as autoencoders here"), "{refused}");
 }

@@ -210,7 +210,7 @@ fn helpers_train_an_autoencoder_as_the_run_would_alone_and_the_model_after_it() 
     let config = SaeConfig { expansion: 8, architecture, dead_tokens: 1500, ..SaeConfig::top_k(1) };
     let make = || {
         let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
-        run.start_features(config, gpt::run::sae_recipe(24, 12, 3e-3, 5), 1).unwrap(); // 4 shards a step
+        run.start_features(config, gpt::sae::recipe(24, 12, 3e-3, 5), 1).unwrap(); // 4 shards a step
         run
     };
     let mut solo = make();
@@ -249,7 +249,7 @@ fn helpers_train_transcoders_as_the_run_would_alone() {
     let make = || {
         let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
         (0..30).for_each(|_| _ = alone(&mut run)); // on a model barely trained, the MLPs write almost nothing
-        run.start_transcoders(config, gpt::run::sae_recipe(24, 6, 3e-3, 5), 1).unwrap();
+        run.start_transcoders(config, gpt::sae::recipe(24, 6, 3e-3, 5), 1).unwrap();
         run
     };
     let weights = |run: &Run| -> Vec<u32> {

@@ -27,7 +27,7 @@ fn transcoders_on_a_barely_trained_model_start_far_above_guessing_and_are_not_ca
     // Its MLPs write almost nothing yet: the fresh transcoders' first loss is many times a guess
     // of each output's mean, and that is where they start, not a blow-up.
     let mut run = run_trained_for(4, 1);
-    run.start_transcoders(small(), gpt::run::sae_recipe(8, 40, 1e-3, 5), 1).unwrap();
+    run.start_transcoders(small(), gpt::sae::recipe(8, 40, 1e-3, 5), 1).unwrap();
     let report = run.train_transcoders(40, &|| 0.0).unwrap();
     assert_eq!(report.stopped, None, "{report:?}");
     let losses = &run.transcoders().unwrap().history().losses;
@@ -104,7 +104,7 @@ fn sets_loss_is_lone_transcoders(small: SaeConfig) {
 fn transcoders_learn_the_same_on_any_number_of_threads_and_stand_in_for_the_mlps() {
     let mut run = trained_run(2);
     let mut train = |threads: usize, steps: usize| {
-        run.start_transcoders(small(), gpt::run::sae_recipe(8, steps, 3e-3, 5), threads).unwrap();
+        run.start_transcoders(small(), gpt::sae::recipe(8, steps, 3e-3, 5), threads).unwrap();
         assert_eq!(run.train_transcoders(steps, &|| 0.0).unwrap().stopped, None);
         let weights: Vec<f32> =
             run.transcoders().unwrap().model().dictionaries().params().values.iter().flatten().copied().collect();
@@ -173,11 +173,11 @@ fn saved_part_way_trains_on(small: SaeConfig) {
         trainer.model().dictionaries().params().values.iter().flatten().copied().collect()
     };
     let mut run = trained_run(2);
-    run.start_transcoders(small(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.start_transcoders(small(), gpt::sae::recipe(8, 20, 3e-3, 5), 1).unwrap();
     run.train_transcoders(20, &|| 0.0).unwrap();
     let straight = weights(&run);
     let mut run = trained_run(2);
-    run.start_transcoders(small(), gpt::run::sae_recipe(8, 20, 3e-3, 5), 1).unwrap();
+    run.start_transcoders(small(), gpt::sae::recipe(8, 20, 3e-3, 5), 1).unwrap();
     run.train_transcoders(8, &|| 0.0).unwrap();
     // The run trains on past the model they read: the file keeps that model beside them.
     run.train(5, &|| 0.0).unwrap();

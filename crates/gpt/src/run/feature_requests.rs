@@ -6,7 +6,6 @@
 
 use super::feature_index::{FeatureCard, FeatureOrder, FeatureSummary};
 use super::feature_measures::FeatureMeasures;
-use super::features::sae_recipe;
 use super::training::Watch;
 use super::{DictionaryShape, RunJob};
 use super::{KnockOut, Run, Steered, TokenFeatures};
@@ -109,7 +108,7 @@ pub struct DictionaryStart {
 impl DictionaryStart {
     /// How it trains.
     pub fn recipe(&self) -> crate::config::TrainConfig {
-        sae_recipe(self.rows, self.steps, self.learning_rate, self.seed)
+        crate::sae::recipe(self.rows, self.steps, self.learning_rate, self.seed)
     }
 }
 

@@ -20,27 +20,6 @@ use std::sync::Arc;
 
 /// Rows of activations the decoder bias and the loss scale are drawn from.
 const SAMPLE_BATCHES: usize = 4;
-/// The recipe an autoencoder trains by: Adam at a constant rate, no weight decay, gradients
-/// clipped to norm 1 (SAELens's), `steps` steps of `rows` rows.
-pub fn sae_recipe(rows: usize, steps: usize, learning_rate: f32, seed: u64) -> TrainConfig {
-    TrainConfig {
-        batch_size: rows,
-        max_iters: steps,
-        learning_rate,
-        min_lr: learning_rate,
-        warmup_iters: 0,
-        decay_lr: false,
-        weight_decay: 0.0,
-        beta1: 0.9,
-        beta2: 0.999,
-        grad_clip: 1.0,
-        seed,
-        eval_interval: None,
-        eval_iters: 4,
-        ..TrainConfig::default()
-    }
-}
-
 /// A run's batches with every position counted: an autoencoder reads the activations at each.
 pub(super) struct EveryPosition<'a>(pub(super) &'a dyn Batches);
 

@@ -1,5 +1,6 @@
 //! A sparse autoencoder's settings, checked with what would fix them.
 
+use crate::config::TrainConfig;
 use crate::error::{Error, Result};
 use crate::model::HookPoint;
 use crate::words::dictionaries;
@@ -234,5 +235,26 @@ impl SaeConfig {
             return Err(Error::Config(dictionaries::dead_tokens(MAX_DEAD_TOKENS, self.dead_tokens)));
         }
         Ok(())
+    }
+}
+
+/// The recipe an autoencoder trains by: Adam at a constant rate, no weight decay, gradients
+/// clipped to norm 1 (SAELens's), `steps` steps of `rows` rows.
+pub fn recipe(rows: usize, steps: usize, learning_rate: f32, seed: u64) -> TrainConfig {
+    TrainConfig {
+        batch_size: rows,
+        max_iters: steps,
+        learning_rate,
+        min_lr: learning_rate,
+        warmup_iters: 0,
+        decay_lr: false,
+        weight_decay: 0.0,
+        beta1: 0.9,
+        beta2: 0.999,
+        grad_clip: 1.0,
+        seed,
+        eval_interval: None,
+        eval_iters: 4,
+        ..TrainConfig::default()
     }
 }

@@ -19,7 +19,9 @@ mod transcoders;
 mod weights;
 
 pub use codes::Codes;
-pub use config::{Architecture, SaeConfig, JUMP_BANDWIDTH, JUMP_START, MAX_EXPANSION, MAX_LEVELS, THRESHOLD_RATE};
+pub use config::{
+    recipe, Architecture, SaeConfig, JUMP_BANDWIDTH, JUMP_START, MAX_EXPANSION, MAX_LEVELS, THRESHOLD_RATE,
+};
 pub use dictionaries::{Dictionaries, Read};
 pub use loss::Losses;
 pub use rows::normalize_rows;

@@ -205,9 +205,14 @@ impl<'a> SaeRef<'a> {
         self.values[k].as_slice().expect("parameters are kept in standard layout")
     }
 
+    /// The decoder, a row per feature: each feature's direction.
+    pub fn decoder(&self) -> &'a [f32] {
+        self.slice(W_DEC)
+    }
+
     /// Feature `j`'s direction in the model's activations: its decoder row.
     pub fn direction(&self, j: usize) -> &'a [f32] {
-        &self.slice(W_DEC)[j * self.d_in..(j + 1) * self.d_in]
+        &self.decoder()[j * self.d_in..(j + 1) * self.d_in]
     }
 
     /// The encoder's pre-activations of `x` (rows of `d_in`): (x − b_dec) W_enc + b_enc, rows of

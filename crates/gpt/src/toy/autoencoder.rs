@@ -9,10 +9,10 @@ use super::known::Known;
 use super::run::ToyRun;
 use super::synthetic::Synthetic;
 use super::synthetic_spec::SyntheticSpec;
-use super::truth::{score, TruthScores};
+use super::truth::{match_grid, score, MatchGrid, TruthScores};
 use crate::config::TrainConfig;
 use crate::error::Result;
-use crate::sae::{activation_variance, Sae, SaeConfig, SaeTrainee, Sums, DENSE};
+use crate::sae::{activation_variance, Architecture, Sae, SaeConfig, SaeTrainee, Sums, DENSE};
 use crate::train::{TrainReport, Trainer};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -23,6 +23,10 @@ const SAMPLE_ROWS: usize = 8192;
 /// Rows a latent may stay silent before it counts as dead: SAELens's `train_toy_sae` window,
 /// 1,000 batches of [`SyntheticSae::recipe`]'s 256 rows.
 pub const DEAD_ROWS: usize = 1000 * 256;
+/// Mixed into the seed that draws the autoencoder's weights: a source drawn from the same seed
+/// (the synthetic features' directions, a toy model's first weights) would otherwise hand the
+/// decoder the true features before it trains.
+const WEIGHTS_STREAM: u64 = 0x5a_45_5f_77_65_69_67_68;
 
 /// An autoencoder in training on activations of known features.
 pub struct SyntheticSae<K: Known = Synthetic> {
@@ -50,6 +54,16 @@ pub struct SyntheticScores {
     pub absorption: Option<f32>,
 }
 
+/// Where an autoencoder's training stands and how it does, as the page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct SaeStatus {
+    pub steps: usize,
+    pub scores: SyntheticScores,
+    /// The true features' first few against their matched latents.
+    pub grid: MatchGrid,
+}
+
 impl SyntheticSae {
     /// An autoencoder of `config` (its point is read as the activations themselves) on activations
     /// `spec` builds, to train by `train`, its decoder bias at their median.
@@ -57,10 +71,17 @@ impl SyntheticSae {
         SyntheticSae::on(Synthetic::new(spec)?, config, train)
     }
 
-    /// The toy model's recipe (AdamW at a constant 3e-3, no weight decay or clipping) on batches of
-    /// 256 rows, for `steps` steps from `seed`, never evaluating (the scores say how it does).
+    /// An autoencoder of `architecture`, `expansion` latents per dimension, a latent dead after
+    /// [`DEAD_ROWS`] silent rows.
+    pub fn config(architecture: Architecture, expansion: usize) -> SaeConfig {
+        SaeConfig { expansion, architecture, dead_tokens: DEAD_ROWS, ..SaeConfig::top_k(0) }
+    }
+
+    /// Every autoencoder's recipe (SAELens's: Adam at a constant rate, betas 0.9 and 0.999,
+    /// gradients clipped to norm 1) at the toy model's rate, 3e-3, on batches of 256 rows, for
+    /// `steps` steps from `seed`, never evaluating (the scores say how it does).
     pub fn recipe(steps: usize, seed: u64) -> TrainConfig {
-        TrainConfig { batch_size: 256, max_iters: steps, eval_interval: None, seed, ..ToyRun::recipe() }
+        crate::sae::recipe(256, steps, ToyRun::recipe().learning_rate, seed)
     }
 }
 
@@ -72,7 +93,7 @@ impl<K: Known> SyntheticSae<K> {
         let source = Arc::new(source);
         let sample = source.sample(SAMPLE_ROWS);
         let d = source.dims();
-        let mut sae = Sae::new(config, 1, d, train.seed)?;
+        let mut sae = Sae::new(config, 1, d, train.seed ^ WEIGHTS_STREAM)?;
         sae.centre(&sample);
         let variance = activation_variance(&sample, d);
         let trainee = SaeTrainee::new(sae, Arc::clone(&source), 0, variance)?;
@@ -104,6 +125,18 @@ impl<K: Known> SyntheticSae<K> {
         self.trainer.model().sae()
     }
 
+    /// The decoder's rows (d_sae × d): the learned directions scored against the truth.
+    fn decoder(&self) -> &[f32] {
+        self.sae().view().decoder()
+    }
+
+    /// Its scores and the match grid of the first `shown` true features.
+    pub fn status(&self, shown: usize) -> SaeStatus {
+        let scores = self.scores();
+        let grid = match_grid(self.decoder(), self.source.truth(), &scores.truth.matched, self.source.dims(), shown);
+        SaeStatus { steps: self.trainer.train_config().max_iters, scores, grid }
+    }
+
     /// Scored on rows it never trained on.
     pub fn scores(&self) -> SyntheticScores {
         let (sae, d) = (self.sae(), self.source.dims());
@@ -116,8 +149,7 @@ impl<K: Known> SyntheticSae<K> {
         let mut fired = vec![0usize; sae.d_sae()];
         codes.features.iter().for_each(|&j| fired[j as usize] += 1);
         let share = |count: usize| count as f32 / fired.len() as f32;
-        let decoder = sae.params().values[2].as_slice().expect("standard layout");
-        let truth = score(decoder, self.source.truth(), d);
+        let truth = score(self.decoder(), self.source.truth(), d);
         let absorption = firing.as_ref().and_then(|f| absorption(&codes, f, &truth.matched, |i| self.source.parent(i)));
         SyntheticScores {
             step: self.trainer.step_count(),

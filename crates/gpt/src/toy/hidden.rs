@@ -6,6 +6,8 @@
 use super::data::{features_of, ToySettings};
 use super::known::{Known, Rows};
 use super::superposition::ToyModel;
+use crate::error::{Error, Result};
+use crate::words::toy;
 
 /// A trained toy model's hidden layer, rows drawn by seed as the model's were.
 #[derive(Clone, Debug)]
@@ -21,6 +23,17 @@ const HELD_OUT: usize = 1 << 31;
 impl ToyHidden {
     pub fn new(model: &ToyModel) -> ToyHidden {
         ToyHidden { settings: *model.settings(), w: model.w().to_vec() }
+    }
+
+    /// The hidden layer of a model of `settings` whose `W` is `w` (as the page holds the last one
+    /// it trained), refused if `w` does not fit them.
+    pub fn from_parts(settings: ToySettings, w: Vec<f32>) -> Result<ToyHidden> {
+        settings.validate()?;
+        let want = settings.features * settings.hidden;
+        if w.len() != want || w.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Config(toy::hidden_weights(want, w.len())));
+        }
+        Ok(ToyHidden { settings, w })
     }
 
     /// The hidden layer `h = W x` of each row of features (rows × m).

@@ -63,3 +63,40 @@ pub trait Known: Rows {
         None
     }
 }
+
+/// Any source of known features, chosen at run time (the page's choice of one).
+impl Rows for Box<dyn Known> {
+    fn dims(&self) -> usize {
+        (**self).dims()
+    }
+
+    fn rows(&self, seeds: &[usize]) -> Vec<f32> {
+        (**self).rows(seeds)
+    }
+
+    fn held(&self) -> Vec<&[f32]> {
+        (**self).held()
+    }
+
+    fn held_mut(&mut self) -> Vec<&mut [f32]> {
+        (**self).held_mut()
+    }
+}
+
+impl Known for Box<dyn Known> {
+    fn truth(&self) -> &[f32] {
+        (**self).truth()
+    }
+
+    fn held_out(&self, rows: usize) -> (Vec<f32>, Option<Vec<f32>>) {
+        (**self).held_out(rows)
+    }
+
+    fn sample(&self, rows: usize) -> Vec<f32> {
+        (**self).sample(rows)
+    }
+
+    fn parent(&self, i: usize) -> Option<usize> {
+        (**self).parent(i)
+    }
+}

@@ -2,16 +2,20 @@
 //! al.'s (2022) model of superposition (`superposition.rs`), the rows of sparse features it reads
 //! (`data.rs`), the geometry it learns (`geometry.rs`), its run, which the CLI and the page drive
 //! (`run.rs`), Elhage's phase diagrams, a grid of such runs (`phase.rs`), activations built from
-//! known features (`synthetic_spec.rs`, `synthetic.rs`, read from a file, `recorded.rs`, or the
-//! toy model's own hidden layer, `hidden.rs`; each `known.rs`) for autoencoders to learn (`autoencoder.rs`), and how learned directions are
-//! scored against features known to be true (`truth.rs`), and how often a child feature is
-//! absorbed by its parent's latent (`absorption.rs`).
+//! known features (`synthetic_spec.rs`, `synthetic.rs`, correlated by `correlation.rs`; read from a
+//! file, `recorded.rs`; or the toy model's own hidden layer, `hidden.rs`; each `known.rs`) for
+//! autoencoders to learn
+//! (`autoencoder.rs`), how learned directions are scored against features known to be true
+//! (`truth.rs`), and how often a child feature is absorbed by its parent's latent
+//! (`absorption.rs`); and the page's one handle on a toy job, `job.rs`.
 
 pub mod absorption;
 pub mod autoencoder;
+pub mod correlation;
 pub mod data;
 pub mod geometry;
 pub mod hidden;
+pub mod job;
 pub mod known;
 pub mod orthogonal;
 pub mod phase;
@@ -22,10 +26,12 @@ pub mod synthetic;
 pub mod synthetic_spec;
 pub mod truth;
 
-pub use autoencoder::{SyntheticSae, SyntheticScores};
+pub use autoencoder::{SaeStatus, SyntheticSae, SyntheticScores};
+pub use correlation::Correlation;
 pub use data::{features_of, ToyData, ToySettings, Variant};
 pub use geometry::Geometry;
 pub use hidden::ToyHidden;
+pub use job::{KnownSource, ToyJob, ToyProgress, ToyWork};
 pub use known::Known;
 pub use phase::{Cell, Phase, PhaseSpec};
 pub use recorded::Recorded;

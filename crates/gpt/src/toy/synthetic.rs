@@ -2,10 +2,12 @@
 //! builds them: `n` features, each a unit direction in `d` dimensions (orthogonal, or random),
 //! each firing in a row with its own probability (all alike, or Zipf's law from the most frequent
 //! to the least), with a magnitude `ReLU(mean + std · N(0, 1))` when it fires; optionally in a
-//! hierarchy, each parent followed by its children, a child firing only when its parent does. A
+//! hierarchy, each parent followed by its children, a child firing only when its parent does;
+//! optionally correlated, features firing together through a copula (`correlation.rs`). A
 //! row of activations is the firing features' magnitudes times their directions. An autoencoder
 //! trained on them ([`crate::sae::Source`]) is scored against the directions (`truth.rs`).
 
+use super::correlation::Copula;
 use super::known::{Known, Rows};
 use super::orthogonal::orthogonalize;
 use super::synthetic_spec::SyntheticSpec;
@@ -19,6 +21,7 @@ pub struct Synthetic {
     /// (n, d) row by row: each feature's unit direction.
     directions: Vec<f32>,
     probabilities: Vec<f32>,
+    copula: Option<Copula>,
 }
 
 /// Mixed into a row's seed so that its stream is its own.
@@ -46,7 +49,9 @@ impl Synthetic {
         if spec.orthogonal && !exactly {
             orthogonalize(&mut directions, d);
         }
-        Ok(Synthetic { probabilities: spec.probabilities(), spec, directions })
+        let probabilities = spec.probabilities();
+        let copula = spec.correlation.map(|c| Copula::new(c, &probabilities, spec.seed));
+        Ok(Synthetic { probabilities, spec, directions, copula })
     }
 
     pub fn spec(&self) -> &SyntheticSpec {
@@ -62,14 +67,23 @@ impl Synthetic {
         &self.probabilities
     }
 
+    pub fn copula(&self) -> Option<&Copula> {
+        self.copula.as_ref()
+    }
+
     /// Each row's features as they fire (rows × n): a row's seed draws them.
     pub fn firing_of(&self, seeds: &[usize]) -> Vec<f32> {
         let n = self.spec.features;
         let mut out = vec![0.0; seeds.len() * n];
+        let mut correlated = vec![false; n];
         for (row, &seed) in out.chunks_mut(n).zip(seeds) {
             let mut rng = Rng::new(ROW_STREAM ^ seed as u64);
+            if let Some(copula) = &self.copula {
+                copula.draw(&mut rng, &mut correlated);
+            }
             for (i, &p) in self.probabilities.iter().enumerate() {
-                let (fires, noise) = (rng.uniform() < p, rng.normal());
+                let fires = if self.copula.is_some() { correlated[i] } else { rng.uniform() < p };
+                let noise = rng.normal();
                 // A child fires only with its parent, which comes before it in the row.
                 if fires && self.spec.parent(i).is_none_or(|parent| row[parent] > 0.0) {
                     row[i] = (self.spec.magnitude_mean + self.spec.magnitude_std * noise).max(0.0);
@@ -104,11 +118,13 @@ impl Rows for Synthetic {
     }
 
     fn held(&self) -> Vec<&[f32]> {
-        vec![&self.directions, &self.probabilities]
+        let copula = self.copula.iter().flat_map(Copula::parts);
+        [&self.directions[..], &self.probabilities].into_iter().chain(copula).collect()
     }
 
     fn held_mut(&mut self) -> Vec<&mut [f32]> {
-        vec![&mut self.directions, &mut self.probabilities]
+        let copula = self.copula.iter_mut().flat_map(Copula::parts_mut);
+        [&mut self.directions[..], &mut self.probabilities].into_iter().chain(copula).collect()
     }
 }
 
@@ -190,6 +206,33 @@ mod tests {
     }
 
     #[test]
+    fn correlated_features_keep_their_rates_and_fire_together_as_their_loadings_say() {
+        let correlation = Some(crate::toy::Correlation { rank: 2, scale: 0.6 });
+        let spec = SyntheticSpec {
+            features: 6,
+            dims: 6,
+            correlation,
+            firing: Firing::Equal { probability: 0.2 },
+            ..Default::default()
+        };
+        let s = Synthetic::new(spec).unwrap();
+        assert!(rates(&s).iter().all(|r| (r - 0.2).abs() < 0.01), "{:?}", rates(&s));
+        let firing = s.firing_of(&(0..ROWS).collect::<Vec<_>>());
+        let both =
+            |i: usize, j: usize| firing.chunks(6).filter(|r| r[i] > 0.0 && r[j] > 0.0).count() as f32 / ROWS as f32;
+        let loading = |i: usize, j: usize| {
+            let f = s.copula().unwrap().factor();
+            f[2 * i] * f[2 * j] + f[2 * i + 1] * f[2 * j + 1]
+        };
+        let pairs: Vec<(usize, usize)> = (0..6).flat_map(|i| (i + 1..6).map(move |j| (i, j))).collect();
+        let most = pairs.iter().copied().max_by(|a, b| loading(a.0, a.1).total_cmp(&loading(b.0, b.1))).unwrap();
+        let least = pairs.iter().copied().min_by(|a, b| loading(a.0, a.1).total_cmp(&loading(b.0, b.1))).unwrap();
+        assert!(loading(most.0, most.1) > 0.1 && loading(least.0, least.1) < -0.1);
+        // Independent features would fire together 0.04 of the time.
+        assert!(both(most.0, most.1) > 0.05 && both(least.0, least.1) < 0.03, "{most:?} {least:?}");
+    }
+
+    #[test]
     fn orthogonal_directions_are_orthonormal_and_a_row_is_its_features_along_them() {
         let spec = SyntheticSpec { features: 6, dims: 8, orthogonal: true, magnitude_std: 0.5, ..Default::default() };
         let s = Synthetic::new(spec).unwrap();
@@ -222,5 +265,7 @@ mod tests {
         assert!(bad(SyntheticSpec { magnitude_mean: -1.0, ..base }).contains("magnitude"));
         assert!(bad(SyntheticSpec { children: 256, ..base }).contains("hierarchy"));
         assert!(bad(SyntheticSpec { dims: 0, ..base }).contains("1 to 4096 dimensions"));
+        let correlation = Some(crate::toy::Correlation { rank: 0, scale: 0.1 });
+        assert!(bad(SyntheticSpec { correlation, ..base }).contains("1 to 256 factors"));
     }
 }

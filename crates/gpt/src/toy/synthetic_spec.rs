@@ -1,8 +1,9 @@
 //! What synthetic activations are built from (`synthetic.rs` builds them), as SAELens's
 //! `sae_lens.synthetic` configures them: how many features in how many dimensions, orthogonal or
-//! random, how often each fires (all alike, or Zipf's law), with what magnitude, and in what
-//! hierarchy; checked with what would fix them.
+//! random, how often each fires (all alike, or Zipf's law), with what magnitude, in what
+//! hierarchy and how correlated; checked with what would fix them.
 
+use super::correlation::{Correlation, MAX_RANK};
 use crate::error::{Error, Result};
 use crate::words::toy;
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,9 @@ pub struct SyntheticSpec {
     /// its children, a child firing only when its parent does.
     #[serde(default)]
     pub children: usize,
+    /// Features firing together (none: each on its own).
+    #[serde(default)]
+    pub correlation: Option<Correlation>,
     pub seed: u64,
 }
 
@@ -59,6 +63,7 @@ impl Default for SyntheticSpec {
             magnitude_mean: 1.0,
             magnitude_std: 0.0,
             children: 0,
+            correlation: None,
             seed: 1337,
         }
     }
@@ -89,6 +94,9 @@ impl SyntheticSpec {
         }
         if self.children >= self.features {
             return fail(toy::children(self.children, self.features));
+        }
+        if let Some(c) = self.correlation.filter(|c| !c.is_valid()) {
+            return fail(toy::correlation(MAX_RANK, c.rank, c.scale));
         }
         Ok(())
     }

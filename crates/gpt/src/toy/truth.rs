@@ -26,6 +26,29 @@ pub struct TruthScores {
     pub matched: Vec<Option<usize>>,
 }
 
+/// The first true features against the latents matched to them, column by column in the same
+/// order: a bright diagonal is features found, one latent each; a bright cell off it, a latent
+/// mixing two features.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct MatchGrid {
+    /// Each shown feature's latent (none when it went without one).
+    pub latents: Vec<Option<usize>>,
+    /// `|cos|` of true feature r with column c's latent, shown × shown row by row (0 in a column
+    /// without a latent).
+    pub cosines: Vec<f32>,
+}
+
+/// The grid of the first `shown` true features of `truth` and their `matched` rows of `learned`
+/// (rows of `d`).
+pub fn match_grid(learned: &[f32], truth: &[f32], matched: &[Option<usize>], d: usize, shown: usize) -> MatchGrid {
+    let latents = matched[..shown.min(matched.len())].to_vec();
+    let zero = vec![0.0; d];
+    let columns: Vec<f32> =
+        latents.iter().flat_map(|j| j.map_or(zero.as_slice(), |j| &learned[j * d..(j + 1) * d])).copied().collect();
+    MatchGrid { cosines: abs_cosines(&truth[..latents.len() * d], &columns, d), latents }
+}
+
 /// `|cos|` between each row of `a` and each row of `b` (rows of `d`), `a`'s rows by `b`'s; a zero
 /// row is 0 against everything (its norm clamped at 1e-8, as SAELens does).
 pub fn abs_cosines(a: &[f32], b: &[f32], d: usize) -> Vec<f32> {

@@ -25,8 +25,17 @@ super::message::messages! { "toy";
         "Zipf's firing probabilities need an exponent above 0 and 0 < least < most ≤ 1, not exponent {exponent} from \
          {max} to {min}";
     magnitude(mean, std) = "a firing magnitude needs a mean above 0 and a spread of 0 or more, not {mean} and {std}";
+    hidden_weights(want, value) =
+        "the toy model's hidden layer needs {want, plural, one {# finite weight} other {# finite weights}} in W, not \
+         {value}; train the toy model again";
+    too_many_weights(max, value) =
+        "{value, plural, one {# weight} other {# weights}} in one matrix is more than a toy job in the page may hold \
+         ({max}); ask for fewer features, dimensions or latents";
     activations_file(problem) = "the activations file does not fit: {problem}";
     children(children, features) =
         "a hierarchy of {children} children per parent leaves no parent among {features, plural, one {# feature} \
          other {# features}}";
+    correlation(max, rank, scale) =
+        "a correlation needs 1 to {max, plural, one {# factor} other {# factors}} and a scale of 0 or more, not \
+         {rank} and {scale}";
 }
