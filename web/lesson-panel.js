@@ -5,12 +5,12 @@
 import { languageInUse, list, t } from './i18n.js';
 import { clauses, sentences } from './format.js';
 import { switchLanguage } from './language-menu.js';
-import { parseLesson } from './lesson/parse.js';
+import { needsTraining, parseLesson } from './lesson/parse.js';
 import { renderBlocks, renderSpans } from './lesson/render.js';
 import { lessonLink } from './lesson/link.js';
 import { openTarget, pointAt, targetProblem, unmark } from './lesson/targets.js';
 import { applySetup, checkSetup, whyAsk } from './lesson/setup.js';
-import { describeWait, initWaits, isMet, mark, needsTraining, startClock, stopClock, trainedSince } from './lesson/waits.js';
+import { describeWait, initWaits, isMet, mark, startClock, stopClock, trainedSince } from './lesson/waits.js';
 import { bundledLesson } from './lesson/bundled.js';
 import { savedProgress, saveProgress } from './lesson/progress.js';
 import { state } from './phase.js';

@@ -21,6 +21,7 @@ function actions(page) {
     await button.click();
   };
   const fill = (selector, value) => () => page.locator(selector).fill(value);
+  const choose = (selector, value) => () => page.locator(selector).selectOption(value);
   const both = (...steps) => async () => { for (const step of steps) await step(); };
   return {
     'first-model': {
@@ -41,6 +42,13 @@ function actions(page) {
       Trimmed: both(fill('#sample-form [name=top_k]', '5'), press('Generate')),
     },
     'going-wrong': { 'A learning rate of 5': press('Train'), 'Too high, but not exploding': press('Train'), 'A rate that works': press('Train') },
+    superposition: {
+      'Dense features': both(fill('#toy-sparsity', '0'), press('Train the toy model')),
+      'Sparse features': both(fill('#toy-sparsity', '0.9'), press('Train the toy model')),
+      'The phase diagram': both(fill('#toy-phase-side', '6'), press('Draw the diagram')),
+      'An autoencoder on the hidden layer': both(choose('#toy-sae-source', 'hidden'), fill('#toy-sae-k', '1'), fill('#toy-sae-expansion', '5'), press('Train the autoencoder')),
+      'A second autoencoder': both(choose('#toy-sae-architecture', 'relu'), fill('#toy-sae-l1', '0.05'), press('Train the autoencoder')),
+    },
   };
 }
 

@@ -56,6 +56,14 @@ const PLACES = {
   'walk-draw': [() => t('targets.walk-draw'), () => $('walk-draw').closest('figure'), 'walk'],
   'walk-backward': [() => t('targets.walk-backward'), () => $('walk-step'), 'walk'],
   'walk-params': [() => t('targets.walk-params'), () => $('walk-params'), 'walk'],
+  superposition: [() => t('targets.superposition'), () => $('toy'), 'toy'],
+  'toy-train': [() => t('targets.toy-train'), () => $('toy-train'), 'toy'],
+  'toy-sparsity': [() => t('targets.toy-sparsity'), () => $('toy-sparsity').closest('label'), 'toy'],
+  'toy-arrows': [() => t('targets.toy-arrows'), () => $('toy-arrows').closest('figure'), 'toy'],
+  'toy-phase': [() => t('targets.toy-phase'), () => $('toy-phase-canvas').closest('figure'), 'toy'],
+  'toy-autoencoder': [() => t('targets.toy-autoencoder'), () => $('toy-sae-form'), 'toy'],
+  'toy-latents': [() => t('targets.toy-latents'), () => $('toy-sae-expansion').closest('label'), 'toy'],
+  'toy-match': [() => t('targets.toy-match'), () => $('toy-sae-figure'), 'toy'],
 };
 for (const View of VIEWS) {
   PLACES[View.key] = [() => t('targets.view', { title: View.title }), () => document.querySelector(`[data-view="${View.key}"]`), 'inside', View.key];
@@ -104,7 +112,7 @@ export function isOpen(name) {
   return Boolean(found) && found.opens.every((key) => detailsOf(key)?.open);
 }
 
-const detailsOf = (key) => (key === 'inside' || key === 'walk' || key === 'merges' ? $(key) : document.querySelector(`[data-view="${key}"]`));
+const detailsOf = (key) => (['inside', 'walk', 'merges', 'toy'].includes(key) ? $(key) : document.querySelector(`[data-view="${key}"]`));
 
 /** Unfolds what holds the part called `name`, as a learner's click on each summary would. */
 export function openTarget(name) {
