@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The measured figures docs/circuits.md shows, written by this build: each task's preset trained by
-// the CLI, its circuit found under each corruption; the induction preset over seven seeds; and, with
+// the CLI, its circuit found under each corruption, with MIB's scores of each ranking; the models
+// built by hand, each way scored against their circuits; the induction preset over seven seeds; and, with
 // --graphs, three attribution graphs and what knocking out their strongest features does. Each
 // block of the page between `<!-- figures: NAME -->` and `<!-- /figures -->` is rewritten whole (its
 // tables and the sentences that quote them), stamped with the commit and the machine, so the page
@@ -43,8 +44,15 @@ function trained(task, seed) {
   return { checkpoint: `${name}.safetensors`, summary: JSON.parse(readFileSync(`${name}.json`, 'utf8')) };
 }
 
-/** The circuit of a checkpoint under `corruption`, as the CLI finds it (`--json`), with a name per edge. */
+const found = new Map();
+/** The circuit of a checkpoint under `corruption`, as the CLI finds it (`--json`), with a name per edge; found once. */
 function circuit(checkpoint, corruption, metric = 'logit-difference') {
+  const key = `${checkpoint} ${corruption} ${metric}`;
+  if (!found.has(key)) found.set(key, findCircuit(checkpoint, corruption, metric));
+  return found.get(key);
+}
+
+function findCircuit(checkpoint, corruption, metric) {
   const c = json('inspect', '--checkpoint', checkpoint, 'circuit', '--corruption', corruption, '--metric', metric);
   c.names = c.graph.edges.map((e) => e.name);
   c.by = Object.fromEntries(c.circuits.map((w) => [w.method, w]));
@@ -63,6 +71,10 @@ const scores = (e) => `\`${e.name}\`: exact ${signed(e.exact, 2)}, EAP ${signed(
 const way = (c, method) => `${share(c.by[method].edges.length, c.names.length)}, ${fixed(c.by[method].faithfulness, 3)}`;
 /** An edge into a second-layer head's key from the first layer (a head or the MLP): the K-composition edge. */
 const keyEdge = (name) => /^(a0\.h\d+|m0)->a1\.h\d+<k>$/.test(name);
+
+/** Each task, under the corruptions it takes, and the presets named otherwise than their task. */
+const TASKS = { repeat: ['symbol', 'swap'], reverse: ['symbol'], sort: ['symbol'], addition: ['symbol'], modular: ['symbol'], brackets: ['symbol'], parity: ['symbol'], recall: ['symbol', 'swap'] };
+const PRESETS = { repeat: 'induction', modular: 'grokking' };
 
 const BLOCKS = {
   induction() {
@@ -106,8 +118,6 @@ const BLOCKS = {
   },
 
   tasks() {
-    const TASKS = { repeat: ['symbol', 'swap'], reverse: ['symbol'], sort: ['symbol'], addition: ['symbol'], modular: ['symbol'], brackets: ['symbol'], parity: ['symbol'], recall: ['symbol', 'swap'] };
-    const PRESETS = { repeat: 'induction', modular: 'grokking' };
     const rows = Object.entries(TASKS).flatMap(([task, corruptions]) => corruptions.map((corruption) => {
       const { checkpoint, summary } = trained(task);
       const c = circuit(checkpoint, corruption);
@@ -120,6 +130,46 @@ const BLOCKS = {
       '| preset | held out right | corruption | a pair | metric clean / corrupted | edges | exact ranking | EAP-IG ranking | EAP ranking | greedy | Spearman EAP / EAP-IG |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
+      '',
+      stamp,
+    ].join('\n');
+  },
+
+  mib() {
+    const rows = Object.entries(TASKS).flatMap(([task, corruptions]) => corruptions.map((corruption) => {
+      const c = circuit(trained(task).checkpoint, corruption);
+      const scores = (method) => `${fixed(c.by[method].mib.cpr, 3)} / ${fixed(c.by[method].mib.cmd, 3)}`;
+      return `| ${PRESETS[task] ?? task} | ${corruption} | ${c.names.length} | ${scores('exact')} | ${scores('eap_ig')} | ${scores('eap')} |`;
+    }));
+    return [
+      '| preset | corruption | edges | exact: CPR / CMD | EAP-IG: CPR / CMD | EAP: CPR / CMD |',
+      '|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      stamp,
+    ].join('\n');
+  },
+
+  built() {
+    const rows = ['induction'].flatMap((name) => {
+      const checkpoint = `${work}built-${name}.safetensors`;
+      gpt('build', name, '--out', checkpoint);
+      return ['symbol', 'swap'].map((corruption) => {
+        const c = circuit(checkpoint, corruption);
+        const scored = (method) => {
+          const { truth, mib } = c.by[method];
+          const areas = mib ? `, CPR ${fixed(mib.cpr, 3)}, CMD ${fixed(mib.cmd, 3)}` : '';
+          return `${fixed(truth.auroc, 3)} / ${fixed(truth.precision, 2)} / ${fixed(truth.recall, 2)}${areas}`;
+        };
+        return `| ${name} | ${corruption} | ${c.known.length} of ${c.names.length} | ${scored('exact')} | ${scored('eap_ig')} | ${scored('eap')} | ${scored('greedy')} |`;
+      });
+    });
+    return [
+      '| built model | corruption | true edges | exact | EAP-IG | EAP | greedy |',
+      '|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      'Each cell: AUROC / precision / recall against the true edges, then MIB\'s CPR and CMD.',
       '',
       stamp,
     ].join('\n');

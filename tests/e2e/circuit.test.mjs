@@ -1,7 +1,8 @@
 // The circuit view, in Chromium: on the induction preset trained a few hundred steps, the circuit
 // recorded while it trained (and the loss chart's mark where it formed); find it now under the
 // symbol change, then under the swap, where the previous-token head's edge into the induction
-// head's key shows (every edge patched by the page's workers together); read an edge's scores by
+// head's key shows (every edge patched by the page's workers together), with MIB's scores of each
+// ranking; read an edge's scores by
 // keyboard and by touch; desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,6 +38,10 @@ test('the circuit recorded while training, then found now under each corruption'
   assert.match(await summary.textContent(), /EAP ranks the edges with Spearman -?[\d.]+ against exact, \d+ of its top \d+ the same/);
   assert.match(await page.locator('#circuit-figure').getAttribute('aria-label'), /^The circuit found by exact patching: \d+ of 110 edges, keeping \d+% of the metric; strongest /);
   assert.match(await page.locator('#circuit-curve').getAttribute('aria-label'), /^Faithfulness against edges kept: exact patching keeps [\d.]+ with \d+ edges/);
+  // MIB's scores of each ranking, with its curves' areas shaded; on 110 edges its three smallest
+  // shares hold no edge, and the summary says so.
+  assert.match(await summary.textContent(), /MIB's scores \(Mueller et al\. 2025\): exact patching CPR [\d.]+, CMD [\d.]+; EAP-IG CPR [\d.]+, CMD [\d.]+; EAP CPR [\d.]+, CMD [\d.]+\. .+ On 110 edges MIB's 3 smallest shares keep no edge, so every curve is 0 below 1%/);
+  assert.match(await page.locator('#circuit-mib').getAttribute('aria-label'), /^MIB's faithfulness curves, .+: exact patching CPR [\d.]+, CMD [\d.]+/);
   await page.getByLabel('Corruption').selectOption('swap');
   await summary.getByText(/^32 pairs.+Circuits: exact patching/).waitFor({ timeout: 60000 });
   await page.waitForFunction(() => /\(key\)/.test(document.getElementById('circuit-figure').getAttribute('aria-label')), null, { timeout: 60000 });

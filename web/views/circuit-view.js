@@ -3,12 +3,14 @@
 // (crates/gpt/src/inspect/circuit/); the fewest edges that keep 90% of the answer's logit
 // difference, drawn layer by layer; and each way's faithfulness curve. While the model trains,
 // evaluations record the circuit (exact ranking, the swap where sequences repeat), and the view
-// draws the latest and how each strong edge grew; "Find the circuit" scores every way now.
+// draws the latest and how each strong edge grew; "Find the circuit" scores every way now, with
+// MIB's scores of each ranking (mib-curve.js).
 import { decimal, say, t } from '../i18n.js';
 import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
 import { paragraph } from './grid.js';
+import { MibCurve, mibSummary } from './mib-curve.js';
 import { clauses, sentences } from '../format.js';
 
 /** Each way of finding a circuit, as the view names it. */
@@ -184,6 +186,7 @@ export class CircuitView {
     this.readout.id = 'circuit-readout';
     this.readout.setAttribute('aria-live', 'polite');
     this.curve = new FaithfulnessCurve(viewCanvas(figure, 'circuit-curve', t('views.circuit.curve')));
+    this.mib = new MibCurve(viewCanvas(figure, 'circuit-mib', t('views.circuit.mib-curve')));
     this.timeline = new TimelineChart(viewCanvas(figure, 'circuit-timeline', t('views.circuit.timeline')));
     figure.prepend(corruptionLabel, metricLabel, pairsLabel, stepsLabel, this.find, this.save, drawnLabel, this.summary);
     figure.insertBefore(this.readout, this.curve.canvas);
@@ -260,6 +263,7 @@ export class CircuitView {
     this.summary.textContent = found ? this.foundSummary(found) : this.recordedSummary(timeline, formed);
     this.redraw();
     this.curve.update(found ? { circuits: found.circuits, total: found.graph.edges.length } : null);
+    this.mib.update(found?.circuits.some((c) => c.mib) ? { circuits: found.circuits, names: METHODS } : null);
     this.timeline.update(timeline.length ? { graph: data.graph, timeline, formed } : null);
   }
 
@@ -290,6 +294,10 @@ export class CircuitView {
       c.shared ? t('views.circuit.shared', { n: c.shared.workers, seconds: decimal(c.shared.ms / 1000, 2) }) : '',
       t('views.circuit.circuits', { ways: clauses(ways) }),
       agree.length ? t('views.circuit.agreement', { agreement: clauses(agree) }) : '',
+      ...mibSummary(c.circuits, c.graph.edges.length, METHODS),
+      c.known ? t('views.circuit.truth', { n: c.known.length, ways: clauses(c.circuits.map((n) => t('views.circuit.truth-way', {
+        method: METHODS[n.method](), auroc: decimal(n.truth.auroc, 2), precision: decimal(n.truth.precision, 2), recall: decimal(n.truth.recall, 2),
+      }))) }) : '',
     ]);
   }
 }

@@ -98,6 +98,9 @@ fn print(c: &Circuits) {
         ex(c, |e| &e.wrong)
     );
     println!("metric: clean {:.4}, corrupted {:.4}; {} edges", c.clean, c.corrupted, c.graph.edges.len());
+    if let Some(known) = &c.known {
+        println!("built with the circuit: {}", known.join(", "));
+    }
     if let Some(note) = &c.note {
         println!("{note}");
     }
@@ -117,6 +120,21 @@ fn print(c: &Circuits) {
             if f.reached { "" } else { " (short of 0.9)" },
             f.complement
         );
+        if let Some(m) = &named.mib {
+            println!(
+                "  MIB: CPR {:.3} (higher is better), CMD {:.3} (0 is best); faithfulness at {} edges: {}",
+                m.cpr,
+                m.cmd,
+                list(&m.signed.edges, |e| e.to_string()),
+                list(&m.signed.faithfulness, |f| format!("{f:.2}"))
+            );
+        }
+        if let Some(t) = &named.truth {
+            println!(
+                "  against the circuit it was built with: AUROC {:.3}, precision {:.3}, recall {:.3}",
+                t.auroc, t.precision, t.recall
+            );
+        }
         let mut edges = f.edges.clone();
         edges.sort_by(|&a, &b| score(c, b).abs().total_cmp(&score(c, a).abs()));
         for e in edges.iter().take(20) {
@@ -124,6 +142,11 @@ fn print(c: &Circuits) {
             println!("  {:<22} {exact}EAP {:>9.4} EAP-IG {:>9.4}", c.graph.edges[*e].name, c.eap[*e], c.eap_ig[*e]);
         }
     }
+}
+
+/// `items` written `each` way, between slashes.
+fn list<T>(items: &[T], each: impl Fn(&T) -> String) -> String {
+    items.iter().map(each).collect::<Vec<_>>().join("/")
 }
 
 /// The score circuits are drawn by: exact where there is one.

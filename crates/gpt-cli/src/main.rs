@@ -3,6 +3,7 @@
 
 mod architecture_flags;
 mod bench;
+mod build;
 mod circuit;
 mod draw_flags;
 mod eval;
@@ -53,6 +54,8 @@ enum Command {
     Features(Box<features::Args>),
     /// Follow one token through a checkpoint's model: every stage of the forward pass and of one training step.
     Walk(walk::Args),
+    /// A model built by hand, whose circuit is known, written as a checkpoint.
+    Build(build::Args),
     /// Elhage et al.'s toy model of superposition: n sparse features in m dimensions, and what it stores; or a phase diagram.
     Superposition(superposition::Args),
 }
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Walk(args) => walk::run(args),
         Command::Features(args) => features::run(*args),
         Command::Superposition(args) => superposition::run(args),
+        Command::Build(args) => build::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

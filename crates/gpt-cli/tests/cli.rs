@@ -312,3 +312,28 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
     let err = String::from_utf8(err.stderr).unwrap();
     assert!(err.contains("levels: a Matryoshka autoencoder's nested levels must be 2 to 6, not 9"), "{err}");
 }
+
+#[test]
+fn a_built_model_carries_its_circuit_and_the_circuit_view_scores_each_way_against_it() {
+    let out = scratch("built.safetensors");
+    let printed = stdout(&gpt(&["build", "induction", "--out", out.to_str().unwrap()]));
+    assert!(printed.contains("its circuit under Swap: input->a0.h0<v>, a0.h0->a1.h0<k>"), "{printed}");
+    let json = stdout(&gpt(&[
+        "inspect",
+        "--checkpoint",
+        out.to_str().unwrap(),
+        "circuit",
+        "--json",
+        "--corruption",
+        "swap",
+        "--pairs",
+        "8",
+    ]));
+    let c: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(c["known"].as_array().unwrap().len(), 4);
+    assert_eq!(c["circuits"][0]["truth"]["auroc"], 1.0);
+    assert!(c["circuits"][0]["mib"]["cpr"].as_f64().unwrap() > 0.9);
+    let wrong = gpt(&["build", "nonesuch", "--out", out.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && said.contains("there are: induction"), "{said}");
+}

@@ -3,8 +3,9 @@
 //! names it gives it (AdamW's moments as `optimizer.exp_avg.*` and `optimizer.exp_avg_sq.*`,
 //! Muon's momentum as `optimizer.muon.*`), and the header's `__metadata__` carries `config`
 //! (nanoGPT's GPTConfig fields plus ours), `vocab`, the training settings, step, RNG, loss
-//! history, the last sampling settings and, for a task's run, its `task`; a sparse autoencoder
-//! trained on the model goes under `sae` (`features.rs`).
+//! history, the last sampling settings and, for a task's run, its `task` (and for a model built
+//! by hand, its `known_circuits`); a sparse autoencoder trained on the model goes under `sae`
+//! (`features.rs`).
 
 mod features;
 mod tensors;
@@ -23,8 +24,10 @@ use crate::sample::SampleConfig;
 use crate::tokenizer::Tokenizer;
 use crate::train::History;
 use crate::words::files;
+use crate::work::edge_plan::Corruption;
 use safetensors::SafeTensors;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 pub(crate) const FORMAT: &str = "gpt-playground/1";
@@ -54,6 +57,17 @@ pub struct Checkpoint {
     pub features: Option<SavedFeatures>,
     /// A transcoder per MLP, if they were trained.
     pub transcoders: Option<SavedFeatures>,
+    /// The circuits it was built with, if it was built by hand.
+    pub known: Vec<KnownCircuit>,
+}
+
+/// A circuit known by construction (a model built by hand, `built/`): the edges, by the edge
+/// graph's names, that carry the answer's change under `corruption`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct KnownCircuit {
+    pub corruption: Corruption,
+    pub edges: Vec<String>,
 }
 
 /// A run's whole state, as a checkpoint writes it (a run's `snapshot`).
@@ -69,6 +83,7 @@ pub struct Snapshot<'a> {
     pub task: Option<&'a TaskConfig>,
     pub features: Option<FeaturesSnapshot<'a>>,
     pub transcoders: Option<FeaturesSnapshot<'a>>,
+    pub known: &'a [KnownCircuit],
 }
 
 /// The file for a run's whole state.
@@ -109,6 +124,9 @@ pub fn metadata(run: &Snapshot) -> HashMap<String, String> {
     }
     if let Some(task) = run.task {
         metadata.insert("task".into(), to_json(task));
+    }
+    if !run.known.is_empty() {
+        metadata.insert("known_circuits".into(), to_json(&run.known));
     }
     metadata
 }
@@ -183,6 +201,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         task: parse(field("task"), "task")?,
         features,
         transcoders,
+        known: parse(field("known_circuits"), "known_circuits")?.unwrap_or_default(),
     })
 }
 

@@ -77,6 +77,8 @@ pub struct Run<W> {
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
     /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
     pub(crate) transcoder_index: std::collections::HashMap<usize, FeatureIndex>,
+    /// The circuits a model built by hand was built with (none for a trained one).
+    pub(crate) known: Vec<crate::checkpoint::KnownCircuit>,
 }
 
 /// Whose trainer the job under way is.
@@ -137,6 +139,7 @@ impl<W: Watch> Run<W> {
         let mut run = Run::assemble(c.tokenizer, trainer);
         run.data = data;
         run.last_sample = c.sampling;
+        run.known = c.known;
         if let Some(features) = c.features {
             run.restore_features(features)?;
         }
@@ -161,6 +164,7 @@ impl<W: Watch> Run<W> {
             job_of: Default::default(),
             transcoders: None,
             transcoder_index: Default::default(),
+            known: Vec::new(),
         }
     }
 

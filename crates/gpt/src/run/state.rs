@@ -1,6 +1,7 @@
 //! Reading a run: where it stands and what a page shows of it, and the parts a checkpoint saves.
 
 use super::{Run, TaskDetails, Watch};
+use crate::checkpoint::KnownCircuit;
 use crate::config::TrainConfig;
 use crate::model::{uniform_loss, GPT};
 use crate::optim::Optimizer;
@@ -9,6 +10,7 @@ use crate::sample::SampleConfig;
 use crate::settings::{Settings, DEFAULT_BPE_VOCAB};
 use crate::tokenizer::{Tokenizer, TokenizerKind};
 use crate::train::Evaluation;
+use crate::work::edge_plan::Corruption;
 use serde::Serialize;
 
 /// Held-out accuracy at which a task counts as solved for the chart's mark.
@@ -115,6 +117,7 @@ impl<W: Watch> Run<W> {
             task: self.task().map(|t| t.config()),
             features: self.features.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
             transcoders: self.transcoders.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
+            known: &self.known,
         }
     }
 
@@ -164,6 +167,11 @@ impl<W: Watch> Run<W> {
             bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
             task: self.task().map(|t| t.config().clone()),
         }
+    }
+
+    /// The circuit it was built with under `corruption`, if it was built by hand.
+    pub fn known_circuit(&self, corruption: Corruption) -> Option<&KnownCircuit> {
+        self.known.iter().find(|k| k.corruption == corruption)
     }
 
     pub fn model(&self) -> &GPT {

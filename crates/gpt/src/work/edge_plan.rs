@@ -24,6 +24,19 @@ impl Group {
     }
 }
 
+/// What a corruption changes, and so which edges it can show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum Corruption {
+    /// The symbol to be copied changes: what the induction head reads through its values.
+    #[default]
+    Symbol,
+    /// The earlier copy of the last symbol swaps with the symbol after it: where the induction
+    /// head must look, so the previous-token head's edge into its keys.
+    Swap,
+}
+
 /// What a circuit keeps: the answer's logit over the corrupted answer's, or the answer's loss.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]

@@ -24,7 +24,7 @@ impl Agreement {
 }
 
 /// Ranks from 1 (ties share their mean rank).
-fn ranks(xs: &[f32]) -> Vec<f64> {
+pub(super) fn ranks(xs: &[f32]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..xs.len()).collect();
     order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
     let mut ranks = vec![0.0; xs.len()];

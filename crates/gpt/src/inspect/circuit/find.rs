@@ -1,10 +1,13 @@
 //! The circuit view's answer: every edge scored three ways, how the fast scores agree with the
-//! exact ones, and the circuits each way finds.
+//! exact ones, and the circuits each way finds, scored by MIB's measures and, for a model built by
+//! hand, against the circuit it was built with.
 
 use super::agreement::Agreement;
+use super::mib::MibScores;
 use super::prune::{Evaluator, Found};
 use super::request::CircuitRequest;
 use super::scores;
+use super::truth::AgainstTruth;
 use super::{Shared, EXACT_BUDGET};
 use crate::error::Result;
 use crate::inspect::patching::PairIds;
@@ -31,6 +34,30 @@ pub struct Named {
     pub method: &'static str,
     #[serde(flatten)]
     pub found: Found,
+    /// MIB's scores of the ranking (none for greedy pruning, which is not one).
+    pub mib: Option<MibScores>,
+    /// How it did against the circuit the model was built with, if it was built by hand.
+    pub truth: Option<AgainstTruth>,
+}
+
+impl Evaluator<'_> {
+    /// The circuit `scores` rank, MIB's scores of the ranking, and both against `truth`.
+    fn ranked(&self, method: &'static str, scores: &[f32], truth: Option<&[bool]>) -> Result<Named> {
+        let found = self.by_ranking(scores)?;
+        let truth = truth.map(|t| AgainstTruth::of(scores, &found.edges, t));
+        Ok(Named { method, found, mib: Some(self.mib(scores)?), truth })
+    }
+
+    /// Greedy pruning from `exact`'s order; against `truth` its scores are its circuit (1 for an
+    /// edge it keeps, 0 for one it drops), as a classifier of one threshold.
+    fn pruned(&self, exact: &[f32], truth: Option<&[bool]>) -> Result<Named> {
+        let found = self.greedy(exact)?;
+        let truth = truth.map(|t| {
+            let kept: Vec<f32> = (0..exact.len()).map(|e| f32::from(u8::from(found.edges.contains(&e)))).collect();
+            AgainstTruth::of(&kept, &found.edges, t)
+        });
+        Ok(Named { method: "greedy", found, mib: None, truth })
+    }
 }
 
 /// The circuit view: the graph, each edge's three scores, and the circuits they find.
@@ -64,6 +91,9 @@ pub struct Circuits {
     /// where there are) as EAP-IG's `Graph` JSON, for its code to read and draw.
     #[cfg_attr(feature = "ts", tsify(type = "Record<string, any>"))]
     pub eap_ig_graph: serde_json::Value,
+    /// The circuit the model was built with under this corruption, by edge name, if it was
+    /// built by hand (each way's `truth` is scored against it).
+    pub known: Option<Vec<String>>,
 }
 
 /// EAP-IG's `Graph` JSON of a circuit (what `eap.graph.Graph.from_json` reads): every edge's
@@ -94,18 +124,22 @@ impl Run {
             let note = views::exact_too_costly(graph.edges.len(), billions(cost), billions(EXACT_BUDGET));
             (None, None, Some(note))
         };
+        let known = self.known_circuit(request.corruption).map(|k| k.edges.clone());
+        let marked: Option<Vec<bool>> =
+            known.as_ref().map(|k| graph.edges.iter().map(|e| k.contains(&e.name)).collect());
+        let truth = marked.as_deref();
         let mut circuits = Vec::new();
         let mut agreement = Vec::new();
         if let Some(exact) = &exact {
-            circuits.push(Named { method: "exact", found: evaluator.by_ranking(exact)? });
+            circuits.push(evaluator.ranked("exact", exact, truth)?);
             let top_k = circuits[0].found.edges.len().max(1);
             agreement.push(Agreement::of("eap", exact, &eap, top_k));
             agreement.push(Agreement::of("eap_ig", exact, &eap_ig, top_k));
         }
-        circuits.push(Named { method: "eap_ig", found: evaluator.by_ranking(&eap_ig)? });
-        circuits.push(Named { method: "eap", found: evaluator.by_ranking(&eap)? });
+        circuits.push(evaluator.ranked("eap_ig", &eap_ig, truth)?);
+        circuits.push(evaluator.ranked("eap", &eap, truth)?);
         if let Some(exact) = &exact {
-            circuits.push(Named { method: "greedy", found: evaluator.greedy(exact)? });
+            circuits.push(evaluator.pruned(exact, truth)?);
         }
         let (clean, corrupted) = (evaluator.clean, evaluator.corrupted);
         let text = |t: usize| self.tokenizer().token_text(t as u32);
@@ -146,6 +180,7 @@ impl Run {
             circuits,
             note,
             eap_ig_graph,
+            known,
         })
     }
 }

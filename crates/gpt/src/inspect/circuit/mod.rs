@@ -1,34 +1,41 @@
 //! The circuit behind an answer: every edge between the model's parts (`model/edge_graph.rs`, and
 //! what a circuit reads off it: `graph.rs`) scored by patching it exactly
 //! (`model/edge_patching.rs`, shared among workers as a job), by EAP and by EAP-IG (`scores.rs`),
-//! on pairs of clean and corrupted
-//! prompts (`pairs.rs`); how far the fast scores rank the edges as the exact ones do
-//! (`agreement.rs`); the fewest edges that keep 90% of the metric, by each ranking and by greedy
-//! pruning (`prune.rs`), gathered for the view (`find.rs`); and the circuit recorded at
-//! evaluations while the model learns (`timeline.rs`).
+//! on pairs of clean and corrupted prompts (`pairs.rs`); how far the fast scores rank the edges as
+//! the exact ones do (`agreement.rs`); the fewest edges that keep 90% of the metric, by each
+//! ranking and by greedy pruning (`prune.rs`); MIB's scores of each ranking (`mib.rs`) and, for a
+//! model built by hand, each way against the circuit it was built with (`truth.rs`), gathered for
+//! the view (`find.rs`); and the circuit recorded at evaluations while the model learns
+//! (`timeline.rs`).
 
 mod agreement;
 mod find;
 mod graph;
+mod mib;
 mod pairs;
 mod prune;
 pub mod request;
 mod scores;
 mod timeline;
+mod truth;
 mod view;
 
 pub use crate::model::{Edge, EdgeGraph, Writer};
 pub use agreement::Agreement;
 pub use find::{Circuits, Named, PairText};
+pub use mib::{MibCurve, MibScores, SHARES};
 pub use prune::{Found, TARGET};
 pub use request::{CircuitRequest, Corruption, Metric};
+pub use truth::{auroc, AgainstTruth};
 pub use view::{view, CircuitView};
 
 use super::question::Pair;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Runs;
+use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use crate::Run;
+use prune::Evaluator;
 use serde::{Deserialize, Serialize};
 
 /// The most multiply-adds exact patching may take (every edge a pass from its reader's block on):
@@ -55,6 +62,18 @@ impl Run {
             Method::Exact => Ok(self.exact_scores(graph, runs, request.metric)?.0),
             Method::Eap => scores::attribution(model, graph, runs, request.metric, None),
             Method::EapIg => scores::attribution(model, graph, runs, request.metric, Some(request.ig_steps)),
+        })
+    }
+
+    /// The share of the metric the circuit of `edges` (by their names in the edge graph) keeps
+    /// on `request`'s pairs, every other edge patched from the corrupted prompts.
+    pub fn faithfulness(&self, request: &CircuitRequest, edges: &[&str]) -> Result<f32> {
+        self.with_runs(request, ("", ""), |graph, _, runs| {
+            if let Some(name) = edges.iter().find(|&&n| !graph.edges.iter().any(|e| e.name == n)) {
+                return Err(Error::Data(bug(format!("{name} is no edge of the model's graph"))));
+            }
+            let kept: Vec<bool> = graph.edges.iter().map(|e| edges.contains(&e.name.as_str())).collect();
+            Evaluator::new(self.model(), graph, runs, request.metric)?.faithfulness(&kept)
         })
     }
 

@@ -1,6 +1,6 @@
 //! What the circuit view is asked: the corruption, the metric, how many pairs, EAP-IG's steps.
 
-pub use crate::work::edge_plan::Metric;
+pub use crate::work::edge_plan::{Corruption, Metric};
 use serde::{Deserialize, Serialize};
 
 /// What the circuit view is asked.
@@ -29,17 +29,4 @@ impl Default for CircuitRequest {
             find: false,
         }
     }
-}
-
-/// What a corruption changes, and so which edges it can show.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
-#[serde(rename_all = "snake_case")]
-pub enum Corruption {
-    /// The symbol to be copied changes: what the induction head reads through its values.
-    #[default]
-    Symbol,
-    /// The earlier copy of the last symbol swaps with the symbol after it: where the induction
-    /// head must look, so the previous-token head's edge into its keys.
-    Swap,
 }

@@ -1,8 +1,9 @@
+use super::mib::areas;
 use super::pairs::groups;
 use super::prune::Evaluator;
 use super::request::Corruption;
 use super::request::Metric;
-use super::{CircuitRequest, Method};
+use super::{CircuitRequest, Method, SHARES};
 use crate::inspect::Pair;
 use crate::model::{plan_scores, EdgeGraph, Reader, Runs, Writer};
 use crate::work::edge_plan::EdgePlan;
@@ -91,6 +92,36 @@ fn the_view_scores_every_edge_three_ways_and_finds_circuits() {
     assert_eq!(json["edges"].as_object().unwrap().len(), 46);
     // The same scores alone, as a benchmark asks for them.
     assert_eq!(run.edge_scores(&request, ("", ""), Method::Exact).unwrap(), *c.exact.as_ref().unwrap());
+}
+
+#[test]
+fn mibs_curves_keep_each_share_of_the_ranking_and_their_areas_are_the_scores() {
+    let run = repeat_run();
+    for metric in [Metric::LogitDifference, Metric::Loss] {
+        let request = CircuitRequest { pairs: 6, ig_steps: 2, metric, ..Default::default() };
+        let c = run.circuits(&request, ("", "")).unwrap();
+        let n = c.graph.edges.len();
+        for named in &c.circuits {
+            let Some(mib) = &named.mib else {
+                assert_eq!(named.method, "greedy", "only greedy pruning is not a ranking");
+                continue;
+            };
+            for curve in [&mib.signed, &mib.absolute] {
+                assert_eq!(curve.shares, SHARES);
+                for ((share, &edges), &f) in SHARES.iter().zip(&curve.edges).zip(&curve.faithfulness) {
+                    assert!(edges <= (share * n as f64) as usize, "{edges} edges at {share}");
+                    assert!(edges > 0 || f == 0.0, "the empty circuit keeps nothing");
+                }
+                assert_eq!(*curve.edges.last().unwrap(), n);
+                assert!((curve.faithfulness.last().unwrap() - 1.0).abs() < 1e-6);
+            }
+            assert_eq!(mib.cpr, areas(&SHARES, &mib.signed.faithfulness).0);
+            assert_eq!(mib.cmd, areas(&SHARES, &mib.absolute.faithfulness).1);
+        }
+        // Signed the right way for either metric: exact's first half keeps more than its last.
+        let exact = c.circuits[0].mib.as_ref().unwrap();
+        assert!(exact.signed.faithfulness[8] > 0.5, "{metric:?}: {:?}", exact.signed.faithfulness);
+    }
 }
 
 #[test]
