@@ -151,10 +151,11 @@ const BLOCKS = {
   },
 
   built() {
-    const rows = ['induction'].flatMap((name) => {
+    const BUILT = { induction: ['symbol', 'swap'], reverse: ['symbol'] };
+    const rows = Object.entries(BUILT).flatMap(([name, corruptions]) => {
       const checkpoint = `${work}built-${name}.safetensors`;
       gpt('build', name, '--out', checkpoint);
-      return ['symbol', 'swap'].map((corruption) => {
+      return corruptions.map((corruption) => {
         const c = circuit(checkpoint, corruption);
         const scored = (method) => {
           const { truth, mib } = c.by[method];

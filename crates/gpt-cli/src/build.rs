@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The built model (induction).
+    /// The built model: induction or reverse.
     name: String,
     /// Where to write its checkpoint.
     #[arg(long)]

@@ -4,8 +4,10 @@
 //! [`BUILT`], with its circuit under each corruption named by the edge graph's own edge names.
 
 mod induction;
+mod reverse;
 #[cfg(test)]
 mod tests;
+mod weights;
 
 use crate::checkpoint::KnownCircuit;
 use crate::config::Budget;
@@ -31,7 +33,7 @@ pub struct Built {
 }
 
 /// Every built model.
-pub const BUILT: &[Built] = &[induction::INDUCTION];
+pub const BUILT: &[Built] = &[induction::INDUCTION, reverse::REVERSE];
 
 /// The built model called `name`.
 pub fn built(name: &str) -> Option<&'static Built> {
