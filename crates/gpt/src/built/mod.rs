@@ -52,9 +52,4 @@ impl Built {
             .collect();
         Ok(run)
     }
-
-    /// Its circuit's edges under `corruption`, if it declares one.
-    pub fn truth(&self, corruption: Corruption) -> Option<&'static [&'static str]> {
-        self.truth.iter().find(|t| t.corruption == corruption).map(|t| t.edges)
-    }
 }

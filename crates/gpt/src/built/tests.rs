@@ -33,7 +33,8 @@ fn a_built_models_circuit_travels_with_its_checkpoint_and_each_way_is_scored_aga
     let run = crate::Run::open(&built.run().unwrap().save().unwrap()).unwrap();
     let request = CircuitRequest { corruption: Corruption::Swap, pairs: 8, ig_steps: 4, ..Default::default() };
     let c = run.circuits(&request, ("", "")).unwrap();
-    let truth: Vec<String> = built.truth(Corruption::Swap).unwrap().iter().map(|e| e.to_string()).collect();
+    let swap = built.truth.iter().find(|t| t.corruption == Corruption::Swap).unwrap();
+    let truth: Vec<String> = swap.edges.iter().map(|e| e.to_string()).collect();
     assert_eq!(c.known, Some(truth));
     let exact = c.circuits[0].truth.as_ref().unwrap();
     assert_eq!((exact.auroc, exact.precision, exact.recall), (1.0, 1.0, 1.0));
