@@ -21,7 +21,7 @@ from sklearn.metrics import precision_score, recall_score, roc_auc_score
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPT = ["cargo", "run", "--quiet", "--release", "-p", "gpt-cli", "--"]
 # Each built model, and the corruptions it declares a circuit for.
-BUILT = {"induction": ("symbol", "swap"), "reverse": ("symbol",)}
+BUILT = {"induction": ("symbol", "swap"), "backup": ("symbol",), "reverse": ("symbol",)}
 
 
 def gpt(*args):

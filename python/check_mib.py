@@ -15,7 +15,10 @@ adapted, and nothing else: MIB measures each circuit with `evaluate_graph` on a 
 which is replaced by a function that measures the circuit MIB's own `apply_topn` and `prune` chose
 on the Transformers export with check_circuit.py's PyTorch patching (the baseline the whole model,
 the corrupted score the empty circuit); and the scores are negated for the logit difference, since
-MIB ranks EAP-IG's scores of a loss, where an edge that matters is positive. Checked:
+MIB ranks EAP-IG's scores of a loss, where an edge that matters is positive; and MIB is given each
+edge's place in the view's ranking rather than its score, so that tied edges (many score exactly 0
+on a model built by hand) are taken in the view's order, not in whatever order `torch.topk` takes
+them. Checked:
 - PyTorch's faithfulness of the circuit MIB chose at each share agrees with the view's within 1e-4
   (float32 against float64). MIB's `prune` stops one pass early, so its circuit may also keep an
   edge whose reader then reaches no logits: it changes nothing, but MIB counts it, so its edge
@@ -61,6 +64,17 @@ def graph_of(evaluation, ours, scores, work):
     return evaluation.Graph.from_json(path)
 
 
+def untied(scores, absolute):
+    """Scores that MIB's `apply_topn` ranks as the view does, ties (edges scoring exactly 0, as many
+    do on a model built by hand) in the edges' order, where `torch.topk` may take them in any: each
+    edge's place from the end. Only the order matters to MIB's curves."""
+    order = sorted(range(len(scores)), key=lambda i: (-abs(scores[i]) if absolute else -scores[i], i))
+    places = [0.0] * len(scores)
+    for place, i in enumerate(order):
+        places[i] = float(len(scores) - place)
+    return places
+
+
 def areas(evaluation, graph, absolute, measure):
     """MIB's evaluate_area_under_curve on `graph`, each circuit measured by `measure(names kept)`."""
     evaluation.evaluate_baseline = lambda *a, **k: torch.tensor([1.0], dtype=torch.float64)
@@ -104,7 +118,7 @@ def check(name, data, work, args):
         method = named["method"]
         scores = [sign * s for s in ours[method]]
         for absolute, curve, score in ((False, mib["signed"], "cpr"), (True, mib["absolute"], "cmd")):
-            graph = graph_of(evaluation, ours, scores, work)
+            graph = graph_of(evaluation, ours, untied(scores, absolute), work)
             empty = pytorch([])
             under, from_one, theirs, kept = areas(
                 evaluation, graph, absolute, lambda k: (pytorch(k) - empty) / (1.0 - empty))

@@ -151,7 +151,7 @@ const BLOCKS = {
   },
 
   built() {
-    const BUILT = { induction: ['symbol', 'swap'], reverse: ['symbol'] };
+    const BUILT = { induction: ['symbol', 'swap'], backup: ['symbol'], reverse: ['symbol'] };
     const rows = Object.entries(BUILT).flatMap(([name, corruptions]) => {
       const checkpoint = `${work}built-${name}.safetensors`;
       gpt('build', name, '--out', checkpoint);

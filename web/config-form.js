@@ -3,8 +3,8 @@ import { t } from './i18n.js';
 import { catalog } from './wasm.js';
 import { labelOf, settingNames } from './setting-fields.js';
 
-/** Settings of the tokenizer, at the top level of the config next to `model` and `train`. */
-const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size']);
+/** Settings at the top level of the config next to `model` and `train`: the tokenizer's, and the built model a preset names. */
+const TOP_FIELDS = new Set(['tokenizer', 'bpe_vocab_size', 'built']);
 const MODEL_FIELDS = new Set(['n_layer', 'n_head', 'n_embd', 'block_size', 'dropout', 'bias', 'norm', 'activation', 'tie_weights', 'rope', 'qk_norm']);
 /** A task's settings, as the engine describes them (the data panel's fields, in this form by their form attribute). */
 const TASK_FIELDS = settingNames(catalog().tasks);
@@ -98,7 +98,7 @@ export function readConfig(form) {
       const read = readNumber(el);
       if (read.error) errors.push({ field: el.name, message: read.error });
       value = read.value;
-    } else value = el.value;
+    } else value = el.type === 'hidden' && el.value === '' ? null : el.value; // an empty hidden field: none
     if (TASK_FIELDS.has(el.name)) config.task = { ...config.task, [el.name]: value };
     else if (TOP_FIELDS.has(el.name)) config[el.name] = value;
     else config[MODEL_FIELDS.has(el.name) ? 'model' : 'train'][el.name] = value;
@@ -122,7 +122,7 @@ export function showErrors(form, errors) {
   return errors.filter(({ field, message }) => {
     // namedItem, not [name]: `elements.length` is the count of controls, not the length field.
     const el = form.elements.namedItem(field.split('.').at(-1));
-    if (!el?.closest) return true;
+    if (!el?.closest?.('label')) return true; // no control shows it (a hidden field's: the built model's)
     const note = document.createElement('span');
     note.className = 'field-error';
     note.id = `${form.id}-${el.name}-error`;

@@ -35,11 +35,15 @@ export function initModel(setup) {
   for (let n = 1; n <= MAX_WORKERS; n++) workers.append(new Option(String(n), String(n)));
   workers.addEventListener('change', sendWorkers);
   sendWorkers();
+  // The models built by hand (their settings name one) in a group of their own, after the trained.
+  const built = document.createElement('optgroup');
+  built.label = t('model.built-presets');
   for (const preset of presets) {
     const option = new Option(coreText(preset.name), preset.name);
     option.dataset.preset = JSON.stringify(preset);
-    ui.preset.append(option);
+    (preset.settings.built ? built : ui.preset).append(option);
   }
+  ui.preset.append(built);
   ui.preset.addEventListener('change', applyPreset);
   ui.form.addEventListener('input', validate);
   // A task's settings sit in the data panel, tied to the form by their form attribute.

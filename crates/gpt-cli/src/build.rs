@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The built model: induction or reverse.
+    /// The built model: induction, backup or reverse.
     name: String,
     /// Where to write its checkpoint.
     #[arg(long)]
@@ -16,7 +16,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let names = || gpt::built::BUILT.iter().map(|b| b.name).collect::<Vec<_>>().join(", ");
     let built = gpt::built::built(&args.name)
         .ok_or_else(|| format!("no built model is called {:?}; there are: {}", args.name, names()))?;
-    let run = built.run().map_err(|e| e.to_string())?;
+    let run = gpt::Run::create(&built.settings(), "", &gpt::Budget::UNLIMITED).map_err(|e| e.to_string())?;
     let bytes = run.save().map_err(|e| e.to_string())?;
     std::fs::write(&args.out, bytes).map_err(|e| format!("{}: {e}", args.out.display()))?;
     println!("{}: {}; written to {}", built.name, built.description, args.out.display());

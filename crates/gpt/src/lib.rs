@@ -7,8 +7,8 @@
 //! and `tests/web/architecture.test.mjs` holds them): `words`, `error`, `rng`, `workspace`,
 //! `fields`; `autograd`, `ops`, `params`; `optim`; `config`; `work` (shared work as data); `train`
 //! (the trainer, for any model); `model` (the GPT) and `tokenizer`; `data`, `text_stats` and `sample`; `settings` and
-//! `checkpoint`; `run`; and above it `inspect` (the views), `interop`, `presets`, `built` (models
-//! built by hand), `catalog`, `compare`.
+//! `checkpoint`; `built` (models built by hand, whose weights a run's settings may ask for); `run`;
+//! and above it `inspect` (the views), `interop`, `presets`, `catalog`, `compare`.
 
 pub mod autograd;
 pub mod built;

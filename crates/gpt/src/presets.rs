@@ -1,6 +1,7 @@
 //! Named starting points shared by the page and the CLI: five for texts, then each task's own
 //! (see [`Task::preset`]), which makes its phenomenon appear within minutes on a laptop's CPU.
 
+use crate::built::BUILT;
 use crate::config::GPTConfig;
 use crate::config::TrainConfig;
 use crate::data::{Task, TaskConfig, TASKS};
@@ -112,6 +113,9 @@ pub fn presets() -> Vec<Preset> {
             settings: Settings { task: Some(task), ..recipe(p.model, p.train) },
         }
     }));
+    // Then the models built by hand: training on would only move them from their answer.
+    let built = BUILT.iter().map(|b| Preset { name: b.preset, description: b.description, settings: b.settings() });
+    presets.extend(built);
     presets
 }
 

@@ -27,6 +27,9 @@ pub struct Settings {
     /// `bpe_vocab_size` go unused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskConfig>,
+    /// A model built by hand (`built::BUILT`, by name): its weights are set, not drawn, for its own
+    /// shape and task. Always written (null when none), so a form filled from settings clears it.
+    pub built: Option<String>,
 }
 
 impl Default for Settings {
@@ -37,6 +40,7 @@ impl Default for Settings {
             tokenizer: TokenizerKind::Char,
             bpe_vocab_size: DEFAULT_BPE_VOCAB,
             task: None,
+            built: None,
         }
     }
 }

@@ -8,12 +8,12 @@
 //! divides every position by the same spread and takes away the same mean: an affine map the
 //! weights below undo (`weights::Stats`).
 
+use super::spec::{Built, Truth};
 use super::weights::{self, code, embeddings, matrix, no_mlps, Stats, HEAD, LOGIT, MARGIN, WIDTH as C};
-use super::{Built, Truth};
 use crate::error::Result;
-use crate::inspect::circuit::Corruption;
 use crate::params::Params;
-use crate::Settings;
+use crate::settings::Settings;
+use crate::work::edge_plan::Corruption;
 
 const LETTERS: usize = 26;
 const LENGTH: usize = 16;
@@ -26,14 +26,18 @@ const ANSWER: usize = PREVIOUS + LETTERS;
 
 pub(super) const INDUCTION: Built = Built {
     name: "induction",
-    description: "a previous-token head (L1H1) and an induction head reading it through its key (L2H1)",
+    preset: "induction, built by hand",
+    description: "weights set by hand, not trained: a previous-token head (L1H1), and an induction head (L2H1) \
+        that reads it through its key and copies the letter it finds. Its circuit is known, so the circuit view \
+        scores each way of finding one against it",
     settings,
-    set,
+    weights,
     truth: &[
-        Truth { corruption: Corruption::Symbol, edges: &["input->a1.h0<v>", "a1.h0->logits"] },
+        Truth { corruption: Corruption::Symbol, edges: &["input->a1.h0<v>", "a1.h0->logits"], backups: &[] },
         Truth {
             corruption: Corruption::Swap,
             edges: &["input->a0.h0<v>", "a0.h0->a1.h0<k>", "input->a1.h0<v>", "a1.h0->logits"],
+            backups: &[],
         },
     ],
 };
@@ -42,7 +46,7 @@ fn settings() -> Settings {
     weights::settings("repeat", serde_json::json!({"length": LENGTH, "symbols": LETTERS}), (LETTERS, BLOCK, 2))
 }
 
-fn set(p: &mut Params) -> Result<()> {
+fn weights(p: &mut Params) -> Result<()> {
     embeddings(p, (LETTERS, BLOCK), (TOKEN, POSITION))?;
     let first = Stats::of(&[1.0, 1.0], C);
     let after_first: Vec<f32> = [vec![1.0, 1.0], code(LETTERS, first.mean())].concat();

@@ -4,12 +4,12 @@
 //! alone) and copies that token through its values into the logits. The other head and the MLP
 //! are zero. The stream holds the token, the position and the answer as one-hot blocks.
 
+use super::spec::{Built, Truth};
 use super::weights::{self, code, embeddings, matrix, no_mlps, Stats, HEAD, LOGIT, MARGIN, WIDTH as C};
-use super::{Built, Truth};
 use crate::error::Result;
-use crate::inspect::circuit::Corruption;
 use crate::params::Params;
-use crate::Settings;
+use crate::settings::Settings;
+use crate::work::edge_plan::Corruption;
 
 const LETTERS: usize = 26;
 /// The letters and the separator.
@@ -23,17 +23,20 @@ const ANSWER: usize = POSITION + BLOCK;
 
 pub(super) const REVERSE: Built = Built {
     name: "reverse",
-    description: "one head (L1H1) that reads the letters backwards by position alone, as Tracr compiles reversal",
+    preset: "reverse, built by hand",
+    description: "weights set by hand, not trained, as Tracr compiles reversal: one head (L1H1) reads the letters \
+        backwards by position alone and copies them. Its circuit is known, so the circuit view scores each way of \
+        finding one against it",
     settings,
-    set,
-    truth: &[Truth { corruption: Corruption::Symbol, edges: &["input->a0.h0<v>", "a0.h0->logits"] }],
+    weights,
+    truth: &[Truth { corruption: Corruption::Symbol, edges: &["input->a0.h0<v>", "a0.h0->logits"], backups: &[] }],
 };
 
 fn settings() -> Settings {
     weights::settings("reverse", serde_json::json!({"length": LENGTH, "symbols": LETTERS}), (SYMBOLS, BLOCK, 1))
 }
 
-fn set(p: &mut Params) -> Result<()> {
+fn weights(p: &mut Params) -> Result<()> {
     embeddings(p, (SYMBOLS, BLOCK), (TOKEN, POSITION))?;
     let first = Stats::of(&[1.0, 1.0], C);
     let last = Stats::of(&[vec![1.0, 1.0], code(SYMBOLS, first.mean())].concat(), C);

@@ -57,6 +57,8 @@ pub struct Checkpoint {
     pub features: Option<SavedFeatures>,
     /// A transcoder per MLP, if they were trained.
     pub transcoders: Option<SavedFeatures>,
+    /// The built model it is, by name, if it was built by hand (`built/`).
+    pub built: Option<String>,
     /// The circuits it was built with, if it was built by hand.
     pub known: Vec<KnownCircuit>,
 }
@@ -83,6 +85,7 @@ pub struct Snapshot<'a> {
     pub task: Option<&'a TaskConfig>,
     pub features: Option<FeaturesSnapshot<'a>>,
     pub transcoders: Option<FeaturesSnapshot<'a>>,
+    pub built: Option<&'a str>,
     pub known: &'a [KnownCircuit],
 }
 
@@ -124,6 +127,9 @@ pub fn metadata(run: &Snapshot) -> HashMap<String, String> {
     }
     if let Some(task) = run.task {
         metadata.insert("task".into(), to_json(task));
+    }
+    if let Some(built) = run.built {
+        metadata.insert("built".into(), built.into());
     }
     if !run.known.is_empty() {
         metadata.insert("known_circuits".into(), to_json(&run.known));
@@ -201,6 +207,7 @@ pub fn load(bytes: &[u8]) -> Result<Checkpoint> {
         task: parse(field("task"), "task")?,
         features,
         transcoders,
+        built: field("built").map(str::to_string),
         known: parse(field("known_circuits"), "known_circuits")?.unwrap_or_default(),
     })
 }

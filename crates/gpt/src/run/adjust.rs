@@ -30,6 +30,7 @@ impl<W: Watch> Run<W> {
             ("bpe_vocab_size", now.tokenizer != crate::TokenizerKind::Bpe || now.bpe_vocab_size == new.bpe_vocab_size),
             ("train.seed", now.train.seed == new.train.seed),
             ("train.optimizer", now.train.optimizer == new.train.optimizer),
+            ("built", now.built == new.built),
         ];
         if let Some((field, _)) = fixed.iter().find(|(_, same)| !same) {
             let name = field.rsplit('.').next().unwrap_or(field);

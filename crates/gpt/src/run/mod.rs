@@ -77,7 +77,8 @@ pub struct Run<W> {
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
     /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
     pub(crate) transcoder_index: std::collections::HashMap<usize, FeatureIndex>,
-    /// The circuits a model built by hand was built with (none for a trained one).
+    /// A model built by hand: its name, and the circuits it was built with (none for a trained one).
+    pub(crate) built: Option<String>,
     pub(crate) known: Vec<crate::checkpoint::KnownCircuit>,
 }
 
@@ -113,9 +114,11 @@ impl<W: Watch> Run<W> {
             }
         };
         let config = settings.resolve(tokenizer.vocab_size(), budget)?;
-        let model = GPT::new(config, settings.train.seed)?;
+        let mut model = GPT::new(config, settings.train.seed)?;
+        let known = crate::built::set_weights(settings, model.params_mut())?;
         let mut run = Run::assemble(tokenizer, Trainer::new(model, settings.train.clone()));
         run.data = Some(data);
+        (run.built, run.known) = (settings.built.clone(), known);
         Ok(run)
     }
 
@@ -139,7 +142,7 @@ impl<W: Watch> Run<W> {
         let mut run = Run::assemble(c.tokenizer, trainer);
         run.data = data;
         run.last_sample = c.sampling;
-        run.known = c.known;
+        (run.built, run.known) = (c.built, c.known);
         if let Some(features) = c.features {
             run.restore_features(features)?;
         }
@@ -164,6 +167,7 @@ impl<W: Watch> Run<W> {
             job_of: Default::default(),
             transcoders: None,
             transcoder_index: Default::default(),
+            built: None,
             known: Vec::new(),
         }
     }

@@ -117,6 +117,7 @@ impl<W: Watch> Run<W> {
             task: self.task().map(|t| t.config()),
             features: self.features.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
             transcoders: self.transcoders.as_ref().map(|t| super::features::snapshot(t, self.step_count())),
+            built: self.built.as_deref(),
             known: &self.known,
         }
     }
@@ -166,6 +167,7 @@ impl<W: Watch> Run<W> {
             tokenizer: kind,
             bpe_vocab_size: if kind == TokenizerKind::Bpe { self.tokenizer.vocab_size() } else { DEFAULT_BPE_VOCAB },
             task: self.task().map(|t| t.config().clone()),
+            built: self.built.clone(),
         }
     }
 

@@ -52,6 +52,10 @@ super::message::messages! { "settings";
     muon_decay(product) =
         "Muon learning rate × weight decay must stay below 1 (each step shrinks the matrices by it), not {product}";
 
+    unknown_built(name, names) = "no model is built by hand under the name {name}; there are: {names}";
+    built_fixed(name) =
+        "the model {name} is built by hand for its own shape and task, so they cannot change: choose its preset \
+         again, or a trained preset to change them";
     needs_new_model(name) =
         "changing {name} needs a new model, which starts training over; this one keeps its weights";
     steps_done(max_iters, steps) =

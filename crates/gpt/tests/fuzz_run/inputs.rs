@@ -189,7 +189,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
             let own = json!({"muon_lr": muon_lr, "muon_momentum": muon_momentum});
             let train = if muon { train.with_optimizer("muon", own) } else { train };
             let tokenizer = if bpe { TokenizerKind::Bpe } else { TokenizerKind::Char };
-            let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task };
+            let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task, built: None };
             for (field, edge) in edges {
                 set_edge(&mut settings, field, edge);
             }
