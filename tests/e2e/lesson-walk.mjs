@@ -49,6 +49,11 @@ function actions(page) {
       'An autoencoder on the hidden layer': both(choose('#toy-sae-source', 'hidden'), fill('#toy-sae-k', '1'), fill('#toy-sae-expansion', '5'), press('Train the autoencoder')),
       'A second autoencoder': both(choose('#toy-sae-architecture', 'relu'), fill('#toy-sae-l1', '0.05'), press('Train the autoencoder')),
     },
+    'trust-circuits': {
+      'A model built by hand': press('Train'), 'Three ways to find it': press('Find the circuit now'),
+      'Where to look': choose('#circuit-corruption', 'swap'), 'A backup head': press('Train'),
+      'Edges that hide': both(choose('#circuit-corruption', 'symbol'), press('Find the circuit now')),
+    },
   };
 }
 

@@ -250,6 +250,8 @@ export class CircuitView {
   update(data) {
     this.data = data;
     const { found, timeline, formed } = data;
+    // A find asked for is done (`circuit-found`, which a lesson waits for).
+    if (found && this.find.disabled) document.dispatchEvent(new CustomEvent('circuit-found'));
     this.find.disabled = false;
     this.find.textContent = t('views.circuit.find');
     this.drawn.disabled = !found;
