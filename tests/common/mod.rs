@@ -100,7 +100,10 @@ fn its_catalog_lists_presets_tasks_and_optimizers_and_its_version() {
             "grokking",
             "brackets",
             "parity",
-            "recall"
+            "recall",
+            "induction, built by hand",
+            "induction with a backup head, built by hand",
+            "reverse, built by hand"
         ]
     );
     let model = get(&get(&list.get(2), "settings"), "model");
