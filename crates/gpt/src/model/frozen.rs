@@ -73,6 +73,19 @@ impl GPT {
         skips: &[Option<&[f32]>],
         write: &mut WriteSink,
     ) {
+        self.backward_through(frozen, (reads, directions), skips, write, &mut |_, _, _| {});
+    }
+
+    /// `frozen_backward`, calling `middle(layer, g, t)` with the readers' gradient at each block's
+    /// middle (what its heads' output is added to) before it goes through the heads.
+    pub(super) fn backward_through(
+        &self,
+        frozen: &FrozenPass,
+        (reads, directions): (&[(FrozenRead, usize)], &[f32]),
+        skips: &[Option<&[f32]>],
+        write: &mut WriteSink,
+        middle: &mut dyn FnMut(usize, &mut [f32], usize),
+    ) {
         let (c, n, layers) = (self.config().n_embd, reads.len(), self.blocks.len());
         // Causal attention carries a gradient only to earlier positions, and nothing reads above
         // the highest reader.
@@ -102,36 +115,69 @@ impl GPT {
             }
         };
         inject(&mut g, FrozenRead::Logits);
-        let (mut dz, mut dv) = (vec![0.0; n * t * c], vec![0.0; n * t * c]);
-        let mut dh = vec![0.0; n * t * c];
+        let mut scratch = [vec![0.0; n * t * c], vec![0.0; n * t * c], vec![0.0; n * t * c]];
         for layer in (0..top).rev() {
             write(Some(layer), &g, t);
-            if let Some(w_skip) = skips.get(layer).copied().flatten() {
-                // out += ln_2(x) W_skipᵀ: g at ln_2's output is g W_skip.
-                let gv = ArrayView2::from_shape((n * t, c), &g[..]).expect("rows of C");
-                let w = ArrayView2::from_shape((c, c), w_skip).expect("(C, C)");
-                gemm(1.0, &gv, &w, false, &mut ArrayViewMut2::from_shape((n * t, c), &mut dz[..]).expect("sized"));
-                let ln_2 = &self.blocks[layer].ln_2;
-                for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dz.chunks_exact(c)).enumerate() {
-                    ln_2.frozen_grad(params, frozen.ln_2[layer][row % t], dr, gr);
-                }
-            }
+            self.skip_backward(frozen, layer, skips, (&mut g, t), &mut scratch[0]);
             inject(&mut g, FrozenRead::MlpIn { layer });
-            self.attention_backward(frozen, layer, (&g, t), (&mut dz, &mut dv, &mut dh));
-            let ln_1 = &self.blocks[layer].ln_1;
-            for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dh.chunks_exact(c)).enumerate() {
-                ln_1.frozen_grad(params, frozen.ln_1[layer][row % t], dr, gr);
-            }
+            middle(layer, &mut g, t);
+            self.heads_backward(frozen, (layer, Carry::All), (&mut g, t), None, &mut scratch);
             // What this block's heads read is the stream below them.
             inject(&mut g, FrozenRead::AttnIn { layer });
         }
         write(None, &g, t);
     }
 
+    /// `g` (n, t, C) at block `layer`'s output taken through its skip connection, if it has one,
+    /// to its middle (what its MLP reads is there too): the position's own path, row by row.
+    pub(super) fn skip_backward(
+        &self,
+        frozen: &FrozenPass,
+        layer: usize,
+        skips: &[Option<&[f32]>],
+        (g, t): (&mut [f32], usize),
+        dz: &mut [f32],
+    ) {
+        let Some(w_skip) = skips.get(layer).copied().flatten() else { return };
+        let c = self.config().n_embd;
+        // out += ln_2(x) W_skipᵀ: g at ln_2's output is g W_skip.
+        let gv = ArrayView2::from_shape((g.len() / c, c), &g[..]).expect("rows of C");
+        let w = ArrayView2::from_shape((c, c), w_skip).expect("(C, C)");
+        gemm(1.0, &gv, &w, false, &mut ArrayViewMut2::from_shape((g.len() / c, c), &mut dz[..]).expect("sized"));
+        let (params, ln_2) = (&self.params().values, &self.blocks[layer].ln_2);
+        for (row, (gr, dr)) in g.chunks_exact_mut(c).zip(dz.chunks_exact(c)).enumerate() {
+            ln_2.frozen_grad(params, frozen.ln_2[layer][row % t], dr, gr);
+        }
+    }
+
+    /// `g` (n, t, C) at block `layer`'s middle taken through its heads (the part `carry` says) and
+    /// ln_1 to its input, added to `into` (`None`: to `g`, the residual's own path).
+    pub(super) fn heads_backward(
+        &self,
+        frozen: &FrozenPass,
+        (layer, carry): (usize, Carry),
+        (g, t): (&mut [f32], usize),
+        into: Option<&mut [f32]>,
+        [dz, dv, dh]: &mut [Vec<f32>; 3],
+    ) {
+        self.attention_backward(frozen, layer, carry, (g, t), (dz, dv, dh));
+        let (c, params, ln_1) = (self.config().n_embd, &self.params().values, &self.blocks[layer].ln_1);
+        for (row, (gr, dr)) in into.unwrap_or(g).chunks_exact_mut(c).zip(dh.chunks_exact(c)).enumerate() {
+            ln_1.frozen_grad(params, frozen.ln_1[layer][row % t], dr, gr);
+        }
+    }
+
     /// The gradient `dh` at block `layer`'s ln_1 output, given `g` at its attention's output
-    /// (n, t, C: the first t positions), through the heads' frozen patterns and their value and
-    /// output projections.
-    fn attention_backward(&self, frozen: &FrozenPass, layer: usize, (g, t): (&[f32], usize), (dz, dv, dh): Scratch) {
+    /// (n, t, C: the first t positions), through the heads' frozen patterns (the part `carry`
+    /// says) and their value and output projections.
+    fn attention_backward(
+        &self,
+        frozen: &FrozenPass,
+        layer: usize,
+        carry: Carry,
+        (g, t): (&[f32], usize),
+        (dz, dv, dh): Scratch,
+    ) {
         let (c, nh, full) = (self.config().n_embd, self.config().n_head, frozen.t());
         let (rows, hs) = (g.len() / c, c / nh);
         let params = &self.params().values;
@@ -145,11 +191,11 @@ impl GPT {
         dv.fill(0.0);
         let pattern = &frozen.hooked.pattern[layer * nh * full * full..(layer + 1) * nh * full * full];
         for (dz_i, dv_i) in dz.chunks_exact(t * c).zip(dv.chunks_exact_mut(t * c)) {
-            for h in 0..nh {
+            for h in (0..nh).filter(|&h| carry.head(h)) {
                 let a = &pattern[h * full * full..(h + 1) * full * full];
                 for p in 0..t {
                     let from = &dz_i[p * c + h * hs..p * c + (h + 1) * hs];
-                    for q in 0..=p {
+                    for q in (0..=p).filter(|&q| carry.between(p, q)) {
                         let weight = a[p * full + q];
                         let to = &mut dv_i[q * c + h * hs..q * c + (h + 1) * hs];
                         to.iter_mut().zip(from).for_each(|(d, &f)| *d += weight * f);
@@ -170,3 +216,27 @@ pub type WriteSink<'a> = dyn FnMut(Option<usize>, &[f32], usize) + 'a;
 
 /// Three buffers of (n, T, C) the attention's backward pass writes: dz, dv and dh.
 type Scratch<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32]);
+
+/// Which part of a block's attention a backward pass carries: all of it, each position's own
+/// (every head's weight from a position to itself), or one head's between positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Carry {
+    All,
+    Own,
+    Across(usize),
+}
+
+impl Carry {
+    fn head(self, h: usize) -> bool {
+        !matches!(self, Carry::Across(head) if head != h)
+    }
+
+    /// Whether it carries from position `p` (the reader) to `q` (the read).
+    fn between(self, p: usize, q: usize) -> bool {
+        match self {
+            Carry::All => true,
+            Carry::Own => p == q,
+            Carry::Across(_) => p != q,
+        }
+    }
+}
