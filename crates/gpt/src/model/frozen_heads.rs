@@ -30,12 +30,13 @@ impl GPT {
     ) {
         let (c, heads) = (self.config().n_embd, self.config().n_head);
         let n = reads.len();
-        let mut scratch = [vec![], vec![], vec![]];
+        let (mut scratch, mut part) = ([vec![], vec![], vec![]], vec![]);
         let mut split = |block: usize, g: &mut [f32], t: usize| {
             scratch.iter_mut().for_each(|s| s.resize(n * t * c, 0.0));
+            part.resize(n * t * c, 0.0);
             for head in 0..heads {
                 // What crosses positions in this head, then each position's own path below.
-                let mut part = vec![0.0; n * t * c];
+                part.fill(0.0);
                 self.heads_backward(frozen, (block, Carry::Across(head)), (g, t), Some(&mut part), &mut scratch);
                 for layer in (0..block).rev() {
                     write(Some(layer), (block, head), &part, t);
