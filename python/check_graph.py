@@ -1,6 +1,6 @@
 """Rebuilds the CLI's attribution graphs (`gpt features --graph`) with circuit-tracer's own code
 (decoderesearch/circuit-tracer, from source) on the Transformers export and the run's transcoders,
-and compares them:
+and compares them (and checks head loadings by python/head_loadings.py):
 
     python python/check_graph.py --circuit-tracer PATH/TO/circuit-tracer [--data ../shared/data]
 
@@ -45,6 +45,7 @@ from safetensors.torch import load_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_eap_ig_code  # noqa: E402
+import head_loadings  # noqa: E402
 from checking import close, each_run, gpt, worst  # noqa: E402
 
 RUNS = {
@@ -210,7 +211,8 @@ def check(name, data, work):
     key = lambda l: (l["target"], l["source"])  # noqa: E731
     pairs = zip(sorted(our_file["links"], key=key), sorted(their_file["links"], key=key))
     assert all(key(a) == key(b) for a, b in pairs), f"{name}: links"
-    ours_meta, their_meta = (dict(f["metadata"], prompt=None) for f in [our_file, their_file])
+    # Ours carries head loadings, which the format has no place for: `heads` on a link, and how many a block.
+    ours_meta, their_meta = (dict(f["metadata"], prompt=None, heads_per_layer=None) for f in [our_file, their_file])
     assert ours_meta == their_meta, f"{name}: metadata\nours   {ours_meta}\ntheirs {their_meta}"
 
     # The replacement model with its errors is the model: each MLP's output rebuilt from the
@@ -227,11 +229,34 @@ def check(name, data, work):
         hooks = [(f"blocks.{l}.hook_mlp_out", rebuilt) for l in range(layers)]
         replaced = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
     close(f"{name}: the replacement model's logits, with its errors, against the model's", replaced, clean)
+    index = node_indices(raw, layers, {n["node_id"]: n["feature_type"] for n in our_file["nodes"]})
+    head_loadings.check(name, plain, model.transcoders.transcoders, raw, our_file,
+                        lambda target, source: full[index(target), index(source)].item(), "--skip" in transcoders)
     interventions(name, traced, data_args, prompt, raw, model, ids, clean)
     with open(rows_path) as f:
         replacement_measures(name, plain, model, json.load(f), measured)
     print(f"{name}: {len(ours)} features, {adjacency.numel()} edges agree; "
           f"replacement {replacement:.4f}, completeness {completeness:.4f}", flush=True)
+
+
+def node_indices(raw, layers, kinds):
+    """A node's row and column in circuit-tracer's adjacency, from its id and `feature_type` (`kinds`)
+    in the Neuronpedia file (an error's id can read as a layer-0 feature's)."""
+    t, n_f = len(raw["tokens"]), len(raw["features"])
+    features = {(f["layer"], f["feature"], f["position"]): i for i, f in enumerate(raw["features"])}
+    logits = {l["token"]: i for i, l in enumerate(raw["logits"])}
+
+    def index(node_id):
+        layer, middle, position = node_id.split("_")
+        kind = kinds[node_id]
+        if kind == "embedding":
+            return n_f + layers * t + int(position)
+        if kind == "logit":
+            return n_f + (layers + 1) * t + logits[int(middle)]
+        if kind == "mlp reconstruction error":
+            return n_f + int(middle) * t + int(position)
+        return features[(int(layer), int(middle), int(position))]
+    return index
 
 
 def interventions(name, traced, data_args, prompt, raw, model, ids, clean):

@@ -21,15 +21,15 @@ def gpt(*args):
     return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def close(what, ours, theirs, relative=False):
-    """Asserts ours and theirs agree within TOLERANCE (relative to their size above 1 when asked)."""
+def close(what, ours, theirs, relative=False, tolerance=TOLERANCE):
+    """Asserts ours and theirs agree within `tolerance` (relative to their size above 1 when asked)."""
     ours, theirs = torch.as_tensor(ours, dtype=torch.float64), torch.as_tensor(theirs, dtype=torch.float64)
     gaps = (ours - theirs).abs()
     if relative:
         gaps = gaps / theirs.abs().clamp(min=1.0)
     gap = gaps.max().item() if ours.numel() else 0.0
     worst["value"] = max(worst["value"], gap)
-    assert gap < TOLERANCE, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
+    assert gap < tolerance, f"{what}: differ by {gap}\nours   {ours}\ntheirs {theirs}"
     return gap
 
 

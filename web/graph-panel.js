@@ -1,8 +1,9 @@
 // "Attribution graph": a transcoder for every MLP of the run's model, trained in the tab (shared
 // among the workers, paused and resumed like the autoencoder), their measures, and the graph
 // behind one prompt's next token (graph-view.js): which features at which positions fed which, on
-// to the output. Features picked in it show their card, can be grouped by hand, and knocked out or
-// scaled, the graph's predicted effect beside the real one; a head's attention between two
+// to the output. Features picked in it show their card and their edges from earlier positions, can
+// be grouped by hand, and knocked out or scaled, the graph's predicted effect beside the real one;
+// an edge between positions, clicked or tapped, shows the heads that carry it (its head loadings); a head's attention between two
 // positions is explained by graph-why.js. The graph downloads as the file Neuronpedia's graph
 // viewer opens.
 import { decimal, t } from './i18n.js';
@@ -10,7 +11,7 @@ import { on, send } from './engine.js';
 import { savedNote } from './saved-note.js';
 import { sentences, tokenLabel } from './format.js';
 import { contextItems, fillMeasures, tokenList, trainingSpeed } from './feature-card.js';
-import { GraphView } from './graph-view.js';
+import { GraphView, headParts, signed } from './graph-view.js';
 import { initWhy, whyFor } from './graph-why.js';
 import { saveFile } from './save-file.js';
 
@@ -24,10 +25,13 @@ const ui = {
   ungroup: $('graph-ungroup'), knock: $('graph-knock'), factor: $('graph-factor'), steer: $('graph-steer'),
   effects: $('graph-effects'), card: $('graph-card'), cardTitle: $('graph-card-title'), cardSummary: $('graph-card-summary'),
   contexts: $('graph-contexts'), promoted: $('graph-promoted'), suppressed: $('graph-suppressed'),
+  intoTitle: $('graph-into-title'), into: $('graph-edges-into'), edgeSummary: $('graph-edge-summary'), edgeHeads: $('graph-edge-heads'),
 };
+/** Edges into a picked feature listed at most. */
+const MOST_INTO = 8;
 /** Rows a step: as good as 64 for nano-cpu's transcoders, in half the time. */
 const ROWS = 32;
-const view = new GraphView($('graph-svg'), picked);
+const view = new GraphView($('graph-svg'), picked, showEdge);
 let traced = null; // the prompt of the graph shown
 let file = null; // the graph shown, as Neuronpedia's file
 const saved = savedNote(ui.status); // once trained, the status says when the run's next save kept it
@@ -108,13 +112,15 @@ function showGraph({ answer, memory }) {
     features: graph.features, prompt: JSON.stringify(traced), kept, edges: file.links.length, megabytes: decimal(graph.bytes / 2 ** 20, 1),
     memory: mib(memory), completeness: percent(graph.scores.completeness), replacement: percent(graph.scores.replacement), next,
   });
-  ui.summary.textContent = sentences([summary, kept ? t('graph.pick') : t('graph.none-kept')]);
+  const crossing = file.links.some((l) => l.heads);
+  ui.summary.textContent = sentences([summary, kept ? t('graph.pick') : t('graph.none-kept'), crossing ? t('graph.edge-hint') : '']);
   view.show(file);
   whyFor(traced, file.metadata.prompt_tokens);
   ui.download.disabled = false;
   ui.tools.hidden = false;
   ui.effects.replaceChildren();
   picked(null);
+  document.dispatchEvent(new Event('graph-traced'));
 }
 
 /** A feature picked in the graph: its card; the tools follow what is picked. */
@@ -123,7 +129,43 @@ function picked(node) {
   ui.group.disabled = count < 2;
   ui.knock.disabled = ui.steer.disabled = count === 0;
   ui.ungroup.disabled = view.groups.length === 0;
+  edgesInto(node);
   if (node) ask({ do: 'card', layer: Number(node.layer), feature: Number(node.node_id.split('_')[1]) });
+}
+
+/** The edges into `node` from earlier positions, each a button that shows its heads. */
+function edgesInto(node) {
+  const edges = node ? view.edgesInto(node.node_id).slice(0, MOST_INTO) : [];
+  ui.intoTitle.hidden = edges.length === 0;
+  ui.intoTitle.textContent = node ? t('graph.edges-into', { node: view.shortName(node.node_id) }) : '';
+  ui.into.replaceChildren(...edges.map((edge) => {
+    const button = Object.assign(document.createElement('button'), { type: 'button', textContent: `${view.shortName(edge.source)} ${signed(edge.weight)}` });
+    button.addEventListener('click', () => showEdge(edge));
+    const item = document.createElement('li');
+    item.append(button);
+    return item;
+  }));
+  if (!node) showEdge(null);
+}
+
+/** The heads that carry `edge` (null: none shown), each with its part and its share of the edge. */
+function showEdge(edge) {
+  ui.edgeHeads.replaceChildren();
+  if (!edge) return void (ui.edgeSummary.textContent = '');
+  const ends = { from: view.shortName(edge.source), to: view.shortName(edge.target), weight: signed(edge.weight) };
+  const parts = headParts(edge);
+  if (!parts.length) return void (ui.edgeSummary.textContent = t('graph.edge-within', ends));
+  ui.edgeSummary.textContent = t('graph.edge-heads', ends);
+  const rest = edge.weight - parts.reduce((sum, h) => sum + h.part, 0); // a supernode's edges within one position
+  const rows = parts.map((h) => [t('graph.edge-head', { layer: h.layer, head: h.head }), h.part]);
+  if (Math.abs(rest) > 1e-4 * (1 + Math.abs(edge.weight))) rows.push([t('graph.edge-own-position'), rest]);
+  const head = document.createElement('tr');
+  for (const text of [t('graph.head-column'), t('graph.part'), t('graph.share')]) head.append(Object.assign(document.createElement('th'), { textContent: text, scope: 'col' }));
+  ui.edgeHeads.append(Object.assign(document.createElement('caption'), { textContent: t('graph.edge-caption') }), head);
+  for (const [name, part] of rows) {
+    const tr = ui.edgeHeads.insertRow();
+    for (const text of [name, signed(part), percent(part / edge.weight)]) tr.insertCell().textContent = text;
+  }
 }
 
 function showCard({ answer }) {
@@ -163,6 +205,7 @@ function newModel() {
   ui.card.hidden = true;
   ui.measures.replaceChildren();
   ui.effects.replaceChildren();
+  edgesInto(null);
   ui.progress.value = 0;
   ui.summary.textContent = '';
   view.show(null);

@@ -3,7 +3,8 @@
 // feature a dot labelled by the token it fires on most, each error a square, and each kept edge a
 // line (blue raises what it feeds, red lowers it; thicker is stronger). Dots are picked by click,
 // tap or Enter; picked features can be grouped by hand into a supernode, whose edges are its
-// members' summed.
+// members' summed. An edge between positions carries its head loadings (which heads carry it),
+// named on hover and given to `onEdge` on a click or tap.
 import { decimal, t } from './i18n.js';
 import { tokenLabel } from './format.js';
 
@@ -25,12 +26,27 @@ function element(name, attributes = {}, text = null) {
   return el;
 }
 
+export const signed = (x) => (x >= 0 ? '+' : '') + decimal(x, 3);
+
+/** A next token's node as a short name: its token (its `clerp` is `Output "x" (p=0.25)`). */
+const logitName = (n) => t('graph.short-logit', { token: JSON.stringify(tokenLabel(n.clerp.match(/"(.*)"/s)?.[1] ?? '')) });
+
+/** An edge's head loadings, strongest first: each `{ layer, head }` (from 1) with its part. */
+export function headParts(edge) {
+  const { perLayer } = edge;
+  // A head above the edge's target carries none of it: it is left out.
+  return (edge.heads ?? []).map((part, i) => ({ layer: Math.floor(i / perLayer) + 1, head: (i % perLayer) + 1, part }))
+    .filter((h) => h.part !== 0).sort((a, b) => Math.abs(b.part) - Math.abs(a.part));
+}
+
 export class GraphView {
-  /** Draws into `svg`; `onPick(node)` hears of each feature picked (null when none is). */
-  constructor(svg, onPick) {
+  /** Draws into `svg`; `onPick(node)` hears of each feature picked (null when none is), `onEdge(edge)` of each edge clicked. */
+  constructor(svg, onPick, onEdge) {
     this.svg = svg;
     this.onPick = onPick;
+    this.onEdge = onEdge;
     this.file = null;
+    this.edges = []; // the edges drawn: { source, target, weight, heads, perLayer }
     this.groups = []; // each a list of node ids
     this.picked = new Set(); // ids of picked nodes (a group by its first member)
   }
@@ -124,21 +140,29 @@ export class GraphView {
       parts.push(element('text', { x: 4, y: y + 4, class: 'graph-axis' }, name));
     }
     tokens.forEach((t, p) => parts.push(element('text', { x: centre(p), y: height - 8, class: 'graph-axis graph-token' }, tokenLabel(t))));
-    // Edges between what is drawn, a supernode's summed.
+    // Edges between what is drawn, a supernode's summed (and so its head loadings).
     const merged = new Map();
     for (const l of file.links) {
-      const [s, t] = [representative.get(l.source) ?? l.source, representative.get(l.target) ?? l.target];
-      if (s !== t && place.has(s) && place.has(t)) merged.set(`${s}\n${t}`, (merged.get(`${s}\n${t}`) ?? 0) + l.weight);
+      const [source, target] = [representative.get(l.source) ?? l.source, representative.get(l.target) ?? l.target];
+      if (source === target || !place.has(source) || !place.has(target)) continue;
+      const edge = merged.get(`${source}\n${target}`) ?? { source, target, weight: 0, heads: null, perLayer: file.metadata.heads_per_layer };
+      edge.weight += l.weight;
+      if (l.heads) edge.heads = edge.heads ? edge.heads.map((h, i) => h + l.heads[i]) : [...l.heads];
+      merged.set(`${source}\n${target}`, edge);
     }
-    const edges = [...merged].sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, MOST_EDGES);
-    const strongest = Math.max(1e-9, ...edges.map(([, w]) => Math.abs(w)));
-    for (const [key, w] of edges.reverse()) {
-      const [s, t] = key.split('\n').map(at);
-      const strength = Math.abs(w) / strongest;
-      parts.push(element('line', {
-        x1: s.x, y1: s.y, x2: t.x, y2: t.y, class: w >= 0 ? 'graph-edge up' : 'graph-edge down',
+    this.edges = [...merged.values()].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight)).slice(0, MOST_EDGES);
+    const strongest = Math.max(1e-9, ...this.edges.map((e) => Math.abs(e.weight)));
+    for (const edge of [...this.edges].reverse()) {
+      const [s, t] = [at(edge.source), at(edge.target)];
+      const strength = Math.abs(edge.weight) / strongest;
+      const ends = { x1: s.x, y1: s.y, x2: t.x, y2: t.y };
+      const link = element('g', { class: 'graph-link' });
+      link.append(element('line', { ...ends, class: 'graph-link-hit' }), element('line', {
+        ...ends, class: edge.weight >= 0 ? 'graph-edge up' : 'graph-edge down',
         'stroke-width': (0.4 + 3.6 * strength).toFixed(2), 'stroke-opacity': (0.15 + 0.75 * strength).toFixed(2),
-      }));
+      }), element('title', {}, this.edgeText(edge)));
+      link.addEventListener('click', () => this.onEdge(edge));
+      parts.push(link);
     }
     // Most influential first: the order Tab takes.
     const byInfluence = [...shown].sort((a, b) => (b.influence ?? -1) - (a.influence ?? -1));
@@ -176,6 +200,31 @@ export class GraphView {
       g.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), pick()));
     }
     return g;
+  }
+
+  /** The node with id `id`, by its short name: `L2F811@3`, an error, a token or a next token. */
+  shortName(id) {
+    const n = this.file.nodes.find((node) => node.node_id === id);
+    const group = this.groupOf(id);
+    const name = ({
+      feature: () => `L${Number(n.layer) + 1}F${n.node_id.split('_')[1]}@${n.ctx_idx}`,
+      error: () => t('graph.short-error', { layer: Number(n.layer) + 1, position: n.ctx_idx }),
+      token: () => `${JSON.stringify(tokenLabel(this.file.metadata.prompt_tokens[n.ctx_idx] ?? ''))}@${n.ctx_idx}`,
+      logit: () => logitName(n),
+    })[kindOf(n)]();
+    return group ? `${name} +${group.length - 1}` : name;
+  }
+
+  /** What hovering over `edge` says: its ends, its weight and the heads that carry most of it. */
+  edgeText(edge) {
+    const ends = `${this.shortName(edge.source)} \u2192 ${this.shortName(edge.target)}: ${signed(edge.weight)}`;
+    const top = headParts(edge).slice(0, 3).map((h) => `L${h.layer}H${h.head} ${signed(h.part)}`);
+    return top.length ? `${ends}; ${t('graph.edge-via', { heads: top.join(', ') })}` : ends;
+  }
+
+  /** The edges drawn into the node with id `id` whose heads are known, strongest first. */
+  edgesInto(id) {
+    return this.edges.filter((e) => e.target === id && e.heads);
   }
 
   describe(n, group) {

@@ -2,7 +2,7 @@
 // model (their steps shared by two workers), their measures, a prompt traced into a graph of
 // features, a feature's card by mouse and by keyboard, features grouped into a supernode and
 // knocked out (the graph's predicted effect beside the replacement model's and the model's, attention
-// frozen and free), the Neuronpedia file, a prompt
+// frozen and free), an edge's head loadings by mouse, tap and keyboard, the Neuronpedia file, a prompt
 // too long and a graph too big refused; desktop, tablet and phone sizes, and no accessibility rule broken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +75,59 @@ test('a feature opens its card by mouse and by keyboard, is grouped and knocked 
   assert.deepEqual(Object.keys(file).sort(), ['links', 'metadata', 'nodes', 'qParams']);
   assert.equal(file.nodes.filter((n) => n.feature_type === 'cross layer transcoder').length, await page.locator('.graph-node.feature').count());
   await page.locator('#graph').screenshot({ path: `${SHOTS}63-graph-picked.png` });
+  assert.deepEqual(errors, []);
+});
+
+/** A point on screen where an edge that crosses positions (its hover text names the heads that carry it) is on top, or null. */
+async function crossingPoint(p) {
+  await p.locator('#graph-svg').scrollIntoViewIfNeeded();
+  return p.evaluate(() => {
+    for (const link of [...document.querySelectorAll('.graph-link')].reverse()) { // the strongest on top
+      if (!/; via L\dH\d/.test(link.querySelector('title').textContent)) continue;
+      const line = link.querySelector('.graph-link-hit');
+      const [length, m] = [line.getTotalLength(), line.getScreenCTM()];
+      for (let f = 0.1; f < 0.95; f += 0.05) {
+        const { x, y } = line.getPointAtLength(f * length);
+        const [sx, sy] = [x * m.a + y * m.c + m.e, x * m.b + y * m.d + m.f];
+        if (link.contains(document.elementFromPoint(sx, sy))) return { x: sx, y: sy };
+      }
+    }
+    return null;
+  });
+}
+
+/** The parts of the head loadings table, and the edge's weight from the summary above it. */
+async function loadings(p) {
+  const summary = await p.locator('#graph-edge-summary').textContent();
+  const weight = Number(summary.match(/\(([+-][\d.]+)\) crosses positions/)?.[1]);
+  const parts = (await p.locator('#graph-edge-heads tr').evaluateAll((rows) => rows.slice(1).map((r) => r.cells[1].textContent))).map(Number);
+  return { summary, weight, parts };
+}
+
+test('an edge between positions splits into the heads that carry it, by mouse and by keyboard', async () => {
+  const crossing = await crossingPoint(page);
+  assert.ok(crossing, 'some kept edge crosses positions, and shows');
+  await page.mouse.click(crossing.x, crossing.y);
+  const mouse = await loadings(page);
+  assert.match(mouse.summary, /^.+ → .+ \([+-][\d.]+\) crosses positions, so heads carry it\./);
+  assert.ok(mouse.parts.length >= 2 && mouse.parts.every(Number.isFinite), `${mouse.parts}`);
+  const sum = mouse.parts.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum - mouse.weight) <= 0.001 * mouse.parts.length, `the parts ${mouse.parts} add up to ${mouse.weight}`);
+  assert.deepEqual(await page.locator('#graph-edge-heads th').allTextContents(), ['Head', 'Part of the edge', 'Share']);
+  // By keyboard: a feature picked lists its edges from earlier positions, each a button.
+  const features = page.locator('.graph-node.feature');
+  for (let i = 0; i < await features.count(); i++) {
+    await features.nth(i).focus();
+    await page.keyboard.press('Enter');
+    if (await page.locator('#graph-edges-into button').count()) break;
+    await page.keyboard.press('Enter'); // let it go again
+  }
+  await page.locator('#graph-into-title').getByText(/^Edges into L\dF\d+@\d+ from earlier positions, strongest first:$/).waitFor();
+  await page.locator('#graph-edges-into button').first().focus();
+  await page.keyboard.press('Enter');
+  const keyboard = await loadings(page);
+  assert.ok(keyboard.parts.length >= 2, keyboard.summary);
+  await page.locator('#graph').screenshot({ path: `${SHOTS}66-graph-heads.png` });
   assert.deepEqual(errors, []);
 });
 
@@ -168,6 +221,9 @@ for (const [name, viewport, device] of [
       await trainAndTrace(small.page, 100, 30, 'tap');
       await small.page.locator('.graph-node.feature').first().tap();
       await small.page.locator('#graph-card-title').getByText(/^Feature \d+$/).waitFor();
+      const crossing = await crossingPoint(small.page);
+      await small.page.touchscreen.tap(crossing.x, crossing.y);
+      await small.page.locator('#graph-edge-summary').getByText(/crosses positions, so heads carry it/).waitFor();
       const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, 'nothing wider than the screen');
       await small.page.locator('#graph').screenshot({ path: `${SHOTS}64-graph-${name}.png` });

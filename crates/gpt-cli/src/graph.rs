@@ -67,6 +67,12 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
         (0..g.sources()).map(|s| (s, g.edge(top, s))).filter(|e| e.1 != 0.0).collect();
     into_top.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     into_top.truncate(flags.top_edges);
+    let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
+    let heads_of = |edges: &[(usize, usize)]| {
+        graph::head_loadings(trainee.model(), trainee.dictionaries(), &g, edges).map_err(|e| e.to_string())
+    };
+    let top_heads = heads_of(&into_top.iter().map(|&(s, _)| (top, s)).collect::<Vec<_>>())?;
+    let n_head = run.model().config().n_head;
     let token = |id: usize| run.tokenizer().token_text(id as u32);
     if let Some(path) = &flags.graph_raw {
         let vocab: Vec<String> = (0..run.vocab_size()).map(token).collect();
@@ -74,6 +80,7 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
             "logits": g.logits, "adjacency": g.adjacency, "scores": scores, "pruned": pruned });
         std::fs::write(path, raw.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    let mut heads_ms = None;
     if let Some(path) = &flags.graph_out {
         let slug = path.file_stem().map_or("graph".into(), |s| s.to_string_lossy().into_owned());
         let naming = graph::Naming {
@@ -83,7 +90,11 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
             feature_text: &|_, _| String::new(),
             node_threshold: node,
         };
-        let file = serde_json::to_string_pretty(&g.neuronpedia(&pruned, &naming)).map_err(|e| e.to_string())?;
+        let start = crate::shared::now_ms();
+        let heads = heads_of(&pruned.edges.iter().map(|&(t, s, _)| (t, s)).collect::<Vec<_>>())?;
+        heads_ms = Some(crate::shared::now_ms() - start);
+        let file = g.neuronpedia(&pruned, &naming, (&heads, n_head));
+        let file = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
         std::fs::write(path, file).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {} (Neuronpedia's graph viewer opens it)", path.display());
     }
@@ -103,7 +114,8 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
         let line = serde_json::json!({ "prompt": prompt, "tokens": g.tokens, "features": features,
             "logits": g.logits, "built_ms": built_ms, "scores": scores,
             "kept_features": kept(0..features), "kept_edges": pruned.edges.len(),
-            "into_top": into_top.iter().map(|&(s, w)| (label(&g, s, &token), w)).collect::<Vec<_>>(),
+            "into_top": into_top.iter().zip(&top_heads).map(|(&(s, w), h)| (label(&g, s, &token), w, h)).collect::<Vec<_>>(),
+            "heads_ms": heads_ms,
             "intervention": interventions });
         println!("{line}");
         return Ok(());
@@ -125,8 +137,11 @@ pub fn show(run: &gpt::Run, flags: &GraphFlags, name: &str, json: bool) -> Resul
         pruned.edges.len()
     );
     println!("  strongest direct effects on {:?}:", token(g.logits[0].token));
-    for (s, w) in into_top {
-        println!("  {w:>+9.3}  {}", label(&g, s, &token));
+    for ((s, w), heads) in into_top.into_iter().zip(&top_heads) {
+        println!("  {w:>+9.3}  {}{}", label(&g, s, &token), carriers(heads, n_head));
+    }
+    if let Some(ms) = heads_ms {
+        println!("  the kept edges between positions split into the heads that carry them in {ms:.0} ms");
     }
     if let Some(why) = &flags.why {
         show_why(run, &g, why, &token)?;
@@ -173,6 +188,20 @@ fn intervention(
     let trainee = run.transcoders().ok_or("the transcoders are gone")?.model();
     let effects = graph::intervene(trainee.model(), trainee.dictionaries(), g, &scaled).map_err(|e| e.to_string())?;
     Ok(Some(effects))
+}
+
+/// An edge's strongest head loadings, as `  via L2H1 +1.234, L1H3 -0.120`, or nothing for an edge
+/// within one position.
+fn carriers(heads: &[f32], n_head: usize) -> String {
+    let mut order: Vec<usize> = (0..heads.len()).collect();
+    order.sort_by(|&a, &b| heads[b].abs().total_cmp(&heads[a].abs()));
+    let named: Vec<String> =
+        order.iter().take(3).map(|&i| format!("L{}H{} {:+.3}", i / n_head + 1, i % n_head + 1, heads[i])).collect();
+    if named.is_empty() {
+        String::new()
+    } else {
+        format!("   via {}", named.join(", "))
+    }
 }
 
 /// The feature node `L2F811@3` names, if the graph has it.

@@ -7,10 +7,12 @@
 //! the most likely next tokens' logits. `prune.rs` keeps what matters to the output and scores
 //! how much of it the features explain; `intervene.rs` tests it, knocking features out or
 //! steering them, beside what the graph predicts; `neuronpedia.rs` writes it for Neuronpedia's
-//! viewer; `qk.rs` says why a head attends where it does. `sources.rs` finds the nodes that write
-//! and their edges into any readers.
+//! viewer; `qk.rs` says why a head attends where it does, and `loadings.rs` which heads carry an
+//! edge between positions. `sources.rs` finds the nodes that write and their edges into any
+//! readers.
 
 mod intervene;
+mod loadings;
 mod neuronpedia;
 mod prune;
 mod qk;
@@ -20,6 +22,7 @@ mod sources;
 mod tests;
 
 pub use intervene::{intervene, LogitEffect};
+pub use loadings::head_loadings;
 pub use neuronpedia::Naming;
 pub use prune::{GraphScores, Pruned};
 pub use qk::{head_scores, QkPair, QkSide, QkTerms};
@@ -159,26 +162,9 @@ pub fn attribution_graph(
 ) -> Result<AttributionGraph> {
     let sources = Sources::of(model, transcoders, tokens)?;
     let c = model.config();
-    let (d, t) = (c.n_embd, tokens.len());
+    let t = tokens.len();
     let logits = pick_logits(&sources.value("logits")[(t - 1) * c.vocab_size..], choice);
-    let unembedding = model.unembedding();
-    let mean: Vec<f32> =
-        (0..d).map(|i| unembedding.chunks_exact(d).map(|row| row[i]).sum::<f32>() / c.vocab_size as f32).collect();
-    // The readers: each feature's encoder column at its position, each logit's unembedding row
-    // less the mean row (circuit-tracer's demeaned logit) at the last position.
-    let mut reads = Vec::with_capacity(sources.features.len() + logits.len());
-    let mut directions = Vec::with_capacity((sources.features.len() + logits.len()) * d);
-    for f in &sources.features {
-        let w_enc = transcoders.layer(f.layer).tensors()[0].as_slice().expect("standard layout");
-        let m = transcoders.layer(f.layer).d_sae();
-        reads.push((FrozenRead::MlpIn { layer: f.layer }, f.position));
-        directions.extend((0..d).map(|i| w_enc[i * m + f.feature]));
-    }
-    for l in &logits {
-        reads.push((FrozenRead::Logits, t - 1));
-        let row = &unembedding[l.token * d..(l.token + 1) * d];
-        directions.extend(row.iter().zip(&mean).map(|(w, m)| w - m));
-    }
+    let (reads, directions) = readers(model, transcoders, &sources.features, &logits, t);
     let bytes = reads.len() * sources.count() * std::mem::size_of::<f32>();
     if bytes > MAX_GRAPH_BYTES {
         return Err(Error::Data(views::graph_too_big(bytes >> 20, sources.features.len(), t, MAX_GRAPH_BYTES >> 20)));
@@ -186,6 +172,39 @@ pub fn attribution_graph(
     let adjacency = sources.edges(&reads, &directions, batch);
     let Sources { features, errors, .. } = sources;
     Ok(AttributionGraph { tokens: tokens.to_vec(), layers: c.n_layer, features, logits, adjacency, errors })
+}
+
+/// What `features` and `logits` read, and along which directions (rows of C): each feature's
+/// encoder column at its position, each logit's unembedding row less the mean row (circuit-tracer's
+/// demeaned logit) at the last of `t` positions.
+fn readers(
+    model: &GPT,
+    transcoders: &Transcoders,
+    features: &[ActiveFeature],
+    logits: &[LogitNode],
+    t: usize,
+) -> (Vec<(FrozenRead, usize)>, Vec<f32>) {
+    let c = model.config();
+    let d = c.n_embd;
+    let mut reads = Vec::with_capacity(features.len() + logits.len());
+    let mut directions = Vec::with_capacity((features.len() + logits.len()) * d);
+    for f in features {
+        let w_enc = transcoders.layer(f.layer).tensors()[0].as_slice().expect("standard layout");
+        let m = transcoders.layer(f.layer).d_sae();
+        reads.push((FrozenRead::MlpIn { layer: f.layer }, f.position));
+        directions.extend((0..d).map(|i| w_enc[i * m + f.feature]));
+    }
+    if !logits.is_empty() {
+        let unembedding = model.unembedding();
+        let mean: Vec<f32> =
+            (0..d).map(|i| unembedding.chunks_exact(d).map(|row| row[i]).sum::<f32>() / c.vocab_size as f32).collect();
+        for l in logits {
+            reads.push((FrozenRead::Logits, t - 1));
+            let row = &unembedding[l.token * d..(l.token + 1) * d];
+            directions.extend(row.iter().zip(&mean).map(|(w, m)| w - m));
+        }
+    }
+    (reads, directions)
 }
 
 /// The most likely next tokens, at most `choice.max_logits`, the fewest whose probabilities

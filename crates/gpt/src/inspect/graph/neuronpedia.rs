@@ -2,7 +2,9 @@
 //! Neuronpedia's graph viewer (its `frontend/graph_models.py`): `metadata`, `qParams`, `nodes`
 //! (by circuit-tracer's ids: `{layer}_{feature}_{position}` for a feature, `0_{layer}_{position}`
 //! for an error, `E_{token}_{position}` for an embedding, `{layers + 1}_{token}_{position}` for a
-//! logit) and `links`.
+//! logit) and `links`. Its format has no place for head loadings: a link that crosses positions
+//! carries them in an extra field, `heads` (one part for each head of each block, block by block:
+//! `metadata.heads_per_layer` of them a block), which the viewer ignores.
 
 use super::{AttributionGraph, Pruned};
 use serde_json::{json, Value};
@@ -19,8 +21,15 @@ pub struct Naming<'a> {
 }
 
 impl AttributionGraph {
-    /// The graph, pruned to `pruned`, as Neuronpedia's graph viewer opens it.
-    pub fn neuronpedia(&self, pruned: &Pruned, naming: &Naming) -> Value {
+    /// The graph, pruned to `pruned`, as Neuronpedia's graph viewer opens it; `heads`, if not
+    /// empty, holds each of `pruned`'s edges' head loadings (`head_loadings`), `heads_per_layer`
+    /// a block.
+    pub fn neuronpedia(
+        &self,
+        pruned: &Pruned,
+        naming: &Naming,
+        (heads, heads_per_layer): (&[Vec<f32>], usize),
+    ) -> Value {
         let (t, layers) = (self.tokens.len(), self.layers);
         let node = |n: usize| -> Value {
             let influence = pruned.cumulative_influence[n];
@@ -81,8 +90,13 @@ impl AttributionGraph {
         let links: Vec<Value> = pruned
             .edges
             .iter()
-            .filter_map(|&(target, source, weight)| {
-                Some(json!({ "source": id(source)?, "target": id(target)?, "weight": weight }))
+            .enumerate()
+            .filter_map(|(e, &(target, source, weight))| {
+                let mut link = json!({ "source": id(source)?, "target": id(target)?, "weight": weight });
+                if let Some(loadings) = heads.get(e).filter(|l| !l.is_empty()) {
+                    link["heads"] = json!(loadings);
+                }
+                Some(link)
             })
             .collect();
         let linked: std::collections::HashSet<String> =
@@ -99,7 +113,7 @@ impl AttributionGraph {
         json!({
             "metadata": { "slug": naming.slug, "scan": naming.scan, "transcoder_list": [],
                 "prompt_tokens": tokens, "prompt": tokens.concat(), "node_threshold": naming.node_threshold,
-                "schema_version": 1 },
+                "schema_version": 1, "heads_per_layer": heads_per_layer },
             "qParams": { "pinnedIds": [], "supernodes": [], "linkType": "both", "clickedId": "", "sg_pos": "" },
             "nodes": nodes,
             "links": links,

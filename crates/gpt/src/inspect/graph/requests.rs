@@ -4,7 +4,9 @@
 //! where it does, and a feature's card (the autoencoder's dashboard, on one layer's transcoder).
 //! Each layer's feature index is kept until the transcoders train again.
 
-use super::{head_scores, of_prompt, traced, AttributionGraph, GraphScores, LogitChoice, Naming, QkTerms};
+use super::{
+    head_loadings, head_scores, of_prompt, traced, AttributionGraph, GraphScores, LogitChoice, Naming, QkTerms,
+};
 use crate::error::{Error, Result};
 use crate::inspect::Run;
 use crate::run::{
@@ -67,7 +69,8 @@ pub struct GraphFeature {
 }
 
 /// A pruned graph as the page draws it: Neuronpedia's file (each feature's `clerp` the token it
-/// fires on most strongly in held-out text), and how much of the prompt it explains.
+/// fires on most strongly in held-out text; each link between positions with its head loadings),
+/// and how much of the prompt it explains.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct PageGraph {
@@ -184,6 +187,9 @@ impl Run {
         }
         let graph = of_prompt(self, prompt, LogitChoice::default())?;
         let pruned = graph.prune(node_threshold, edge_threshold);
+        let trainee = self.transcoders.as_ref().ok_or_else(no_transcoders)?.model();
+        let edges: Vec<_> = pruned.edges.iter().map(|&(target, source, _)| (target, source)).collect();
+        let heads = head_loadings(trainee.model(), trainee.dictionaries(), &graph, &edges)?;
         let mut labels = std::collections::HashMap::new();
         // Labels come from held-out text: a checkpoint opened without its text traces unlabelled.
         let labelled = self.has_text();
@@ -203,7 +209,7 @@ impl Run {
             node_threshold: node_threshold as f64,
         };
         Ok(PageGraph {
-            file: graph.neuronpedia(&pruned, &naming),
+            file: graph.neuronpedia(&pruned, &naming, (&heads, self.model().config().n_head)),
             scores: graph.scores(),
             features: graph.features.len(),
             bytes: graph.bytes(),

@@ -16,7 +16,7 @@ use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
 pub(super) struct Sources<'a> {
     model: &'a GPT,
     /// Each layer's skip connection, if its transcoder has one.
-    skips: Vec<Option<&'a [f32]>>,
+    pub skips: Vec<Option<&'a [f32]>>,
     tokens: &'a [usize],
     pub frozen: FrozenPass,
     pub features: Vec<ActiveFeature>,
@@ -86,8 +86,6 @@ impl<'a> Sources<'a> {
         let (d, t, layers) = (self.model.config().n_embd, self.tokens.len(), self.errors.len());
         let (sources, n_features) = (self.count(), self.features.len());
         let mut edges = vec![0.0; reads.len() * sources];
-        let embedding = self.model.params().get("transformer.wte.weight").expect("a GPT has token embeddings");
-        let embedding = embedding.as_slice().expect("standard layout");
         let batch = batch.max(1);
         for (k, (reads, directions)) in reads.chunks(batch).zip(directions.chunks(batch * d)).enumerate() {
             let (first, n) = (k * batch, reads.len());
@@ -102,15 +100,40 @@ impl<'a> Sources<'a> {
                             contract(block, sources, &g, &self.writes[from * d..to * d], from);
                             contract(block, sources, &g, &self.errors[l][p * d..(p + 1) * d], n_features + l * t + p);
                         }
-                        None => {
-                            let embedded = &embedding[self.tokens[p] * d..(self.tokens[p] + 1) * d];
-                            contract(block, sources, &g, embedded, n_features + layers * t + p);
-                        }
+                        None => contract(block, sources, &g, self.embedded(p), n_features + layers * t + p),
                     }
                 }
             });
         }
         edges
+    }
+
+    /// The token embedding at `position`: what its node writes.
+    fn embedded(&self, position: usize) -> &[f32] {
+        let embedding = self.model.params().get("transformer.wte.weight").expect("a GPT has token embeddings");
+        let d = self.model.config().n_embd;
+        let token = self.tokens[position];
+        &embedding.as_slice().expect("standard layout")[token * d..(token + 1) * d]
+    }
+
+    /// Where writing node `node` writes (at block `layer`'s MLP output, or the embeddings: `None`),
+    /// at which position, and what.
+    pub fn write(&self, node: usize) -> (Option<usize>, usize, &[f32]) {
+        let (d, t, n_features) = (self.model.config().n_embd, self.tokens.len(), self.features.len());
+        match node {
+            n if n < n_features => {
+                let f = self.features[n];
+                (Some(f.layer), f.position, &self.writes[n * d..(n + 1) * d])
+            }
+            n if n < n_features + self.errors.len() * t => {
+                let (layer, p) = ((n - n_features) / t, (n - n_features) % t);
+                (Some(layer), p, &self.errors[layer][p * d..(p + 1) * d])
+            }
+            n => {
+                let p = n - n_features - self.errors.len() * t;
+                (None, p, self.embedded(p))
+            }
+        }
     }
 }
 

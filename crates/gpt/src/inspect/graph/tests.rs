@@ -114,6 +114,33 @@ fn the_graph_is_the_same_whatever_the_batch() {
     }
 }
 
+#[test]
+fn each_edge_between_positions_splits_into_heads_that_add_up_to_it() {
+    for skip in [false, true] {
+        let (model, transcoders) = unbiased_with(skip);
+        let graph = attribution_graph(&model, &transcoders, &[1, 4, 2, 9, 4, 7], LogitChoice::default(), 8).unwrap();
+        let targets = (0..graph.features.len()).chain(graph.sources()..graph.nodes());
+        let edges: Vec<(usize, usize)> = targets
+            .flat_map(|t| (0..graph.sources()).map(move |s| (t, s)))
+            .filter(|&(t, s)| graph.edge(t, s) != 0.0)
+            .collect();
+        let loadings = head_loadings(&model, &transcoders, &graph, &edges).unwrap();
+        let (mut crossing, mut shared) = (0, 0);
+        for (&(t, s), heads) in edges.iter().zip(&loadings) {
+            if heads.is_empty() {
+                continue;
+            }
+            crossing += 1;
+            assert_eq!(heads.len(), 2 * 2, "a part for each head of each block");
+            let (edge, sum) = (graph.edge(t, s), heads.iter().sum::<f32>());
+            assert!((edge - sum).abs() <= 1e-4 * (1.0 + edge.abs()), "skip {skip}, {t} <- {s}: {edge} vs {heads:?}");
+            shared += (heads.iter().filter(|h| h.abs() > 1e-3 * edge.abs()).count() > 1) as usize;
+        }
+        assert!(crossing > edges.len() / 4, "{crossing} of {} edges cross positions", edges.len());
+        assert!(shared > 0, "some edge passes through more than one head");
+    }
+}
+
 /// One layer, two positions: features f0 (position 0) and f1 (position 1), errors e0 e1, tokens
 /// t0 t1, and one logit (probability 0.5) reading f1 (weight 3), e1 (1) and t1 (-2 … its absolute
 /// value counts); f1 reads t0 (1) and e0 (1); f0 reads t0 (4).
@@ -183,7 +210,7 @@ fn neuronpedias_file_names_every_kept_node_and_link_as_circuit_tracer_does() {
         feature_text: &|l, j| format!("L{l}F{j}"),
         node_threshold: 0.5,
     };
-    let file = graph.neuronpedia(&pruned, &naming);
+    let file = graph.neuronpedia(&pruned, &naming, (&[], 0));
     let ids: Vec<&str> = file["nodes"].as_array().unwrap().iter().map(|n| n["node_id"].as_str().unwrap()).collect();
     // f1 (layer 0, feature 1, position 1), both embeddings, and the logit (layer 2, token 0, last position).
     assert_eq!(ids, ["0_1_1", "E_0_0", "E_1_1", "2_0_1"]);
