@@ -229,34 +229,14 @@ def check(name, data, work):
         hooks = [(f"blocks.{l}.hook_mlp_out", rebuilt) for l in range(layers)]
         replaced = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
     close(f"{name}: the replacement model's logits, with its errors, against the model's", replaced, clean)
-    index = node_indices(raw, layers, {n["node_id"]: n["feature_type"] for n in our_file["nodes"]})
+    # Nodes are numbered alike: features, errors, tokens, then the logits.
     head_loadings.check(name, plain, model.transcoders.transcoders, raw, our_file,
-                        lambda target, source: full[index(target), index(source)].item(), "--skip" in transcoders)
+                        lambda target, source: full[target, source].item(), "--skip" in transcoders)
     interventions(name, traced, data_args, prompt, raw, model, ids, clean)
     with open(rows_path) as f:
         replacement_measures(name, plain, model, json.load(f), measured)
     print(f"{name}: {len(ours)} features, {adjacency.numel()} edges agree; "
           f"replacement {replacement:.4f}, completeness {completeness:.4f}", flush=True)
-
-
-def node_indices(raw, layers, kinds):
-    """A node's row and column in circuit-tracer's adjacency, from its id and `feature_type` (`kinds`)
-    in the Neuronpedia file (an error's id can read as a layer-0 feature's)."""
-    t, n_f = len(raw["tokens"]), len(raw["features"])
-    features = {(f["layer"], f["feature"], f["position"]): i for i, f in enumerate(raw["features"])}
-    logits = {l["token"]: i for i, l in enumerate(raw["logits"])}
-
-    def index(node_id):
-        layer, middle, position = node_id.split("_")
-        kind = kinds[node_id]
-        if kind == "embedding":
-            return n_f + layers * t + int(position)
-        if kind == "logit":
-            return n_f + (layers + 1) * t + logits[int(middle)]
-        if kind == "mlp reconstruction error":
-            return n_f + int(middle) * t + int(position)
-        return features[(int(layer), int(middle), int(position))]
-    return index
 
 
 def interventions(name, traced, data_args, prompt, raw, model, ids, clean):

@@ -22,26 +22,34 @@ from checking import close
 STRONGEST = 12  # links checked per graph
 
 
-def node_write(node_id, kind, raw, cache, plain, transcoders):
-    """Where node `node_id` (of Neuronpedia's `feature_type` `kind`) writes (its hook and position)
-    and what."""
-    layer, middle, position = node_id.split("_")
-    position = int(position)
-    if kind == "embedding":
-        return "hook_embed", position, plain.W_E[int(middle)]
-    if kind == "mlp reconstruction error":  # the MLP's output less the transcoder's
-        l = int(middle)
+def node_write(node, raw, layers, cache, plain, transcoders):
+    """Where writing node `node` (circuit-tracer's numbering: features, errors by layer then
+    position, tokens) writes (its hook and position) and what."""
+    t, n_f = len(raw["tokens"]), len(raw["features"])
+    if node < n_f:
+        f = raw["features"][node]
+        return f"blocks.{f['layer']}.hook_mlp_out", f["position"], f["activation"] * transcoders[f["layer"]].W_dec[f["feature"]]
+    if node < n_f + layers * t:  # an error: the MLP's output less the transcoder's
+        l, position = divmod(node - n_f, t)
         x = cache[f"blocks.{l}.ln2.hook_normalized"][0]
-        t = transcoders[l]
-        error = cache[f"blocks.{l}.hook_mlp_out"][0] - t.decode(t.encode(x), x)
+        error = cache[f"blocks.{l}.hook_mlp_out"][0] - transcoders[l].decode(transcoders[l].encode(x), x)
         return f"blocks.{l}.hook_mlp_out", position, error[position]
-    l, j = int(layer), int(middle)
-    activation = next(f["activation"] for f in raw["features"] if (f["layer"], f["feature"], f["position"]) == (l, j, position))
-    return f"blocks.{l}.hook_mlp_out", position, activation * transcoders[l].W_dec[j]
+    position = node - n_f - layers * t
+    return "hook_embed", position, plain.W_E[raw["tokens"][position]]
 
 
-def frozen_edge(plain, cache, transcoders, skip, ids, masks, source, target_id):
-    """The edge from `source` (hook, position, what it writes) into `target_id`'s reader, in the
+def reader(node, raw, layers):
+    """What node `node` reads: (layer, feature index, position) for a feature, or (layers + 1,
+    token, last position) for a logit (numbered after the writing nodes)."""
+    t, n_f = len(raw["tokens"]), len(raw["features"])
+    if node < n_f:
+        f = raw["features"][node]
+        return f["layer"], f["feature"], f["position"]
+    return layers + 1, raw["logits"][node - n_f - (layers + 1) * t]["token"], t - 1
+
+
+def frozen_edge(plain, cache, transcoders, skip, ids, masks, source, target):
+    """The edge from `source` (hook, position, what it writes) into `target`'s reader, in the
     model frozen at `cache` with each block's patterns times `masks[block]` (heads, T, T)."""
     layers = plain.cfg.n_layers
     hook_at, position, written = source
@@ -84,7 +92,7 @@ def frozen_edge(plain, cache, transcoders, skip, ids, masks, source, target_id):
                   (f"blocks.{b}.ln2.hook_normalized", keep(b)),
                   (f"blocks.{b}.hook_mlp_out", mlp_out(b))]
     logits = plain.run_with_hooks(ids.unsqueeze(0), fwd_hooks=hooks)[0]
-    layer, index, at = (int(v) for v in target_id.split("_"))
+    layer, index, at = target
     if layer == layers + 1:
         value = logits[at, index] - logits[at].mean()
     else:
@@ -96,22 +104,28 @@ def frozen_edge(plain, cache, transcoders, skip, ids, masks, source, target_id):
 def check(name, plain, transcoders, raw, our_file, their_edge, skip):
     """Each of the `STRONGEST` links of `our_file` that cross positions: its head loadings by the
     masked frozen patterns (within 1e-5 of ours), and their sum against circuit-tracer's edge
-    (`their_edge(target_id, source_id)`, within 1e-5)."""
+    (`their_edge(target, source)`, by node number; within 1e-5). The file's links are the pruned
+    graph's edges in order (`raw["pruned"]["edges"]`), which give each link's nodes by number:
+    circuit-tracer's ids can name two nodes (an error `0_{layer}_{position}` and a feature of layer
+    0 `0_{index}_{position}`)."""
     ids = torch.tensor(raw["tokens"])
     per_layer = our_file["metadata"]["heads_per_layer"]
     layers, t = plain.cfg.n_layers, len(raw["tokens"])
     _, cache = plain.run_with_cache(ids.unsqueeze(0))
-    crossing = [l for l in our_file["links"] if "heads" in l]
-    assert crossing, f"{name}: no link crosses positions"
-    assert all(len(l["heads"]) == layers * per_layer for l in crossing), f"{name}: a part for each head"
-    kinds = {n["node_id"]: n["feature_type"] for n in our_file["nodes"]}
-    links = sorted(crossing, key=lambda l: -abs(l["weight"]))[:STRONGEST]
+    edges = raw["pruned"]["edges"]
+    assert len(edges) == len(our_file["links"]), f"{name}: a link for each kept edge"
+    pairs = [(e, l) for e, l in zip(edges, our_file["links"]) if "heads" in l]
+    assert pairs, f"{name}: no link crosses positions"
+    assert all(abs(e[2] - l["weight"]) < 1e-6 for e, l in pairs), f"{name}: links in the pruned edges' order"
+    assert all(len(l["heads"]) == layers * per_layer for _, l in pairs), f"{name}: a part for each head"
+    pairs = sorted(pairs, key=lambda p: -abs(p[1]["weight"]))[:STRONGEST]
     diagonal = torch.eye(t, dtype=torch.float64).expand(per_layer, t, t)
     whole = torch.ones(per_layer, t, t, dtype=torch.float64)
-    ours, theirs, sums, edges = [], [], [], []
-    for link in links:
-        source = node_write(link["source"], kinds[link["source"]], raw, cache, plain, transcoders)
-        edge = lambda masks: frozen_edge(plain, cache, transcoders, skip, ids, masks, source, link["target"])  # noqa: E731
+    ours, theirs, sums, edge_values = [], [], [], []
+    for (target, source, _), link in pairs:
+        written = node_write(source, raw, layers, cache, plain, transcoders)
+        read = reader(target, raw, layers)
+        edge = lambda masks: frozen_edge(plain, cache, transcoders, skip, ids, masks, written, read)  # noqa: E731
         below = [edge([diagonal] * L + [whole] * (layers - L)) for L in range(layers + 1)]
         for L in range(layers):
             for h in range(per_layer):
@@ -120,9 +134,9 @@ def check(name, plain, transcoders, raw, our_file, their_edge, skip):
                 theirs.append(edge([diagonal] * L + [one] + [whole] * (layers - L - 1)) - below[L + 1])
         ours += link["heads"]
         sums.append(sum(link["heads"]))
-        edges.append(their_edge(link["target"], link["source"]))
+        edge_values.append(their_edge(target, source))
         assert abs(below[layers]) < 1e-9, f"{name}: {link['source']} -> {link['target']} runs within one position"
-    gap = close(f"{name}: head loadings of {len(links)} links, by masked patterns", ours, theirs, True, 1e-5)
-    close(f"{name}: the loadings' sums against circuit-tracer's edges", sums, edges, True, 1e-5)
-    print(f"{name}: {len(links)} links' head loadings agree with PyTorch's within {gap:.1e} and sum to "
+    gap = close(f"{name}: head loadings of {len(pairs)} links, by masked patterns", ours, theirs, True, 1e-5)
+    close(f"{name}: the loadings' sums against circuit-tracer's edges", sums, edge_values, True, 1e-5)
+    print(f"{name}: {len(pairs)} links' head loadings agree with PyTorch's within {gap:.1e} and sum to "
           f"circuit-tracer's edges", flush=True)

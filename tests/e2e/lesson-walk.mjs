@@ -53,6 +53,7 @@ function actions(page) {
       'A model built by hand': press('Train'), 'Three ways to find it': press('Find the circuit now'),
       'Where to look': choose('#circuit-corruption', 'swap'), 'A backup head': press('Train'),
       'Edges that hide': both(choose('#circuit-corruption', 'symbol'), press('Find the circuit now')),
+      'The heads behind an edge': both(press('Train transcoders'), fill('#graph-prompt', 'fjidbckafjidb'), press('Trace')),
     },
   };
 }

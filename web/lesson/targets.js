@@ -64,6 +64,9 @@ const PLACES = {
   'toy-autoencoder': [() => t('targets.toy-autoencoder'), () => $('toy-sae-form'), 'toy'],
   'toy-latents': [() => t('targets.toy-latents'), () => $('toy-sae-expansion').closest('label'), 'toy'],
   'toy-match': [() => t('targets.toy-match'), () => $('toy-sae-figure'), 'toy'],
+  graph: [() => t('targets.graph'), () => $('graph'), 'graph'],
+  'graph-train': [() => t('targets.graph-train'), () => $('graph-train'), 'graph'],
+  'graph-prompt': [() => t('targets.graph-prompt'), () => $('graph-prompt'), 'graph'],
 };
 for (const View of VIEWS) {
   PLACES[View.key] = [() => t('targets.view', { title: View.title }), () => document.querySelector(`[data-view="${View.key}"]`), 'inside', View.key];
@@ -112,7 +115,7 @@ export function isOpen(name) {
   return Boolean(found) && found.opens.every((key) => detailsOf(key)?.open);
 }
 
-const detailsOf = (key) => (['inside', 'walk', 'merges', 'toy'].includes(key) ? $(key) : document.querySelector(`[data-view="${key}"]`));
+const detailsOf = (key) => (['inside', 'walk', 'merges', 'toy', 'graph'].includes(key) ? $(key) : document.querySelector(`[data-view="${key}"]`));
 
 /** Unfolds what holds the part called `name`, as a learner's click on each summary would. */
 export function openTarget(name) {
