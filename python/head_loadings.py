@@ -137,6 +137,6 @@ def check(name, plain, transcoders, raw, our_file, their_edge, skip):
         edge_values.append(their_edge(target, source))
         assert abs(below[layers]) < 1e-9, f"{name}: {link['source']} -> {link['target']} runs within one position"
     gap = close(f"{name}: head loadings of {len(pairs)} links, by masked patterns", ours, theirs, True, 1e-5)
-    close(f"{name}: the loadings' sums against circuit-tracer's edges", sums, edge_values, True, 1e-5)
+    summed = close(f"{name}: the loadings' sums against circuit-tracer's edges", sums, edge_values, True, 1e-5)
     print(f"{name}: {len(pairs)} links' head loadings agree with PyTorch's within {gap:.1e} and sum to "
-          f"circuit-tracer's edges", flush=True)
+          f"circuit-tracer's edges within {summed:.1e}", flush=True)

@@ -31,11 +31,15 @@ pub enum TranscoderRequest {
         measure: bool,
     },
     Measure,
-    /// The graph behind `prompt`'s next token, pruned to these shares of the influence.
+    /// The graph behind `prompt`'s next token, pruned to these shares of the influence, with each
+    /// kept edge's head loadings unless `heads` is false (a benchmark times them so).
     Graph {
         prompt: String,
         node_threshold: f32,
         edge_threshold: f32,
+        #[serde(default = "with_heads")]
+        #[cfg_attr(feature = "ts", tsify(optional))]
+        heads: bool,
     },
     /// `prompt`'s graph with `features` (each at the position it fires) times `factor`: each
     /// explained logit's change, predicted by the graph and real.
@@ -57,6 +61,11 @@ pub enum TranscoderRequest {
         query: usize,
         key: usize,
     },
+}
+
+/// A graph's head loadings are asked for unless said otherwise.
+fn with_heads() -> bool {
+    true
 }
 
 /// A feature of a prompt's graph: its layer (from 0), index and position.
@@ -138,8 +147,8 @@ impl Run {
                 answer.measures = Some(self.transcoder_measures(PAGE_BATCHES)?);
                 answer.losses = self.transcoders.as_ref().map(|t| t.history().losses.clone());
             }
-            TranscoderRequest::Graph { prompt, node_threshold, edge_threshold } => {
-                answer.graph = Some(self.page_graph(&prompt, node_threshold, edge_threshold)?);
+            TranscoderRequest::Graph { prompt, node_threshold, edge_threshold, heads } => {
+                answer.graph = Some(self.page_graph(&prompt, (node_threshold, edge_threshold), heads)?);
             }
             TranscoderRequest::Intervene { prompt, features, factor } => {
                 answer.effects = Some(self.intervene(&prompt, &features, factor)?);
@@ -178,8 +187,14 @@ impl Run {
         Ok(())
     }
 
-    /// `prompt`'s graph pruned by the thresholds, its features labelled by their top tokens.
-    fn page_graph(&mut self, prompt: &str, node_threshold: f32, edge_threshold: f32) -> Result<PageGraph> {
+    /// `prompt`'s graph pruned by the thresholds, its features labelled by their top tokens, with
+    /// its edges' head loadings if `heads`.
+    fn page_graph(
+        &mut self,
+        prompt: &str,
+        (node_threshold, edge_threshold): (f32, f32),
+        heads: bool,
+    ) -> Result<PageGraph> {
         for (name, share) in [("node", node_threshold), ("edge", edge_threshold)] {
             if !(0.0..=1.0).contains(&share) {
                 return Err(Error::Data(views::threshold(name, share)));
@@ -189,7 +204,8 @@ impl Run {
         let pruned = graph.prune(node_threshold, edge_threshold);
         let trainee = self.transcoders.as_ref().ok_or_else(no_transcoders)?.model();
         let edges: Vec<_> = pruned.edges.iter().map(|&(target, source, _)| (target, source)).collect();
-        let heads = head_loadings(trainee.model(), trainee.dictionaries(), &graph, &edges)?;
+        let heads =
+            if heads { head_loadings(trainee.model(), trainee.dictionaries(), &graph, &edges)? } else { vec![] };
         let mut labels = std::collections::HashMap::new();
         // Labels come from held-out text: a checkpoint opened without its text traces unlabelled.
         let labelled = self.has_text();
