@@ -20,7 +20,7 @@ pub struct AgainstTruth {
 
 impl AgainstTruth {
     /// `scores` (by size) and the circuit of `edges` against the edges `truth` marks.
-    pub(super) fn of(scores: &[f32], edges: &[usize], truth: &[bool]) -> AgainstTruth {
+    pub fn of(scores: &[f32], edges: &[usize], truth: &[bool]) -> AgainstTruth {
         let sizes: Vec<f32> = scores.iter().map(|s| s.abs()).collect();
         let found = edges.iter().filter(|&&e| truth[e]).count() as f64;
         let share = |of: usize| if of == 0 { 0.0 } else { found / of as f64 };
