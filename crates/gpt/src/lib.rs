@@ -5,7 +5,8 @@
 //!
 //! The modules are floors, each importing only those below it (`docs/ARCHITECTURE.md` draws them,
 //! and `tests/web/architecture.test.mjs` holds them): `words`, `error`, `rng`, `workspace`,
-//! `fields`; `autograd`, `ops`, `params`; `optim`; `config`; `work` (shared work as data); `train`
+//! `fields`; `autograd`, `ops`, `params`; `optim` and `llc` (the learning coefficient's sampler);
+//! `config`; `work` (shared work as data); `train`
 //! (the trainer, for any model); `model` (the GPT) and `tokenizer`; `data`, `text_stats` and `sample`; `settings` and
 //! `checkpoint`; `built` (models built by hand, whose weights a run's settings may ask for); `run`;
 //! and above it `inspect` (the views), `interop`, `presets`, `catalog`, `compare`.
@@ -21,6 +22,7 @@ pub mod error;
 pub mod fields;
 pub mod inspect;
 pub mod interop;
+pub mod llc;
 pub mod model;
 pub mod ops;
 pub mod optim;

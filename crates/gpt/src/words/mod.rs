@@ -5,6 +5,7 @@
 
 pub mod dictionaries;
 pub mod files;
+pub mod llc;
 mod message;
 pub mod problems;
 pub mod runs;
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Template> {
         dictionaries::MESSAGES,
         files::MESSAGES,
         toy::MESSAGES,
+        llc::MESSAGES,
     ]
     .concat()
 }

@@ -1,0 +1,160 @@
+//! The local learning coefficient (LLC) of singular learning theory, estimated as Timaeus's
+//! devinterp estimates it (`slt/llc.py`, `optim/sgmcmc.py`'s SGLD, Lau et al. 2023): chains of
+//! stochastic-gradient Langevin dynamics from the trained weights w*, each step
+//!
+//!   Δw = ε/2 (−nβ ∇L_batch(w) + γ (w* − w)) + N(0, ε),
+//!
+//! and the estimate nβ (E[L] − L(w*)), the mean over each chain's draws (after burn-in) of the
+//! batch loss at the weights the step starts from, less the loss at w* (devinterp's init loss: the
+//! mean over one batch per chain). A chain's noise and batches come from a seed of its own, so a
+//! chain is the same whichever worker runs it. Restricted to some weights (a head's, an MLP's: the
+//! refined LLC, devinterp's `optimize_over`), only those move.
+//! `Landscape` is what it samples: a model's loss on batches of its data, with its gradient.
+
+mod sgld;
+#[cfg(test)]
+mod tests;
+
+pub use sgld::chain;
+
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::words::llc as words;
+use serde::{Deserialize, Serialize};
+
+/// A loss over batches of data at any weights, with its gradient: what SGLD samples.
+pub trait Landscape {
+    /// The weights, flattened.
+    fn dim(&self) -> usize;
+    /// Batches to draw from, and the examples in each (the default nβ's n).
+    fn batches(&self) -> usize;
+    fn batch_size(&self) -> usize;
+    /// The mean loss of batch `batch` at `w`, its gradient written into `grad`.
+    fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32;
+}
+
+/// How the chains run: devinterp's names.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct LlcConfig {
+    /// SGLD's step ε.
+    pub epsilon: f32,
+    /// The localisation γ, the pull back toward w*.
+    pub gamma: f32,
+    /// The inverse temperature nβ; none takes devinterp's default, m / ln m for batches of m.
+    pub nbeta: Option<f32>,
+    pub chains: usize,
+    /// Draws each chain records, after `burn_in` steps it does not.
+    pub draws: usize,
+    pub burn_in: usize,
+    pub seed: u64,
+}
+
+/// An estimate: its mean over the chains and their spread, each chain's, and each chain's losses
+/// (the diagnostic: a trace that drifts up or ends in a loss that is not finite says the step is
+/// too big).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Llc {
+    pub mean: f64,
+    /// The chains' sample standard deviation (0 for one chain), as devinterp reports it.
+    pub std: f64,
+    pub per_chain: Vec<f64>,
+    /// L(w*): the mean loss at the trained weights over one batch for each chain.
+    pub init_loss: f64,
+    pub nbeta: f64,
+    pub traces: Vec<Vec<f32>>,
+}
+
+impl Llc {
+    /// The chains whose loss stopped being finite (they end early, and have no estimate).
+    pub fn diverged(&self) -> Vec<usize> {
+        (0..self.traces.len()).filter(|&c| !self.per_chain[c].is_finite()).collect()
+    }
+}
+
+/// devinterp's default inverse temperature for batches of `m`: m / ln m (1 for one example).
+pub fn default_nbeta(m: usize) -> f64 {
+    if m <= 1 {
+        1.0
+    } else {
+        m as f64 / (m as f64).ln()
+    }
+}
+
+impl LlcConfig {
+    /// Why these chains cannot run, if they cannot.
+    fn check(&self) -> Result<()> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(Error::Config(words::step(self.epsilon)));
+        }
+        if !(self.gamma.is_finite() && self.gamma >= 0.0) {
+            return Err(Error::Config(words::localisation(self.gamma)));
+        }
+        if let Some(nbeta) = self.nbeta.filter(|b| !(b.is_finite() && *b > 0.0)) {
+            return Err(Error::Config(words::temperature(nbeta)));
+        }
+        if self.chains == 0 || self.draws == 0 {
+            return Err(Error::Config(words::draws(self.chains, self.draws)));
+        }
+        Ok(())
+    }
+}
+
+/// The LLC of `landscape` at `w_star`, its chains run one after another; `restrict`, if given,
+/// marks the only weights that move (the refined LLC).
+pub fn estimate(
+    landscape: &mut dyn Landscape,
+    w_star: &[f32],
+    restrict: Option<&[bool]>,
+    config: &LlcConfig,
+) -> Result<Llc> {
+    config.check()?;
+    if w_star.len() != landscape.dim() || restrict.is_some_and(|r| r.len() != w_star.len()) {
+        return Err(Error::Config(words::misfit(w_star.len(), landscape.dim())));
+    }
+    if landscape.batches() == 0 {
+        return Err(Error::Data(words::no_batches()));
+    }
+    let nbeta = config.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from);
+    let init_loss = init_loss(landscape, w_star, config);
+    let traces: Vec<Vec<f32>> =
+        (0..config.chains).map(|c| chain(landscape, w_star, restrict, config, nbeta as f32, c)).collect();
+    Ok(summarise(traces, init_loss, nbeta))
+}
+
+/// devinterp's init loss: the mean loss at w* over `chains` batches drawn by the seed.
+pub fn init_loss(landscape: &mut dyn Landscape, w_star: &[f32], config: &LlcConfig) -> f64 {
+    let mut rng = Rng::new(config.seed);
+    let mut grad = vec![0.0; w_star.len()];
+    let total: f64 = (0..config.chains)
+        .map(|_| {
+            let batch = rng.below(landscape.batches());
+            f64::from(landscape.loss_grad(w_star, batch, &mut grad))
+        })
+        .sum();
+    total / config.chains as f64
+}
+
+/// The estimate from each chain's recorded losses: nβ (mean − `init_loss`), a chain that did not
+/// finish (its last loss not finite) left out of the mean and spread.
+pub fn summarise(traces: Vec<Vec<f32>>, init_loss: f64, nbeta: f64) -> Llc {
+    let per_chain: Vec<f64> = traces
+        .iter()
+        .map(|t| match t.last() {
+            Some(l) if l.is_finite() => {
+                nbeta * (t.iter().map(|&l| f64::from(l)).sum::<f64>() / t.len() as f64 - init_loss)
+            }
+            _ => f64::NAN,
+        })
+        .collect();
+    let finished: Vec<f64> = per_chain.iter().copied().filter(|v| v.is_finite()).collect();
+    let n = finished.len() as f64;
+    let mean = if finished.is_empty() { f64::NAN } else { finished.iter().sum::<f64>() / n };
+    let std = if finished.len() < 2 {
+        0.0
+    } else {
+        (finished.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    };
+    Llc { mean, std, per_chain, init_loss, nbeta, traces }
+}
