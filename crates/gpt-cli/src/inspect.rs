@@ -1,7 +1,7 @@
 //! `gpt inspect`: test what a checkpoint's heads do, as the page's views do: knock a head or an
 //! MLP out, patch a clean input into a corrupted one, split the answer's logit among the parts,
-//! score how heads compose, find the circuit behind an answer (`circuit.rs`), and grokking's
-//! Fourier measures. `--json` prints the view's data whole (with its history over training);
+//! score how heads compose, find the circuit behind an answer (`circuit.rs`), grokking's Fourier
+//! measures, and the local learning coefficient (`llc.rs`). `--json` prints the view's data whole (with its history over training);
 //! otherwise a table.
 
 use gpt::inspect::{Fill, Questions};
@@ -17,6 +17,7 @@ enum Measure {
     Composition,
     Fourier,
     Circuit,
+    Llc,
 }
 
 #[derive(clap::Args)]
@@ -49,6 +50,8 @@ pub struct Args {
     rows_out: Option<PathBuf>,
     #[command(flatten)]
     circuit: crate::circuit::CircuitFlags,
+    #[command(flatten)]
+    llc: crate::llc::LlcFlags,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -59,6 +62,7 @@ pub fn run(a: Args) -> Result<(), String> {
             run.set_threads(a.circuit.threads.unwrap_or_else(crate::shared::all_cores));
             return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
         }
+        Measure::Llc => return crate::llc::run(&run, &a.llc, a.json),
         Measure::Ablation => "ablation",
         Measure::Patching => "patching",
         Measure::Attribution => "attribution",
@@ -125,7 +129,7 @@ pub fn run(a: Args) -> Result<(), String> {
             }
         }
         Measure::Fourier if data.is_null() => println!("the Fourier measures are for the modular task"),
-        Measure::Circuit => {} // answered above, by circuit.rs
+        Measure::Circuit | Measure::Llc => {} // answered above, by circuit.rs and llc.rs
         Measure::Fourier => {
             let now = &data["now"];
             let norms: Vec<String> =

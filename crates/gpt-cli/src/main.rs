@@ -13,6 +13,7 @@ mod features;
 mod graph;
 mod import;
 mod inspect;
+mod llc;
 mod matrix_file;
 mod sample;
 mod setting_flags;

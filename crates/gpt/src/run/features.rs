@@ -160,7 +160,8 @@ pub(super) fn snapshot<D: Dictionaries>(trainer: &Trainer<SaeTrainee<D>>, step: 
     }
 }
 
-/// A copy of `model` that the autoencoder's training reads while the run may go on training.
+/// A copy of `model`, for work that reads its weights (an autoencoder's training) or moves them (the
+/// learning coefficient's chains) while the run may go on training.
 pub(super) fn frozen_copy(model: &GPT) -> Result<GPT> {
     let mut copy = GPT::new(model.config().clone(), 0)?;
     copy.params_mut().values = model.params().values.clone();

@@ -24,6 +24,7 @@ mod feature_measures;
 mod feature_requests;
 mod features;
 mod generation;
+mod llc;
 mod problems;
 mod sharing;
 mod state;

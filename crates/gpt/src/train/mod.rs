@@ -11,6 +11,7 @@
 mod edges;
 mod evaluation;
 mod history;
+mod landscape;
 mod replica;
 mod report;
 mod sharing;
@@ -22,6 +23,7 @@ mod units;
 mod update;
 
 pub use history::{Evaluation, History, Record, StepStats};
+pub use landscape::ModelLandscape;
 pub use replica::Replica;
 pub use report::TrainReport;
 pub use sharing::{JobKind, Next, Outcome, Progress};

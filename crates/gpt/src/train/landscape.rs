@@ -1,0 +1,80 @@
+//! A trainable model on its own data, as the learning coefficient's chains sample it
+//! (`llc::Landscape`): its training loss, dropout off, on batches drawn once from a seed (so every
+//! chain, on any worker, draws from the same ones), at whatever weights a chain has reached.
+
+use super::trainable::{Batches, Trainable};
+use crate::error::Result;
+use crate::llc::Landscape;
+use crate::rng::Rng;
+use crate::work::{targets, Batch, Split};
+use crate::workspace::Workspace;
+
+/// A copy of a model (its weights move along a chain) and the batches its loss is taken on.
+pub struct ModelLandscape<M: Trainable> {
+    model: M,
+    /// Each batch's token ids and targets, rows of `t`.
+    batches: Vec<(Vec<usize>, Vec<usize>)>,
+    rows: usize,
+    t: usize,
+    ws: Workspace,
+}
+
+impl<M: Trainable> ModelLandscape<M> {
+    /// `model` on `count` batches of `rows` rows of `data`'s `split`, drawn with `seed`.
+    pub fn new(
+        mut model: M,
+        data: &dyn Batches,
+        split: Split,
+        (count, rows): (usize, usize),
+        seed: u64,
+    ) -> Result<Self> {
+        model.set_dropout(0.0)?;
+        let block = model.block_size();
+        let t = data.seq_len(block);
+        let mut rng = Rng::new(seed);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let batches = (0..count)
+            .map(|_| {
+                data.batch(split, rows, block, &mut rng, &mut x, &mut y);
+                (x.iter().map(|&id| id as usize).collect(), targets(&y))
+            })
+            .collect();
+        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default() })
+    }
+
+    /// The model's weights, flat: the point w* the chains start from.
+    pub fn weights(&self) -> Vec<f32> {
+        let mut flat = vec![0.0; self.model.params().count()];
+        for (at, part) in self.model.params().flat_parts() {
+            flat[at..at + part.len()].copy_from_slice(part);
+        }
+        flat
+    }
+}
+
+impl<M: Trainable> Landscape for ModelLandscape<M> {
+    fn dim(&self) -> usize {
+        self.model.params().count()
+    }
+
+    fn batches(&self) -> usize {
+        self.batches.len()
+    }
+
+    fn batch_size(&self) -> usize {
+        self.rows
+    }
+
+    /// The batch's mean loss at `w`; a loss that cannot be taken reads as not finite, which ends
+    /// the chain.
+    fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32 {
+        if self.model.params_mut().read_flat(w.len(), |at, part| part.copy_from_slice(&w[at..at + part.len()])).is_err()
+        {
+            return f32::NAN;
+        }
+        grad.fill(0.0);
+        let (idx, targets) = &self.batches[batch];
+        let batch = Batch { idx, targets, b: self.rows, t: self.t };
+        self.model.loss_and_grad(&self.ws, batch, None, 1.0, grad).unwrap_or(f32::NAN)
+    }
+}

@@ -1,0 +1,34 @@
+//! A run's learning coefficient: devinterp's estimator on the model's own training loss. The
+//! chains are the same from one seed and leave the model as it was, and a step too big ends them
+//! and is said.
+
+#[allow(dead_code)] // the runs it needs, not all the helpers
+mod common;
+
+use common::{no_clock, setup_with};
+use gpt::llc::LlcConfig;
+
+fn config(epsilon: f32) -> LlcConfig {
+    LlcConfig { epsilon, gamma: 100.0, nbeta: None, chains: 2, draws: 40, burn_in: 10, seed: 3 }
+}
+
+#[test]
+fn the_chains_are_the_same_from_one_seed_and_leave_the_model_as_it_was() {
+    let mut run = setup_with(3e-3, 1.0, 0.1, (8, 16));
+    for _ in 0..20 {
+        run.step(&no_clock).unwrap();
+    }
+    let before = run.evaluate().unwrap();
+    let llc = run.llc(&config(1e-4)).unwrap();
+    assert_eq!(llc, run.llc(&config(1e-4)).unwrap());
+    assert!(llc.mean.is_finite() && llc.diverged().is_empty(), "{llc:?}");
+    assert_eq!(llc.traces.iter().map(Vec::len).collect::<Vec<_>>(), [40, 40], "draws after burn-in");
+    assert_eq!(run.evaluate().unwrap(), before, "the model did not move");
+}
+
+#[test]
+fn a_step_too_big_ends_the_chains_and_is_said() {
+    let run = setup_with(3e-3, 1.0, 0.0, (8, 16));
+    let llc = run.llc(&config(10.0)).unwrap();
+    assert_eq!(llc.diverged(), [0, 1], "{:?}", llc.per_chain);
+}
