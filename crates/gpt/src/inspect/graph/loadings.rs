@@ -72,3 +72,41 @@ pub fn head_loadings(
     }
     Ok(loadings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::unbiased_with;
+    use super::super::{attribution_graph, LogitChoice};
+    use super::head_loadings;
+
+    #[test]
+    fn each_edge_between_positions_splits_into_heads_that_add_up_to_it() {
+        for skip in [false, true] {
+            let (model, transcoders) = unbiased_with(skip);
+            let graph =
+                attribution_graph(&model, &transcoders, &[1, 4, 2, 9, 4, 7], LogitChoice::default(), 8).unwrap();
+            let targets = (0..graph.features.len()).chain(graph.sources()..graph.nodes());
+            let edges: Vec<(usize, usize)> = targets
+                .flat_map(|t| (0..graph.sources()).map(move |s| (t, s)))
+                .filter(|&(t, s)| graph.edge(t, s) != 0.0)
+                .collect();
+            let loadings = head_loadings(&model, &transcoders, &graph, &edges).unwrap();
+            let (mut crossing, mut shared) = (0, 0);
+            for (&(t, s), heads) in edges.iter().zip(&loadings) {
+                if heads.is_empty() {
+                    continue;
+                }
+                crossing += 1;
+                assert_eq!(heads.len(), 2 * 2, "a part for each head of each block");
+                let (edge, sum) = (graph.edge(t, s), heads.iter().sum::<f32>());
+                assert!(
+                    (edge - sum).abs() <= 1e-4 * (1.0 + edge.abs()),
+                    "skip {skip}, {t} <- {s}: {edge} vs {heads:?}"
+                );
+                shared += (heads.iter().filter(|h| h.abs() > 1e-3 * edge.abs()).count() > 1) as usize;
+            }
+            assert!(crossing > edges.len() / 4, "{crossing} of {} edges cross positions", edges.len());
+            assert!(shared > 0, "some edge passes through more than one head");
+        }
+    }
+}

@@ -11,6 +11,8 @@
 //! edge between positions. `sources.rs` finds the nodes that write and their edges into any
 //! readers.
 
+#[cfg(test)]
+mod fixtures;
 mod intervene;
 mod loadings;
 mod neuronpedia;

@@ -1,58 +1,10 @@
 //! The graph's edges add up to what each node reads, and its pruning and scores are
 //! circuit-tracer's on a graph small enough to work by hand.
 
+use super::fixtures::{unbiased, unbiased_with};
 use super::*;
 use crate::config::GPTConfig;
-use crate::sae::{Architecture, SaeConfig};
 use crate::workspace::Workspace;
-
-/// A model whose stream is only what the graph's nodes write: no biases, no learned positions
-/// (rotary ones only turn queries and keys), and transcoders with no output bias.
-fn unbiased() -> (GPT, Transcoders) {
-    unbiased_with(false)
-}
-
-/// [`unbiased`], its transcoders with a skip connection (drawn at random) or not.
-fn unbiased_with(skip: bool) -> (GPT, Transcoders) {
-    let config = GPTConfig {
-        n_layer: 2,
-        n_head: 2,
-        n_embd: 16,
-        block_size: 8,
-        vocab_size: 11,
-        bias: false,
-        rope: true,
-        ..Default::default()
-    };
-    let mut model = GPT::new(config, 3).unwrap();
-    // Norm gains away from one, so that a frozen norm's weight shows.
-    let mut rng = crate::rng::Rng::new(4);
-    for (name, value) in model.params().names.clone().iter().zip(0..) {
-        if name.contains("ln") {
-            model.params_mut().values[value].iter_mut().for_each(|w| *w = 1.0 + 0.3 * rng.normal());
-        }
-    }
-    let sae = SaeConfig {
-        expansion: 2,
-        architecture: Architecture::TopK { k: 5, aux_coefficient: 0.0 },
-        skip,
-        ..SaeConfig::transcoder(0)
-    };
-    let mut transcoders = Transcoders::new(sae, 2, 16, 5).unwrap();
-    let count = sae.tensor_count();
-    for layer in 0..2 {
-        // Encoders strong enough that features fire.
-        let w = &mut transcoders.params_mut().values[layer * count];
-        w.iter_mut().for_each(|x| *x *= 10.0);
-        if skip {
-            // Writing about as much as the MLP (whose output here is about 0.01): the error nodes
-            // stay small, and so does f32's rounding where they cancel.
-            let w_skip = &mut transcoders.params_mut().values[layer * count + 4];
-            w_skip.iter_mut().for_each(|x| *x = 0.003 * rng.normal());
-        }
-    }
-    (model, transcoders)
-}
 
 #[test]
 fn each_nodes_edges_add_up_to_what_it_reads() {
@@ -111,33 +63,6 @@ fn the_graph_is_the_same_whatever_the_batch() {
     assert_eq!(one.features, many.features);
     for (a, b) in one.adjacency.iter().zip(&many.adjacency) {
         assert!((a - b).abs() <= 1e-5 * (1.0 + a.abs()), "{a} vs {b}");
-    }
-}
-
-#[test]
-fn each_edge_between_positions_splits_into_heads_that_add_up_to_it() {
-    for skip in [false, true] {
-        let (model, transcoders) = unbiased_with(skip);
-        let graph = attribution_graph(&model, &transcoders, &[1, 4, 2, 9, 4, 7], LogitChoice::default(), 8).unwrap();
-        let targets = (0..graph.features.len()).chain(graph.sources()..graph.nodes());
-        let edges: Vec<(usize, usize)> = targets
-            .flat_map(|t| (0..graph.sources()).map(move |s| (t, s)))
-            .filter(|&(t, s)| graph.edge(t, s) != 0.0)
-            .collect();
-        let loadings = head_loadings(&model, &transcoders, &graph, &edges).unwrap();
-        let (mut crossing, mut shared) = (0, 0);
-        for (&(t, s), heads) in edges.iter().zip(&loadings) {
-            if heads.is_empty() {
-                continue;
-            }
-            crossing += 1;
-            assert_eq!(heads.len(), 2 * 2, "a part for each head of each block");
-            let (edge, sum) = (graph.edge(t, s), heads.iter().sum::<f32>());
-            assert!((edge - sum).abs() <= 1e-4 * (1.0 + edge.abs()), "skip {skip}, {t} <- {s}: {edge} vs {heads:?}");
-            shared += (heads.iter().filter(|h| h.abs() > 1e-3 * edge.abs()).count() > 1) as usize;
-        }
-        assert!(crossing > edges.len() / 4, "{crossing} of {} edges cross positions", edges.len());
-        assert!(shared > 0, "some edge passes through more than one head");
     }
 }
 
