@@ -45,7 +45,9 @@ pub struct Args {
     json: bool,
     /// Also write what the measure reads here, to check against another implementation: for
     /// ablation the held-out rows (JSON: ids, targets with -1 where the loss skips, rows,
-    /// positions); for Fourier, which problems a + b (row a·p + b) are training ones.
+    /// positions); for Fourier, which problems a + b (row a·p + b) are training ones; for the LLC,
+    /// the chains' batches, nβ, L(w*) and the first chain's first step (its batch, noise and the
+    /// weights it reached).
     #[arg(long)]
     rows_out: Option<PathBuf>,
     #[command(flatten)]
@@ -62,7 +64,7 @@ pub fn run(a: Args) -> Result<(), String> {
             run.set_threads(a.circuit.threads.unwrap_or_else(crate::shared::all_cores));
             return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
         }
-        Measure::Llc => return crate::llc::run(&run, &a.llc, a.json),
+        Measure::Llc => return crate::llc::run(&run, &a.llc, a.json, a.rows_out.as_deref()),
         Measure::Ablation => "ablation",
         Measure::Patching => "patching",
         Measure::Attribution => "attribution",

@@ -49,9 +49,11 @@ pub use error::{Error, FieldError, Result};
 pub use inspect::snapshots::Timelapse;
 pub use inspect::AttentionMaps;
 pub use inspect::{Inside, Run};
-pub use model::{Trace, GPT};
+pub use model::{Trace, WeightPart, GPT};
 pub use optim::OptimizerKind;
-pub use run::{Details, Milestones, Origin, RunJob, Solution, Status, TaskDetails, TextFit};
+pub use run::{
+    Details, LlcRequest, LlcSamples, Milestones, Origin, RunJob, Solution, Status, TaskDetails, TextFit, LLC_ROWS,
+};
 pub use sample::{most_likely, next_token_probs, SampleConfig, Sampler};
 pub use sample::{NextToken, NextTokens};
 pub use settings::{Description, ModelSize, Settings, DEFAULT_BPE_VOCAB};

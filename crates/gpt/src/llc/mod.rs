@@ -5,20 +5,23 @@
 //!   Δw = ε/2 (−nβ ∇L_batch(w) + γ (w* − w)) + N(0, ε),
 //!
 //! and the estimate nβ (E[L] − L(w*)), the mean over each chain's draws (after burn-in) of the
-//! batch loss at the weights the step starts from, less the loss at w* (devinterp's init loss: the
-//! mean over one batch per chain). A chain's noise and batches come from a seed of its own, so a
+//! batch loss at the weights the step starts from, less the loss at w*. devinterp takes L(w*) on
+//! one batch per chain; here it is the mean over every batch the chains draw from, the same
+//! quantity without that batch's noise (which nβ multiplies: at nβ in the thousands, a few
+//! batches of 8 rows moved the estimate by hundreds). A chain's noise and batches come from a seed of its own, so a
 //! chain is the same whichever worker runs it. Restricted to some weights (a head's, an MLP's: the
 //! refined LLC, devinterp's `optimize_over`), only those move.
 //! `Landscape` is what it samples: a model's loss on batches of its data, with its gradient.
 
+mod calibrate;
 mod sgld;
 #[cfg(test)]
 mod tests;
 
-pub use sgld::chain;
+pub use calibrate::{calibrate, default_grid, Calibration, Cell, Verdict};
+pub use sgld::{chain, Chain, FirstStep};
 
 use crate::error::{Error, Result};
-use crate::rng::Rng;
 use crate::words::llc as words;
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +53,14 @@ pub struct LlcConfig {
     pub seed: u64,
 }
 
+impl Default for LlcConfig {
+    /// What calibration picked on the induction preset after its 1,000 steps (docs/llc.md): with
+    /// batches of 8 rows and nβ ≈ 45, the estimate held from ε 3e-5 to 1e-4 at γ 1,000.
+    fn default() -> Self {
+        LlcConfig { epsilon: 1e-4, gamma: 1_000.0, nbeta: None, chains: 4, draws: 200, burn_in: 50, seed: 42 }
+    }
+}
+
 /// An estimate: its mean over the chains and their spread, each chain's, and each chain's losses
 /// (the diagnostic: a trace that drifts up or ends in a loss that is not finite says the step is
 /// too big).
@@ -60,10 +71,12 @@ pub struct Llc {
     /// The chains' sample standard deviation (0 for one chain), as devinterp reports it.
     pub std: f64,
     pub per_chain: Vec<f64>,
-    /// L(w*): the mean loss at the trained weights over one batch for each chain.
+    /// L(w*): the mean loss at the trained weights over every batch.
     pub init_loss: f64,
     pub nbeta: f64,
     pub traces: Vec<Vec<f32>>,
+    /// Each chain's mean MALA acceptance (devinterp's diagnostic: aim near 0.9).
+    pub acceptance: Vec<f64>,
 }
 
 impl Llc {
@@ -117,28 +130,23 @@ pub fn estimate(
         return Err(Error::Data(words::no_batches()));
     }
     let nbeta = config.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from);
-    let init_loss = init_loss(landscape, w_star, config);
-    let traces: Vec<Vec<f32>> =
-        (0..config.chains).map(|c| chain(landscape, w_star, restrict, config, nbeta as f32, c)).collect();
-    Ok(summarise(traces, init_loss, nbeta))
+    let init_loss = init_loss(landscape, w_star);
+    let chains: Vec<Chain> =
+        (0..config.chains).map(|c| chain(landscape, w_star, restrict, config, (nbeta as f32, c), None)).collect();
+    Ok(summarise(chains, init_loss, nbeta))
 }
 
-/// devinterp's init loss: the mean loss at w* over `chains` batches drawn by the seed.
-pub fn init_loss(landscape: &mut dyn Landscape, w_star: &[f32], config: &LlcConfig) -> f64 {
-    let mut rng = Rng::new(config.seed);
+/// L(w*): the mean loss at w* over every batch.
+pub fn init_loss(landscape: &mut dyn Landscape, w_star: &[f32]) -> f64 {
     let mut grad = vec![0.0; w_star.len()];
-    let total: f64 = (0..config.chains)
-        .map(|_| {
-            let batch = rng.below(landscape.batches());
-            f64::from(landscape.loss_grad(w_star, batch, &mut grad))
-        })
-        .sum();
-    total / config.chains as f64
+    let total: f64 = (0..landscape.batches()).map(|b| f64::from(landscape.loss_grad(w_star, b, &mut grad))).sum();
+    total / landscape.batches() as f64
 }
 
 /// The estimate from each chain's recorded losses: nβ (mean − `init_loss`), a chain that did not
 /// finish (its last loss not finite) left out of the mean and spread.
-pub fn summarise(traces: Vec<Vec<f32>>, init_loss: f64, nbeta: f64) -> Llc {
+pub fn summarise(chains: Vec<Chain>, init_loss: f64, nbeta: f64) -> Llc {
+    let (traces, acceptance): (Vec<_>, Vec<_>) = chains.into_iter().map(|c| (c.trace, c.acceptance)).unzip();
     let per_chain: Vec<f64> = traces
         .iter()
         .map(|t| match t.last() {
@@ -156,5 +164,5 @@ pub fn summarise(traces: Vec<Vec<f32>>, init_loss: f64, nbeta: f64) -> Llc {
     } else {
         (finished.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
     };
-    Llc { mean, std, per_chain, init_loss, nbeta, traces }
+    Llc { mean, std, per_chain, init_loss, nbeta, traces, acceptance }
 }

@@ -1,8 +1,28 @@
 //! One SGLD chain (devinterp's `SGMCMC.sgld` with `sample_single_chain`): at each step a batch
-//! drawn by the chain's own seed, its loss recorded once burn-in is over, then the Langevin step.
+//! drawn by the chain's own seed, its loss recorded once burn-in is over, then the Langevin step;
+//! and, as devinterp's `MalaAcceptanceRate` does, the probability a Metropolis-adjusted sampler
+//! would have accepted each recorded step (near 1 says the step could be bigger; near 0, that the
+//! chain is not sampling the posterior it means to).
 
 use super::{Landscape, LlcConfig};
 use crate::rng::Rng;
+use serde::Serialize;
+
+/// A chain's losses at its draws, and its mean MALA acceptance over them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub trace: Vec<f32>,
+    pub acceptance: f64,
+}
+
+/// A chain's first step, kept to check against another implementation: the batch it drew, its
+/// noise (one draw for each weight that moves, in order) and the weights it reached.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FirstStep {
+    pub batch: usize,
+    pub noise: Vec<f32>,
+    pub after: Vec<f32>,
+}
 
 /// The seed of chain `chain`: the estimate's seed mixed with the chain's number, so each chain is
 /// the same whichever worker runs it and in whatever order.
@@ -10,35 +30,81 @@ fn chain_seed(seed: u64, chain: usize) -> u64 {
     seed ^ (chain as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// A point of the chain: its weights, the potential U = nβ L + γ/2 |w − w*|² there, and U's
+/// gradient (the drift), over the weights that move.
+struct Point {
+    w: Vec<f32>,
+    potential: f64,
+    drift: Vec<f32>,
+}
+
 /// Chain `chain` from `w_star`: the loss of each draw (at the weights its step starts from), or
-/// the losses up to the first that is not finite, which ends it.
+/// the losses up to the first that is not finite, which ends it; its first step kept in `first`
+/// if given.
 pub fn chain(
     landscape: &mut dyn Landscape,
     w_star: &[f32],
     restrict: Option<&[bool]>,
     config: &LlcConfig,
-    nbeta: f32,
-    chain: usize,
-) -> Vec<f32> {
+    (nbeta, chain): (f32, usize),
+    mut first: Option<&mut FirstStep>,
+) -> Chain {
     let mut rng = Rng::new(chain_seed(config.seed, chain));
-    let (mut w, mut grad) = (w_star.to_vec(), vec![0.0; w_star.len()]);
-    let mut trace = Vec::with_capacity(config.draws);
+    let moves = |i: usize| restrict.is_none_or(|r| r[i]);
+    let start = || Point { w: w_star.to_vec(), potential: 0.0, drift: vec![0.0; w_star.len()] };
+    // The point the step starts from, and the one before it (its buffers reused for the next).
+    let (mut at, mut before) = (start(), start());
+    let (mut trace, mut accepted) = (Vec::with_capacity(config.draws), 0.0);
     let (half, root) = (config.epsilon / 2.0, config.epsilon.sqrt());
     for step in 0..config.burn_in + config.draws {
         let batch = rng.below(landscape.batches());
-        let loss = landscape.loss_grad(&w, batch, &mut grad);
+        let loss = landscape.loss_grad(&at.w, batch, &mut at.drift);
         if !loss.is_finite() {
             trace.push(loss);
             break;
         }
+        let mut distance = 0.0;
+        for (i, (d, (&w, &w0))) in at.drift.iter_mut().zip(at.w.iter().zip(w_star)).enumerate() {
+            *d = if moves(i) { nbeta * *d + config.gamma * (w - w0) } else { 0.0 };
+            distance += f64::from(w - w0).powi(2);
+        }
+        at.potential = f64::from(nbeta) * f64::from(loss) + f64::from(config.gamma) / 2.0 * distance;
         if step >= config.burn_in {
             trace.push(loss);
-        }
-        for (i, (wi, (&w0, &g))) in w.iter_mut().zip(w_star.iter().zip(&grad)).enumerate() {
-            if restrict.is_none_or(|r| r[i]) {
-                *wi += half * (-nbeta * g + config.gamma * (w0 - *wi)) + root * rng.normal();
+            if step > config.burn_in {
+                accepted += acceptance(&before, &at, config.epsilon);
             }
         }
+        let mut kept = first.take().filter(|_| step == 0);
+        for (i, (next, (&w, &d))) in before.w.iter_mut().zip(at.w.iter().zip(&at.drift)).enumerate() {
+            *next = w;
+            if moves(i) {
+                // The drift's half step, then the noise, as devinterp adds them.
+                let noise = rng.normal();
+                *next = w - half * d + root * noise;
+                kept.iter_mut().for_each(|k| k.noise.push(noise));
+            }
+        }
+        std::mem::swap(&mut at, &mut before);
+        if let Some(kept) = kept {
+            (kept.batch, kept.after) = (batch, at.w.clone());
+        }
     }
-    trace
+    let acceptance = accepted / trace.len().saturating_sub(1).max(1) as f64;
+    Chain { trace, acceptance }
+}
+
+/// The Metropolis-adjusted Langevin acceptance of the step from `from` to `to` with step ε:
+/// min(1, q(to → from) / q(from → to) · exp(U(from) − U(to))), q Gaussian about each point's
+/// drift step.
+fn acceptance(from: &Point, to: &Point, epsilon: f32) -> f64 {
+    let half = f64::from(epsilon) / 2.0;
+    let (mut back, mut forth) = (0.0, 0.0);
+    for i in 0..from.w.len() {
+        let gap = f64::from(to.w[i]) - f64::from(from.w[i]);
+        forth += (gap + half * f64::from(from.drift[i])).powi(2);
+        back += (-gap + half * f64::from(to.drift[i])).powi(2);
+    }
+    let log = (forth - back) / (2.0 * f64::from(epsilon)) + from.potential - to.potential;
+    log.exp().min(1.0)
 }

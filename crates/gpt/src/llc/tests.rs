@@ -3,6 +3,7 @@
 //! 1/(2 max(p, q)); and the chains' determinism, restriction, divergence and refusals.
 
 use super::*;
+use crate::rng::Rng;
 
 /// Examples (x, y) of a model linear in its inputs, y ≈ x · f(w) for features f(w) of the
 /// weights, held as the sums the mean squared error needs (exactly the loss over the examples, at
@@ -147,8 +148,8 @@ fn each_chain_is_the_same_alone_or_among_others_and_from_the_same_seed() {
     let all = estimate(&mut landscape, &w_star, None, &c).unwrap();
     let again = estimate(&mut landscape, &w_star, None, &c).unwrap();
     assert_eq!(all, again);
-    let alone = chain(&mut landscape, &w_star, None, &c, all.nbeta as f32, 2);
-    assert_eq!(alone, all.traces[2]);
+    let alone = chain(&mut landscape, &w_star, None, &c, (all.nbeta as f32, 2), None);
+    assert_eq!((alone.trace, alone.acceptance), (all.traces[2].clone(), all.acceptance[2]));
     assert_ne!(all.traces[0], all.traces[1], "each chain its own noise");
     assert_eq!(all.traces[0].len(), 50, "burn-in draws are not recorded");
 }
@@ -185,4 +186,19 @@ fn settings_it_cannot_run_are_refused() {
         assert!(matches!(estimate(&mut landscape, &[0.0], None, &bad), Err(Error::Config(_))), "{bad:?}");
     }
     assert!(estimate(&mut landscape, &[0.0, 0.0], None, &config(1, 1)).is_err(), "two weights for one");
+}
+
+#[test]
+fn calibration_picks_a_step_whose_estimate_holds_and_sets_aside_those_that_diverge() {
+    let truth = [0.5, 1.5, 2.5];
+    let mut landscape = examples(Linear(3), &truth);
+    let w_star = minimum(&mut landscape, vec![0.0; 3]);
+    let base = LlcConfig { burn_in: 200, ..config(4, 1000) };
+    let (epsilons, _) = default_grid();
+    let sweep = calibrate(&mut landscape, &w_star, None, &base, (&epsilons, &[1.0, 100.0]), None).unwrap();
+    let picked = sweep.picked(&base).expect("a pair was healthy");
+    assert_eq!(picked.gamma, 1.0, "the weakest pull that holds: {:?}", sweep.cells);
+    assert!(sweep.cells.iter().any(|c| c.verdict == Verdict::Diverged), "1e-2 is too big a step here");
+    let llc = estimate(&mut landscape, &w_star, None, &picked).unwrap();
+    assert!((llc.mean - 1.5).abs() < 0.15 * 1.5, "{picked:?}: {} against 3/2", llc.mean);
 }

@@ -30,6 +30,7 @@ mod rewire;
 mod rewired;
 mod trace;
 mod trainable;
+mod weight_parts;
 
 pub use edge_graph::{Edge, EdgeGraph, Writer};
 pub use edge_patching::{metric_rows, plan_scores, Runs};
@@ -43,3 +44,4 @@ pub use hooked::{HookValue, Hooked};
 pub use kv_cache::KvCache;
 pub use rewire::{readers, HeadInput, Reader, Rewire};
 pub use rewired::ReaderGrads;
+pub use weight_parts::WeightPart;

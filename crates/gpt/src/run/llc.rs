@@ -1,26 +1,95 @@
 //! A run's local learning coefficient: devinterp's estimator (`llc/`) on a copy of the model, its
-//! training loss taken on batches of the run's own training data.
+//! training loss taken on batches of the run's own training data, over the whole model or one part
+//! of it (the refined LLC).
 
 use super::features::frozen_copy;
 use super::training::Watch;
 use super::Run;
 use crate::error::Result;
-use crate::llc::{estimate, Llc, LlcConfig};
-use crate::train::ModelLandscape;
+use crate::llc::{
+    calibrate, chain, default_grid, default_nbeta, estimate, init_loss, Calibration, FirstStep, Landscape, Llc,
+    LlcConfig,
+};
+use crate::model::{uniform_loss, WeightPart, GPT};
+use crate::train::{IdsAndTargets, ModelLandscape};
 use crate::work::Split;
+use serde::{Deserialize, Serialize};
 
 /// Batches drawn once for the chains to draw from: enough that a chain of a few hundred draws
 /// sees the data, not one batch.
 const BATCHES: usize = 32;
 
+/// An estimate asked of a run: how the chains run, over which weights, on batches of how many rows.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct LlcRequest {
+    pub config: LlcConfig,
+    pub part: WeightPart,
+    /// Rows in each batch; none takes the training's batch size.
+    pub rows: Option<usize>,
+}
+
+/// Rows in each batch unless asked otherwise: what the defaults were calibrated with.
+pub const LLC_ROWS: usize = 8;
+
+impl Default for LlcRequest {
+    fn default() -> Self {
+        LlcRequest { config: LlcConfig::default(), part: WeightPart::Whole, rows: Some(LLC_ROWS) }
+    }
+}
+
+/// What the chains read, to check against another implementation: the batches (token ids and
+/// targets, [`crate::ops::IGNORE`] where the loss skips, each `rows` rows of `t`), and the first
+/// chain's first step.
+#[derive(Clone, Debug, Serialize)]
+pub struct LlcSamples {
+    pub rows: usize,
+    pub t: usize,
+    pub batches: Vec<IdsAndTargets>,
+    pub nbeta: f64,
+    pub init_loss: f64,
+    pub first: FirstStep,
+}
+
+/// What the chains sample: the landscape, the weights w* they start from, and which move.
+type Sampled = (ModelLandscape<GPT>, Vec<f32>, Option<Vec<bool>>);
+
 impl<W: Watch> Run<W> {
-    /// The model's LLC at its current weights, chains of `config` on batches the size its
-    /// training takes (drawn by `config.seed`); the model itself does not move.
-    pub fn llc(&self, config: &LlcConfig) -> Result<Llc> {
-        let rows = self.train_config().batch_size;
-        let mut landscape =
-            ModelLandscape::new(frozen_copy(self.model())?, self.data()?, Split::Train, (BATCHES, rows), config.seed)?;
+    /// The LLC of the model at its current weights (the model itself does not move).
+    pub fn llc(&self, request: &LlcRequest) -> Result<Llc> {
+        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        estimate(&mut landscape, &w_star, mask.as_deref(), &request.config)
+    }
+
+    /// devinterp's sweep of step and localisation for `request` (its own ε and γ unused), over
+    /// `grid` (steps, pulls) or the default one.
+    pub fn llc_calibration(&self, request: &LlcRequest, grid: Option<(Vec<f32>, Vec<f32>)>) -> Result<Calibration> {
+        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        let (epsilons, gammas) = grid.unwrap_or_else(default_grid);
+        let uniform = f64::from(uniform_loss(self.model().config().vocab_size));
+        let grid = (epsilons.as_slice(), gammas.as_slice());
+        calibrate(&mut landscape, &w_star, mask.as_deref(), &request.config, grid, Some(uniform))
+    }
+
+    /// What `request`'s chains read, and its first chain's first step.
+    pub fn llc_samples(&self, request: &LlcRequest) -> Result<LlcSamples> {
+        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        let config = LlcConfig { chains: 1, draws: 1, burn_in: 0, ..request.config };
+        let nbeta = config.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from);
+        let mut first = FirstStep::default();
+        chain(&mut landscape, &w_star, mask.as_deref(), &config, (nbeta as f32, 0), Some(&mut first));
+        let init_loss = init_loss(&mut landscape, &w_star);
+        let (batches, rows, t) = landscape.pool();
+        Ok(LlcSamples { rows, t, batches: batches.to_vec(), nbeta, init_loss, first })
+    }
+
+    fn sampled(&self, request: &LlcRequest) -> Result<Sampled> {
+        let mask = self.model().part_mask(request.part)?;
+        let rows = request.rows.unwrap_or(self.train_config().batch_size).max(1);
+        let seed = request.config.seed;
+        let landscape =
+            ModelLandscape::new(frozen_copy(self.model())?, self.data()?, Split::Train, (BATCHES, rows), seed)?;
         let w_star = landscape.weights();
-        estimate(&mut landscape, &w_star, None, config)
+        Ok((landscape, w_star, mask))
     }
 }

@@ -9,11 +9,14 @@ use crate::rng::Rng;
 use crate::work::{targets, Batch, Split};
 use crate::workspace::Workspace;
 
+/// A batch's token ids and targets, row after row.
+pub type IdsAndTargets = (Vec<usize>, Vec<usize>);
+
 /// A copy of a model (its weights move along a chain) and the batches its loss is taken on.
 pub struct ModelLandscape<M: Trainable> {
     model: M,
     /// Each batch's token ids and targets, rows of `t`.
-    batches: Vec<(Vec<usize>, Vec<usize>)>,
+    batches: Vec<IdsAndTargets>,
     rows: usize,
     t: usize,
     ws: Workspace,
@@ -42,6 +45,11 @@ impl<M: Trainable> ModelLandscape<M> {
         Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default() })
     }
 
+    /// The batches' token ids and targets, each `rows` rows of `t`: what the chains read.
+    pub fn pool(&self) -> (&[IdsAndTargets], usize, usize) {
+        (&self.batches, self.rows, self.t)
+    }
+
     /// The model's weights, flat: the point w* the chains start from.
     pub fn weights(&self) -> Vec<f32> {
         let mut flat = vec![0.0; self.model.params().count()];
@@ -61,8 +69,10 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         self.batches.len()
     }
 
+    /// Each token a batch predicts is one term of its mean loss, so a batch of `rows` sequences
+    /// holds rows × t examples (devinterp counts a loader's rows, one term each for its models).
     fn batch_size(&self) -> usize {
-        self.rows
+        self.rows * self.t
     }
 
     /// The batch's mean loss at `w`; a loss that cannot be taken reads as not finite, which ends

@@ -23,7 +23,7 @@ mod units;
 mod update;
 
 pub use history::{Evaluation, History, Record, StepStats};
-pub use landscape::ModelLandscape;
+pub use landscape::{IdsAndTargets, ModelLandscape};
 pub use replica::Replica;
 pub use report::TrainReport;
 pub use sharing::{JobKind, Next, Outcome, Progress};

@@ -9,4 +9,7 @@ super::message::messages! { "llc";
         "{given, plural, one {# weight was} other {# weights were}} given for a model of {want, plural, one {# weight} \
          other {# weights}}";
     no_batches() = "there is no data to draw batches from";
+    no_part(layers, heads) =
+        "the model has {layers, plural, one {# layer} other {# layers}} of {heads, plural, one {# head} other {# heads}}: \
+         a part is one of those heads, one of those MLPs, the embeddings or the whole model";
 }
