@@ -7,12 +7,14 @@
 //! autoencoders to learn
 //! (`autoencoder.rs`), how learned directions are scored against features known to be true
 //! (`truth.rs`), and how often a child feature is absorbed by its parent's latent
-//! (`absorption.rs`); and the page's one handle on a toy job, `job.rs`.
+//! (`absorption.rs`); the page's one handle on a toy job, `job.rs`; and a deep linear network,
+//! whose learning coefficient is known in closed form (`deep_linear.rs`).
 
 pub mod absorption;
 pub mod autoencoder;
 pub mod correlation;
 pub mod data;
+pub mod deep_linear;
 pub mod geometry;
 pub mod hidden;
 pub mod job;
@@ -29,6 +31,7 @@ pub mod truth;
 pub use autoencoder::{SaeStatus, SyntheticSae, SyntheticScores};
 pub use correlation::Correlation;
 pub use data::{features_of, ToyData, ToySettings, Variant};
+pub use deep_linear::{aoyagi, DeepLinear};
 pub use geometry::Geometry;
 pub use hidden::ToyHidden;
 pub use job::{KnownSource, ToyJob, ToyProgress, ToyWork};
