@@ -1,18 +1,16 @@
 //! A deep linear network, `y = x M₁ M₂ … M_L` (each layer PyTorch's bias-free `nn.Linear`, its
 //! weight `M_iᵀ`), shown Gaussian inputs and a teacher matrix's outputs: the model whose learning
 //! coefficient Aoyagi (2024) gives in closed form ([`aoyagi`]), which devinterp's `zoo/dlns` builds
-//! to test its estimator. Trained, and sampled, as any model of the one trainer ([`Trainable`]);
+//! to test its estimator. Trained, and sampled, as any model of the one trainer (a [`SeededModel`]);
 //! each batch row is a seed its input is drawn from ([`super::data::ToyData`]).
 //!
 //! Its loss is the mean over rows of ‖ŷ − y‖², with targets free of noise, so the teacher's own
 //! factorisation ([`DeepLinear::at_teacher`]) is an exact minimum.
 
+use super::seeded::SeededModel;
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
-use crate::train::Trainable;
-use crate::work::Batch;
-use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
 /// Mixed into a row's seed so that its stream is its own.
@@ -158,7 +156,7 @@ impl DeepLinear {
     }
 }
 
-impl Trainable for DeepLinear {
+impl SeededModel for DeepLinear {
     fn params(&self) -> &Params {
         &self.params
     }
@@ -167,45 +165,8 @@ impl Trainable for DeepLinear {
         &mut self.params
     }
 
-    fn block_size(&self) -> usize {
-        1
-    }
-
-    fn dropout(&self) -> f32 {
-        0.0
-    }
-
-    fn set_dropout(&mut self, p: f32) -> Result<()> {
-        if p == 0.0 {
-            Ok(())
-        } else {
-            Err(Error::Config(crate::words::toy::no_dropout()))
-        }
-    }
-
-    /// The loss of predicting 0: no finite loss counts as diverged, as for the toy model.
-    fn uniform_loss(&self) -> f32 {
-        f32::MAX
-    }
-
-    fn loss_and_grad(
-        &self,
-        _ws: &Workspace,
-        batch: Batch,
-        _masks: Option<&mut Rng>,
-        weight: f32,
-        grads: &mut [f32],
-    ) -> Result<f32> {
-        let mut fresh = vec![0.0; grads.len()];
-        let loss = self.loss(batch.idx, Some((&mut fresh, weight)));
-        if loss.is_finite() {
-            grads.copy_from_slice(&fresh);
-        }
-        Ok(loss)
-    }
-
-    fn score(&self, _ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
-        Ok((self.loss(batch.idx, None), 0))
+    fn seeded_loss(&self, seeds: &[usize], grads: Option<(&mut [f32], f32)>) -> f32 {
+        self.loss(seeds, grads)
     }
 }
 

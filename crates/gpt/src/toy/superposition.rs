@@ -3,19 +3,17 @@
 //! features under `Σ_i I_i (x_i − x'_i)²` (a mean over the batch and the features, as their
 //! notebook has it). As the features grow sparser it stores more of them than it has dimensions,
 //! in regular shapes. Their two other models are here too: the linear one (no ReLU) and one with
-//! a ReLU on the hidden layer. Trained by the one trainer ([`Trainable`]); each batch row is a
+//! a ReLU on the hidden layer. Trained by the one trainer (a [`SeededModel`]); each batch row is a
 //! seed its features are drawn from ([`super::data`]), so every worker draws the same.
 //!
 //! # Shapes
 //! `W`: (n, m), feature `i`'s direction in the hidden space its row `W_i`; `b`: (n).
 
 use super::data::{features_of, ToySettings, Variant};
+use super::seeded::SeededModel;
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::rng::Rng;
-use crate::train::Trainable;
-use crate::work::Batch;
-use crate::workspace::Workspace;
 use ndarray::{ArrayD, IxDyn};
 
 /// `W` and `b`'s indices in the parameters.
@@ -152,11 +150,6 @@ impl ToyModel {
         }
         loss as f32 * scale
     }
-
-    /// The rows a batch's seeds draw: (rows, n) features.
-    fn features(&self, batch: &Batch) -> Vec<f32> {
-        features_of(&self.settings, batch.idx)
-    }
 }
 
 /// What one forward pass keeps: the hidden layer and the output before their ReLUs, and the output.
@@ -166,7 +159,7 @@ struct Pass {
     out: Vec<f32>,
 }
 
-impl Trainable for ToyModel {
+impl SeededModel for ToyModel {
     fn params(&self) -> &Params {
         &self.params
     }
@@ -175,49 +168,8 @@ impl Trainable for ToyModel {
         &mut self.params
     }
 
-    fn block_size(&self) -> usize {
-        1
-    }
-
-    fn dropout(&self) -> f32 {
-        0.0
-    }
-
-    fn set_dropout(&mut self, p: f32) -> Result<()> {
-        if p == 0.0 {
-            Ok(())
-        } else {
-            Err(Error::Config(crate::words::toy::no_dropout()))
-        }
-    }
-
-    /// No finite loss counts as diverged, as for an autoencoder: reconstructing nothing costs
-    /// `mean_i I_i (1 − S) / 3`, but a fresh `W` reconstructs too much, and its first losses may
-    /// be fifty times that (3 features in 2 dimensions, one ten times as important) before
-    /// they fall at once.
-    fn uniform_loss(&self) -> f32 {
-        f32::MAX
-    }
-
-    fn loss_and_grad(
-        &self,
-        _ws: &Workspace,
-        batch: Batch,
-        _masks: Option<&mut Rng>,
-        weight: f32,
-        grads: &mut [f32],
-    ) -> Result<f32> {
-        let x = self.features(&batch);
-        let mut fresh = vec![0.0; grads.len()];
-        let loss = self.loss(&x, Some((&mut fresh, weight)));
-        if loss.is_finite() {
-            grads.copy_from_slice(&fresh);
-        }
-        Ok(loss)
-    }
-
-    fn score(&self, _ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
-        Ok((self.loss(&self.features(&batch), None), 0))
+    fn seeded_loss(&self, seeds: &[usize], grads: Option<(&mut [f32], f32)>) -> f32 {
+        self.loss(&features_of(&self.settings, seeds), grads)
     }
 }
 
