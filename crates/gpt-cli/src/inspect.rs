@@ -64,7 +64,7 @@ pub fn run(a: Args) -> Result<(), String> {
             run.set_threads(a.circuit.threads.unwrap_or_else(crate::shared::all_cores));
             return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
         }
-        Measure::Llc => return crate::llc::run(&run, &a.llc, a.json, a.rows_out.as_deref()),
+        Measure::Llc => return crate::llc::run(&run, &a.llc, (a.json, a.rows_out.as_deref()), &|p| a.run.open_at(p)),
         Measure::Ablation => "ablation",
         Measure::Patching => "patching",
         Measure::Attribution => "attribution",

@@ -8,7 +8,7 @@
 
 use gpt::llc::{Calibration, Llc, LlcConfig, Verdict};
 use gpt::{LlcRequest, WeightPart, LLC_ROWS};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct LlcFlags {
@@ -42,6 +42,10 @@ pub struct LlcFlags {
     /// at the pair it picks (docs/llc.md says how).
     #[arg(long)]
     calibrate: bool,
+    /// Also estimate at every checkpoint `gpt train --keep-each` kept in this folder: the curve
+    /// over training, its turns, and the run's marks beside them.
+    #[arg(long)]
+    over: Option<PathBuf>,
 }
 
 /// The parts asked for: one, or every head.
@@ -61,8 +65,14 @@ fn parse_parts(text: &str) -> Result<Parts, String> {
 }
 
 /// Estimates and prints (or, with `json`, writes whole) the LLC of `run`; `rows_out` also gets
-/// what the chains read and the first chain's first step.
-pub fn run(run: &gpt::Run, flags: &LlcFlags, json: bool, rows_out: Option<&Path>) -> Result<(), String> {
+/// what the chains read and the first chain's first step; `open` opens the checkpoints `--over`
+/// names.
+pub fn run(
+    run: &gpt::Run,
+    flags: &LlcFlags,
+    (json, rows_out): (bool, Option<&Path>),
+    open: &dyn Fn(&Path) -> Result<gpt::Run, String>,
+) -> Result<(), String> {
     let asked = LlcConfig {
         epsilon: flags.epsilon,
         gamma: flags.gamma,
@@ -91,6 +101,10 @@ pub fn run(run: &gpt::Run, flags: &LlcFlags, json: bool, rows_out: Option<&Path>
         }
         None => asked,
     };
+    if let Some(folder) = &flags.over {
+        let requests: Vec<_> = parts.iter().map(|&part| request(config, part)).collect();
+        return crate::llc_curve::run(folder, open, &requests, run.milestones(), json);
+    }
     if let Some(path) = rows_out {
         write_samples(run, &request(config, parts[0]), path)?;
     }

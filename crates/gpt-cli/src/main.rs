@@ -14,6 +14,7 @@ mod graph;
 mod import;
 mod inspect;
 mod llc;
+mod llc_curve;
 mod matrix_file;
 mod sample;
 mod setting_flags;

@@ -51,7 +51,12 @@ pub struct RunFlags {
 impl RunFlags {
     /// The run, with its text when given, or a one-line reason it cannot be opened.
     pub fn open(&self) -> Result<gpt::Run, String> {
-        let mut run = open_run(&self.checkpoint)?;
+        self.open_at(&self.checkpoint)
+    }
+
+    /// Another checkpoint of the same run (one `gpt train --keep-each` kept), with the same text.
+    pub fn open_at(&self, checkpoint: &std::path::Path) -> Result<gpt::Run, String> {
+        let mut run = open_run(checkpoint)?;
         if let Some(data) = &self.data {
             run.use_text(&read_text(data)?).map_err(|e| format!("{}: {e}", data.display()))?;
         }

@@ -193,3 +193,27 @@ fn walk_prints_each_stage_as_what_its_rows_hold() {
     assert!(!help.contains("[default: \"\"]"), "{help}");
     assert!(help.lines().all(|l| l.matches("[default:").count() <= 1), "{help}");
 }
+
+#[test]
+fn a_run_keeps_each_evaluation_and_the_learning_coefficient_reads_one() {
+    let folder = scratch("kept");
+    let _ = std::fs::remove_dir_all(&folder);
+    let small = ["--n-layer", "1", "--n-embd", "16", "--eval-iters", "1", "--eval-interval", "10", "--json"];
+    let task = ["train", "--task", "reverse", "--length", "3", "--symbols", "4", "--iters", "20", "--keep-each"];
+    stdout(&gpt(&[&task[..], &[folder.to_str().unwrap()], &small[..]].concat()));
+    let mut kept: Vec<String> =
+        std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    kept.sort();
+    assert_eq!(kept, ["step-000000.safetensors", "step-000010.safetensors", "step-000020.safetensors"]);
+    let last = folder.join(&kept[2]);
+    let chains = ["llc", "--chains", "2", "--draws", "4", "--burn-in", "0", "--json"];
+    let one = stdout(&gpt(
+        &[&["inspect", "--checkpoint", last.to_str().unwrap()][..], &chains, &["--part", "L1H2"]].concat()
+    ));
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(one["parts"][0]["part"], serde_json::json!({ "kind": "head", "layer": 0, "head": 1 }), "{one}");
+    assert_eq!(one["parts"][0]["llc"]["traces"][0].as_array().map(Vec::len), Some(4), "{one}");
+    let missing =
+        gpt(&[&["inspect", "--checkpoint", last.to_str().unwrap()][..], &chains, &["--part", "MLP3"]].concat());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("the model has 1 layer of"), "{missing:?}");
+}

@@ -85,6 +85,10 @@ pub struct Args {
     /// Save the whole training state here at every evaluation and at the end.
     #[arg(long)]
     pub(super) out: Option<PathBuf>,
+    /// Also keep the training state of every evaluation in this folder, as step-NNNNNN.safetensors:
+    /// the checkpoints a measure over training reads (`gpt inspect … llc` on each).
+    #[arg(long)]
+    pub(super) keep_each: Option<PathBuf>,
     /// Threads that compute each step (at most the step's shards: 8 for batches of 8 or more);
     /// the losses are the same bit for bit whatever the number [default: every core].
     #[arg(long)]

@@ -74,6 +74,10 @@ pub fn run(a: Args) -> Result<(), String> {
         if let Some(out) = &a.out {
             save(out, run)?;
         }
+        if let Some(folder) = &a.keep_each {
+            std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+            save(&folder.join(format!("step-{:06}.safetensors", e.step)), run)?;
+        }
         Ok(line)
     };
     let mut last = report(&mut run)?;

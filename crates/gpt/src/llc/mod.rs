@@ -17,9 +17,11 @@ mod calibrate;
 mod sgld;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 pub use calibrate::{calibrate, default_grid, Calibration, Cell, Verdict};
 pub use sgld::{chain, Chain, FirstStep};
+pub use turns::{turning_points, Turn};
 
 use crate::error::{Error, Result};
 use crate::words::llc as words;
