@@ -122,7 +122,7 @@ pub fn run(
         print_sweep(sweep);
     }
     match flags.part {
-        Parts::One(_) => print(&estimates[0], &config, seconds),
+        Parts::One(part) => print(part, &estimates[0], &config, seconds),
         Parts::Heads => print_heads(&parts, &estimates, &config, seconds),
     }
     Ok(())
@@ -145,7 +145,7 @@ fn write_samples(run: &gpt::Run, request: &LlcRequest, path: &Path) -> Result<()
     std::fs::write(path, out.to_string()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The sweep as a grid: a row per nβ, a column per ε, each the estimate or why it was set aside.
+/// The sweep as a grid: a row per γ, a column per ε, each the estimate and why it was set aside.
 fn print_sweep(sweep: &Calibration) {
     println!("calibration (each pair's estimate, and why its chains were set aside if they were; * the pick):");
     let mut row = f32::NAN;
@@ -175,10 +175,17 @@ fn print_heads(parts: &[WeightPart], estimates: &[Llc], c: &LlcConfig, seconds: 
     }
 }
 
-fn print(llc: &Llc, c: &LlcConfig, seconds: f64) {
+fn print(part: WeightPart, llc: &Llc, c: &LlcConfig, seconds: f64) {
     println!(
-        "LLC {:.3} ± {:.3} over {} chains of {} draws (ε {}, γ {}, nβ {:.2}; {seconds:.1} s)",
-        llc.mean, llc.std, c.chains, c.draws, c.epsilon, c.gamma, llc.nbeta
+        "LLC of {}: {:.3} ± {:.3} over {} chain(s) of {} draws (ε {}, γ {}, nβ {:.2}; {seconds:.1} s)",
+        if part == WeightPart::Whole { "the whole model".into() } else { part.label() },
+        llc.mean,
+        llc.std,
+        c.chains,
+        c.draws,
+        c.epsilon,
+        c.gamma,
+        llc.nbeta
     );
     println!("  the loss at the trained weights: {:.4}", llc.init_loss);
     for (i, ((trace, estimate), accept)) in llc.traces.iter().zip(&llc.per_chain).zip(&llc.acceptance).enumerate() {
