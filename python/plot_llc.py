@@ -8,7 +8,7 @@ not part of scripts/test.sh). The figure in docs/llc.md was drawn so:
     python python/plot_llc.py train.jsonl whole.json heads.json docs/images/llc-induction.png
 
 Above: the training loss and the whole model's LLC (its spread over chains shaded), the LLC's
-turns and the run's marks. Below: each head's refined LLC, the head the run marked as an induction
+turns and the run's marks (an induction head, a circuit, memorised, generalised: those it reached). Below: each head's refined LLC, the head the run marked as an induction
 head drawn thick.
 """
 
@@ -41,16 +41,21 @@ def main(train_log, whole_file, heads_file, out):
     for turn in whole["parts"][0]["turns"]:
         llc.axvline(turn["step"], color="#c0392b", linestyle=":", label=f"LLC {turn['kind']} (step {turn['step']})")
     induction = marks.get("induction")
+    steps_of = {
+        "induction head": induction["step"] if induction else None,
+        "circuit formed": marks.get("circuit"),
+        "memorised": marks.get("memorised"),
+        "generalised": marks.get("generalised"),
+    }
+    colours = {"induction head": "#2c7fb8", "circuit formed": "#31a354", "memorised": "#fd8d3c", "generalised": "#756bb1"}
+    shown = {name: step for name, step in steps_of.items() if step is not None}
     for ax in (top, bottom):
-        if induction:
-            ax.axvline(induction["step"], color="#2c7fb8", linestyle="--")
-        if marks.get("circuit") is not None:
-            ax.axvline(marks["circuit"], color="#31a354", linestyle="--")
+        for name, step in shown.items():
+            ax.axvline(step, color=colours[name], linestyle="--")
     handles = top.get_legend_handles_labels()[0] + llc.get_legend_handles_labels()[0]
-    handles += [plt.Line2D([], [], color="#2c7fb8", linestyle="--"), plt.Line2D([], [], color="#31a354", linestyle="--")]
+    handles += [plt.Line2D([], [], color=colours[name], linestyle="--") for name in shown]
     names = top.get_legend_handles_labels()[1] + llc.get_legend_handles_labels()[1]
-    names += [f"induction head (step {induction['step']})" if induction else "no induction head",
-              f"circuit formed (step {marks.get('circuit')})"]
+    names += [f"{name} (step {step})" for name, step in shown.items()]
     top.legend(handles, names, loc="upper right", fontsize=8)
     marked = f"L{induction['layer'] + 1}H{induction['head'] + 1}" if induction else None
     for part in heads["parts"]:
