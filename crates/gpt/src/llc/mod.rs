@@ -98,6 +98,11 @@ pub fn default_nbeta(m: usize) -> f64 {
 }
 
 impl LlcConfig {
+    /// The inverse temperature on `landscape`: the one asked, or the default for its batches.
+    pub fn nbeta_on(&self, landscape: &dyn Landscape) -> f64 {
+        self.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from)
+    }
+
     /// Why these chains cannot run, if they cannot.
     fn check(&self) -> Result<()> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
@@ -131,7 +136,7 @@ pub fn estimate(
     if landscape.batches() == 0 {
         return Err(Error::Data(words::no_batches()));
     }
-    let nbeta = config.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from);
+    let nbeta = config.nbeta_on(landscape);
     let init_loss = init_loss(landscape, w_star);
     let chains: Vec<Chain> =
         (0..config.chains).map(|c| chain(landscape, w_star, restrict, config, (nbeta as f32, c), None)).collect();

@@ -77,13 +77,13 @@ pub fn chain(
         }
         let mut kept = first.take().filter(|_| step == 0);
         for (i, (next, (&w, &d))) in before.w.iter_mut().zip(at.w.iter().zip(&at.drift)).enumerate() {
-            *next = w;
-            if moves(i) {
-                // The drift's half step, then the noise, as devinterp adds them.
+            *next = if moves(i) {
                 let noise = rng.normal();
-                *next = w - half * d + root * noise;
                 kept.iter_mut().for_each(|k| k.noise.push(noise));
-            }
+                w - half * d + root * noise // the drift's half step, then the noise, as devinterp adds them
+            } else {
+                w
+            };
         }
         std::mem::swap(&mut at, &mut before);
         if let Some(kept) = kept {

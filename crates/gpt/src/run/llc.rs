@@ -6,10 +6,7 @@ use super::features::frozen_copy;
 use super::training::Watch;
 use super::Run;
 use crate::error::Result;
-use crate::llc::{
-    calibrate, chain, default_grid, default_nbeta, estimate, init_loss, Calibration, FirstStep, Landscape, Llc,
-    LlcConfig,
-};
+use crate::llc::{calibrate, chain, default_grid, estimate, init_loss, Calibration, FirstStep, Llc, LlcConfig};
 use crate::model::{uniform_loss, WeightPart, GPT};
 use crate::train::{IdsAndTargets, ModelLandscape};
 use crate::work::Split;
@@ -75,7 +72,7 @@ impl<W: Watch> Run<W> {
     pub fn llc_samples(&self, request: &LlcRequest) -> Result<LlcSamples> {
         let (mut landscape, w_star, mask) = self.sampled(request)?;
         let config = LlcConfig { chains: 1, draws: 1, burn_in: 0, ..request.config };
-        let nbeta = config.nbeta.map_or_else(|| default_nbeta(landscape.batch_size()), f64::from);
+        let nbeta = config.nbeta_on(&landscape);
         let mut first = FirstStep::default();
         chain(&mut landscape, &w_star, mask.as_deref(), &config, (nbeta as f32, 0), Some(&mut first));
         let init_loss = init_loss(&mut landscape, &w_star);

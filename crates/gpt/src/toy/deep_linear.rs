@@ -23,6 +23,8 @@ pub struct DeepLinear {
     params: Params,
     /// The teacher's factors: `U` (input × rank) and `V` (rank × output), row by row.
     teacher: (Vec<f32>, Vec<f32>),
+    /// The teacher as one layer's weight, `(U V)ᵀ` (output × input): what makes the targets.
+    product: Vec<f32>,
     rank: usize,
 }
 
@@ -47,9 +49,15 @@ impl DeepLinear {
             params.values.push(weight);
         }
         let (input, output) = (widths[0], widths[widths.len() - 1]);
-        let u = (0..input * rank).map(|_| rng.normal()).collect();
-        let v = (0..rank * output).map(|_| rng.normal()).collect();
-        Ok(DeepLinear { widths: widths.to_vec(), params, teacher: (u, v), rank })
+        let u: Vec<f32> = (0..input * rank).map(|_| rng.normal()).collect();
+        let v: Vec<f32> = (0..rank * output).map(|_| rng.normal()).collect();
+        let mut product = vec![0.0; output * input];
+        for o in 0..output {
+            for j in 0..input {
+                product[o * input + j] = (0..rank).map(|k| u[j * rank + k] * v[k * output + o]).sum();
+            }
+        }
+        Ok(DeepLinear { widths: widths.to_vec(), params, teacher: (u, v), product, rank })
     }
 
     /// Sets the weights to the teacher's factorisation: `M₁ = [U 0]`, each middle layer the
@@ -64,7 +72,7 @@ impl DeepLinear {
             for o in 0..n_out {
                 for j in 0..n_in {
                     m[o * n_in + j] = match (i == 0, i == last) {
-                        (true, true) => (0..r).map(|k| u[j * r + k] * v[k * n_out + o]).sum(),
+                        (true, true) => self.product[o * n_in + j],
                         (true, false) if o < r => u[j * r + o],
                         (false, true) if j < r => v[j * n_out + o],
                         (false, false) if o == j && o < r => 1.0,
@@ -114,7 +122,7 @@ impl DeepLinear {
             .collect();
         let acts = self.through(x.clone(), &layers);
         let (input, output) = (self.widths[0], self.widths[self.widths.len() - 1]);
-        let target = self.through(x, &[(input, output, &self.teacher_product())]).pop().expect("the output");
+        let target = self.through(x, &[(input, output, &self.product)]).pop().expect("the output");
         let out = acts.last().expect("the output");
         let mut delta: Vec<f32> = out.iter().zip(target).map(|(a, b)| a - b).collect();
         let loss = delta.iter().map(|d| f64::from(*d) * f64::from(*d)).sum::<f64>() / rows as f64;
@@ -140,19 +148,6 @@ impl DeepLinear {
             delta = back;
         }
         loss as f32
-    }
-
-    /// The teacher as one layer's weight: `(U V)ᵀ`, output × input.
-    fn teacher_product(&self) -> Vec<f32> {
-        let (u, v) = &self.teacher;
-        let (input, output, r) = (self.widths[0], self.widths[self.widths.len() - 1], self.rank);
-        let mut w = vec![0.0; output * input];
-        for o in 0..output {
-            for j in 0..input {
-                w[o * input + j] = (0..r).map(|k| u[j * r + k] * v[k * output + o]).sum();
-            }
-        }
-        w
     }
 }
 
