@@ -1,12 +1,14 @@
 // The live loss chart: each step's training loss (faint), its smoothed curve, the validation loss
 // at each evaluation, the uniform-guess line at ln(vocab) (both numbers from the engine), for a
 // task the exact-match accuracy on training and held-out problems (right axis), and marked steps
-// (when an induction head formed; when a task's accuracy passed its marks). Across: steps, or
+// (when an induction head formed; when a task's accuracy passed its marks), and the learning
+// coefficient's live records on an axis of their own with its turns marked (llc-curve.js). Across: steps, or
 // training time (each step's, from the engine), where runs whose steps cost more compare fairly.
 import { decimal, t } from './i18n.js';
 import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
+import { LLC_AXIS, LLC_COLOR, drawLlc, estimates, llcLabel, llcTip, turnMarks } from './llc-curve.js';
 
 const COLORS = {
   raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3',
@@ -41,6 +43,7 @@ export class LossChart {
     this.evals = [];
     this.ema = 0;
     this.markers = new Map();
+    this.llc = null;
     this.overlays ??= [];
     this.draw();
   }
@@ -50,6 +53,19 @@ export class LossChart {
     if (marker) this.markers.set(key, marker);
     else this.markers.delete(key);
     this.scheduleDraw();
+  }
+
+  /** The learning coefficient's live curve ({points, turns}, as the engine's milestones carry it), its turns marked. */
+  setLlc(curve) {
+    this.llc = curve;
+    for (const key of [...this.markers.keys()]) if (key.startsWith('llc-')) this.markers.delete(key);
+    for (const [key, mark] of turnMarks(curve)) this.markers.set(key, mark);
+    this.scheduleDraw();
+  }
+
+  /** Whether there are LLC records, so the chart has their axis. */
+  hasLlc() {
+    return estimates(this.llc).length > 0;
   }
 
   /** Whether the run reports accuracy (a task's), so the chart has an accuracy axis. */
@@ -144,7 +160,7 @@ export class LossChart {
   geometry() {
     const { width, height } = this.canvas.getBoundingClientRect();
     const [lo, hi] = this.yRange();
-    const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0);
+    const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0) + (this.hasLlc() ? LLC_AXIS : 0);
     const w = width - PAD.left - right;
     const placed = this.placeLegend(this.canvas.getContext('2d'), width - right);
     const wrapped = placed.at(-1).y > placed[0].y;
@@ -185,6 +201,7 @@ export class LossChart {
       ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: decimal(this.uniform, 2) }), g.right, g.y(this.uniform) - 4);
     }
     if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
+    drawLlc(ctx, g, this.llc, (s) => this.at(this.seconds, s), g.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0));
     for (const o of this.comparable()) {
       series(ctx, o.smooth, g, o.colour, 1.5, [], (i) => this.at(o.seconds, i + 1));
       line(ctx, o.evals.map((e) => [this.at(o.seconds, e.step), e.val_loss]), g, o.colour, 1.5, [4, 3]);
@@ -265,7 +282,8 @@ export class LossChart {
   placeLegend(ctx, right) {
     const validation = this.hasAccuracy() ? t('chart.held-out') : t('chart.validation');
     const accuracy = this.hasAccuracy() ? [[t('chart.accuracy-legend'), COLORS.accuracy]] : [];
-    const items = [[t('chart.train-smoothed'), COLORS.train], [validation, COLORS.val], ...accuracy, ...this.overlays.map((o) => [o.name, o.colour])];
+    const llc = this.hasLlc() ? [[t('chart.llc-legend'), LLC_COLOR]] : [];
+    const items = [[t('chart.train-smoothed'), COLORS.train], [validation, COLORS.val], ...accuracy, ...llc, ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.font = FONT;
     return legendLayout(ctx, items, PAD.left + 10, PAD.top + 9, right);
   }
@@ -278,6 +296,7 @@ export class LossChart {
     const parts = [t(this.timed() ? 'chart.label-timed' : 'chart.label', { step: this.raw.length, train: decimal(train, 3) })];
     if (val !== undefined) parts.push(t('chart.label-val', { val: decimal(val, 3) }));
     if (last?.val_accuracy != null) parts.push(t('chart.label-accuracy', { train: percent(last.train_accuracy), val: percent(last.val_accuracy) }));
+    if (this.hasLlc()) parts.push(llcLabel(this.llc));
     parts.push(...[...this.markers.values()].map((m) => t('chart.label-marker', { label: m.label, step: m.step })));
     const runs = this.overlays.map((o) => `${o.name} (${decimal(o.smooth.at(-1), 3) ?? t('chart.no-steps')})`).join(', ');
     if (runs) parts.push(t('chart.label-compared', { runs }));
@@ -299,6 +318,8 @@ export class LossChart {
         text += t('chart.tip-accuracy', { val: percent(nearestEval.val_accuracy), train: percent(nearestEval.train_accuracy) });
       }
     }
+    const llc = llcTip(this.llc, step);
+    if (llc && Math.abs(across(llc.step) - across(step)) < 12) text += llc.text;
     showTooltip(this.tooltip, text, rect, e.clientX + 12, e.clientY - 30);
   }
 }

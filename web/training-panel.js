@@ -22,12 +22,13 @@ const ui = {
 };
 const chart = new LossChart($('loss-chart'), $('loss-tooltip'));
 
-/** Marks the core's milestones on the loss chart: an induction head's onset, a circuit's forming, a task's accuracy marks. */
-function showMilestones({ induction, circuit, memorised, generalised }) {
+/** Marks the core's milestones on the loss chart: an induction head's onset, a circuit's forming, a task's accuracy marks, the LLC's curve and turns. */
+function showMilestones({ induction, circuit, memorised, generalised, llc }) {
   chart.setMarker('induction', induction && { step: induction.step, label: t('train.marker-induction', { layer: induction.layer + 1, head: induction.head + 1 }) });
   chart.setMarker('circuit', circuit != null && { step: circuit, label: t('train.marker-circuit') });
   chart.setMarker('memorised', memorised != null && { step: memorised, label: t('train.marker-memorised') });
   chart.setMarker('generalised', generalised != null && { step: generalised, label: t('train.marker-generalised') });
+  chart.setLlc(llc);
 }
 
 /** Draws saved runs on the loss chart beside this one. */

@@ -109,7 +109,11 @@ test('each task preset learns: held-out accuracy rises above chance, and its att
     assert.match(await solutions.first().textContent(), /✓ right|✗ wrong, the answer is/);
     assert.ok(await page.locator('#attention-grid canvas').count() > 0, `${task}: the heads are drawn`);
     if (task === 'repeat') {
-      assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /induction head L\d H\d at step \d+/);
+      const chart = await page.locator('#loss-chart').getAttribute('aria-label');
+      assert.match(chart, /induction head L\d H\d at step \d+/);
+      // The live learning coefficient: always recorded at the last evaluation, on its own axis.
+      assert.match(chart, new RegExp(`learning coefficient \\(LLC\\) -?\\d+\\.\\d\\d at step ${iterations}`));
+      await page.locator('#loss-chart').screenshot({ path: `${SHOTS}21-loss-chart-llc.png` });
       // The views inside read a held-out problem; a RoPE model has no position table to draw.
       await page.locator('#inside > summary').click();
       await page.locator('#inside-status').getByText(`At step ${iterations}`, { exact: false }).waitFor();

@@ -2,6 +2,7 @@
 //! in wasm32 (unlike `SmallRng`, whose algorithm depends on the pointer width).
 
 use rand_core::{Rng as _, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
 use rand_pcg::Pcg64Mcg;
 
 /// Seeded PCG-64 (MCG variant) with the few draws the model needs.
@@ -40,6 +41,13 @@ impl Rng {
         }
     }
 
+    /// Standard normal by the ziggurat (rand_distr's), nine times as fast as [`Rng::normal`]: for
+    /// SGLD's noise, a draw for every weight at every step. `normal` stays for what saved runs
+    /// and their checks were drawn with (weights, dropout).
+    pub fn noise(&mut self) -> f32 {
+        StandardNormal.sample(&mut self.0)
+    }
+
     /// Standard normal, by Box-Muller in f64 so the tails are right.
     pub fn normal(&mut self) -> f32 {
         let u1 = ((self.0.next_u64() >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
@@ -63,11 +71,13 @@ mod tests {
     }
 
     #[test]
-    fn normal_has_unit_variance() {
+    fn both_normals_have_zero_mean_and_unit_variance() {
         let mut r = Rng::new(3);
-        let xs: Vec<f64> = (0..20000).map(|_| r.normal() as f64).collect();
-        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
-        assert!(mean.abs() < 0.03 && (var - 1.0).abs() < 0.05, "{mean} {var}");
+        for draw in [Rng::normal, Rng::noise] {
+            let xs: Vec<f64> = (0..20000).map(|_| draw(&mut r) as f64).collect();
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+            assert!(mean.abs() < 0.03 && (var - 1.0).abs() < 0.05, "{mean} {var}");
+        }
     }
 }

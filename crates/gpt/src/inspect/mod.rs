@@ -19,6 +19,7 @@ pub mod graph;
 mod heads;
 mod knockout;
 mod lens;
+mod llc_record;
 mod look;
 mod mlp;
 mod model_request;

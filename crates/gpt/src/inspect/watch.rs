@@ -1,6 +1,7 @@
 //! What watches every run the page and the CLI make ([`crate::Run`]): the views inside the model.
 //! At each evaluation they measure it and keep their records in its history under their own
-//! names (every head's scores, the ablation grid, composition, grokking's progress measures), and
+//! names (every head's scores, the ablation grid, composition, grokking's progress measures, the
+//! circuit, the learning coefficient), and
 //! an attention snapshot for this session's time-lapse.
 
 use super::look::Questions;
@@ -8,7 +9,7 @@ use super::records::{AblationGrid, CircuitPoint, Composition, FourierPoint};
 use super::scores::HeadScores;
 use super::snapshots::Timelapse;
 use crate::error::{Error, Result};
-use crate::run::{Onset, Watch};
+use crate::run::{LlcPoint, Onset, Watch};
 use crate::train::Record;
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
@@ -27,15 +28,22 @@ pub struct Views {
 }
 
 impl Watch for Views {
-    const RECORDS: &'static [&'static str] =
-        &[HeadScores::NAME, AblationGrid::NAME, Composition::NAME, FourierPoint::NAME, CircuitPoint::NAME];
+    const RECORDS: &'static [&'static str] = &[
+        HeadScores::NAME,
+        AblationGrid::NAME,
+        Composition::NAME,
+        FourierPoint::NAME,
+        CircuitPoint::NAME,
+        LlcPoint::NAME,
+    ];
 
     fn evaluated(run: &mut Run) -> Result<()> {
         run.record_heads()?;
         run.record_ablations()?;
         run.record_composition()?;
         run.record_fourier()?;
-        run.record_circuit()
+        run.record_circuit()?;
+        run.record_llc()
     }
 
     fn induction_onset(run: &Run) -> Option<Onset> {

@@ -78,7 +78,7 @@ pub fn chain(
         let mut kept = first.take().filter(|_| step == 0);
         for (i, (next, (&w, &d))) in before.w.iter_mut().zip(at.w.iter().zip(&at.drift)).enumerate() {
             *next = if moves(i) {
-                let noise = rng.normal();
+                let noise = rng.noise();
                 kept.iter_mut().for_each(|k| k.noise.push(noise));
                 w - half * d + root * noise // the drift's half step, then the noise, as devinterp adds them
             } else {

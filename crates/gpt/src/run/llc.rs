@@ -6,9 +6,11 @@ use super::features::frozen_copy;
 use super::training::Watch;
 use super::Run;
 use crate::error::Result;
-use crate::llc::{calibrate, chain, default_grid, estimate, init_loss, Calibration, FirstStep, Llc, LlcConfig};
+use crate::llc::{
+    calibrate, chain, default_grid, estimate, init_loss, turning_points, Calibration, FirstStep, Llc, LlcConfig, Turn,
+};
 use crate::model::{uniform_loss, WeightPart, GPT};
-use crate::train::{IdsAndTargets, ModelLandscape};
+use crate::train::{IdsAndTargets, ModelLandscape, Record};
 use crate::work::Split;
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +37,43 @@ impl Default for LlcRequest {
     }
 }
 
+/// One live record, at an evaluation: the whole model's LLC at [`LlcCurve`]'s setting, its
+/// spread over the chains that finished, and how many did not (no mean when none did).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct LlcPoint {
+    pub step: usize,
+    pub mean: Option<f64>,
+    pub std: f64,
+    pub diverged: usize,
+}
+
+impl Record for LlcPoint {
+    const NAME: &'static str = "llc";
+}
+
+/// The LLC over training as the run recorded it: its records, where the curve turned, and the
+/// setting every record used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct LlcCurve {
+    pub points: Vec<LlcPoint>,
+    pub turns: Vec<Turn>,
+    pub request: LlcRequest,
+}
+
+/// The light setting of the live records: two chains of 20 draws after 10 steps, on 4 batches
+/// of the default rows (so nβ is the command line's), 64 small passes a record. On the induction
+/// preset's kept checkpoints, chains this short still find the peak at step 325 that 4 × 200
+/// draws find (docs/llc.md).
+pub const LIVE: LlcRequest = LlcRequest {
+    config: LlcConfig { epsilon: 1e-4, gamma: 1_000.0, nbeta: None, chains: 2, draws: 20, burn_in: 10, seed: 42 },
+    part: WeightPart::Whole,
+    rows: Some(LLC_ROWS),
+};
+/// Batches a live record's chains draw from, and its L(w*) is the mean over.
+pub const LIVE_BATCHES: usize = 4;
+
 /// What the chains read, to check against another implementation: the batches (token ids and
 /// targets, [`crate::ops::IGNORE`] where the loss skips, each `rows` rows of `t`), and the first
 /// chain's first step.
@@ -54,14 +93,26 @@ type Sampled = (ModelLandscape<GPT>, Vec<f32>, Option<Vec<bool>>);
 impl<W: Watch> Run<W> {
     /// The LLC of the model at its current weights (the model itself does not move).
     pub fn llc(&self, request: &LlcRequest) -> Result<Llc> {
-        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        self.llc_on(request, BATCHES)
+    }
+
+    /// The LLC with its chains drawing from `batches` batches.
+    pub(crate) fn llc_on(&self, request: &LlcRequest, batches: usize) -> Result<Llc> {
+        let (mut landscape, w_star, mask) = self.sampled(request, batches)?;
         estimate(&mut landscape, &w_star, mask.as_deref(), &request.config)
+    }
+
+    /// The live records so far, the curve's turns, and their setting.
+    pub fn llc_curve(&self) -> LlcCurve {
+        let points = self.history().records::<LlcPoint>();
+        let curve: Vec<_> = points.iter().filter_map(|p| p.mean.map(|m| (p.step, m, p.std))).collect();
+        LlcCurve { turns: turning_points(&curve), points, request: LIVE }
     }
 
     /// devinterp's sweep of step and localisation for `request` (its own ε and γ unused), over
     /// `grid` (steps, pulls) or the default one.
     pub fn llc_calibration(&self, request: &LlcRequest, grid: Option<(Vec<f32>, Vec<f32>)>) -> Result<Calibration> {
-        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        let (mut landscape, w_star, mask) = self.sampled(request, BATCHES)?;
         let (epsilons, gammas) = grid.unwrap_or_else(default_grid);
         let uniform = f64::from(uniform_loss(self.model().config().vocab_size));
         let grid = (epsilons.as_slice(), gammas.as_slice());
@@ -70,7 +121,7 @@ impl<W: Watch> Run<W> {
 
     /// What `request`'s chains read, and its first chain's first step.
     pub fn llc_samples(&self, request: &LlcRequest) -> Result<LlcSamples> {
-        let (mut landscape, w_star, mask) = self.sampled(request)?;
+        let (mut landscape, w_star, mask) = self.sampled(request, BATCHES)?;
         let config = LlcConfig { chains: 1, draws: 1, burn_in: 0, ..request.config };
         let nbeta = config.nbeta_on(&landscape);
         let mut first = FirstStep::default();
@@ -80,12 +131,12 @@ impl<W: Watch> Run<W> {
         Ok(LlcSamples { rows, t, batches: batches.to_vec(), nbeta, init_loss, first })
     }
 
-    fn sampled(&self, request: &LlcRequest) -> Result<Sampled> {
+    fn sampled(&self, request: &LlcRequest, batches: usize) -> Result<Sampled> {
         let mask = self.model().part_mask(request.part)?;
         let rows = request.rows.unwrap_or(self.train_config().batch_size).max(1);
         let seed = request.config.seed;
         let landscape =
-            ModelLandscape::new(frozen_copy(self.model())?, self.data()?, Split::Train, (BATCHES, rows), seed)?;
+            ModelLandscape::new(frozen_copy(self.model())?, self.data()?, Split::Train, (batches, rows), seed)?;
         let w_star = landscape.weights();
         Ok((landscape, w_star, mask))
     }

@@ -1,6 +1,6 @@
 //! Reading a run: where it stands and what a page shows of it, and the parts a checkpoint saves.
 
-use super::{Run, TaskDetails, Watch};
+use super::{LlcCurve, Run, TaskDetails, Watch};
 use crate::checkpoint::KnownCircuit;
 use crate::config::TrainConfig;
 use crate::model::{uniform_loss, GPT};
@@ -46,8 +46,9 @@ pub struct Status {
 
 /// The moments the loss chart marks: when an induction head first formed, and for a task the
 /// first evaluation that answered every training problem right and the first that answered
-/// [`GENERALISED`] of held-out ones right. Grokking shows as a long gap between the last two.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+/// [`GENERALISED`] of held-out ones right (grokking shows as a long gap between the two); and the
+/// learning coefficient's live curve, whose turns it marks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Milestones {
     pub induction: Option<Onset>,
@@ -55,6 +56,8 @@ pub struct Milestones {
     pub circuit: Option<usize>,
     pub memorised: Option<usize>,
     pub generalised: Option<usize>,
+    /// The learning coefficient's live records, their setting and where the curve turned.
+    pub llc: LlcCurve,
 }
 
 /// When an induction head first formed: the step, the head, and its induction score then.
@@ -154,6 +157,7 @@ impl<W: Watch> Run<W> {
             circuit: W::circuit_formed(self),
             memorised: first(&|e| e.train_accuracy.is_some_and(|a| a >= 1.0)),
             generalised: first(&|e| e.val_accuracy.is_some_and(|a| a >= GENERALISED)),
+            llc: self.llc_curve(),
         }
     }
 
