@@ -22,7 +22,7 @@ export const MAX_LESSON = 20_000;
 export const WAITS = {
   step: 'number', accuracy: 'number', loss: 'number',
   induction: 'flag', memorised: 'flag', generalised: 'flag', finished: 'flag', sampled: 'flag', diverged: 'flag', walked: 'flag',
-  toy: 'flag', autoencoder: 'flag', circuit: 'flag', graph: 'flag', open: 'name',
+  toy: 'flag', autoencoder: 'flag', circuit: 'flag', graph: 'flag', turn: 'flag', open: 'name',
 };
 /** Whether `wait` needs the GPT to train (and so has a time the training clock counts). */
 export const needsTraining = ({ what }) => !['sampled', 'walked', 'toy', 'autoencoder', 'circuit', 'graph', 'open'].includes(what);

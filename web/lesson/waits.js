@@ -7,7 +7,7 @@ import { on } from '../engine.js';
 import { state } from '../phase.js';
 import { isOpen, target } from './targets.js';
 
-const FRESH = { step: 0, loss: null, accuracy: null, induction: null, memorised: null, generalised: null };
+const FRESH = { step: 0, loss: null, accuracy: null, induction: null, memorised: null, generalised: null, turn: null };
 /** Where the current run stands. */
 const run = { ...FRESH };
 /** How often each event has happened: a step waits for one after it began. */
@@ -19,6 +19,7 @@ let changed = () => {};
 function fromHistory(evaluation, milestones = {}) {
   if (evaluation) Object.assign(run, { loss: evaluation.val_loss, accuracy: evaluation.val_accuracy ?? null });
   Object.assign(run, { induction: milestones.induction ?? null, memorised: milestones.memorised ?? null, generalised: milestones.generalised ?? null });
+  run.turn = milestones.llc?.turns?.[0]?.step ?? null; // the learning coefficient's first turn
 }
 
 /** Listens to the run; `onChange()` is called whenever a wait may have been met. */
@@ -90,6 +91,7 @@ export function describeWait({ what, value }) {
     case 'induction': return t('lesson.wait-induction');
     case 'memorised': return t('lesson.wait-memorised');
     case 'generalised': return t('lesson.wait-generalised');
+    case 'turn': return t('lesson.wait-turn');
     case 'finished': return t('lesson.wait-finished');
     case 'sampled': return t('lesson.wait-sampled');
     case 'diverged': return t('lesson.wait-diverged');
