@@ -53,7 +53,10 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         // The moments the page's chart marks (an induction head, memorised, generalised), so that
         // a script can tell when a phenomenon formed.
-        line["milestones"] = serde_json::to_value(run.milestones()).map_err(|e| e.to_string())?;
+        let milestones = run.milestones();
+        // The learning coefficient, when this evaluation recorded it (paced: not every one does).
+        let llc = milestones.llc.points.last().filter(|p| p.step == e.step).and_then(|p| p.mean.map(|m| (m, p.std)));
+        line["milestones"] = serde_json::to_value(milestones).map_err(|e| e.to_string())?;
         if a.json {
             println!("{line}");
         } else {
@@ -66,8 +69,9 @@ pub fn run(a: Args) -> Result<(), String> {
                 }
                 _ => String::new(),
             };
+            let llc = llc.map_or(String::new(), |(mean, std)| format!(", LLC {mean:.2} ± {std:.2}"));
             println!(
-                "step {:>5}: train loss {:.4}, val loss {:.4}{accuracy}, {:.0} tokens/s, {:.1} s",
+                "step {:>5}: train loss {:.4}, val loss {:.4}{accuracy}{llc}, {:.0} tokens/s, {:.1} s",
                 e.step, e.train_loss, e.val_loss, tps, wall
             );
         }
