@@ -59,10 +59,14 @@ export function turnMarks(curve) {
   });
 }
 
-/** The record nearest `step`, if any, as a tooltip line. */
+/** The record nearest `step`, if any, as a tooltip line: its estimate, and its chains that diverged. */
 export function llcTip(curve, step) {
-  const nearest = estimates(curve).reduce((best, p) => (!best || Math.abs(p.step - step) < Math.abs(best.step - step) ? p : best), null);
-  return nearest && { step: nearest.step, text: t('chart.tip-llc', { step: nearest.step, llc: decimal(nearest.mean, 2), spread: decimal(nearest.std, 2) }) };
+  const nearest = (curve?.points ?? []).reduce((best, p) => (!best || Math.abs(p.step - step) < Math.abs(best.step - step) ? p : best), null);
+  if (!nearest) return null;
+  const [llc, spread] = nearest.mean == null ? ['—', '—'] : [decimal(nearest.mean, 2), decimal(nearest.std, 2)]; // every chain diverged
+  const estimate = t('chart.tip-llc', { step: nearest.step, llc, spread });
+  const diverged = nearest.diverged > 0 ? t('chart.tip-llc-diverged', { count: nearest.diverged }) : '';
+  return { step: nearest.step, text: estimate + diverged };
 }
 
 /** The last record, for the chart's description. */
