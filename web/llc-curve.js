@@ -2,7 +2,7 @@
 // its spread over the chains as a bar, on an axis of their own at the chart's right edge; the
 // curve's turns (from the engine) are marked beside the chart's other marks.
 import { decimal, t } from './i18n.js';
-import { roundStep } from './views/plot.js';
+import { line, roundStep } from './views/plot.js';
 
 export const LLC_COLOR = '#9333ea';
 /** Room for the LLC axis's labels. */
@@ -32,12 +32,8 @@ export function drawLlc(ctx, g, curve, across, axisX) {
   ctx.textBaseline = 'middle';
   for (const v of [0, max / 2, max]) ctx.fillText(decimal(v, v < 10 ? 1 : 0), axisX + 4, y(v));
   ctx.textBaseline = 'alphabetic';
+  line(ctx, points.map((p) => [across(p.step), p.mean]), { x: g.x, y }, LLC_COLOR, 1.5);
   ctx.strokeStyle = LLC_COLOR;
-  ctx.lineWidth = 1.5;
-  ctx.setLineDash([]);
-  ctx.beginPath();
-  points.forEach((p, i) => (i ? ctx.lineTo : ctx.moveTo).call(ctx, g.x(across(p.step)), y(p.mean)));
-  ctx.stroke();
   for (const p of points) {
     const x = g.x(across(p.step));
     ctx.beginPath();

@@ -9,10 +9,11 @@ import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
 import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
 import { LLC_AXIS, LLC_COLOR, drawLlc, estimates, llcLabel, llcTip, turnMarks } from './llc-curve.js';
+import { ACCURACY_COLOR, drawAccuracy } from './accuracy-axis.js';
 
 const COLORS = {
   raw: 'rgba(37, 99, 235, 0.18)', train: '#2563eb', val: '#ea580c', uniform: '#9ca3af', axis: '#6b7280', grid: '#eef0f3',
-  accuracy: '#15803d', mark: '#dc2626',
+  mark: '#dc2626',
 };
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 /** Room for the accuracy axis's labels, when there is one, and for the legend above 100%. */
@@ -200,7 +201,7 @@ export class LossChart {
       ctx.textAlign = 'right';
       ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: decimal(this.uniform, 2) }), g.right, g.y(this.uniform) - 4);
     }
-    if (this.hasAccuracy()) this.drawAccuracy(ctx, g);
+    if (this.hasAccuracy()) drawAccuracy(ctx, g, this.evals, (s) => this.at(this.seconds, s));
     drawLlc(ctx, g, this.llc, (s) => this.at(this.seconds, s), g.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0));
     for (const o of this.comparable()) {
       series(ctx, o.smooth, g, o.colour, 1.5, [], (i) => this.at(o.seconds, i + 1));
@@ -227,27 +228,6 @@ export class LossChart {
     });
     legend(ctx, g.legend);
     this.describe();
-  }
-
-  /** Training and held-out accuracy at each evaluation, on a 0–100% axis at the right. */
-  drawAccuracy(ctx, g) {
-    ctx.fillStyle = COLORS.accuracy;
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'middle';
-    for (const a of [0, 0.5, 1]) ctx.fillText(`${a * 100}%`, g.right + 6, g.yAccuracy(a));
-    ctx.textBaseline = 'alphabetic';
-    const points = (key) => this.evals.filter((e) => e[key] != null).map((e) => [g.x(this.at(this.seconds, e.step)), g.yAccuracy(e[key])]);
-    const path = (pts, dash, width) => {
-      ctx.strokeStyle = COLORS.accuracy;
-      ctx.lineWidth = width;
-      ctx.setLineDash(dash);
-      ctx.beginPath();
-      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.stroke();
-      ctx.setLineDash([]);
-    };
-    path(points('train_accuracy'), [2, 3], 1.5);
-    path(points('val_accuracy'), [], 2);
   }
 
   drawAxes(ctx, g) {
@@ -281,7 +261,7 @@ export class LossChart {
   /** Where each legend entry goes (`legendLayout`): rows that wrap on a narrow chart. */
   placeLegend(ctx, right) {
     const validation = this.hasAccuracy() ? t('chart.held-out') : t('chart.validation');
-    const accuracy = this.hasAccuracy() ? [[t('chart.accuracy-legend'), COLORS.accuracy]] : [];
+    const accuracy = this.hasAccuracy() ? [[t('chart.accuracy-legend'), ACCURACY_COLOR]] : [];
     const llc = this.hasLlc() ? [[t('chart.llc-legend'), LLC_COLOR]] : [];
     const items = [[t('chart.train-smoothed'), COLORS.train], [validation, COLORS.val], ...accuracy, ...llc, ...this.overlays.map((o) => [o.name, o.colour])];
     ctx.font = FONT;
