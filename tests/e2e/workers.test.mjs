@@ -25,7 +25,7 @@ async function trainWith(workers, iterations) {
   await page.getByRole('button', { name: 'Train' }).click();
 }
 
-test('1, 2 and 4 workers give the same losses and evaluations, bit for bit', async () => {
+test('1, 2 and 4 workers give the same losses, evaluations and learning coefficient, bit for bit', async () => {
   const historyWith = async (workers) => {
     await trainWith(workers, 10);
     await untilStatus(page, /^Finished 10 steps/);
@@ -35,6 +35,7 @@ test('1, 2 and 4 workers give the same losses and evaluations, bit for bit', asy
   assert.match(one.stats, /on 1 worker/);
   assert.equal(one.history.losses.length, 10);
   assert.deepEqual(one.history.evals.map((e) => e.step), [0, 10]);
+  assert.deepEqual(one.history.llc.map((r) => r.step), [10], 'the learning coefficient, recorded at the last evaluation');
   const two = await historyWith(2);
   assert.match(two.stats, /tokens\/s on 2 workers \([\d,]+ each\)/);
   assert.deepEqual(two.history, one.history);
