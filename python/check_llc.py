@@ -5,11 +5,15 @@ of scripts/test.sh, whose core tests check the estimator against coefficients kn
     python python/check_llc.py [--data ../shared/data/names.txt] [--chains 8]
 
 For a text run trained briefly with `gpt train`, `gpt inspect llc --rows-out` writes the batches
-its chains read, its nβ and L(w*), and its first chain's first step (the batch, the noise and the
-weights it reached). Then:
-1. one step of devinterp's SGLD (`SGMCMC.sgld`), from the same weights on the same batch with the
-   same noise, reaches the same weights within 1e-5;
-2. devinterp's estimator (`devinterp.slt.llc`) on those batches, with the same ε, γ, nβ, chains,
+its chains read, its nβ and L(w*), and its first chain's first step after burn-in (the weights it
+started from, the batch, the noise, the weights it reached, the next step's batch and the step's
+MALA acceptance). Then:
+1. that step of devinterp's SGLD (`SGMCMC.sgld`, localised at the trained weights), from the same
+   weights on the same batch with the same noise, reaches the same weights within 1e-5;
+2. that step's MALA acceptance, as devinterp's `mala_acceptance_probability` computes it, is ours
+   within 1e-3. devinterp 2 dropped its MALA callback, so the function is read from devinterp
+   1.3.2's wheel (`pip download devinterp==1.3.2 --no-deps`, fetched here);
+3. devinterp's estimator (`devinterp.slt.llc`) on those batches, with the same ε, γ, nβ, chains,
    draws and burn-in, gives an LLC within two combined standard errors of ours (the chains' noise
    differs, so the estimates agree only as samples do), and the same L(w*).
 """
@@ -35,18 +39,29 @@ def batches(samples):
     return [(torch.tensor(x).view(shape), torch.tensor(y).view(shape)) for x, y in zip(samples["ids"], samples["targets"])]
 
 
+def flat_as(flat, order):
+    """A flat vector cut into tensors shaped as `order`'s parameters."""
+    parts, at = [], 0
+    for p in order:
+        parts.append(flat[at:at + p.numel()].view_as(p))
+        at += p.numel()
+    return parts
+
+
 def check_step(model, samples, epsilon, gamma):
-    """One devinterp SGLD step with our noise, against the weights our first step reached."""
+    """One devinterp SGLD step with our noise, against the weights our kept step reached."""
     import devinterp.optim.sgmcmc as sgmcmc
 
     params = dict(model.named_parameters())
     order = [(name, params[name]) for name, _ in samples["params"]]
-    noise, at, queue = torch.tensor(samples["first"]["noise"]), 0, []
-    for _, p in order:
-        queue.append(noise[at:at + p.numel()].view_as(p))
-        at += p.numel()
-    x, y = batches(samples)[samples["first"]["batch"]]
+    step = samples["step"]
+    queue = flat_as(torch.tensor(step["noise"]), [p for _, p in order])
+    x, y = batches(samples)[step["batch"]]
+    # Localised at the trained weights, which the model holds as it is built; then moved to where the step starts.
     optimizer = sgmcmc.SGMCMC.sgld([p for _, p in order], lr=epsilon, localization=gamma, nbeta=samples["nbeta"])
+    with torch.no_grad():
+        for (_, p), w in zip(order, flat_as(torch.tensor(step["before"]), [p for _, p in order])):
+            p.copy_(w)
     _, loss = model(x, y)
     loss.backward()
     normal = sgmcmc.torch.normal
@@ -56,8 +71,73 @@ def check_step(model, samples, epsilon, gamma):
     finally:
         sgmcmc.torch.normal = normal
     reached = torch.cat([p.detach().flatten() for _, p in order])
-    close("one SGLD step", reached, torch.tensor(samples["first"]["after"]), tolerance=1e-5)
+    close("one SGLD step", reached, torch.tensor(step["after"]), tolerance=1e-5)
     print(f"  one step of devinterp's SGLD with our noise reaches our weights ({reached.numel()} of them)")
+
+
+def devinterp_mala():
+    """devinterp 1.3.2's `mala_acceptance_probability`, from its wheel (2.x has none)."""
+    import importlib.util
+    import subprocess
+    import types
+    import zipfile
+
+    folder = tempfile.mkdtemp()
+    subprocess.run([sys.executable, "-m", "pip", "download", "devinterp==1.3.2", "--no-deps", "-q", "-d", folder], check=True)
+    wheel = next(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".whl"))
+    zipfile.ZipFile(wheel).extract("devinterp/slt/mala.py", folder)
+    # Its callback's base class, which the function does not use.
+    sys.modules["devinterp.slt.callback"] = types.SimpleNamespace(SamplerCallback=object)
+    spec = importlib.util.spec_from_file_location("mala_1_3_2", os.path.join(folder, "devinterp", "slt", "mala.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.mala_acceptance_probability
+
+
+def check_acceptance(model, samples, epsilon, gamma, mala):
+    """The kept step's MALA acceptance, by devinterp 1.3.2's function, against ours."""
+    params = dict(model.named_parameters())
+    order = [params[name] for name, _ in samples["params"]]
+    w_star = [p.detach().clone() for p in order]
+    nbeta, step = samples["nbeta"], samples["step"]
+
+    def point(weights, batch):
+        """The weights, the drift nβ∇L + γ(w − w*) and the potential nβL + γ/2|w − w*|² on `batch`."""
+        with torch.no_grad():
+            for p, w in zip(order, weights):
+                p.copy_(w)
+        model.zero_grad()
+        x, y = batches(samples)[batch]
+        _, loss = model(x, y)
+        loss.backward()
+        drift = [nbeta * p.grad + gamma * (w - w0) for p, w, w0 in zip(order, weights, w_star)]
+        pull = sum(((w.double() - w0.double()) ** 2).sum() for w, w0 in zip(weights, w_star))
+        # In float64, as ours sums: the formula subtracts sums of 100,000 squares, divided by ε.
+        wide = lambda ts: [t.detach().double() for t in ts]  # noqa: E731
+        return wide(weights), wide(drift), nbeta * loss.detach().double() + gamma / 2 * pull.double()
+
+    before = point(flat_as(torch.tensor(step["before"]), order), step["batch"])
+    after = point(flat_as(torch.tensor(step["after"]), order), step["next_batch"])
+    theirs = float(mala(*before, *after, epsilon))
+    close("a step's MALA acceptance", samples["acceptance"], theirs, tolerance=1e-3)
+    print(f"  step {step['at']}'s MALA acceptance: ours {samples['acceptance']:.4f}, devinterp's {theirs:.4f}")
+    return samples["acceptance"]
+
+
+def check_acceptances(ckpt, data, config, work):
+    """A step's acceptance is often 0 or 1 exactly; the steps after burn-ins of 50 on are checked
+    until three read neither, so that the check reads the formula, not its clamp."""
+    mala, between = devinterp_mala(), 0
+    for burn_in in range(config["burn_in"], config["burn_in"] + 60):
+        rows_out = os.path.join(work, f"step-{burn_in}.json")
+        flags = [f"--epsilon={config['epsilon']}", f"--gamma={config['gamma']}", "--chains=1", "--draws=2", f"--burn-in={burn_in}"]
+        gpt("inspect", "--checkpoint", ckpt, "--data", data, "llc", *flags, "--rows-out", rows_out, "--json")
+        model, _ = load(ckpt)
+        ours = check_acceptance(model.float(), json.load(open(rows_out)), config["epsilon"], config["gamma"], mala)
+        between += 1e-3 < ours < 1 - 1e-3
+        if between == 3:
+            return
+    raise AssertionError("no step's acceptance fell between 0 and 1")
 
 
 def check_estimate(model, samples, ours, config):
@@ -106,6 +186,7 @@ def main():
         samples = json.load(open(rows_out))
         model, _ = load(ckpt)
         check_step(model.float(), samples, config["epsilon"], config["gamma"])
+        check_acceptances(ckpt, args.data, config, work)
         model, _ = load(ckpt)
         check_estimate(model.float(), samples, ours, config)
     print(f"the estimator agrees with devinterp's (largest gap {worst['value']:.1e})")

@@ -46,8 +46,9 @@ pub struct Args {
     /// Also write what the measure reads here, to check against another implementation: for
     /// ablation the held-out rows (JSON: ids, targets with -1 where the loss skips, rows,
     /// positions); for Fourier, which problems a + b (row a·p + b) are training ones; for the LLC,
-    /// the chains' batches, nβ, L(w*) and the first chain's first step (its batch, noise and the
-    /// weights it reached).
+    /// the chains' batches, nβ, L(w*) and the first chain's first step after burn-in (the weights
+    /// it started from, its batch, noise, the weights it reached, the next step's batch and the
+    /// step's MALA acceptance).
     #[arg(long)]
     rows_out: Option<PathBuf>,
     #[command(flatten)]

@@ -65,7 +65,7 @@ fn parse_parts(text: &str) -> Result<Parts, String> {
 }
 
 /// Estimates and prints (or, with `json`, writes whole) the LLC of `run`; `rows_out` also gets
-/// what the chains read and the first chain's first step; `open` opens the checkpoints `--over`
+/// what the chains read and the first chain's first step after burn-in; `open` opens the checkpoints `--over`
 /// names.
 pub fn run(
     run: &gpt::Run,
@@ -129,7 +129,8 @@ pub fn run(
 }
 
 /// The chains' batches (ids and targets, -1 where the loss skips, row after row), the estimate's
-/// nβ and L(w*), each parameter's name and size in the flat order, and the first step.
+/// nβ and L(w*), each parameter's name and size in the flat order, and the first chain's first
+/// recorded step with its MALA acceptance.
 fn write_samples(run: &gpt::Run, request: &LlcRequest, path: &Path) -> Result<(), String> {
     let samples = run.llc_samples(request).map_err(|e| e.to_string())?;
     let signed =
@@ -140,7 +141,7 @@ fn write_samples(run: &gpt::Run, request: &LlcRequest, path: &Path) -> Result<()
         "rows": samples.rows, "t": samples.t,
         "ids": samples.batches.iter().map(|(x, _)| signed(x)).collect::<Vec<_>>(),
         "targets": samples.batches.iter().map(|(_, y)| signed(y)).collect::<Vec<_>>(),
-        "nbeta": samples.nbeta, "init_loss": samples.init_loss, "params": sizes, "first": samples.first,
+        "nbeta": samples.nbeta, "init_loss": samples.init_loss, "params": sizes, "step": samples.step, "acceptance": samples.acceptance,
     });
     std::fs::write(path, out.to_string()).map_err(|e| format!("{}: {e}", path.display()))
 }

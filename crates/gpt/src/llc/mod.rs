@@ -20,7 +20,7 @@ mod tests;
 mod turns;
 
 pub use calibrate::{calibrate, default_grid, Calibration, Cell, Verdict};
-pub use sgld::{chain, Chain, FirstStep};
+pub use sgld::{chain, Chain, KeptStep};
 pub use turns::{turning_points, Turn};
 
 use crate::error::{Error, Result};

@@ -15,13 +15,18 @@ pub struct Chain {
     pub acceptance: f64,
 }
 
-/// A chain's first step, kept to check against another implementation: the batch it drew, its
-/// noise (one draw for each weight that moves, in order) and the weights it reached.
+/// One step of a chain, kept to check against another implementation: step `at` (counting from
+/// 0), the weights it started from, the batch it drew, its noise (one draw for each weight that
+/// moves, in order) and the weights it reached; and the batch the next step drew, on which the
+/// step's MALA acceptance reads the weights reached.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct FirstStep {
+pub struct KeptStep {
+    pub at: usize,
+    pub before: Vec<f32>,
     pub batch: usize,
     pub noise: Vec<f32>,
     pub after: Vec<f32>,
+    pub next_batch: usize,
 }
 
 /// The seed of chain `chain`: the estimate's seed mixed with the chain's number, so each chain is
@@ -39,15 +44,15 @@ struct Point {
 }
 
 /// Chain `chain` from `w_star`: the loss of each draw (at the weights its step starts from), or
-/// the losses up to the first that is not finite, which ends it; its first step kept in `first`
-/// if given.
+/// the losses up to the first that is not finite, which ends it; the step `keep` names kept in
+/// it, if given.
 pub fn chain(
     landscape: &mut dyn Landscape,
     w_star: &[f32],
     restrict: Option<&[bool]>,
     config: &LlcConfig,
     (nbeta, chain): (f32, usize),
-    mut first: Option<&mut FirstStep>,
+    mut keep: Option<&mut KeptStep>,
 ) -> Chain {
     let mut rng = Rng::new(chain_seed(config.seed, chain));
     let moves = |i: usize| restrict.is_none_or(|r| r[i]);
@@ -75,7 +80,13 @@ pub fn chain(
                 accepted += acceptance(&before, &at, config.epsilon);
             }
         }
-        let mut kept = first.take().filter(|_| step == 0);
+        if let Some(kept) = keep.as_deref_mut().filter(|k| step == k.at + 1) {
+            kept.next_batch = batch;
+        }
+        let mut kept = keep.as_deref_mut().filter(|k| step == k.at);
+        if let Some(kept) = kept.as_deref_mut() {
+            kept.before = at.w.clone();
+        }
         for (i, (next, (&w, &d))) in before.w.iter_mut().zip(at.w.iter().zip(&at.drift)).enumerate() {
             *next = if moves(i) {
                 let noise = rng.noise();

@@ -7,7 +7,7 @@ use super::training::Watch;
 use super::Run;
 use crate::error::Result;
 use crate::llc::{
-    calibrate, chain, default_grid, estimate, init_loss, turning_points, Calibration, FirstStep, Llc, LlcConfig, Turn,
+    calibrate, chain, default_grid, estimate, init_loss, turning_points, Calibration, KeptStep, Llc, LlcConfig, Turn,
 };
 use crate::model::{uniform_loss, WeightPart, GPT};
 use crate::train::{IdsAndTargets, ModelLandscape, Record};
@@ -75,8 +75,9 @@ pub const LIVE: LlcRequest = LlcRequest {
 pub const LIVE_BATCHES: usize = 4;
 
 /// What the chains read, to check against another implementation: the batches (token ids and
-/// targets, [`crate::ops::IGNORE`] where the loss skips, each `rows` rows of `t`), and the first
-/// chain's first step.
+/// targets, [`crate::ops::IGNORE`] where the loss skips, each `rows` rows of `t`), the first
+/// chain's first recorded step (the one after burn-in, where the chain has settled), and that
+/// step's MALA acceptance.
 #[derive(Clone, Debug, Serialize)]
 pub struct LlcSamples {
     pub rows: usize,
@@ -84,7 +85,8 @@ pub struct LlcSamples {
     pub batches: Vec<IdsAndTargets>,
     pub nbeta: f64,
     pub init_loss: f64,
-    pub first: FirstStep,
+    pub step: KeptStep,
+    pub acceptance: f64,
 }
 
 /// What the chains sample: the landscape, the weights w* they start from, and which move.
@@ -119,16 +121,18 @@ impl<W: Watch> Run<W> {
         calibrate(&mut landscape, &w_star, mask.as_deref(), &request.config, grid, Some(uniform))
     }
 
-    /// What `request`'s chains read, and its first chain's first step.
+    /// What `request`'s chains read, and its first chain's first recorded step.
     pub fn llc_samples(&self, request: &LlcRequest) -> Result<LlcSamples> {
         let (mut landscape, w_star, mask) = self.sampled(request, BATCHES)?;
-        let config = LlcConfig { chains: 1, draws: 1, burn_in: 0, ..request.config };
+        // Two draws: the second's acceptance is the first recorded step's.
+        let config = LlcConfig { chains: 1, draws: 2, ..request.config };
         let nbeta = config.nbeta_on(&landscape);
-        let mut first = FirstStep::default();
-        chain(&mut landscape, &w_star, mask.as_deref(), &config, (nbeta as f32, 0), Some(&mut first));
+        let mut step = KeptStep { at: config.burn_in, ..KeptStep::default() };
+        let acceptance =
+            chain(&mut landscape, &w_star, mask.as_deref(), &config, (nbeta as f32, 0), Some(&mut step)).acceptance;
         let init_loss = init_loss(&mut landscape, &w_star);
         let (batches, rows, t) = landscape.pool();
-        Ok(LlcSamples { rows, t, batches: batches.to_vec(), nbeta, init_loss, first })
+        Ok(LlcSamples { rows, t, batches: batches.to_vec(), nbeta, init_loss, step, acceptance })
     }
 
     fn sampled(&self, request: &LlcRequest, batches: usize) -> Result<Sampled> {
