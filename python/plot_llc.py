@@ -7,7 +7,7 @@ not part of scripts/test.sh). The figure in docs/llc.md was drawn so:
         --chains 2 --draws 100 --burn-in 50 --json > heads.json
     python python/plot_llc.py train.jsonl whole.json heads.json docs/images/llc-induction.png
 
-Above: the training loss and the whole model's LLC (its spread over chains shaded), the LLC's
+Above: the training and held-out losses and the whole model's LLC (its spread over chains shaded), the LLC's
 turns and the run's marks (an induction head, a circuit, memorised, generalised: those it reached). Below: each head's refined LLC, the head the run marked as an induction
 head drawn thick.
 """
@@ -31,7 +31,8 @@ def main(train_log, whole_file, heads_file, out):
     marks = whole["milestones"]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     top.plot([e["step"] for e in evals], [e["train_loss"] for e in evals], color="#888", label="training loss")
-    top.set_ylabel("training loss")
+    top.plot([e["step"] for e in evals], [e["val_loss"] for e in evals], color="#888", linestyle="--", label="held-out loss")
+    top.set_ylabel("loss")
     llc = top.twinx()
     curve = whole["parts"][0]["curve"]
     steps, means, stds = ([r[k] for r in curve] for k in ("step", "mean", "std"))
