@@ -27,8 +27,8 @@ impl Run {
         let llc = self.llc_on(&LIVE, LIVE_BATCHES)?;
         let diverged = llc.diverged().len();
         let mean = llc.mean.is_finite().then_some(llc.mean);
-        let point =
-            LlcPoint { step: self.step_count(), mean, std: if mean.is_some() { llc.std } else { 0.0 }, diverged };
+        // The spread is 0 unless two chains finished.
+        let point = LlcPoint { step: self.step_count(), mean, std: llc.std, diverged };
         self.trainer.history_mut().record(&point);
         Ok(())
     }
