@@ -24,9 +24,6 @@ pub struct CircuitFlags {
     /// Write the circuit (found by exact patching where it ran) as EAP-IG's Graph JSON here.
     #[arg(long)]
     graph_out: Option<PathBuf>,
-    /// Threads that share exact patching's edges [default: every core].
-    #[arg(long)]
-    pub threads: Option<usize>,
     /// Only score the edges this way, and say how long it took (a benchmark's measure); `find`
     /// times the whole find, and for a model built by hand the scores against its circuit.
     #[arg(long, value_parser = ["exact", "eap", "eap-ig", "find"])]

@@ -51,6 +51,10 @@ pub struct Args {
     /// step's MALA acceptance).
     #[arg(long)]
     rows_out: Option<PathBuf>,
+    /// Threads that share exact patching's edges or the learning coefficient's chains [default:
+    /// every core].
+    #[arg(long)]
+    threads: Option<usize>,
     #[command(flatten)]
     circuit: crate::circuit::CircuitFlags,
     #[command(flatten)]
@@ -58,14 +62,16 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), String> {
-    let run = a.run.open()?;
+    let threads = a.threads.unwrap_or_else(crate::shared::all_cores);
+    let open = |path: &std::path::Path| {
+        let mut run = a.run.open_at(path)?;
+        run.set_threads(threads);
+        Ok(run)
+    };
+    let run = open(&a.run.checkpoint)?;
     let name = match a.measure {
-        Measure::Circuit => {
-            let mut run = run;
-            run.set_threads(a.circuit.threads.unwrap_or_else(crate::shared::all_cores));
-            return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json);
-        }
-        Measure::Llc => return crate::llc::run(&run, &a.llc, (a.json, a.rows_out.as_deref()), &|p| a.run.open_at(p)),
+        Measure::Circuit => return crate::circuit::run(&run, &a.circuit, (&a.clean, &a.corrupted), a.json),
+        Measure::Llc => return crate::llc::run(&run, &a.llc, (a.json, a.rows_out.as_deref()), &open),
         Measure::Ablation => "ablation",
         Measure::Patching => "patching",
         Measure::Attribution => "attribution",

@@ -101,15 +101,14 @@ pub fn run(
         }
         None => asked,
     };
+    let requests: Vec<_> = parts.iter().map(|&part| request(config, part)).collect();
     if let Some(folder) = &flags.over {
-        let requests: Vec<_> = parts.iter().map(|&part| request(config, part)).collect();
         return crate::llc_curve::run(folder, open, &requests, run.milestones(), json);
     }
     if let Some(path) = rows_out {
         write_samples(run, &request(config, parts[0]), path)?;
     }
-    let estimates = parts.iter().map(|&part| run.llc(&request(config, part))).collect::<Result<Vec<_>, _>>();
-    let estimates = estimates.map_err(|e| e.to_string())?;
+    let estimates = run.llcs(&requests).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     if json {
         let parts: Vec<_> =

@@ -32,8 +32,9 @@ pub fn run(
     let mut curves: Vec<Vec<(usize, Llc)>> = vec![vec![]; requests.len()];
     for path in kept(folder)? {
         let run = open(&path)?;
-        for (curve, request) in curves.iter_mut().zip(requests) {
-            curve.push((run.step_count(), run.llc(request).map_err(|e| format!("{}: {e}", path.display()))?));
+        let estimates = run.llcs(requests).map_err(|e| format!("{}: {e}", path.display()))?;
+        for (curve, llc) in curves.iter_mut().zip(estimates) {
+            curve.push((run.step_count(), llc));
         }
     }
     let turns: Vec<Vec<Turn>> = curves

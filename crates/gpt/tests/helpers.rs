@@ -291,3 +291,33 @@ fn helpers_patch_a_circuits_edges_as_the_run_would_alone() {
     let error = run.begin(typed, &[1], 0.0).unwrap_err().to_string();
     assert!(error.contains("patching needs the same number"), "{error}");
 }
+
+#[test]
+fn helpers_run_the_learning_coefficients_chains_as_the_run_would_alone() {
+    use gpt::llc::LlcConfig;
+    use gpt::run::LlcQuestion;
+    use gpt::{LlcRequest, WeightPart};
+    let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+    (0..3).for_each(|_| _ = alone(&mut run));
+    let ask = |epsilon, part| {
+        let config = LlcConfig { epsilon, gamma: 100.0, nbeta: None, chains: 3, draws: 8, burn_in: 4, seed: 5 };
+        LlcRequest { config, part, ..LlcRequest::default() }
+    };
+    let parts = [WeightPart::Whole, WeightPart::Head { layer: 0, head: 1 }];
+    for epsilon in [1e-4, 10.0] {
+        let requests: Vec<LlcRequest> = parts.iter().map(|&part| ask(epsilon, part)).collect();
+        // Debug text, so that a diverged chain's NaN compares equal to itself.
+        let solo = format!("{:?}", run.llcs(&requests).unwrap());
+        for count in 1..=3 {
+            let mut helpers = Helpers::new(&run, count);
+            let question = LlcQuestion { parts: parts.to_vec(), config: Some(requests[0].config), estimate: true };
+            assert_eq!(helpers.perform(&mut run, RunJob::Llc(question)), Outcome::Llc { estimates: 2 });
+            let kept = run.kept_llc().unwrap();
+            assert_eq!((kept.step, kept.workers), (3, count + 1));
+            assert_eq!(format!("{:?}", kept.estimates), solo, "{count} helpers, ε {epsilon}");
+            assert_eq!(solo.contains("NaN"), epsilon > 1.0, "the big step ends chains");
+        }
+    }
+    let error = run.llcs(&[ask(1e-4, WeightPart::Whole), ask(1e-3, WeightPart::Whole)]).unwrap_err().to_string();
+    assert!(error.contains("share their setting"), "{error}");
+}

@@ -55,3 +55,28 @@ fn a_heads_estimate_moves_only_its_own_weights_and_a_part_it_lacks_is_refused() 
     let missing = run.llc(&LlcRequest { part: WeightPart::Mlp { layer: 9 }, ..config(1e-4) });
     assert!(missing.unwrap_err().to_string().contains("a part is one of those heads"));
 }
+
+#[test]
+fn the_view_estimates_when_asked_and_judges_the_traces() {
+    use gpt::inspect::Questions;
+    let mut run = setup_with(3e-3, 1.0, 0.1, (8, 16));
+    for _ in 0..20 {
+        run.step(&no_clock).unwrap();
+    }
+    let request = LlcRequest { part: WeightPart::Head { layer: 0, head: 1 }, ..config(1e-4) };
+    let ask = |estimate: bool| {
+        let (parts, config) = ([request.part], request.config);
+        let llc = serde_json::json!({ "parts": parts, "config": config, "estimate": estimate });
+        let questions: Questions = serde_json::from_value(serde_json::json!({ "llc": llc })).unwrap();
+        run.inside(&["llc".into()], "", "", &questions).unwrap().views["llc"].clone()
+    };
+    assert!(ask(false)["estimated"].is_null(), "nothing is estimated until asked");
+    let view = ask(true);
+    let estimated = &view["estimated"];
+    assert_eq!(estimated["step"], 20);
+    let llc = run.llc(&request).unwrap();
+    assert_eq!(estimated["parts"][0]["llc"]["mean"].as_f64().unwrap(), llc.mean);
+    assert_eq!(estimated["parts"][0]["verdict"], "healthy");
+    assert_eq!(estimated["config"]["chains"], 2);
+    assert!(view["curve"]["points"].as_array().unwrap().is_empty(), "no evaluation has recorded one");
+}

@@ -32,12 +32,15 @@ pub struct Questions {
     pub walk: super::walk::WalkRequest,
     /// What the circuit view finds the circuit of.
     pub circuit: super::circuit::request::CircuitRequest,
+    /// What the learning coefficient view estimates.
+    pub llc: crate::run::LlcQuestion,
 }
 
 impl Default for Questions {
     fn default() -> Questions {
         let (clean, corrupted, walk, circuit) = (String::new(), String::new(), Default::default(), Default::default());
-        Questions { ablate: None, fill: Default::default(), shown: 8, clean, corrupted, walk, circuit }
+        let llc = Default::default();
+        Questions { ablate: None, fill: Default::default(), shown: 8, clean, corrupted, walk, circuit, llc }
     }
 }
 

@@ -20,6 +20,7 @@ mod heads;
 mod knockout;
 mod lens;
 mod llc_record;
+mod llc_view;
 mod look;
 mod mlp;
 mod model_request;
@@ -46,6 +47,7 @@ pub use dictionaries::{DictionaryAnswer, DictionaryRequest};
 pub use embeddings::Embeddings;
 pub use fourier::{key_frequencies, FourierPoint, KEY_SHARE};
 pub use heads::Heads;
+pub use llc_view::{Estimated, Judged, LlcView};
 pub use look::{Look, Questions};
 pub use mlp::Mlp;
 pub use model_request::{ModelAnswer, ModelRequest};
@@ -87,6 +89,7 @@ pub static VIEWS: &[View] = &[
     View { name: "composition", compute: composition::view },
     View { name: "circuit", compute: circuit::view },
     View { name: "fourier", compute: fourier::view },
+    View { name: "llc", compute: llc_view::view },
     View { name: "walk", compute: walk::view },
 ];
 

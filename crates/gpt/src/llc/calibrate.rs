@@ -95,8 +95,9 @@ pub fn calibrate(
     Ok(Calibration { cells, pick })
 }
 
-/// The signs devinterp's notebooks read in a sweep's loss traces.
-fn judge(llc: &Llc, uniform: Option<f64>) -> Verdict {
+/// The signs devinterp's notebooks read in an estimate's loss traces; `uniform` as [`calibrate`]
+/// takes it.
+pub fn judge(llc: &Llc, uniform: Option<f64>) -> Verdict {
     if !llc.diverged().is_empty() {
         return Verdict::Diverged;
     }

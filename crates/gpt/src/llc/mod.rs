@@ -19,7 +19,7 @@ mod sgld;
 mod tests;
 mod turns;
 
-pub use calibrate::{calibrate, default_grid, Calibration, Cell, Verdict};
+pub use calibrate::{calibrate, default_grid, judge, Calibration, Cell, Verdict};
 pub use sgld::{chain, Chain, KeptStep};
 pub use turns::{turning_points, Turn};
 
@@ -104,7 +104,7 @@ impl LlcConfig {
     }
 
     /// Why these chains cannot run, if they cannot.
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(Error::Config(words::step(self.epsilon)));
         }

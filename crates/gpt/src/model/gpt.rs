@@ -43,6 +43,14 @@ pub struct GPT {
 }
 
 impl GPT {
+    /// A copy of the model, for work that reads its weights (an autoencoder's training) or moves
+    /// them (the learning coefficient's chains) while the run may go on training.
+    pub fn frozen_copy(&self) -> Result<GPT> {
+        let mut copy = GPT::new(self.config.clone(), 0)?;
+        copy.params.values = self.params.values.clone();
+        Ok(copy)
+    }
+
     /// A model initialised as nanoGPT does: N(0, 0.02) weights, N(0, 0.02/√(2·n_layer)) for the
     /// residual projections, zero biases, unit norm weights.
     pub fn new(config: GPTConfig, seed: u64) -> Result<GPT> {

@@ -1,16 +1,20 @@
 //! The GPT as the trainer trains it (`train/`): a batch's loss and gradients, an evaluation
-//! batch's score, and exact patching's edges (`edge_patching.rs`), each a unit of a shared job.
+//! batch's score, exact patching's edges (`edge_patching.rs`) and the learning coefficient's
+//! chains, each a unit of a shared job.
 
 use super::extras::Extras;
 use super::gpt::{scalar, uniform_loss, GPT};
 use super::layers::Dropout;
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
+use crate::llc::{chain, Chain};
 use crate::params::Params;
 use crate::rng::Rng;
+use crate::train::ModelLandscape;
 use crate::train::Trainable;
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
+use crate::work::llc_plan::LlcPlan;
 use crate::work::Batch;
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -77,5 +81,18 @@ impl Trainable for GPT {
 
     fn edge_scores(&self, plan: &EdgePlan, edges: Range<usize>) -> Result<Vec<f32>> {
         super::edge_patching::plan_scores(self, plan, edges)
+    }
+
+    /// Each chain on a copy of the model, its own part's weights moving.
+    fn llc_chains(&self, plan: &LlcPlan, units: Range<usize>) -> Result<Vec<Chain>> {
+        let mut landscape = ModelLandscape::on(self.frozen_copy()?, plan.batches.clone(), plan.rows, plan.t)?;
+        let w_star = landscape.weights();
+        units
+            .map(|unit| {
+                let (part, c) = plan.unit(unit);
+                let mask = self.part_mask(part)?;
+                Ok(chain(&mut landscape, &w_star, mask.as_deref(), &plan.config, (plan.nbeta as f32, c), None))
+            })
+            .collect()
     }
 }

@@ -52,7 +52,7 @@ impl<W: Watch> Run<W> {
     /// activations' median first.
     pub fn use_features(&mut self, mut sae: Sae, train: TrainConfig, threads: usize, centre: bool) -> Result<()> {
         train.validate()?;
-        let model = Arc::new(frozen_copy(self.model())?);
+        let model = Arc::new(self.model().frozen_copy()?);
         let sample = self.sample_activations(&model, &[sae.config().writes()], train.batch_size)?.swap_remove(0);
         if centre {
             sae.centre(&sample);
@@ -87,7 +87,7 @@ impl<W: Watch> Run<W> {
         let SavedFeatures { saved, sae, optimizer, model } = features;
         let model = match model {
             Some(model) => model,
-            None if saved.model_step == self.step_count() => frozen_copy(self.model())?,
+            None if saved.model_step == self.step_count() => self.model().frozen_copy()?,
             None => return Ok(None),
         };
         let dictionaries = build(saved.config, model.config(), sae)?;
@@ -158,12 +158,4 @@ pub(super) fn snapshot<D: Dictionaries>(trainer: &Trainer<SaeTrainee<D>>, step: 
         // The model it reads is kept once the run's has trained past it.
         model: (trainer.model().model_step() != step).then(|| trainer.model().model().params()),
     }
-}
-
-/// A copy of `model`, for work that reads its weights (an autoencoder's training) or moves them (the
-/// learning coefficient's chains) while the run may go on training.
-pub(super) fn frozen_copy(model: &GPT) -> Result<GPT> {
-    let mut copy = GPT::new(model.config().clone(), 0)?;
-    copy.params_mut().values = model.params().values.clone();
-    Ok(copy)
 }

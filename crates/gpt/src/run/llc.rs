@@ -2,25 +2,27 @@
 //! training loss taken on batches of the run's own training data, over the whole model or one part
 //! of it (the refined LLC).
 
-use super::features::frozen_copy;
 use super::training::Watch;
 use super::Run;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::llc::{
-    calibrate, chain, default_grid, estimate, init_loss, turning_points, Calibration, KeptStep, Llc, LlcConfig, Turn,
+    calibrate, chain, default_grid, init_loss, turning_points, Calibration, KeptStep, Llc, LlcConfig, Turn,
 };
 use crate::model::{uniform_loss, WeightPart, GPT};
 use crate::train::{IdsAndTargets, ModelLandscape, Record};
+use crate::words::runs::bug;
+use crate::work::llc_plan::{KeptLlc, LlcPlan};
 use crate::work::Split;
 use serde::{Deserialize, Serialize};
 
 /// Batches drawn once for the chains to draw from: enough that a chain of a few hundred draws
 /// sees the data, not one batch.
-const BATCHES: usize = 32;
+pub(super) const BATCHES: usize = 32;
 
 /// An estimate asked of a run: how the chains run, over which weights, on batches of how many rows.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(default)]
 pub struct LlcRequest {
     pub config: LlcConfig,
     pub part: WeightPart,
@@ -34,6 +36,26 @@ pub const LLC_ROWS: usize = 8;
 impl Default for LlcRequest {
     fn default() -> Self {
         LlcRequest { config: LlcConfig::default(), part: WeightPart::Whole, rows: Some(LLC_ROWS) }
+    }
+}
+
+/// What the view is asked: the parts to estimate (none: the whole model), how (none: the
+/// calibrated defaults), and whether now.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(default)]
+pub struct LlcQuestion {
+    pub parts: Vec<WeightPart>,
+    pub config: Option<LlcConfig>,
+    pub estimate: bool,
+}
+
+impl LlcQuestion {
+    /// Each part's request.
+    pub fn requests(&self) -> Vec<LlcRequest> {
+        let parts = if self.parts.is_empty() { vec![WeightPart::Whole] } else { self.parts.clone() };
+        let config = self.config.unwrap_or_default();
+        parts.into_iter().map(|part| LlcRequest { part, config, ..LlcRequest::default() }).collect()
     }
 }
 
@@ -98,10 +120,39 @@ impl<W: Watch> Run<W> {
         self.llc_on(request, BATCHES)
     }
 
+    /// The LLC of each part `requests` asks for, which share one setting: estimates a shared job
+    /// left for them at this step, else computed now on the run's threads.
+    pub fn llcs(&self, requests: &[LlcRequest]) -> Result<Vec<Llc>> {
+        self.trainer.llc(&self.llc_plan(requests, BATCHES)?)
+    }
+
+    /// The last estimates a shared job left, with the step and the plan they were made for.
+    pub fn kept_llc(&self) -> Option<&KeptLlc> {
+        self.trainer.kept_llc()
+    }
+
     /// The LLC with its chains drawing from `batches` batches.
     pub(crate) fn llc_on(&self, request: &LlcRequest, batches: usize) -> Result<Llc> {
-        let (mut landscape, w_star, mask) = self.sampled(request, batches)?;
-        estimate(&mut landscape, &w_star, mask.as_deref(), &request.config)
+        let mut estimates = self.trainer.llc(&self.llc_plan(&[*request], batches)?)?;
+        estimates.pop().ok_or_else(|| Error::Config(bug("an estimate of the learning coefficient went missing")))
+    }
+
+    /// The chains of `requests` as shared work, drawing from `batches` batches; L(w*) taken here.
+    pub(crate) fn llc_plan(&self, requests: &[LlcRequest], batches: usize) -> Result<LlcPlan> {
+        let first = requests.first().ok_or_else(|| Error::Config(bug("no part's learning coefficient was asked")))?;
+        if requests.iter().any(|r| r.config != first.config || r.rows != first.rows) {
+            return Err(Error::Config(bug("estimates shared as one job must share their setting")));
+        }
+        first.config.check()?;
+        for request in requests {
+            self.model().part_mask(request.part)?;
+        }
+        let (mut landscape, w_star, _) = self.sampled(first, batches)?;
+        let nbeta = first.config.nbeta_on(&landscape);
+        let init_loss = init_loss(&mut landscape, &w_star);
+        let (pool, rows, t) = landscape.pool();
+        let parts = requests.iter().map(|r| r.part).collect();
+        Ok(LlcPlan { parts, config: first.config, nbeta, init_loss, batches: pool.to_vec(), rows, t })
     }
 
     /// The live records so far, the curve's turns, and their setting.
@@ -140,7 +191,7 @@ impl<W: Watch> Run<W> {
         let rows = request.rows.unwrap_or(self.train_config().batch_size).max(1);
         let seed = request.config.seed;
         let landscape =
-            ModelLandscape::new(frozen_copy(self.model())?, self.data()?, Split::Train, (batches, rows), seed)?;
+            ModelLandscape::new(self.model().frozen_copy()?, self.data()?, Split::Train, (batches, rows), seed)?;
         let w_star = landscape.weights();
         Ok((landscape, w_star, mask))
     }

@@ -36,7 +36,7 @@ pub use feature_edits::{KnockOut, Steered, TokenFeatures, SHOWN_FLIPS};
 pub use feature_index::{Context, FeatureCard, FeatureIndex, FeatureOrder, FeatureSummary, TokenLogit};
 pub use feature_measures::{FeatureMeasures, FeatureRows};
 pub use feature_requests::{DictionaryStart, FeatureAnswer, FeatureRequest, Standing, PAGE_BATCHES};
-pub use llc::{LlcCurve, LlcPoint, LlcRequest, LlcSamples, LIVE, LIVE_BATCHES, LLC_ROWS};
+pub use llc::{LlcCurve, LlcPoint, LlcQuestion, LlcRequest, LlcSamples, LIVE, LIVE_BATCHES, LLC_ROWS};
 pub(crate) use problems::{shown_example, shown_problems, MAX_SHOWN};
 pub use problems::{Origin, Solution, TaskDetails};
 pub use sharing::{DictionaryShape, HelperCopy, RunJob};

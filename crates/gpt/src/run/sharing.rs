@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A job the run shares: a step or an evaluation of its model, a step of its autoencoder or of
-/// its transcoders, or every edge of the circuit view's graph patched exactly for what the view
-/// is asked (its questions, as the page sends them with the views inside the model).
+/// its transcoders, every edge of the circuit view's graph patched exactly for what the view
+/// is asked (its questions, as the page sends them with the views inside the model), or the
+/// learning coefficient of the parts the view asks for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -28,6 +29,7 @@ pub enum RunJob {
     FeatureStep,
     TranscoderStep,
     Circuit(#[cfg_attr(feature = "ts", tsify(type = "Questions"))] serde_json::Value),
+    Llc(super::llc::LlcQuestion),
 }
 
 /// What a helper's copy of a dictionary is built from: an autoencoder's settings, or the
@@ -79,6 +81,10 @@ impl<W: Watch> Run<W> {
                 Some(plan) => self.trainer.begin_edges(plan, helpers, now_ms),
                 None => Progress::done(Outcome::Edges { edges: 0 }), // EAP-IG stands in
             },
+            RunJob::Llc(question) => {
+                let plan = self.llc_plan(&question.requests(), super::llc::BATCHES)?;
+                self.trainer.begin_llc(plan, helpers, now_ms)
+            }
             RunJob::FeatureStep => {
                 let trainer = self.features.as_mut().ok_or_else(no_features)?;
                 self.feature_index = std::cell::OnceCell::new();

@@ -4,7 +4,7 @@
 //! transcoder, no error terms) against the model on held-out text.
 
 use super::feature_measures::FeatureRows;
-use super::features::{frozen_copy, EveryPosition};
+use super::features::EveryPosition;
 use super::training::Watch;
 use super::{no_transcoders, Run};
 use crate::checkpoint::SavedFeatures;
@@ -51,7 +51,7 @@ impl<W: Watch> Run<W> {
     /// the model as it is now, by `train` on `threads` threads; a set begun before is dropped.
     pub fn start_transcoders(&mut self, config: SaeConfig, train: TrainConfig, threads: usize) -> Result<()> {
         train.validate()?;
-        let model = Arc::new(frozen_copy(self.model())?);
+        let model = Arc::new(self.model().frozen_copy()?);
         let c = model.config();
         let mut transcoders = Transcoders::new(config, c.n_layer, c.n_embd, train.seed)?;
         let outputs: Vec<HookPoint> = (0..c.n_layer).map(|layer| HookPoint::MlpOut { layer }).collect();

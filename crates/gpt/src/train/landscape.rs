@@ -24,14 +24,7 @@ pub struct ModelLandscape<M: Trainable> {
 
 impl<M: Trainable> ModelLandscape<M> {
     /// `model` on `count` batches of `rows` rows of `data`'s `split`, drawn with `seed`.
-    pub fn new(
-        mut model: M,
-        data: &dyn Batches,
-        split: Split,
-        (count, rows): (usize, usize),
-        seed: u64,
-    ) -> Result<Self> {
-        model.set_dropout(0.0)?;
+    pub fn new(model: M, data: &dyn Batches, split: Split, (count, rows): (usize, usize), seed: u64) -> Result<Self> {
         let block = model.block_size();
         let t = data.seq_len(block);
         let mut rng = Rng::new(seed);
@@ -42,6 +35,12 @@ impl<M: Trainable> ModelLandscape<M> {
                 (x.iter().map(|&id| id as usize).collect(), targets(&y))
             })
             .collect();
+        ModelLandscape::on(model, batches, rows, t)
+    }
+
+    /// `model` on `batches` already drawn, each `rows` rows of `t`.
+    pub fn on(mut model: M, batches: Vec<IdsAndTargets>, rows: usize, t: usize) -> Result<Self> {
+        model.set_dropout(0.0)?;
         Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default() })
     }
 

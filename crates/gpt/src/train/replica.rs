@@ -156,7 +156,8 @@ impl<M: Trainable> Replica<M> {
         }
     }
 
-    /// Units `range` of job `job`'s plan, as partial sums: a step's are held for its sums.
+    /// Units `range` of job `job`'s plan, as partial sums: a step's are held for its sums, and
+    /// with a chain's their floats go back.
     fn units(&mut self, job: u64, range: Range<usize>) -> Result<Results> {
         let work = match &self.work {
             Some((held, work)) if *held == job => work,
@@ -164,7 +165,7 @@ impl<M: Trainable> Replica<M> {
         };
         let partials = super::units::partials(&self.model, work, range, &self.ws, &self.grads)?;
         let results = Results::Partials { partials: partials.iter().map(Partial::figures).collect() };
-        if matches!(work, Work::Step(_)) {
+        if matches!(work, Work::Step(_) | Work::Llc(_)) {
             let from = self.held.len();
             self.held.extend(partials);
             self.outbox = Outbox::Held(from..self.held.len());

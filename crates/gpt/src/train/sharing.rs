@@ -1,4 +1,5 @@
-//! Sharing a step, an evaluation or exact edge patching with helpers. The trainer plans the work (`step.rs`,
+//! Sharing a step, an evaluation, exact edge patching or the learning coefficient's chains with
+//! helpers. The trainer plans the work (`step.rs`,
 //! `evaluation.rs`), hands out orders, computes its own share, takes the helpers' replies in, and
 //! moves the job from phase to phase until it is done. A step: every worker computes its shards;
 //! each helper is sent the sum it lacks, as soon as it is in when that is one partial sum (with
@@ -72,6 +73,10 @@ pub enum Outcome {
     /// ([`Trainer::edge_scores`]).
     Edges {
         edges: usize,
+    },
+    /// The learning coefficient's chains: the trainer holds the estimates ([`Trainer::llc`]).
+    Llc {
+        estimates: usize,
     },
 }
 
@@ -176,6 +181,7 @@ impl<M: Trainable> Trainer<M> {
             (Work::Step(_), Some(_)) => Progress::done(Outcome::Step(self.finish_step(now_ms)?)),
             (Work::Evaluation(_), _) => Progress::done(Outcome::Evaluation(self.finish_evaluation()?)),
             (Work::Edges(_), _) => Progress::done(Outcome::Edges { edges: self.finish_edges(now_ms())? }),
+            (Work::Llc(_), _) => Progress::done(Outcome::Llc { estimates: self.finish_llc(now_ms())? }),
         }
     }
 
@@ -227,6 +233,7 @@ impl<M: Trainable> Trainer<M> {
         let n = match job.work {
             Work::Step(_) => self.model.grad_len(),
             Work::Evaluation(_) | Work::Edges(_) => 0,
+            Work::Llc(ref plan) => plan.config.draws,
         };
         if len != n * partials.len() {
             return Err(Error::Data(bug(format!(

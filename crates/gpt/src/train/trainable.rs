@@ -6,10 +6,12 @@
 //! Web Workers.
 
 use crate::error::{Error, Result};
+use crate::llc::Chain;
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
+use crate::work::llc_plan::LlcPlan;
 use crate::work::{Batch, Split};
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -71,6 +73,12 @@ pub trait Trainable: Send + Sync {
     /// `inspect/circuit/`): a language model's parts have edges, other models none.
     fn edge_scores(&self, _plan: &EdgePlan, _edges: Range<usize>) -> Result<Vec<f32>> {
         Err(Error::Config(bug("only a language model's parts have edges to patch")))
+    }
+
+    /// Chains `units` of `plan` (see `llc/`), each from the model's weights: a language model's
+    /// parts can be restricted to, other models' not.
+    fn llc_chains(&self, _plan: &LlcPlan, _units: Range<usize>) -> Result<Vec<Chain>> {
+        Err(Error::Config(bug("only a language model's learning coefficient is estimated as shared work")))
     }
 
     /// Every gradient and tally a step's shard writes.

@@ -13,6 +13,7 @@ use crate::params::Params;
 use crate::rng::Rng;
 use crate::work::edge_plan::ScoredEdges;
 use crate::work::job::Job;
+use crate::work::llc_plan::KeptLlc;
 use crate::work::Partial;
 use crate::workspace::Workspace;
 
@@ -47,6 +48,8 @@ pub struct Trainer<M> {
     pub(crate) synced: Vec<(u32, Option<usize>)>,
     /// The last edge scores exact patching found.
     pub(crate) scored_edges: Option<ScoredEdges>,
+    /// The last estimates of the learning coefficient its chains made.
+    pub(crate) kept_llc: Option<KeptLlc>,
 }
 
 impl<M: Trainable> Trainer<M> {
@@ -70,6 +73,7 @@ impl<M: Trainable> Trainer<M> {
             grad_pool: Workspace::default(),
             synced: vec![],
             scored_edges: None,
+            kept_llc: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! A worker's share of a job, computed with any [`Trainable`] model: a step's shards (each
 //! shard's loss and gradient, summed over the whole aligned subtrees of the share) or an
 //! evaluation's batches (each batch's loss and rows exactly right) or the edges to patch exactly
-//! (each edge's score). The run's threads and every
+//! (each edge's score) or the learning coefficient's chains (each chain's losses). The run's threads and every
 //! helper compute with this code, so the partial sums are the same wherever they are computed.
 
 use super::trainable::Trainable;
@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
+use crate::work::llc_plan::LlcPlan;
 use crate::work::{push_merging, shard_rows, targets, Batch, EvalPlan, Partial, StepPlan, Work, IGNORE};
 use crate::workspace::Workspace;
 use std::ops::Range;
@@ -26,6 +27,7 @@ pub fn partials<M: Trainable>(
         Work::Step(plan) => shard_partials(model, plan, range, ws, grads),
         Work::Evaluation(plan) => batch_scores(model, plan, range, ws),
         Work::Edges(plan) => edge_partials(model, plan, range),
+        Work::Llc(plan) => chain_partials(model, plan, range),
     }
 }
 
@@ -112,4 +114,11 @@ fn edge_partials<M: Trainable>(model: &M, plan: &EdgePlan, range: Range<usize>) 
         .zip(scores)
         .map(|(e, s)| Partial { first: e, count: 1, loss: s as f64, exact: 0, grads: vec![] })
         .collect())
+}
+
+/// Chains `range` of the learning coefficient's plan, each as a one-chain partial.
+pub(crate) fn chain_partials<M: Trainable>(model: &M, plan: &LlcPlan, range: Range<usize>) -> Result<Vec<Partial>> {
+    plan.check(&range)?;
+    let chains = model.llc_chains(plan, range.clone())?;
+    Ok(range.zip(chains).map(|(unit, chain)| plan.partial(unit, chain)).collect())
 }

@@ -56,7 +56,7 @@ pub(crate) struct Job {
 enum Schedule {
     /// A step's shards: a fixed contiguous range for each worker (the run's own, until taken).
     Fixed { mine: Option<Range<usize>> },
-    /// An evaluation's batches or the edges to patch: a chunk at a time to whichever worker is free. A core slowed by
+    /// An evaluation's batches, the edges to patch or the chains: a chunk at a time to whichever worker is free. A core slowed by
     /// other work then computes fewer batches, where equal shares would keep every other core
     /// waiting for it. Chunks grow to about [`CHUNK_MS`] of the run's work, and shrink towards
     /// the end.
@@ -88,7 +88,7 @@ impl Job {
         let workers = (helpers + 1).min(units.max(1));
         let schedule = match work {
             Work::Step(_) => Schedule::Fixed { mine: Some(worker_units(units, workers, 0)) },
-            Work::Evaluation(_) | Work::Edges(_) => Schedule::Pool { next: 0, units, size: 1 },
+            Work::Evaluation(_) | Work::Edges(_) | Work::Llc(_) => Schedule::Pool { next: 0, units, size: 1 },
         };
         let none = vec![false; helpers + 1];
         let mut job = Job {
@@ -275,7 +275,7 @@ impl Job {
     pub fn holds(&self, helper: usize) -> bool {
         match self.work {
             Work::Step(_) => self.summed[helper] && self.completed[helper],
-            Work::Evaluation(_) | Work::Edges(_) => !self.stale[helper],
+            Work::Evaluation(_) | Work::Edges(_) | Work::Llc(_) => !self.stale[helper],
         }
     }
 }

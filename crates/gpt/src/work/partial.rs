@@ -38,11 +38,12 @@ pub(crate) fn one_per_unit(mut partials: Vec<Partial>, units: usize, what: &str)
 pub struct Partial {
     pub first: usize,
     pub count: usize,
-    /// The loss of these shards, weighted by their share of the batch's counted targets.
+    /// The loss of these shards, weighted by their share of the batch's counted targets (an
+    /// edge's score; a chain's MALA acceptance).
     pub loss: f64,
-    /// An evaluation batch's rows the model got exactly right (0 for a step).
+    /// An evaluation batch's rows the model got exactly right (0 for a step; a chain's draws).
     pub exact: usize,
-    /// Every parameter's gradient, flat.
+    /// Every parameter's gradient, flat (a chain's losses).
     pub grads: Vec<f32>,
 }
 

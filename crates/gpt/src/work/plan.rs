@@ -1,15 +1,16 @@
-//! What a worker is handed: a training step's shards, an evaluation's batches or exact patching's
-//! edges, as one plan.
+//! What a worker is handed: a training step's shards, an evaluation's batches, exact patching's
+//! edges or the learning coefficient's chains, as one plan.
 
 use super::edge_plan::EdgePlan;
 use super::eval_plan::EvalPlan;
+use super::llc_plan::LlcPlan;
 use super::step_plan::StepPlan;
 use crate::error::{Error, Result};
 use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 
-/// What a worker is handed: a training step's shards, an evaluation's batches, or the edges to
-/// patch exactly. Any way it computes a contiguous range of units ([`Work::units`]) into partial
+/// What a worker is handed: a training step's shards, an evaluation's batches, the edges to
+/// patch exactly, or the chains of the learning coefficient. Any way it computes a contiguous range of units ([`Work::units`]) into partial
 /// sums the run adds up.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -17,6 +18,7 @@ pub enum Work {
     Step(StepPlan),
     Evaluation(EvalPlan),
     Edges(EdgePlan),
+    Llc(LlcPlan),
 }
 
 impl Work {
@@ -30,12 +32,14 @@ impl Work {
         serde_json::from_str(text).map_err(|e| Error::Data(bug(format!("a plan from another worker: {e}"))))
     }
 
-    /// How many units of work it splits into: shards of a step, batches of an evaluation, edges.
+    /// How many units of work it splits into: shards of a step, batches of an evaluation, edges,
+    /// chains.
     pub fn units(&self) -> usize {
         match self {
             Work::Step(plan) => plan.shards,
             Work::Evaluation(plan) => plan.batches,
             Work::Edges(plan) => plan.edges,
+            Work::Llc(plan) => plan.units(),
         }
     }
 }
