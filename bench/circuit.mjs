@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { median } from './median.mjs';
-import { openPlayground, untilStatus } from '../tests/e2e/session.mjs';
+import { openPlayground, trainRepeatAndOpenView } from '../tests/e2e/session.mjs';
 
 const GPT = new URL('../target/release/gpt', import.meta.url).pathname;
 const OUT = new URL('../target/circuit-bench/', import.meta.url).pathname;
@@ -52,14 +52,7 @@ for (const [name, args] of Object.entries(models)) {
 const session = await openPlayground({ width: 1280, height: 1000 });
 try {
   const { page } = session;
-  await page.getByLabel('Corpus').selectOption('task:repeat');
-  await page.getByLabel('Iterations', { exact: true }).fill(values.steps);
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
-  await untilStatus(page, new RegExp(`^Finished ${values.steps} steps`), 600000);
-  await page.getByText('6. Inside the model').click();
-  for (const details of await page.locator('#views > details').all()) {
-    if (await details.getAttribute('data-view') !== 'circuit') await details.evaluate((d) => { d.open = false; });
-  }
+  await trainRepeatAndOpenView(page, Number(values.steps), 'circuit', 900000);
   const found = { 1: [], 2: [] };
   const exact = { 1: [], 2: [] };
   for (let r = 0; r < rounds; r++) {

@@ -67,7 +67,8 @@ export function initInside(uniform) {
       if (!(key in inside.views)) continue;
       const data = inside.views[key];
       error.textContent = data?.error ?? ''; // a view that could not answer says why; the others still show
-      if (!data?.error) view.update(data, { inside, lapse });
+      if (data?.error) view.failed?.();
+      else view.update(data, { inside, lapse });
     }
   });
   on('error:inside', ({ message }) => { ui.error.textContent = message; });

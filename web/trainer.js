@@ -23,7 +23,8 @@ const BUSY_SLOWER = 2;
 export class Trainer {
   /**
    * `hooks`: `post(message)` to the page, `views` (worker-views.js), `save()` the run now,
-   * `report(context, error)` a failure, and `memoryBytes()` of this worker's wasm memory.
+   * `report(context, error)` a failure, `memoryBytes()` of this worker's wasm memory, and
+   * `shareAsked()`: the work the views asked for while it trained, shared among the workers now.
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -204,6 +205,8 @@ export class Trainer {
     this.running = false;
     reportProgress();
     views.live(run);
+    await this.hooks.shareAsked();
+    if (id !== this.modelId) return;
     views.deep(run);
     const { step: at, max_iters: end, eval_due: evalDue } = run.status;
     post({ type: at >= end && !evalDue ? 'finished' : 'paused' });

@@ -7,9 +7,12 @@ const NEXT_TOKENS = 8;
 const SOLUTIONS = 8;
 
 export class Views {
-  /** `post(message, transfer)` to the page; `report(context, error)` for failures. */
-  constructor(post, report) {
-    Object.assign(this, { post, report });
+  /**
+   * `post(message, transfer)` to the page; `report(context, error)` for failures; `training()`
+   * whether the model is training now.
+   */
+  constructor(post, report, training) {
+    Object.assign(this, { post, report, training });
     this.attentionText = '';
     this.nextQuery = null; // the prompt and temperature whose next-token list the page shows
     this.inside = { views: [], probe: '', questions: {} }; // the views the page shows (open), on what probe, asked what
@@ -48,15 +51,20 @@ export class Views {
     if (!run || this.inside.views.length === 0) return;
     try {
       const { views, probe, questions } = this.inside;
-      const asked = { ...questions, shown: SOLUTIONS };
+      // An LLC estimate asked while the model trains waits until it stops, to run then on every
+      // worker (`pending`), not stall the training on the run's own.
+      const held = this.training() && questions.llc?.estimate;
+      const asked = { ...questions, ...(held && { llc: { ...questions.llc, estimate: false } }), shown: SOLUTIONS };
       const { inside } = run.ask({ ask: 'inside', views, probe, prompt: this.nextQuery?.prompt ?? '', asked });
       const steps = inside.views.timelapse?.steps.length;
       const lapse = steps !== undefined && steps !== this.lapseSent ? run.attention() : undefined;
       if (lapse) this.lapseSent = steps;
       this.post({ type: 'inside', inside, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
-      // Finding a circuit is asked once (it takes seconds): later refreshes show the records.
-      const { circuit } = this.inside.questions;
+      // Finding a circuit or estimating the LLC is asked once (each takes seconds): later
+      // refreshes show the records, and the last estimate.
+      const { circuit, llc } = this.inside.questions;
       if (circuit?.find) this.inside.questions = { ...this.inside.questions, circuit: { ...circuit, find: false } };
+      if (llc?.estimate && !held) this.inside.questions = { ...this.inside.questions, llc: { ...llc, estimate: false } };
     } catch (e) {
       this.report('inside', e);
     }

@@ -29,10 +29,10 @@ let sampleRequest = 0; // counts sample requests: a new one (or a new model) can
 let modelStarting = false; // Train or Resume arrived, and waits for the autoencoder's training to pause
 let insideAsked = false; // an ask of the views inside waits for the asks queued behind it
 const post = (message, transfer = []) => self.postMessage(message, transfer);
-const views = new Views(post, report);
+const views = new Views(post, report, () => trainer.running);
 const autosave = new Autosave(post);
 const saveNow = () => autosave.save(() => ({ run: trainer.run, text: runText, page: views.fields() }));
-const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes() });
+const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes(), shareAsked: () => shareAsked(views.inside) });
 const dictionaries = new Dictionaries({ trainer, post, save: saveNow, report });
 
 function report(context, error) {
@@ -241,22 +241,28 @@ const handlers = {
     await yieldToMessages();
     insideAsked = false;
     if (trainer.running) return;
-    await patchEdges(views.inside);
+    await shareAsked(views.inside);
     if (!trainer.running) views.insideViews(trainer.run);
   },
 };
 
 /**
- * Every edge of the circuit the page asks to find, patched exactly with the helpers' help, as a
- * step is shared: the view then reads those scores. A failure is left for the view to tell, as
- * it finds the circuit alone.
+ * The work the views ask for that the helpers share, as a step is shared: every edge of the
+ * circuit to find, patched exactly, and the LLC's chains. The views then read the results. A
+ * failure is left for the view to tell, as it computes alone.
  */
-async function patchEdges({ views: shown, questions }) {
-  if (!trainer.run || !shown.includes('circuit') || !questions.circuit?.find) return;
-  try {
-    await trainer.perform(trainer.modelId, { circuit: questions });
-  } catch {
-    // the view says why
+async function shareAsked({ views: shown, questions }) {
+  const jobs = [
+    shown.includes('circuit') && questions.circuit?.find && { circuit: questions },
+    shown.includes('llc') && questions.llc?.estimate && { llc: questions.llc },
+  ];
+  for (const job of jobs.filter(Boolean)) {
+    if (!trainer.run) return;
+    try {
+      await trainer.perform(trainer.modelId, job);
+    } catch {
+      // the view says why
+    }
   }
 }
 

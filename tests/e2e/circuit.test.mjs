@@ -6,7 +6,7 @@
 // keyboard and by touch; desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, openPlayground, SHOTS, untilStatus } from './session.mjs';
+import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView } from './session.mjs';
 
 const STEPS = 400;
 let session, page, errors, shot;
@@ -14,15 +14,7 @@ let session, page, errors, shot;
 before(async () => {
   session = await openPlayground({ width: 1280, height: 1000 });
   ({ page, errors, shot } = session);
-  await page.getByLabel('Corpus').selectOption('task:repeat');
-  await page.getByLabel('Iterations', { exact: true }).fill(String(STEPS));
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
-  await untilStatus(page, new RegExp(`^Finished ${STEPS} steps`), 240000);
-  await page.getByText('6. Inside the model').click();
-  await page.locator('#inside-status').getByText(new RegExp(`^At step ${STEPS}`)).waitFor();
-  for (const details of await page.locator('#views > details').all()) {
-    if (await details.getAttribute('data-view') !== 'circuit') await details.evaluate((d) => { d.open = false; });
-  }
+  await trainRepeatAndOpenView(page, STEPS, 'circuit');
 });
 after(() => session?.close());
 

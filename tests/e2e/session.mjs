@@ -91,6 +91,23 @@ export async function trainTinyAndLookInside(page, steps, press = 'click') {
   await page.locator('#inside-status').getByText(new RegExp(`^At step ${steps}`)).waitFor();
 }
 
+/**
+ * Trains the repeat task on its preset (the induction preset) for `steps` steps, then opens the
+ * views inside the model at the last step with only view `key` open (the others cost nothing).
+ */
+export async function trainRepeatAndOpenView(page, steps, key, timeout = 240000) {
+  const shown = steps.toLocaleString('en');
+  await page.getByLabel('Corpus').selectOption('task:repeat');
+  await page.getByLabel('Iterations', { exact: true }).fill(String(steps));
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await untilStatus(page, new RegExp(`^Finished ${shown} steps`), timeout);
+  await page.getByText('6. Inside the model').click();
+  await page.locator('#inside-status').getByText(new RegExp(`^At step (${steps}|${shown})\\b`)).waitFor();
+  for (const details of await page.locator('#views > details').all()) {
+    if (await details.getAttribute('data-view') !== key) await details.evaluate((d) => { d.open = false; });
+  }
+}
+
 /** The page in Chromium, ready; `device` adds context options (a phone's `hasTouch`, `isMobile`). */
 export async function openPlayground(viewport = { width: 1280, height: 800 }, chromiumArgs = [], device = {}) {
   mkdirSync(SHOTS, { recursive: true });

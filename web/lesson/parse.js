@@ -22,10 +22,10 @@ export const MAX_LESSON = 20_000;
 export const WAITS = {
   step: 'number', accuracy: 'number', loss: 'number',
   induction: 'flag', memorised: 'flag', generalised: 'flag', finished: 'flag', sampled: 'flag', diverged: 'flag', walked: 'flag',
-  toy: 'flag', autoencoder: 'flag', circuit: 'flag', graph: 'flag', turn: 'flag', open: 'name',
+  toy: 'flag', autoencoder: 'flag', circuit: 'flag', graph: 'flag', turn: 'flag', llc: 'flag', open: 'name',
 };
 /** Whether `wait` needs the GPT to train (and so has a time the training clock counts). */
-export const needsTraining = ({ what }) => !['sampled', 'walked', 'toy', 'autoencoder', 'circuit', 'graph', 'open'].includes(what);
+export const needsTraining = ({ what }) => !['sampled', 'walked', 'toy', 'autoencoder', 'circuit', 'graph', 'llc', 'open'].includes(what);
 
 /** A part of the page, as directives name it: `train`, `learning_rate`, `walk-params`. */
 const TARGET = /^[a-z][a-z0-9_-]*$/;

@@ -11,7 +11,7 @@ const FRESH = { step: 0, loss: null, accuracy: null, induction: null, memorised:
 /** Where the current run stands. */
 const run = { ...FRESH };
 /** How often each event has happened: a step waits for one after it began. */
-const happened = { finished: 0, sampled: 0, diverged: 0, walked: 0, toy: 0, autoencoder: 0, circuit: 0, graph: 0 };
+const happened = { finished: 0, sampled: 0, diverged: 0, walked: 0, toy: 0, autoencoder: 0, circuit: 0, graph: 0, llc: 0 };
 let training = 0; // seconds spent creating or training a model, while a lesson is open
 let tick = 0;
 let changed = () => {};
@@ -44,6 +44,7 @@ export function initWaits(onChange) {
   document.addEventListener('toy-trained', ({ detail }) => count(detail)());
   document.addEventListener('circuit-found', count('circuit')); // the circuit view's find done
   document.addEventListener('graph-traced', count('graph')); // an attribution graph drawn
+  document.addEventListener('llc-estimated', count('llc')); // the LLC view's estimate done
 }
 
 /** Starts the training clock (while a lesson is open). */
@@ -100,6 +101,7 @@ export function describeWait({ what, value }) {
     case 'autoencoder': return t('lesson.wait-autoencoder');
     case 'circuit': return t('lesson.wait-circuit');
     case 'graph': return t('lesson.wait-graph');
+    case 'llc': return t('lesson.wait-llc');
     default: return t('lesson.wait-opened', { what: target(value)?.what ?? value });
   }
 }

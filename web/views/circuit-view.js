@@ -9,7 +9,7 @@ import { decimal, say, t } from '../i18n.js';
 import { onPoint } from '../pointing.js';
 import { saveFile } from '../save-file.js';
 import { AXIS, CanvasView, PALETTE, keyedFrame, line, viewCanvas } from './plot.js';
-import { paragraph } from './grid.js';
+import { labelledSelect, paragraph } from './grid.js';
 import { MibCurve, mibSummary } from './mib-curve.js';
 import { clauses, sentences } from '../format.js';
 
@@ -140,15 +140,6 @@ export class CircuitView {
   static wide = true;
 
   constructor(figure, { ask }) {
-    const select = (id, text, options) => {
-      const label = document.createElement('label');
-      label.className = 'row';
-      const el = document.createElement('select');
-      el.id = id;
-      for (const [value, name] of options) el.append(new Option(name, value));
-      label.append(text, ' ', el);
-      return [label, el];
-    };
     const number = (id, text, value, min, max) => {
       const label = document.createElement('label');
       label.className = 'row';
@@ -157,13 +148,13 @@ export class CircuitView {
       return [label, el];
     };
     const corruptions = [['symbol', t('views.circuit.symbol')], ['swap', t('views.circuit.swap')]];
-    const [corruptionLabel, corruption] = select('circuit-corruption', t('views.circuit.corruption'), corruptions);
+    const [corruptionLabel, corruption] = labelledSelect('circuit-corruption', t('views.circuit.corruption'), corruptions);
     const metrics = [['logit_difference', t('views.circuit.logit-difference')], ['loss', t('views.circuit.loss-of-answer')]];
-    const [metricLabel, metric] = select('circuit-metric', t('views.circuit.metric'), metrics);
+    const [metricLabel, metric] = labelledSelect('circuit-metric', t('views.circuit.metric'), metrics);
     const [pairsLabel, pairs] = number('circuit-pairs', t('views.circuit.pairs'), 32, 1, 256);
     const [stepsLabel, steps] = number('circuit-ig-steps', t('views.circuit.ig-steps'), 10, 1, 100);
     const ways = Object.entries(METHODS).map(([way, name]) => [way, name()]);
-    const [drawnLabel, drawn] = select('circuit-drawn', t('views.circuit.drawn'), ways);
+    const [drawnLabel, drawn] = labelledSelect('circuit-drawn', t('views.circuit.drawn'), ways);
     this.settings = (find) => ({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1, find } });
     this.ask = ask;
     const find = () => {

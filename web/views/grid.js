@@ -75,6 +75,17 @@ export function extent(values, floor = 1e-6) {
   return values.reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), floor);
 }
 
+/** A menu `id` of `options` ([value, name] pairs) labelled `text`: its label and the menu. */
+export function labelledSelect(id, text, options) {
+  const label = document.createElement('label');
+  label.className = 'row';
+  const select = document.createElement('select');
+  select.id = id;
+  for (const [value, name] of options) select.append(new Option(name, value));
+  label.append(text, ' ', select);
+  return [label, select];
+}
+
 /** A paragraph for a view's figure. */
 export function paragraph(className = '') {
   const p = document.createElement('p');

@@ -9,6 +9,7 @@ import { EmbeddingsView } from './embeddings-view.js';
 import { FourierView } from './fourier-view.js';
 import { HeadsView } from './heads-view.js';
 import { LensView } from './lens-view.js';
+import { LlcView } from './llc-view.js';
 import { MlpView } from './mlp-view.js';
 import { PatchingView } from './patching-view.js';
 import { PositionsView } from './positions-view.js';
@@ -19,5 +20,5 @@ import { TimelapseView } from './timelapse-view.js';
 
 export const VIEWS = [
   HeadsView, TimelapseView, SurpriseView, EmbeddingsView, PositionsView, ResidualView, MlpView, TemperatureView, LensView,
-  AblationView, PatchingView, AttributionView, CompositionView, CircuitView, FourierView,
+  AblationView, PatchingView, AttributionView, CompositionView, CircuitView, FourierView, LlcView,
 ];

@@ -28,9 +28,10 @@ export function prepare(canvas) {
 
 /**
  * A plot area inside `width` × `height` for x in [x0, x1] and y in [y0, y1], with gridlines and
- * tick labels drawn; returns the mapping from data to pixels.
+ * tick labels drawn (on x, unless `xTicks` is false: the caller labels its own categories);
+ * returns the mapping from data to pixels.
  */
-export function frame(ctx, { width, height }, [x0, x1], [y0, y1], { left = 40, right = 10, top = 10, bottom, xLabel = '', yLabel = '' } = {}) {
+export function frame(ctx, { width, height }, [x0, x1], [y0, y1], { left = 40, right = 10, top = 10, bottom, xLabel = '', yLabel = '', xTicks = true } = {}) {
   bottom ??= xLabel ? 34 : 22; // room for the axis title under the tick labels
   const w = width - left - right;
   const h = height - top - bottom;
@@ -52,7 +53,7 @@ export function frame(ctx, { width, height }, [x0, x1], [y0, y1], { left = 40, r
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   const xStep = roundStep((x1 - x0) / 5);
-  for (let v = Math.ceil(x0 / xStep) * xStep; v <= x1 + 1e-9; v += xStep) ctx.fillText(String(Number(v.toPrecision(4))), x(v), height - bottom + 5);
+  for (let v = Math.ceil(x0 / xStep) * xStep; xTicks && v <= x1 + 1e-9; v += xStep) ctx.fillText(String(Number(v.toPrecision(4))), x(v), height - bottom + 5);
   ctx.textAlign = 'right';
   if (xLabel) ctx.fillText(xLabel, width - right, height - bottom + 5 + 11);
   ctx.textAlign = 'left';

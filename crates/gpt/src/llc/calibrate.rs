@@ -18,8 +18,9 @@ pub enum Verdict {
     Healthy,
     /// A chain's loss stopped being finite: the step is too big.
     Diverged,
-    /// The chains' loss fell below the trained weights' on average: they kept training rather
-    /// than sampling, so w* is not a minimum at this temperature.
+    /// The chains' loss fell below the trained weights' on average, by more than twice the
+    /// estimate's standard error: they kept training rather than sampling, so w* is not a minimum
+    /// at this temperature. (A part whose loss is flat near w* reads near 0 either side.)
     Descending,
     /// Their loss was still climbing in the last quarter of the draws (by more than a tenth of its
     /// rise, and than twice the chains' standard error): they had not settled.
@@ -101,7 +102,8 @@ pub fn judge(llc: &Llc, uniform: Option<f64>) -> Verdict {
     if !llc.diverged().is_empty() {
         return Verdict::Diverged;
     }
-    if llc.mean <= 0.0 {
+    let finished = llc.per_chain.iter().filter(|v| v.is_finite()).count().max(1) as f64;
+    if llc.mean + 2.0 * llc.std / finished.sqrt() < 0.0 {
         return Verdict::Descending;
     }
     let rise = llc.mean / llc.nbeta;

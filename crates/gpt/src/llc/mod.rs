@@ -38,9 +38,10 @@ pub trait Landscape {
     fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32;
 }
 
-/// How the chains run: devinterp's names.
+/// How the chains run: devinterp's names (a field left out takes the default's).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[serde(default)]
 pub struct LlcConfig {
     /// SGLD's step ε.
     pub epsilon: f32,

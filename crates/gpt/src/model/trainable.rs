@@ -5,6 +5,7 @@
 use super::extras::Extras;
 use super::gpt::{scalar, uniform_loss, GPT};
 use super::layers::Dropout;
+use super::weight_parts::WeightPart;
 use crate::autograd::Graph;
 use crate::error::{Error, Result};
 use crate::llc::{chain, Chain};
@@ -89,7 +90,9 @@ impl Trainable for GPT {
         let w_star = landscape.weights();
         units
             .map(|unit| {
-                let (part, c) = plan.unit(unit);
+                let (label, c) = plan.unit(unit);
+                let part = WeightPart::parse(label)
+                    .ok_or_else(|| Error::Data(bug(format!("a plan names a part the model lacks: {label:?}"))))?;
                 let mask = self.part_mask(part)?;
                 Ok(chain(&mut landscape, &w_star, mask.as_deref(), &plan.config, (plan.nbeta as f32, c), None))
             })

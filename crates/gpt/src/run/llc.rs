@@ -151,7 +151,7 @@ impl<W: Watch> Run<W> {
         let nbeta = first.config.nbeta_on(&landscape);
         let init_loss = init_loss(&mut landscape, &w_star);
         let (pool, rows, t) = landscape.pool();
-        let parts = requests.iter().map(|r| r.part).collect();
+        let parts = requests.iter().map(|r| r.part.label()).collect();
         Ok(LlcPlan { parts, config: first.config, nbeta, init_loss, batches: pool.to_vec(), rows, t })
     }
 

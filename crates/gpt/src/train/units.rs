@@ -1,7 +1,7 @@
-//! A worker's share of a job, computed with any [`Trainable`] model: a step's shards (each
-//! shard's loss and gradient, summed over the whole aligned subtrees of the share) or an
-//! evaluation's batches (each batch's loss and rows exactly right) or the edges to patch exactly
-//! (each edge's score) or the learning coefficient's chains (each chain's losses). The run's threads and every
+//! A worker's share of a job, computed with any [`Trainable`] model: a step's shards (each shard's
+//! loss and gradient, summed over the whole aligned subtrees of the share) or an evaluation's
+//! batches (each batch's loss and rows exactly right) or the edges to patch exactly (each edge's
+//! score) or the learning coefficient's chains (each chain's losses). The run's threads and every
 //! helper compute with this code, so the partial sums are the same wherever they are computed.
 
 use super::trainable::Trainable;

@@ -56,10 +56,10 @@ pub(crate) struct Job {
 enum Schedule {
     /// A step's shards: a fixed contiguous range for each worker (the run's own, until taken).
     Fixed { mine: Option<Range<usize>> },
-    /// An evaluation's batches, the edges to patch or the chains: a chunk at a time to whichever worker is free. A core slowed by
-    /// other work then computes fewer batches, where equal shares would keep every other core
-    /// waiting for it. Chunks grow to about [`CHUNK_MS`] of the run's work, and shrink towards
-    /// the end.
+    /// An evaluation's batches, the edges to patch or the chains: a chunk at a time to whichever
+    /// worker is free. A core slowed by other work then computes fewer batches, where equal shares
+    /// would keep every other core waiting for it. Chunks grow to about [`CHUNK_MS`] of the run's
+    /// work, and shrink towards the end.
     Pool { next: usize, units: usize, size: usize },
 }
 

@@ -5,7 +5,6 @@
 use super::partial::{one_per_unit, Partial};
 use crate::error::{Error, Result};
 use crate::llc::{summarise, Chain, Llc, LlcConfig};
-use crate::model::WeightPart;
 use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -14,7 +13,8 @@ use std::ops::Range;
 /// batches: `parts.len() × config.chains` chains, part after part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LlcPlan {
-    pub parts: Vec<WeightPart>,
+    /// Each part's label, as the model names its parts (`whole`, `L1H2`, `MLP1`, `embeddings`).
+    pub parts: Vec<String>,
     pub config: LlcConfig,
     pub nbeta: f64,
     /// L(w*), which the run takes before the chains: each estimate is nβ (E[L] − it).
@@ -30,9 +30,9 @@ impl LlcPlan {
         self.parts.len() * self.config.chains
     }
 
-    /// The part and the chain unit `unit` is.
-    pub fn unit(&self, unit: usize) -> (WeightPart, usize) {
-        (self.parts[unit / self.config.chains], unit % self.config.chains)
+    /// The part (its label) and the chain unit `unit` is.
+    pub fn unit(&self, unit: usize) -> (&str, usize) {
+        (&self.parts[unit / self.config.chains], unit % self.config.chains)
     }
 
     /// Checks a plan that came from elsewhere (another worker) before computing with it.

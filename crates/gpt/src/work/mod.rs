@@ -1,10 +1,11 @@
 //! Work shared among workers, as data: a batch's rows (`batch.rs`); a training step's shards, an
 //! evaluation's batches, exact patching's edges or the learning coefficient's chains (`plan.rs`,
-//! with `step_plan.rs`, `eval_plan.rs`, `edge_plan.rs` and `llc_plan.rs`); the partial sums they come back as and the canonical tree that adds them
-//! up (`partial.rs`), so the result never depends on how many computed it; the messages between
-//! the run and its helpers (`order.rs`); the books of a job under way (`job.rs`: who computes
-//! what, what is out) and a step's update being shared (`update.rs`). The trainer (`train/`)
-//! moves a job through its phases and computes with a model; this floor knows no model.
+//! with `step_plan.rs`, `eval_plan.rs`, `edge_plan.rs` and `llc_plan.rs`); the partial sums they
+//! come back as and the canonical tree that adds them up (`partial.rs`), so the result never
+//! depends on how many computed it; the messages between the run and its helpers (`order.rs`); the
+//! books of a job under way (`job.rs`: who computes what, what is out) and a step's update being
+//! shared (`update.rs`). The trainer (`train/`) moves a job through its phases and computes with a
+//! model; this floor knows no model.
 
 pub mod batch;
 pub mod edge_plan;

@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::words::runs::bug;
 use serde::{Deserialize, Serialize};
 
-/// What a worker is handed: a training step's shards, an evaluation's batches, the edges to
-/// patch exactly, or the chains of the learning coefficient. Any way it computes a contiguous range of units ([`Work::units`]) into partial
-/// sums the run adds up.
+/// What a worker is handed: a training step's shards, an evaluation's batches, the edges to patch
+/// exactly, or the chains of the learning coefficient. Any way it computes a contiguous range of
+/// units ([`Work::units`]) into partial sums the run adds up.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Work {

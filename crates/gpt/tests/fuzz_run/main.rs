@@ -55,8 +55,8 @@ fn questions() -> impl Strategy<Value = gpt::inspect::Questions> {
         (part.clone(), 0usize..40).prop_map(|(layer, position)| Site::Residual { layer, position }),
     ];
     let fill = prop_oneof![Just(gpt::inspect::Fill::Zero), Just(gpt::inspect::Fill::Mean)];
-    (proptest::option::of(site), fill, 0usize..200, texts(), texts(), walk(), circuit()).prop_map(
-        |(ablate, fill, shown, clean, corrupted, walk, circuit)| gpt::inspect::Questions {
+    (proptest::option::of(site), fill, 0usize..200, texts(), texts(), walk(), circuit(), llc()).prop_map(
+        |(ablate, fill, shown, clean, corrupted, walk, circuit, llc)| gpt::inspect::Questions {
             ablate,
             fill,
             shown,
@@ -64,6 +64,26 @@ fn questions() -> impl Strategy<Value = gpt::inspect::Questions> {
             corrupted,
             walk,
             circuit,
+            llc,
+        },
+    )
+}
+
+/// What the learning coefficient view may be asked: parts the model has or lacks, short chains at
+/// steps good, too big or not numbers, now or not.
+fn llc() -> impl Strategy<Value = gpt::run::LlcQuestion> {
+    use gpt::WeightPart;
+    let part = prop_oneof![
+        Just(WeightPart::Whole),
+        Just(WeightPart::Embeddings),
+        (0usize..4, 0usize..6).prop_map(|(layer, head)| WeightPart::Head { layer, head }),
+        (0usize..4).prop_map(|layer| WeightPart::Mlp { layer }),
+    ];
+    let epsilon = prop_oneof![Just(1e-4f32), Just(10.0), Just(0.0), Just(f32::NAN)];
+    (proptest::collection::vec(part, 0..3), epsilon, 0usize..3, 0usize..4, any::<bool>()).prop_map(
+        |(parts, epsilon, chains, draws, estimate)| {
+            let config = gpt::llc::LlcConfig { epsilon, chains, draws, burn_in: 1, ..Default::default() };
+            gpt::run::LlcQuestion { parts, config: Some(config), estimate }
         },
     )
 }

@@ -1,0 +1,69 @@
+// The learning coefficient view, in Chromium: on the induction preset trained a few hundred steps,
+// estimate the whole model's LLC now at the calibrated defaults (its chains shared by the page's
+// workers: the same estimate on one worker and on two), read each chain's trace; a step too big
+// is said; every head's LLC as bars; desktop and phone sizes; axe-core finds nothing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView } from './session.mjs';
+
+const STEPS = 300;
+let session, page, errors;
+
+before(async () => {
+  session = await openPlayground({ width: 1280, height: 1000 });
+  ({ page, errors } = session);
+  await trainRepeatAndOpenView(page, STEPS, 'llc');
+});
+after(() => session?.close());
+
+/** Presses Estimate and waits for the view's answer: its summary. */
+async function estimate() {
+  const summary = page.locator('#llc-summary');
+  const before = await summary.textContent();
+  await page.getByRole('button', { name: 'Estimate', exact: true }).click();
+  await page.waitForFunction((old) => {
+    const button = document.getElementById('llc-estimate');
+    return !button.disabled && document.getElementById('llc-summary').textContent !== old;
+  }, before, { timeout: 120000 });
+  return summary.textContent();
+}
+
+test('the whole model\'s LLC now, the same on one worker and two, with each chain\'s trace', async () => {
+  assert.equal(await page.locator('#llc-summary').textContent(), 'Press Estimate to measure the learning coefficient at the current weights.');
+  assert.equal(await page.getByLabel('SGLD step ε').inputValue(), '0.0001', 'the calibrated step is picked');
+  const byWorkers = {};
+  for (const workers of [2, 1]) {
+    await page.getByLabel('Workers').selectOption(String(workers));
+    const said = await estimate();
+    assert.match(said, new RegExp(`^LLC of Whole model at step ${STEPS}: [\\d.]+ ± [\\d.]+\\. MALA acceptance [\\d.]+ \\(devinterp aims near 0\\.9`));
+    assert.match(said, /4 chains of 200 draws after 50 steps of burn-in, ε 0\.0001, γ 1,?000, nβ [\d.]+, batches of 8 rows\. This ε and γ are what devinterp's calibration picked/);
+    const took = workers === 1 ? /The chains took [\d.]+ s on 1 worker\./ : /The chains took [\d.]+ s, shared by 2 workers\./;
+    assert.match(said, took);
+    byWorkers[workers] = said.match(/^LLC of Whole model at step \d+: ([\d.]+ ± [\d.]+)/)[1];
+  }
+  assert.equal(byWorkers[1], byWorkers[2], 'the chains are the same on any worker');
+  assert.match(await page.locator('#llc-traces').getAttribute('aria-label'), /^The loss at each draw of 4 chains for Whole model, against [\d.]+ at the trained weights\.$/);
+  assert.ok(await page.locator('#llc-parts').isHidden(), 'one part: no bars');
+  await page.locator('[data-view="llc"]').screenshot({ path: `${SHOTS}47-llc-view.png` });
+  assert.deepEqual(await axeViolations(page), []);
+});
+
+test('a step too big is said, and every head\'s LLC is drawn as bars', async () => {
+  await page.getByLabel('SGLD step ε').selectOption('0.01');
+  const said = await estimate();
+  assert.match(said, /Whole model: (a chain's loss blew up|the chains left the trained solution|the chains' loss was still climbing)/);
+  assert.doesNotMatch(said, /This ε and γ are what/, 'not the calibrated setting');
+  await page.getByLabel('SGLD step ε').selectOption('0.0001');
+  await page.locator('#llc-part').selectOption('heads');
+  const heads = await estimate();
+  assert.match(heads, new RegExp(`^8 parts at step ${STEPS}: highest L\\dH\\d [\\d.]+, lowest L\\dH\\d -?[\\d.]+\\.`));
+  assert.ok(await page.locator('#llc-traces').isHidden(), 'several parts: no traces');
+  assert.match(await page.locator('#llc-parts').getAttribute('aria-label'), /^8 parts at step \d+: highest/);
+  await page.locator('[data-view="llc"]').screenshot({ path: `${SHOTS}47-llc-heads.png` });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const bars = page.locator('#llc-parts');
+  await bars.scrollIntoViewIfNeeded();
+  assert.ok((await bars.boundingBox()).width <= 390, 'the figure fits a phone');
+  await page.locator('[data-view="llc"]').screenshot({ path: `${SHOTS}47-llc-phone.png` });
+  assert.deepEqual(errors, []);
+});
