@@ -35,11 +35,11 @@ test('the whole model\'s LLC now, the same on one worker and two, with each chai
   for (const workers of [2, 1]) {
     await page.getByLabel('Workers').selectOption(String(workers));
     const said = await estimate();
-    assert.match(said, new RegExp(`^LLC of Whole model at step ${STEPS}: [\\d.]+ ± [\\d.]+\\. MALA acceptance [\\d.]+ \\(devinterp aims near 0\\.9`));
+    assert.match(said, new RegExp(`^Whole model: LLC [\\d.]+ ± [\\d.]+ at step ${STEPS}\\. MALA acceptance [\\d.]+ \\(devinterp aims near 0\\.9`));
     assert.match(said, /4 chains of 200 draws after 50 steps of burn-in, ε 0\.0001, γ 1,?000, nβ [\d.]+, batches of 8 rows\. This ε and γ are what devinterp's calibration picked/);
     const took = workers === 1 ? /The chains took [\d.]+ s on 1 worker\./ : /The chains took [\d.]+ s, shared by 2 workers\./;
     assert.match(said, took);
-    byWorkers[workers] = said.match(/^LLC of Whole model at step \d+: ([\d.]+ ± [\d.]+)/)[1];
+    byWorkers[workers] = said.match(/^Whole model: LLC ([\d.]+ ± [\d.]+)/)[1];
   }
   assert.equal(byWorkers[1], byWorkers[2], 'the chains are the same on any worker');
   assert.match(await page.locator('#llc-traces').getAttribute('aria-label'), /^The loss at each draw of 4 chains for Whole model, against [\d.]+ at the trained weights\.$/);

@@ -203,7 +203,7 @@ export class LlcView {
   }
 
   partSaid({ part, llc, verdict }, step) {
-    if (llc.mean == null) return t('views.llc.estimate-one', { part: partName(part), value: t('views.llc.no-value'), step });
+    if (llc.mean == null) return t('views.llc.no-value', { part: partName(part), step });
     const acceptance = decimal(finite(llc.acceptance).reduce((a, b) => a + b, 0) / Math.max(1, llc.acceptance.length), 2);
     const value = `${decimal(llc.mean, 2)} ± ${decimal(llc.std, 2)}`;
     const healthy = verdict === 'healthy' ? t('views.llc.verdict-healthy') : '';
@@ -212,7 +212,7 @@ export class LlcView {
 
   ranked(parts, step) {
     const known = parts.filter((p) => p.llc.mean != null).sort((a, b) => b.llc.mean - a.llc.mean);
-    if (!known.length) return t('views.llc.no-value');
+    if (!known.length) return t('views.llc.no-value', { part: list(parts.map((p) => partName(p.part))), step });
     const name = (p) => `${partName(p.part)} ${decimal(p.llc.mean, 2)}`;
     return t('views.llc.estimate-parts', { n: parts.length, step, high: name(known[0]), low: name(known.at(-1)) });
   }
