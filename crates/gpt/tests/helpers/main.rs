@@ -3,109 +3,16 @@
 //! keep their copies of the model (or the dictionary) and the optimiser at the run's step, whatever
 //! changes between steps.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod harness;
 
 use common::{muon_run, muon_run_with, no_clock, setup_with};
 use gpt::inspect::AblationGrid;
-use gpt::run::{DictionaryShape, HelperCopy};
+use gpt::run::DictionaryShape;
 use gpt::sae::SaeConfig;
-use gpt::work::{Data, Outgoing};
-use gpt::{Next, Outcome, Progress, Run, RunJob};
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, Ordering};
-
-/// A helper's copy of the run's model, shaped as it is, or of the dictionary `dictionary` shapes
-/// on it (its weights come with its first order).
-fn replica(run: &Run, dictionary: Option<DictionaryShape>) -> HelperCopy {
-    HelperCopy::new(run.model().config().clone(), dictionary).unwrap()
-}
-
-/// Helpers as the page's Web Workers are: each answers its orders in the order they were sent,
-/// and an order may outlive the job that sent it (the run never waits for a step's last ones).
-struct Helpers {
-    replicas: Vec<HelperCopy>,
-    /// The dictionary's step, when they hold copies of a dictionary.
-    dictionary: Option<RunJob>,
-    /// Each helper's id, by which the run knows its copy.
-    ids: Vec<u32>,
-    /// Orders not yet answered: the helper, the header and the floats.
-    queue: VecDeque<(usize, String, Vec<f32>)>,
-    /// Orders that brought the run's whole state.
-    syncs: usize,
-}
-
-impl Helpers {
-    fn new(run: &Run, count: usize) -> Helpers {
-        Helpers::holding(run, count, None)
-    }
-
-    fn holding(run: &Run, count: usize, dictionary: Option<DictionaryShape>) -> Helpers {
-        static MADE: AtomicU32 = AtomicU32::new(0);
-        let replicas = (0..count).map(|_| replica(run, dictionary)).collect();
-        let ids = (0..count).map(|_| MADE.fetch_add(1, Ordering::Relaxed)).collect();
-        let dictionary = dictionary.map(|d| match d {
-            DictionaryShape::Autoencoder(_) => RunJob::FeatureStep,
-            DictionaryShape::Transcoders(_) => RunJob::TranscoderStep,
-        });
-        Helpers { replicas, dictionary, ids, queue: VecDeque::new(), syncs: 0 }
-    }
-
-    fn send(&mut self, run: &Run, orders: Vec<Outgoing>) {
-        for order in orders {
-            self.syncs += usize::from(order.data == Data::Sync);
-            let data: Vec<f32> = run.order_data(&order.data).concat();
-            self.queue.push_back((order.to, order.header, data));
-        }
-    }
-
-    /// Answers the oldest order, if any: the reply goes to the run, which may free more orders.
-    fn answer_one(&mut self, run: &mut Run) -> bool {
-        let Some((to, header, data)) = self.queue.pop_front() else { return false };
-        let replica = &mut self.replicas[to - 1];
-        let read = |at: usize, out: &mut [f32]| out.copy_from_slice(&data[at..at + out.len()]);
-        let reply = replica.answer(&header, data.len(), read, self.dictionary.is_some());
-        let flat = replica.reply_data().concat();
-        let more = run.accept(&reply.unwrap(), flat.len(), |at, out| out.copy_from_slice(&flat[at..at + out.len()]));
-        self.send(run, more.unwrap());
-        true
-    }
-
-    /// Does `kind` on `run`, a helper answering the oldest order on every turn of the run's loop,
-    /// so that replies come in while the run works.
-    fn perform(&mut self, run: &mut Run, kind: RunJob) -> Outcome {
-        let mut progress = run.begin(kind, &self.ids, 0.0).unwrap();
-        loop {
-            self.send(run, std::mem::take(&mut progress.orders));
-            if let Some(outcome) = progress.outcome {
-                return outcome;
-            }
-            if self.answer_one(run) {
-                progress = Progress { orders: vec![], next: Next::Work, outcome: None };
-                continue;
-            }
-            assert!(!matches!(progress.next, Next::Wait), "the run waits only while a helper has its order");
-            progress = run.advance(&no_clock).unwrap();
-        }
-    }
-
-    /// A step of the dictionary `job` steps, alone: its loss in bits.
-    fn dictionary_step(&mut self, run: &mut Run, job: RunJob) -> u32 {
-        self.dictionary = Some(job);
-        self.step(run)
-    }
-
-    /// A step's loss, in bits.
-    fn step(&mut self, run: &mut Run) -> u32 {
-        match self.perform(run, self.dictionary.clone().unwrap_or(RunJob::Step)) {
-            Outcome::Step(stats) => stats.loss.to_bits(),
-            other => panic!("a step ended as {other:?}"),
-        }
-    }
-}
-
-fn alone(run: &mut Run) -> u32 {
-    run.step(&no_clock).unwrap().loss.to_bits()
-}
+use gpt::{Outcome, Run, RunJob};
+use harness::{alone, replica, Helpers};
 
 #[test]
 fn helpers_compute_what_the_run_would_alone_with_adamw_and_muon() {
