@@ -13,6 +13,9 @@ use ndarray::{ArrayD, ArrayViewMutD};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Var(pub(crate) usize);
 
+/// An op's inputs' values.
+pub(crate) type Inputs<'a, 'b> = &'a [&'b ArrayD<f32>];
+
 /// Each input's gradient, `None` where an op gives none.
 pub(crate) type Grads = Vec<Option<ArrayD<f32>>>;
 
@@ -21,6 +24,20 @@ pub(crate) trait Backward {
     /// Gradients with respect to each input (`None` where the op gives none), given the inputs,
     /// the output and the output's gradient; new buffers come from `ws`.
     fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads;
+
+    /// [`Backward::backward`] when only the gradients of the inputs `wants` marks are read: an
+    /// op may skip the others (giving `None`).
+    fn backward_only(
+        &self,
+        inputs: Inputs,
+        out: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        wants: &[bool],
+        ws: &Workspace,
+    ) -> Grads {
+        let _ = wants;
+        self.backward(inputs, out, dout, ws)
+    }
 
     /// The buffers the op saved for its backward pass, for reuse once the graph is done.
     fn into_buffers(self: Box<Self>) -> Vec<Vec<f32>> {
@@ -32,6 +49,8 @@ struct Node {
     value: ArrayD<f32>,
     inputs: Vec<Var>,
     op: Box<dyn Backward>,
+    /// Whether a wanted parameter's gradient flows through this node (PyTorch's `requires_grad`).
+    needs: bool,
 }
 
 /// The record of one forward pass.
@@ -39,13 +58,32 @@ pub struct Graph<'p> {
     params: &'p [ArrayD<f32>],
     ws: &'p Workspace,
     nodes: Vec<Node>,
+    /// The parameters whose gradients the backward pass gives; none marked means every one.
+    wanted: Option<Vec<bool>>,
 }
 
 impl<'p> Graph<'p> {
     /// A graph whose leaves are `params` (parameter `i` is `graph.param(i)`), taking its
     /// buffers from `ws`.
     pub fn new(params: &'p [ArrayD<f32>], ws: &'p Workspace) -> Self {
-        Graph { params, ws, nodes: Vec::with_capacity(256) }
+        Graph { params, ws, nodes: Vec::with_capacity(256), wanted: None }
+    }
+
+    /// This graph giving only the gradients of the parameters `wanted` marks (the others read as
+    /// zeros), so the backward pass skips what reaches no wanted one: the layers below the lowest
+    /// and the frozen weights' own gradients.
+    pub fn wanting(mut self, wanted: &[bool]) -> Self {
+        assert_eq!(wanted.len(), self.params.len(), "one mark per parameter");
+        self.wanted = Some(wanted.to_vec());
+        self
+    }
+
+    /// Whether a gradient with respect to `v` is needed.
+    fn needs(&self, v: Var) -> bool {
+        match v.0.checked_sub(self.params.len()) {
+            None => self.wanted.as_ref().is_none_or(|w| w[v.0]),
+            Some(n) => self.nodes[n].needs,
+        }
     }
 
     /// The parameters, as the graph's leaves hold them.
@@ -86,7 +124,8 @@ impl<'p> Graph<'p> {
     /// kernels can work on flat slices.
     pub(crate) fn push(&mut self, value: ArrayD<f32>, inputs: Vec<Var>, op: impl Backward + 'static) -> Var {
         debug_assert!(value.is_standard_layout());
-        self.nodes.push(Node { value, inputs, op: Box::new(op) });
+        let needs = inputs.iter().any(|&v| self.needs(v));
+        self.nodes.push(Node { value, inputs, op: Box::new(op), needs });
         Var(self.params.len() + self.nodes.len() - 1)
     }
 
@@ -167,9 +206,14 @@ impl<'p> Graph<'p> {
             seen(n, &dout);
             let node = &self.nodes[n];
             let inputs: Vec<&ArrayD<f32>> = node.inputs.iter().map(|&v| self.value(v)).collect();
-            let dinputs = node.op.backward(&inputs, &node.value, dout, self.ws);
-            for (v, d) in node.inputs.iter().zip(dinputs) {
+            let wants: Vec<bool> = node.inputs.iter().map(|&v| self.needs(v)).collect();
+            let dinputs = node.op.backward_only(&inputs, &node.value, dout, &wants, self.ws);
+            for ((v, d), &want) in node.inputs.iter().zip(dinputs).zip(&wants) {
                 let Some(d) = d else { continue };
+                if !want {
+                    self.ws.recycle_array(d);
+                    continue;
+                }
                 // Kernels read gradients as flat slices.
                 let d = standard(d);
                 debug_assert_eq!(d.shape(), self.shape(*v));

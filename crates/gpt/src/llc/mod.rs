@@ -34,8 +34,12 @@ pub trait Landscape {
     /// Batches to draw from, and the examples in each (the default nβ's n).
     fn batches(&self) -> usize;
     fn batch_size(&self) -> usize;
-    /// The mean loss of batch `batch` at `w`, its gradient written into `grad`.
+    /// The mean loss of batch `batch` at `w`, its gradient written into `grad` (where the
+    /// weights move, at least).
     fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32;
+    /// Which weights the chains to come move (all, for none): a landscape may then skip the
+    /// other weights' gradients.
+    fn moving(&mut self, _moves: Option<&[bool]>) {}
 }
 
 /// How the chains run: devinterp's names (a field left out takes the default's).

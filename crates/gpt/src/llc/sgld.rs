@@ -7,6 +7,7 @@
 use super::{Landscape, LlcConfig};
 use crate::rng::Rng;
 use serde::Serialize;
+use std::ops::Range;
 
 /// A chain's losses at its draws, and its mean MALA acceptance over them.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,9 +56,11 @@ pub fn chain(
     mut keep: Option<&mut KeptStep>,
 ) -> Chain {
     let mut rng = Rng::new(chain_seed(config.seed, chain));
-    let moves = |i: usize| restrict.is_none_or(|r| r[i]);
+    landscape.moving(restrict);
+    let runs = runs(restrict, w_star.len());
     let start = || Point { w: w_star.to_vec(), potential: 0.0, drift: vec![0.0; w_star.len()] };
     // The point the step starts from, and the one before it (its buffers reused for the next).
+    // Weights that do not move stay w* in both, and their drift is never read.
     let (mut at, mut before) = (start(), start());
     let (mut trace, mut accepted) = (Vec::with_capacity(config.draws), 0.0);
     let (half, root) = (config.epsilon / 2.0, config.epsilon.sqrt());
@@ -69,15 +72,18 @@ pub fn chain(
             break;
         }
         let mut distance = 0.0;
-        for (i, (d, (&w, &w0))) in at.drift.iter_mut().zip(at.w.iter().zip(w_star)).enumerate() {
-            *d = if moves(i) { nbeta * *d + config.gamma * (w - w0) } else { 0.0 };
-            distance += f64::from(w - w0).powi(2);
+        for run in &runs {
+            let (drift, w, w0) = (&mut at.drift[run.clone()], &at.w[run.clone()], &w_star[run.clone()]);
+            for (d, (&w, &w0)) in drift.iter_mut().zip(w.iter().zip(w0)) {
+                *d = nbeta * *d + config.gamma * (w - w0);
+                distance += f64::from(w - w0).powi(2);
+            }
         }
         at.potential = f64::from(nbeta) * f64::from(loss) + f64::from(config.gamma) / 2.0 * distance;
         if step >= config.burn_in {
             trace.push(loss);
             if step > config.burn_in {
-                accepted += acceptance(&before, &at, config.epsilon);
+                accepted += acceptance(&before, &at, &runs, config.epsilon);
             }
         }
         if let Some(kept) = keep.as_deref_mut().filter(|k| step == k.at + 1) {
@@ -87,14 +93,13 @@ pub fn chain(
         if let Some(kept) = kept.as_deref_mut() {
             kept.before = at.w.clone();
         }
-        for (i, (next, (&w, &d))) in before.w.iter_mut().zip(at.w.iter().zip(&at.drift)).enumerate() {
-            *next = if moves(i) {
+        for run in &runs {
+            let (next, w, drift) = (&mut before.w[run.clone()], &at.w[run.clone()], &at.drift[run.clone()]);
+            for (next, (&w, &d)) in next.iter_mut().zip(w.iter().zip(drift)) {
                 let noise = rng.noise();
                 kept.iter_mut().for_each(|k| k.noise.push(noise));
-                w - half * d + root * noise // the drift's half step, then the noise, as devinterp adds them
-            } else {
-                w
-            };
+                *next = w - half * d + root * noise; // the drift's half step, then the noise, as devinterp adds them
+            }
         }
         std::mem::swap(&mut at, &mut before);
         if let Some(kept) = kept {
@@ -107,15 +112,30 @@ pub fn chain(
 
 /// The Metropolis-adjusted Langevin acceptance of the step from `from` to `to` with step ε:
 /// min(1, q(to → from) / q(from → to) · exp(U(from) − U(to))), q Gaussian about each point's
-/// drift step.
-fn acceptance(from: &Point, to: &Point, epsilon: f32) -> f64 {
+/// drift step, over the weights that move (the others add nothing).
+fn acceptance(from: &Point, to: &Point, runs: &[Range<usize>], epsilon: f32) -> f64 {
     let half = f64::from(epsilon) / 2.0;
     let (mut back, mut forth) = (0.0, 0.0);
-    for i in 0..from.w.len() {
-        let gap = f64::from(to.w[i]) - f64::from(from.w[i]);
-        forth += (gap + half * f64::from(from.drift[i])).powi(2);
-        back += (-gap + half * f64::from(to.drift[i])).powi(2);
+    for run in runs {
+        let (w0, w1) = (&from.w[run.clone()], &to.w[run.clone()]);
+        let (d0, d1) = (&from.drift[run.clone()], &to.drift[run.clone()]);
+        for ((&w0, &w1), (&d0, &d1)) in w0.iter().zip(w1).zip(d0.iter().zip(d1)) {
+            let gap = f64::from(w1) - f64::from(w0);
+            forth += (gap + half * f64::from(d0)).powi(2);
+            back += (-gap + half * f64::from(d1)).powi(2);
+        }
     }
     let log = (forth - back) / (2.0 * f64::from(epsilon)) + from.potential - to.potential;
     log.exp().min(1.0)
+}
+
+/// The runs of weights that move: all of them, or each run `restrict` marks.
+fn runs(restrict: Option<&[bool]>, dim: usize) -> Vec<Range<usize>> {
+    let Some(restrict) = restrict else { return std::iter::once(0..dim).collect() };
+    let mut at = 0;
+    let runs = restrict.chunk_by(|a, b| a == b).map(|run| {
+        at += run.len();
+        (at - run.len()..at, run[0])
+    });
+    runs.filter_map(|(run, moves)| moves.then_some(run)).collect()
 }

@@ -55,25 +55,13 @@ impl Trainable for GPT {
         weight: f32,
         grads: &mut [f32],
     ) -> Result<f32> {
-        let Batch { idx, targets, b, t } = batch;
-        self.check_input(idx, b, t)?;
-        self.check_targets(targets, b, t)?;
-        if grads.len() != GPT::params(self).count() {
-            return Err(Error::Data(bug(format!(
-                "expected {} gradients, got {}",
-                GPT::params(self).count(),
-                grads.len()
-            ))));
-        }
-        let mut g = Graph::new(&GPT::params(self).values, ws);
-        let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
-        let loss = g.cross_entropy(logits, targets);
-        let value = scalar(g.value(loss));
-        if value.is_finite() {
-            g.backward(loss, weight, &mut GPT::params(self).views_mut(grads));
-        }
-        Ok(value)
+        self.loss_and_grad_wanting(ws, batch, (dropout, weight), None, grads)
+    }
+
+    /// Skips the backward pass below the lowest wanted parameter and the unwanted weights' own
+    /// gradients.
+    fn loss_and_grad_of(&self, ws: &Workspace, batch: Batch, wanted: &[bool], grads: &mut [f32]) -> Result<f32> {
+        self.loss_and_grad_wanting(ws, batch, (None, 1.0), Some(wanted), grads)
     }
 
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
@@ -97,5 +85,76 @@ impl Trainable for GPT {
                 Ok(chain(&mut landscape, &w_star, mask.as_deref(), &plan.config, (plan.nbeta as f32, c), None))
             })
             .collect()
+    }
+}
+
+impl GPT {
+    /// `loss_and_grad` giving only the gradients of the parameters `wanted` marks, or every one.
+    fn loss_and_grad_wanting(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        (dropout, weight): (Option<&mut Rng>, f32),
+        wanted: Option<&[bool]>,
+        grads: &mut [f32],
+    ) -> Result<f32> {
+        let Batch { idx, targets, b, t } = batch;
+        self.check_input(idx, b, t)?;
+        self.check_targets(targets, b, t)?;
+        if grads.len() != GPT::params(self).count() {
+            return Err(Error::Data(bug(format!(
+                "expected {} gradients, got {}",
+                GPT::params(self).count(),
+                grads.len()
+            ))));
+        }
+        let mut g = Graph::new(&GPT::params(self).values, ws);
+        if let Some(wanted) = wanted {
+            g = g.wanting(wanted);
+        }
+        let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });
+        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
+        let loss = g.cross_entropy(logits, targets);
+        let value = scalar(g.value(loss));
+        if value.is_finite() {
+            g.backward(loss, weight, &mut GPT::params(self).views_mut(grads));
+        }
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::train::Trainable;
+    use crate::work::Batch;
+    use crate::workspace::Workspace;
+    use crate::{GPTConfig, GPT};
+
+    #[test]
+    fn only_the_wanted_gradients_and_they_are_the_whole_passes_bit_for_bit() {
+        let shape = GPTConfig { vocab_size: 11, block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, ..GPTConfig::default() };
+        for config in [shape.clone(), GPTConfig { rope: true, qk_norm: true, ..shape }] {
+            let model = GPT::new(config, 5).unwrap();
+            let (idx, targets) = ([3, 1, 4, 1, 5, 9, 2, 6], [1, 4, 1, 5, 9, 2, 6, 5]);
+            let batch = Batch { idx: &idx, targets: &targets, b: 2, t: 4 };
+            let ws = Workspace::default();
+            let params = model.params();
+            let mut whole = vec![0.0; params.count()];
+            let loss = model.loss_and_grad(&ws, batch, None, 1.0, &mut whole).unwrap();
+            let names = ["transformer.h.1.attn.c_attn.weight", "transformer.h.0.mlp.c_fc.weight", "transformer.wte.weight"];
+            let masks = names.map(|name| params.names.iter().map(|n| n == name).collect::<Vec<bool>>());
+            for wanted in masks.iter().chain([&vec![false; params.names.len()]]) {
+                let mut grads = vec![f32::NAN; params.count()];
+                assert_eq!(model.loss_and_grad_of(&ws, batch, wanted, &mut grads).unwrap(), loss);
+                for ((at, part), &want) in params.flat_parts().zip(wanted) {
+                    let (got, all) = (&grads[at..at + part.len()], &whole[at..at + part.len()]);
+                    if want {
+                        assert_eq!(got, all);
+                    } else {
+                        assert!(got.iter().all(|&g| g == 0.0));
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Addition with NumPy-style broadcasting.
 
-use crate::autograd::{Backward, Grads, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Inputs, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, Axis};
 
@@ -46,9 +46,23 @@ impl Graph<'_> {
 struct Add;
 
 impl Backward for Add {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
-        let da = sum_to_shape(ws.copy(&dout), inputs[0].shape());
-        let db = sum_to_shape(dout, inputs[1].shape());
-        vec![Some(da), Some(db)]
+    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
+        self.backward_only(inputs, out, dout, &[true, true], ws)
+    }
+
+    fn backward_only(
+        &self,
+        inputs: Inputs,
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        wants: &[bool],
+        ws: &Workspace,
+    ) -> Grads {
+        let db = wants[1].then(|| sum_to_shape(ws.copy(&dout), inputs[1].shape()));
+        if !wants[0] {
+            ws.recycle_array(dout);
+            return vec![None, db];
+        }
+        vec![Some(sum_to_shape(dout, inputs[0].shape())), db]
     }
 }

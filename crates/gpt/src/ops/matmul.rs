@@ -1,7 +1,7 @@
 //! Matrix multiplication, batched and with either operand transposed.
 
 use super::gemm::{gemm, gemm_packed, pack_weight, packed_len};
-use crate::autograd::{Backward, Grads, Graph, Var};
+use crate::autograd::{Backward, Grads, Graph, Inputs, Var};
 use crate::workspace::Workspace;
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2};
 
@@ -144,34 +144,49 @@ struct MatMul {
 }
 
 impl Backward for MatMul {
-    fn backward(&self, inputs: &[&ArrayD<f32>], _: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
+    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
+        self.backward_only(inputs, out, dout, &[true, true], ws)
+    }
+
+    fn backward_only(
+        &self,
+        inputs: Inputs,
+        _: &ArrayD<f32>,
+        dout: ArrayD<f32>,
+        wants: &[bool],
+        ws: &Workspace,
+    ) -> Grads {
         let p = self.plan;
         let (a, b) = (inputs[0], inputs[1]);
-        let mut da = ws.array(a.shape());
-        let mut db = ws.array(b.shape());
+        let mut da = wants[0].then(|| ws.array(a.shape()));
+        let mut db = wants[1].then(|| ws.array(b.shape()));
         for i in 0..p.batch {
             // out = opA(a) opB(b), so d opA = dout opB^T and d opB = opA^T dout.
             let d = mat(&dout, p.m(), p.n(), i);
             let op_a = transposed_if(mat(a, p.a_rows, p.a_cols, i), p.trans_a);
             let op_b = transposed_if(mat(b, p.b_rows, p.b_cols, p.b_index(i)), p.trans_b);
-            let mut da_i = mat_mut(&mut da, p.a_rows, p.a_cols, i);
-            if p.trans_a {
-                gemm(1.0, &op_b, &d.t(), false, &mut da_i);
-            } else if self.weight {
-                times_weight(ws, &d, (b, !p.trans_b), &op_b.t(), &mut da_i);
-            } else {
-                gemm(1.0, &d, &op_b.t(), false, &mut da_i);
+            if let Some(da) = &mut da {
+                let mut da_i = mat_mut(da, p.a_rows, p.a_cols, i);
+                if p.trans_a {
+                    gemm(1.0, &op_b, &d.t(), false, &mut da_i);
+                } else if self.weight {
+                    times_weight(ws, &d, (b, !p.trans_b), &op_b.t(), &mut da_i);
+                } else {
+                    gemm(1.0, &d, &op_b.t(), false, &mut da_i);
+                }
             }
-            // A shared `b` sums its gradient over the batch.
-            let accumulate = p.shared_b && i > 0;
-            let mut db_i = mat_mut(&mut db, p.b_rows, p.b_cols, p.b_index(i));
-            if p.trans_b {
-                gemm(1.0, &d.t(), &op_a, accumulate, &mut db_i);
-            } else {
-                gemm(1.0, &op_a.t(), &d, accumulate, &mut db_i);
+            if let Some(db) = &mut db {
+                // A shared `b` sums its gradient over the batch.
+                let accumulate = p.shared_b && i > 0;
+                let mut db_i = mat_mut(db, p.b_rows, p.b_cols, p.b_index(i));
+                if p.trans_b {
+                    gemm(1.0, &d.t(), &op_a, accumulate, &mut db_i);
+                } else {
+                    gemm(1.0, &op_a.t(), &d, accumulate, &mut db_i);
+                }
             }
         }
         ws.recycle_array(dout);
-        vec![Some(da), Some(db)]
+        vec![da, db]
     }
 }

@@ -20,6 +20,8 @@ pub struct ModelLandscape<M: Trainable> {
     rows: usize,
     t: usize,
     ws: Workspace,
+    /// The parameters holding a weight that moves, when not all do.
+    wanted: Option<Vec<bool>>,
 }
 
 impl<M: Trainable> ModelLandscape<M> {
@@ -41,7 +43,7 @@ impl<M: Trainable> ModelLandscape<M> {
     /// `model` on `batches` already drawn, each `rows` rows of `t`.
     pub fn on(mut model: M, batches: Vec<IdsAndTargets>, rows: usize, t: usize) -> Result<Self> {
         model.set_dropout(0.0)?;
-        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default() })
+        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), wanted: None })
     }
 
     /// The batches' token ids and targets, each `rows` rows of `t`: what the chains read.
@@ -84,6 +86,17 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         grad.fill(0.0);
         let (idx, targets) = &self.batches[batch];
         let batch = Batch { idx, targets, b: self.rows, t: self.t };
-        self.model.loss_and_grad(&self.ws, batch, None, 1.0, grad).unwrap_or(f32::NAN)
+        match &self.wanted {
+            Some(wanted) => self.model.loss_and_grad_of(&self.ws, batch, wanted, grad),
+            None => self.model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
+        }
+        .unwrap_or(f32::NAN)
+    }
+
+    fn moving(&mut self, moves: Option<&[bool]>) {
+        self.wanted = moves.map(|moves| {
+            let parts = self.model.params().flat_parts();
+            parts.map(|(at, part)| moves[at..at + part.len()].contains(&true)).collect()
+        });
     }
 }

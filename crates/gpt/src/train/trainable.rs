@@ -42,6 +42,12 @@ pub trait Trainable: Send + Sync {
         weight: f32,
         grads: &mut [f32],
     ) -> Result<f32>;
+    /// [`Trainable::loss_and_grad`] without dropout, for a caller that reads only the gradients
+    /// of the parameters `wanted` marks: a model may skip the others (and leave them zeros).
+    fn loss_and_grad_of(&self, ws: &Workspace, batch: Batch, wanted: &[bool], grads: &mut [f32]) -> Result<f32> {
+        let _ = wanted;
+        self.loss_and_grad(ws, batch, None, 1.0, grads)
+    }
     /// An evaluation batch's mean loss, and how many of its rows the model gets exactly right.
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)>;
 
