@@ -22,8 +22,11 @@ pub(crate) type Grads = Vec<Option<ArrayD<f32>>>;
 /// The backward half of an op.
 pub(crate) trait Backward {
     /// Gradients with respect to each input (`None` where the op gives none), given the inputs,
-    /// the output and the output's gradient; new buffers come from `ws`.
-    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads;
+    /// the output and the output's gradient; new buffers come from `ws`. An op implements this
+    /// or [`Backward::backward_only`].
+    fn backward(&self, inputs: Inputs, out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
+        self.backward_only(inputs, out, dout, &vec![true; inputs.len()], ws)
+    }
 
     /// [`Backward::backward`] when only the gradients of the inputs `wants` marks are read: an
     /// op may skip the others (giving `None`).

@@ -132,7 +132,8 @@ mod tests {
 
     #[test]
     fn only_the_wanted_gradients_and_they_are_the_whole_passes_bit_for_bit() {
-        let shape = GPTConfig { vocab_size: 11, block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, ..GPTConfig::default() };
+        let shape =
+            GPTConfig { vocab_size: 11, block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, ..GPTConfig::default() };
         for config in [shape.clone(), GPTConfig { rope: true, qk_norm: true, ..shape }] {
             let model = GPT::new(config, 5).unwrap();
             let (idx, targets) = ([3, 1, 4, 1, 5, 9, 2, 6], [1, 4, 1, 5, 9, 2, 6, 5]);
@@ -141,7 +142,8 @@ mod tests {
             let params = model.params();
             let mut whole = vec![0.0; params.count()];
             let loss = model.loss_and_grad(&ws, batch, None, 1.0, &mut whole).unwrap();
-            let names = ["transformer.h.1.attn.c_attn.weight", "transformer.h.0.mlp.c_fc.weight", "transformer.wte.weight"];
+            let names =
+                ["transformer.h.1.attn.c_attn.weight", "transformer.h.0.mlp.c_fc.weight", "transformer.wte.weight"];
             let masks = names.map(|name| params.names.iter().map(|n| n == name).collect::<Vec<bool>>());
             for wanted in masks.iter().chain([&vec![false; params.names.len()]]) {
                 let mut grads = vec![f32::NAN; params.count()];

@@ -46,10 +46,6 @@ impl Graph<'_> {
 struct Add;
 
 impl Backward for Add {
-    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
-        self.backward_only(inputs, out, dout, &[true, true], ws)
-    }
-
     fn backward_only(
         &self,
         inputs: Inputs,

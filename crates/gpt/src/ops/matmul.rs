@@ -144,10 +144,6 @@ struct MatMul {
 }
 
 impl Backward for MatMul {
-    fn backward(&self, inputs: &[&ArrayD<f32>], out: &ArrayD<f32>, dout: ArrayD<f32>, ws: &Workspace) -> Grads {
-        self.backward_only(inputs, out, dout, &[true, true], ws)
-    }
-
     fn backward_only(
         &self,
         inputs: Inputs,
