@@ -20,6 +20,7 @@ mod sample;
 mod setting_flags;
 mod shared;
 mod superposition;
+mod superposition_llc;
 mod synthetic_sae;
 mod train;
 mod transcoders;

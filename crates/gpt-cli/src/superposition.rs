@@ -5,6 +5,7 @@
 //! activations of known features and scored against them (`synthetic_sae.rs`).
 
 use gpt::toy::{Cell, Geometry, Phase, PhaseSpec, SyntheticSpec, ToyRun, ToySettings, Variant};
+use gpt::TrainConfig;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,6 +29,9 @@ pub struct Args {
     steps: usize,
     #[arg(long, default_value_t = 1337)]
     seed: u64,
+    /// AdamW's constant learning rate.
+    #[arg(long, default_value_t = ToyRun::recipe().learning_rate)]
+    lr: f32,
     /// A phase diagram instead: `2x1` (2 features in 1 dimension) or `3x2`.
     #[arg(long)]
     phase: Option<String>,
@@ -90,6 +94,8 @@ pub struct Args {
     /// thresholds, and the features firing in the first 20,000 training rows.
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    llc: crate::superposition_llc::ToyLlcFlags,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -149,7 +155,7 @@ pub fn run(a: Args) -> Result<(), String> {
         last_importance: None,
         variant,
     };
-    let train = ToyRun::recipe_for(a.steps, a.seed);
+    let train = TrainConfig { learning_rate: a.lr, min_lr: a.lr, ..ToyRun::recipe_for(a.steps, a.seed) };
     let mut run = ToyRun::new(settings, train.clone()).map_err(|e| e.to_string())?;
     let start_weights = run.geometry();
     if a.trace.is_some() {
@@ -157,8 +163,16 @@ pub fn run(a: Args) -> Result<(), String> {
     }
     let start = std::time::Instant::now();
     let clock = || start.elapsed().as_secs_f64() * 1e3;
+    let mut llcs = Vec::new();
+    let every = a.llc.llc.filter(|&n| n > 0);
+    if every.is_some() {
+        llcs.push(a.llc.record(&run, a.json)?);
+    }
     while !run.done() {
-        run.train(500, &clock).map_err(|e| e.to_string())?;
+        run.train(every.unwrap_or(500), &clock).map_err(|e| e.to_string())?;
+        if every.is_some() {
+            llcs.push(a.llc.record(&run, a.json)?);
+        }
     }
     if let Some(path) = &a.trace {
         let trace = serde_json::json!({ "settings": settings, "train": train, "w": start_weights.w, "b": start_weights.b,
@@ -170,7 +184,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let loss = evals.last().map_or(f32::NAN, |e| e.val_loss);
     if a.json {
         let line = serde_json::json!({ "settings": settings, "steps": run.trainer().step_count(), "loss": loss,
-            "seconds": start.elapsed().as_secs_f64(), "geometry": g, "evals": evals });
+            "seconds": start.elapsed().as_secs_f64(), "geometry": g, "evals": evals, "llc": llcs });
         println!("{line}");
     } else {
         print(&g, settings, loss, start.elapsed().as_secs_f64());

@@ -12,6 +12,15 @@ fn superposition_stores_a_pentagon_draws_a_phase_diagram_scores_directions_and_t
     let dims: Vec<f64> =
         run["geometry"]["dimensionality"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
     assert!(dims.iter().all(|d| (d - 0.4).abs() < 0.05), "five features as a pentagon: {dims:?}");
+    // Six features in two dimensions: the LLC climbs as the model comes to represent them all.
+    let args = "superposition --features 6 --hidden 2 --sparsity 0.95 --importance-decay 1 --steps 200 --seed 1";
+    let args: Vec<&str> = args.split(' ').chain(["--llc", "100", "--llc-draws", "100", "--json"]).collect();
+    let run: serde_json::Value = serde_json::from_str(&stdout(&gpt(&args))).unwrap();
+    let points = run["llc"].as_array().unwrap();
+    let read = |key: &str| points.iter().map(|p| p[key].as_f64().unwrap()).collect::<Vec<f64>>();
+    assert_eq!((read("step"), read("features")), (vec![0.0, 100.0, 200.0], vec![3.0, 6.0, 6.0]), "{points:?}");
+    let llc = read("llc");
+    assert!(llc[0] < 0.6 && llc[1] > 1.0 && llc[2] > llc[0], "{llc:?}");
     let table = stdout(&gpt(&["superposition", "--phase", "2x1", "--side", "3", "--threads", "2"]));
     assert!(table.starts_with("2 features in 1 dimension: the last feature's fate, 9 cells"), "{table}");
     assert_eq!(table.lines().filter(|l| l.starts_with("   ")).count(), 3, "{table}");
