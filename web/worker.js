@@ -17,6 +17,7 @@
 //               error {context, message, field?, code?} (context: the message type that failed; code: the engine's message; field: the
 //               setting at fault, if one is), crashed {message}.
 import { errorText, t, useWorkerLanguage } from './i18n.js';
+import { AskedWork } from './asked-work.js';
 import { Autosave } from './autosave.js';
 import { deleteRun, listRuns, loadRun, updateRun } from './run-store.js';
 import { Trainer } from './trainer.js';
@@ -32,7 +33,8 @@ const post = (message, transfer = []) => self.postMessage(message, transfer);
 const views = new Views(post, report, () => trainer.running);
 const autosave = new Autosave(post);
 const saveNow = () => autosave.save(() => ({ run: trainer.run, text: runText, page: views.fields() }));
-const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes(), shareAsked: () => shareAsked(views.inside) });
+const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes(), shareAsked: () => asked.share(views.inside) });
+const asked = new AskedWork(trainer);
 const dictionaries = new Dictionaries({ trainer, post, save: saveNow, report });
 
 function report(context, error) {
@@ -63,6 +65,7 @@ async function dictionary(of, request, train) {
   const { run } = trainer;
   if (!run) return;
   if (trainer.running || modelStarting) throw new Error(t(of === 'autoencoder' ? 'worker.pause-first-autoencoder' : 'worker.pause-first-transcoders'));
+  if (train) await asked.stop(); // its steps and an ask's job would take turns on the run
   await dictionaries.ask(of, request, train);
 }
 
@@ -176,6 +179,7 @@ const handlers = {
     modelStarting = true;
     try {
       await dictionaries.stop();
+      await asked.stop();
       if (settings) trainer.run.updateSettings(settings, budget);
     } finally {
       modelStarting = false;
@@ -236,35 +240,16 @@ const handlers = {
     views.lapseSent = -1; // a time-lapse opened again needs its snapshots
     // While training, evaluations bring the views. A burst of asks (views closed one by one, then a
     // head knocked out) is answered once, with the last, not each in turn behind the others.
-    if (trainer.running || insideAsked) return;
+    // Train waiting to start runs what they ask once it stops, as while it trains.
+    if (trainer.running || modelStarting || insideAsked) return;
     insideAsked = true;
     await yieldToMessages();
     insideAsked = false;
-    if (trainer.running) return;
-    await shareAsked(views.inside);
-    if (!trainer.running) views.insideViews(trainer.run);
+    if (trainer.running || modelStarting) return;
+    // An ask given up (to Train, or to a later ask) leaves the views to what replaced it.
+    if (await asked.share(views.inside) && !trainer.running && !modelStarting) views.insideViews(trainer.run);
   },
 };
-
-/**
- * The work the views ask for that the helpers share, as a step is shared: every edge of the
- * circuit to find, patched exactly, and the LLC's chains. The views then read the results. A
- * failure is left for the view to tell, as it computes alone.
- */
-async function shareAsked({ views: shown, questions }) {
-  const jobs = [
-    shown.includes('circuit') && questions.circuit?.find && { circuit: questions },
-    shown.includes('llc') && questions.llc?.estimate && { llc: questions.llc },
-  ];
-  for (const job of jobs.filter(Boolean)) {
-    if (!trainer.run) return;
-    try {
-      await trainer.perform(trainer.modelId, job);
-    } catch {
-      // the view says why
-    }
-  }
-}
 
 // Loaded after onmessage is set, so no message from the page can arrive before there is a listener.
 const engine = import('./wasm.js');

@@ -1,10 +1,11 @@
 // The learning coefficient view, in Chromium: on the induction preset trained a few hundred steps,
 // estimate the whole model's LLC now at the calibrated defaults (its chains shared by the page's
 // workers: the same estimate on one worker and on two), read each chain's trace; a step too big
-// is said; every head's LLC as bars; desktop and phone sizes; axe-core finds nothing.
+// is said; every head's LLC as bars; an estimate under way gives way to another view's ask and to
+// training, and runs once training stops; desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView } from './session.mjs';
+import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView, untilStatus } from './session.mjs';
 
 const STEPS = 300;
 let session, page, errors;
@@ -65,5 +66,21 @@ test('a step too big is said, and every head\'s LLC is drawn as bars', async () 
   await bars.scrollIntoViewIfNeeded();
   assert.ok((await bars.boundingBox()).width <= 390, 'the figure fits a phone');
   await page.locator('[data-view="llc"]').screenshot({ path: `${SHOTS}47-llc-phone.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('an estimate under way gives way to another view and to Resume, then runs once training stops', async () => {
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.getByLabel('Workers').selectOption('2');
+  await page.locator('#llc-part').selectOption('heads');
+  await page.getByRole('button', { name: 'Estimate', exact: true }).click();
+  await page.getByRole('button', { name: 'Estimating…', exact: true }).waitFor();
+  // Another view opened asks the views again while the chains run; then Train.
+  await page.locator('#views > details[data-view="heads"] > summary').click();
+  await page.getByLabel('Iterations', { exact: true }).fill(String(STEPS + 100));
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await untilStatus(page, new RegExp(`^Finished ${STEPS + 100} steps`), 240000);
+  await page.locator('#llc-summary').getByText(new RegExp(`^8 parts at step ${STEPS + 100}:`)).waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('#llc-estimate').textContent(), 'Estimate');
   assert.deepEqual(errors, []);
 });

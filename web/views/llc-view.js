@@ -166,7 +166,9 @@ export class LlcView {
     this.fillParts(inside.n_layer, inside.n_head);
     this.markDefault(data.defaults);
     const { estimated } = data;
-    if (this.waiting && signature(estimated) !== this.asked) {
+    // The answer is an estimate that differs from the one shown when asked (none, once training
+    // has moved past that one's step, is still waiting).
+    if (this.waiting && estimated && signature(estimated) !== this.asked) {
       this.settle();
       document.dispatchEvent(new CustomEvent('llc-estimated'));
     }

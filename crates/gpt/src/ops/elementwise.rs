@@ -46,19 +46,12 @@ impl Graph<'_> {
 struct Add;
 
 impl Backward for Add {
-    fn backward_only(
-        &self,
-        inputs: Inputs,
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        wants: &[bool],
-        ws: &Workspace,
-    ) -> Grads {
-        let db = wants[1].then(|| sum_to_shape(ws.copy(&dout), inputs[1].shape()));
+    fn backward_only(&self, x: Inputs, _: &ArrayD<f32>, dy: ArrayD<f32>, wants: &[bool], ws: &Workspace) -> Grads {
+        let db = wants[1].then(|| sum_to_shape(ws.copy(&dy), x[1].shape()));
         if !wants[0] {
-            ws.recycle_array(dout);
+            ws.recycle_array(dy);
             return vec![None, db];
         }
-        vec![Some(sum_to_shape(dout, inputs[0].shape())), db]
+        vec![Some(sum_to_shape(dy, x[0].shape())), db]
     }
 }

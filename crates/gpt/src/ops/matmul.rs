@@ -144,21 +144,14 @@ struct MatMul {
 }
 
 impl Backward for MatMul {
-    fn backward_only(
-        &self,
-        inputs: Inputs,
-        _: &ArrayD<f32>,
-        dout: ArrayD<f32>,
-        wants: &[bool],
-        ws: &Workspace,
-    ) -> Grads {
+    fn backward_only(&self, x: Inputs, _: &ArrayD<f32>, dy: ArrayD<f32>, wants: &[bool], ws: &Workspace) -> Grads {
         let p = self.plan;
-        let (a, b) = (inputs[0], inputs[1]);
+        let (a, b) = (x[0], x[1]);
         let mut da = wants[0].then(|| ws.array(a.shape()));
         let mut db = wants[1].then(|| ws.array(b.shape()));
         for i in 0..p.batch {
             // out = opA(a) opB(b), so d opA = dout opB^T and d opB = opA^T dout.
-            let d = mat(&dout, p.m(), p.n(), i);
+            let d = mat(&dy, p.m(), p.n(), i);
             let op_a = transposed_if(mat(a, p.a_rows, p.a_cols, i), p.trans_a);
             let op_b = transposed_if(mat(b, p.b_rows, p.b_cols, p.b_index(i)), p.trans_b);
             if let Some(da) = &mut da {
@@ -182,7 +175,7 @@ impl Backward for MatMul {
                 }
             }
         }
-        ws.recycle_array(dout);
+        ws.recycle_array(dy);
         vec![da, db]
     }
 }
