@@ -81,7 +81,10 @@ test('names + tiny: the loss falls while the page stays responsive', async () =>
   await page.getByText(/vocabulary of 28 distinct characters/).waitFor();
   await page.getByRole('button', { name: 'Train' }).click();
   await page.locator('#stats').getByText(/loss/).waitFor({ timeout: 20000 });
+  // The first loss shown comes at whatever step the page first drew, later on a busy machine; the
+  // uniform guess over the 28 characters, ln 28 = 3.33, is where every run starts.
   const first = await statsLoss();
+  assert.ok(first <= Math.log(28) + 0.3, `the first shown loss was ${first}`);
   // The worker trains, so the page's own thread stays free to take typing while it trains (how
   // long its frames take is bench/frames.mjs's measure).
   await page.getByLabel('Prompt').fill('an');
@@ -89,7 +92,7 @@ test('names + tiny: the loss falls while the page stays responsive', async () =>
   await shot('2-training');
   await untilStatus(page, /^Finished 100 steps/, 90000);
   const last = await statsLoss();
-  assert.ok(last < first - 0.5, `the shown loss went from ${first} to ${last}`);
+  assert.ok(last < Math.log(28) - 0.5, `the shown loss went from ${first} to ${last}`);
   assert.match(await page.locator('#loss-chart').getAttribute('aria-label'), /validation loss/);
 });
 
