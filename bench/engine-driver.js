@@ -22,5 +22,5 @@ export async function openRun(dir, preset, evalIters, { corpus = 'shakespeare', 
   };
   const train = run.begin ? (steps) => { for (let i = 0; i < steps; i++) job('step'); } : (steps) => run.train(steps);
   const evaluate = run.begin ? () => job('evaluation') : () => run.evaluate();
-  return { run, settings, train, evaluate };
+  return { run, settings, train, evaluate, job };
 }
