@@ -374,4 +374,5 @@ fn this_build_matches_pytorch_to_1e5() {
         pytorch::check(bytes);
     }
     pytorch::MUON_FIXTURES.into_iter().for_each(pytorch::check_muon);
+    pytorch::check_sgd();
 }

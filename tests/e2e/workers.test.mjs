@@ -46,16 +46,21 @@ test('1, 2 and 4 workers give the same losses, evaluations and learning coeffici
   assert.deepEqual(errors, []);
 });
 
-test('under Muon, 1 and 2 workers (sharing its Newton–Schulz work) give the same losses, bit for bit', async () => {
-  await page.getByLabel('Optimizer').selectOption('muon');
-  const historyWith = async (workers) => {
+test('under Muon (sharing its Newton–Schulz work) and under SGD, 1 and 2 workers give the same losses, bit for bit', async () => {
+  const saved = async (workers) => {
     await trainWith(workers, 10);
     await untilStatus(page, /^Finished 10 steps/);
-    return savedHistory();
+    return saveCheckpoint(page);
   };
-  const one = await historyWith(1);
-  assert.equal(one.losses.length, 10);
-  assert.deepEqual(await historyWith(2), one);
+  for (const [optimizer, own] of [['muon', 'Muon momentum'], ['sgd', 'SGD momentum']]) {
+    await page.getByLabel('Optimizer').selectOption(optimizer);
+    await page.getByLabel(own).fill('0.9');
+    const one = await saved(1);
+    assert.equal(one.history.losses.length, 10);
+    const train = JSON.parse(one.metadata.train_config);
+    assert.deepEqual([train.optimizer, train[own.toLowerCase().replace(' ', '_')]], [optimizer, 0.9], 'trained by the optimiser picked, at its own setting');
+    assert.deepEqual((await saved(2)).history, one.history, optimizer);
+  }
   await page.getByLabel('Optimizer').selectOption('adamw');
   assert.deepEqual(errors, []);
 });

@@ -41,3 +41,8 @@ fn matches_pytorch_with_qk_norm() {
 fn muon_matches_torch_optim_muon_after_three_steps() {
     pytorch::MUON_FIXTURES.into_iter().for_each(pytorch::check_muon);
 }
+
+#[test]
+fn sgd_matches_torch_optim_sgd_after_three_steps() {
+    pytorch::check_sgd();
+}

@@ -3,7 +3,7 @@
 //! a learning rate (saturated softmaxes and GELUs, weights that stop learning) trained nine
 //! times slower than a healthy one. These tests count them where they used to arise.
 
-use gpt::optim::{complete, AdamW, Muon, Optimizer, Rates};
+use gpt::optim::{complete, AdamW, Muon, Optimizer, Rates, Sgd};
 use gpt::train::Trainable;
 use gpt::workspace::Workspace;
 use gpt::{Batch, GPTConfig, TrainConfig, GPT};
@@ -65,15 +65,22 @@ fn the_moments_of_weights_that_stop_learning_stay_normal() {
     let settings = TrainConfig::default().with_optimizer("muon", serde_json::json!({}));
     let mut muon = Muon::new(model.params(), &settings.hyper());
     let mut muon_params = params.clone();
+    // SGD's buffer shrinks by its momentum each step (no weight decay to feed it).
+    let sgd_settings = TrainConfig { weight_decay: 0.0, ..TrainConfig::default() }
+        .with_optimizer("sgd", serde_json::json!({"sgd_momentum": 0.9}));
+    let mut sgd = Sgd::new(model.params(), &sgd_settings.hyper());
+    let mut sgd_params = params.clone();
     for step in 0..2000 {
         let grads = if step == 0 { &once } else { &zeros };
         adamw.step(&mut params, grads, 1e-3);
         let mut pieces = muon.begin(&muon_params, grads);
         complete(muon.kind(), settings.hyper().own, pieces.iter_mut().collect(), 1);
         muon.finish(&mut muon_params, grads, Rates { lr: 1e-3, scale: 1.0 }, pieces);
+        sgd.step(&mut sgd_params, grads, 1e-3);
         let count =
             |arrays: &[ndarray::ArrayD<f32>]| arrays.iter().map(|a| subnormals(a.as_slice().unwrap())).sum::<usize>();
         assert_eq!(count(&adamw.m) + count(&adamw.v) + count(&params), 0, "AdamW after step {step}");
         assert_eq!(count(&muon.buffers) + count(&muon.adamw.m) + count(&muon_params), 0, "Muon after step {step}");
+        assert_eq!(count(&sgd.buffers) + count(&sgd_params), 0, "SGD after step {step}");
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{muon_run, no_clock, setup_with, TEXT};
+use common::{muon_run, no_clock, optimizer_run, setup_with, TEXT};
 use gpt::{Budget, Error, GPTConfig, Run, Settings, TrainConfig};
 
 fn setup(lr: f32, grad_clip: f32) -> Run {
@@ -74,6 +74,13 @@ fn bad_settings_are_clear_errors() {
 }
 
 #[test]
+fn sgd_learns_and_resumes_exactly_with_its_momentum() {
+    let sgd = || optimizer_run("sgd", serde_json::json!({"sgd_momentum": 0.9}), 0.3);
+    let params = sgd().model().params().values.len();
+    trains_and_resumes_exactly(sgd, "momentum_buffer.", params);
+}
+
+#[test]
 fn muon_learns_gives_the_same_bits_on_any_thread_count_and_resumes_exactly() {
     let losses = |threads: usize| {
         let mut run = muon_run();
@@ -87,18 +94,25 @@ fn muon_learns_gives_the_same_bits_on_any_thread_count_and_resumes_exactly() {
     assert_eq!(losses(2), one, "2 threads");
     assert_eq!(losses(3), one, "3 threads");
 
-    let mut unbroken = muon_run();
+    // The checkpoint keeps Muon's momentum: 4 matrices a block.
+    trains_and_resumes_exactly(muon_run, "muon.", 8);
+}
+
+/// A run `make` makes learns in 16 steps; saved after 8, with `buffers` state tensors named from
+/// `prefix`, it resumes to the same losses as the run unbroken, bit for bit.
+fn trains_and_resumes_exactly(make: impl Fn() -> Run, prefix: &str, buffers: usize) {
+    let mut unbroken = make();
     let before = unbroken.evaluate().unwrap();
     unbroken.train(16, &no_clock).unwrap();
-    assert!(unbroken.evaluate().unwrap().val_loss < before.val_loss - 0.3, "Muon trains");
-    let mut first = muon_run();
+    assert!(unbroken.evaluate().unwrap().val_loss < before.val_loss - 0.3, "it trains");
+    let mut first = make();
     first.train(8, &no_clock).unwrap();
     let mut resumed = Run::open(&first.save().unwrap()).unwrap();
-    let momentum = |run: &Run| -> Vec<ndarray::ArrayD<f32>> {
-        run.optimizer().state().into_iter().filter(|(n, _)| n.starts_with("muon.")).map(|(_, v)| v.clone()).collect()
+    let state = |run: &Run| -> Vec<ndarray::ArrayD<f32>> {
+        run.optimizer().state().into_iter().filter(|(n, _)| n.starts_with(prefix)).map(|(_, v)| v.clone()).collect()
     };
-    assert_eq!(momentum(&resumed).len(), 8, "the checkpoint keeps Muon's momentum: 4 matrices a block");
-    assert_eq!(momentum(&resumed), momentum(&first));
+    assert_eq!(state(&resumed).len(), buffers, "the checkpoint keeps the optimiser's state");
+    assert_eq!(state(&resumed), state(&first));
     resumed.use_text(&TEXT.repeat(20)).unwrap();
     resumed.train(8, &no_clock).unwrap();
     assert_eq!(resumed.history().losses, unbroken.history().losses, "resumed equals unbroken, bit for bit");

@@ -107,10 +107,6 @@ impl Optimizer for AdamW {
         &KIND
     }
 
-    fn begin(&self, _params: &[ArrayD<f32>], _grads: &[f32]) -> Vec<Piece> {
-        vec![]
-    }
-
     fn finish(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], rates: Rates, _pieces: Vec<Piece>) {
         self.step(params, grads, rates.lr);
     }
@@ -144,7 +140,7 @@ impl Optimizer for AdamW {
     }
 }
 
-/// A standard-layout array's elements as one slice.
-fn flat(a: &mut ArrayD<f32>) -> &mut [f32] {
+/// A standard-layout array's elements as one slice (a parameter's, or an optimiser's state's).
+pub(super) fn flat(a: &mut ArrayD<f32>) -> &mut [f32] {
     a.as_slice_mut().expect("parameters and moments are kept in standard layout")
 }

@@ -1,7 +1,7 @@
 //! The optimisers, each in its own file and listed once in [`OPTIMIZERS`]: AdamW for every
-//! parameter (`adamw.rs`, nanoGPT's), or Muon for the weight matrices inside the blocks with
-//! AdamW for the rest (`muon.rs`, its Newton–Schulz in `newton_schulz.rs`); and clipping by the
-//! global gradient norm.
+//! parameter (`adamw.rs`, nanoGPT's), Muon for the weight matrices inside the blocks with AdamW
+//! for the rest (`muon.rs`, its Newton–Schulz in `newton_schulz.rs`), or SGD with momentum for
+//! every parameter (`sgd.rs`); and clipping by the global gradient norm.
 //!
 //! To add an optimiser: write `its_name.rs` with a state implementing [`Optimizer`] and an
 //! [`OptimizerKind`], and add the kind to [`OPTIMIZERS`].
@@ -11,16 +11,18 @@ mod floor;
 mod muon;
 mod newton_schulz;
 mod optimizer;
+mod sgd;
 
 pub use adamw::{AdamW, EPS as ADAM_EPS};
 pub use muon::Muon;
 pub use newton_schulz::{orthogonalize, Coefficients};
 pub use optimizer::{Hyper, Optimizer, OptimizerKind, ParamRate, Piece, Rates, Saved};
+pub use sgd::Sgd;
 
 use crate::fields::Reader;
 
 /// Every optimiser, in the order the form lists them; the first is the default.
-pub static OPTIMIZERS: &[&OptimizerKind] = &[&adamw::KIND, &muon::KIND];
+pub static OPTIMIZERS: &[&OptimizerKind] = &[&adamw::KIND, &muon::KIND, &sgd::KIND];
 
 /// An optimiser as the page's form and the CLI offer it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

@@ -64,7 +64,9 @@ pub trait Optimizer: Send {
     fn kind(&self) -> &'static OptimizerKind;
     /// The shareable pieces of a step from the summed, clipped `grads` (every parameter, flat):
     /// none for most optimisers.
-    fn begin(&self, params: &[ArrayD<f32>], grads: &[f32]) -> Vec<Piece>;
+    fn begin(&self, _params: &[ArrayD<f32>], _grads: &[f32]) -> Vec<Piece> {
+        vec![]
+    }
     /// Applies the step at `rates`, every piece of `begin` computed, and keeps its new state.
     fn finish(&mut self, params: &mut [ArrayD<f32>], grads: &[f32], rates: Rates, pieces: Vec<Piece>);
     /// Its state as named tensors, under its own names (a checkpoint writes them under

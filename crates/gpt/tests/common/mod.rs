@@ -34,18 +34,23 @@ pub fn muon_run() -> Run {
 
 /// The same with Muon's own `settings`.
 pub fn muon_run_with(settings: serde_json::Value) -> Run {
+    optimizer_run("muon", settings, 3e-3)
+}
+
+/// A small run trained by the optimiser `name`, with its own `settings`, at peak rate `learning_rate`.
+pub fn optimizer_run(name: &str, settings: serde_json::Value, learning_rate: f32) -> Run {
     let text = TEXT.repeat(20);
     let model = GPTConfig { block_size: 16, n_layer: 2, n_head: 2, n_embd: 32, bias: false, ..Default::default() };
     let train = TrainConfig {
         batch_size: 24,
         max_iters: 60,
-        learning_rate: 3e-3,
-        min_lr: 3e-4,
+        learning_rate,
+        min_lr: learning_rate / 10.0,
         warmup_iters: 5,
         seed: 11,
         eval_iters: 4,
         ..Default::default()
     }
-    .with_optimizer("muon", settings);
+    .with_optimizer(name, settings);
     Run::create(&Settings { model, train, ..Default::default() }, &text, &Budget::UNLIMITED).unwrap()
 }

@@ -76,7 +76,7 @@ pub fn json_value() -> impl Strategy<Value = Value> {
     ]
 }
 
-const TRAIN_FIELDS: [&str; 17] = [
+const TRAIN_FIELDS: [&str; 18] = [
     "batch_size",
     "max_iters",
     "learning_rate",
@@ -94,6 +94,7 @@ const TRAIN_FIELDS: [&str; 17] = [
     "optimizer",
     "muon_lr",
     "muon_momentum",
+    "sgd_momentum",
 ];
 
 /// An object with some of `fields` or a field unknown to the schema, each any JSON value.
@@ -144,13 +145,14 @@ fn task() -> impl Strategy<Value = Option<TaskConfig>> {
 /// twice) set to an edge value.
 pub fn settings() -> BoxedStrategy<Settings> {
     let shape = (1usize..12, 1usize..3, 1usize..4, 1usize..5, 0.0f32..0.5, any::<bool>());
-    let muon = (any::<bool>(), 1e-3f32..0.1, 0.5f32..0.99);
+    // The optimiser (0 AdamW, 1 Muon, 2 SGD), a rate and a momentum of its own.
+    let own = (0usize..3, 1e-3f32..0.1, 0.5f32..0.99);
     let choices = (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 256usize..300);
     let counts = (1usize..5, 20usize..40, 0usize..10, 1usize..3, any::<u64>());
     let rates = (1e-4f32..1e-2, 0.0f32..1e-4, 0.0f32..0.2, 0.0f32..2.0, 0.5f32..0.95, 0.95f32..0.999);
     let edges = proptest::collection::vec((0..FIELDS, edge()), 0..4);
-    (shape, choices, counts, rates, edges, (task(), muon, any::<bool>()))
-        .prop_map(|(shape, choices, counts, rates, edges, (task, (muon, muon_lr, muon_momentum), qk_norm))| {
+    (shape, choices, counts, rates, edges, (task(), own, any::<bool>()))
+        .prop_map(|(shape, choices, counts, rates, edges, (task, (optimizer, own_lr, momentum), qk_norm))| {
             let (block_size, n_layer, n_head, per_head, dropout, rope) = shape;
             let (bias, rms, relu, tie_weights, bpe, bpe_vocab_size) = choices;
             let model = GPTConfig {
@@ -186,8 +188,11 @@ pub fn settings() -> BoxedStrategy<Settings> {
                 eval_iters,
                 ..TrainConfig::default()
             };
-            let own = json!({"muon_lr": muon_lr, "muon_momentum": muon_momentum});
-            let train = if muon { train.with_optimizer("muon", own) } else { train };
+            let train = match optimizer {
+                1 => train.with_optimizer("muon", json!({"muon_lr": own_lr, "muon_momentum": momentum})),
+                2 => train.with_optimizer("sgd", json!({"sgd_momentum": momentum})),
+                _ => train,
+            };
             let tokenizer = if bpe { TokenizerKind::Bpe } else { TokenizerKind::Char };
             let mut settings = Settings { model, train, tokenizer, bpe_vocab_size, task, built: None };
             for (field, edge) in edges {
@@ -198,7 +203,7 @@ pub fn settings() -> BoxedStrategy<Settings> {
         .boxed()
 }
 
-const FIELDS: usize = 25;
+const FIELDS: usize = 26;
 
 /// Sets field number `field` to `edge`, as a count or a rate as the field holds.
 pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
@@ -224,10 +229,11 @@ pub fn set_edge(s: &mut Settings, field: usize, Edge { count, float }: Edge) {
         17 => s.bpe_vocab_size = count,
         18 => _ = t.optimizer_settings.insert("muon_lr".into(), json!(float)),
         19 => _ = t.optimizer_settings.insert("muon_momentum".into(), json!(float)),
+        20 => _ = t.optimizer_settings.insert("sgd_momentum".into(), json!(float)),
         _ => {
             let task = s.task.get_or_insert_with(TaskConfig::default);
             let own = task.task().fields();
-            match own.get(field - 20) {
+            match own.get(field - 21) {
                 Some(setting) => *task = task.clone().with(setting.name, count),
                 None => task.train_fraction = float,
             }

@@ -1,13 +1,14 @@
 //! The whole model against PyTorch: fixtures written by `fixtures/make_golden.py` hold nanoGPT's
 //! architecture with fixed weights and one batch. Logits, loss, every gradient (from one pass
-//! and from a sharded step) and the weights after one clipped AdamW step must match to 1e-5.
+//! and from a sharded step) and the weights after one clipped AdamW step must match to 1e-5, and
+//! so must three steps of `torch.optim.Muon` and of `torch.optim.SGD`.
 //! Shared by the native test (`golden.rs`) and the wasm suites, which run it in both wasm builds.
 
-use gpt::optim::{clip_grad_norm, complete, AdamW, Muon, Optimizer, Rates};
+use gpt::optim::{clip_grad_norm, complete, AdamW, Muon, Optimizer, Rates, Sgd};
 use gpt::train::Trainable;
 use gpt::work::{combine, StepPlan};
 use gpt::workspace::Workspace;
-use gpt::{Batch, GPTConfig, GPT};
+use gpt::{Batch, GPTConfig, TrainConfig, GPT};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
@@ -18,6 +19,9 @@ pub const MUON_FIXTURES: [&[u8]; 2] = [
     include_bytes!("../fixtures/golden_muon.safetensors"),
     include_bytes!("../fixtures/golden_muon_polar3.safetensors"),
 ];
+
+/// Three steps of `torch.optim.SGD` with momentum, embedded for the wasm suites too.
+pub const SGD_FIXTURE: &[u8] = include_bytes!("../fixtures/golden_sgd.safetensors");
 
 /// Every fixture, embedded so the wasm suites have them too.
 pub const FIXTURES: [(&str, &[u8]); 6] = [
@@ -143,10 +147,12 @@ pub fn check_muon(bytes: &[u8]) {
     let (config, mut model, names) = fx.model();
     let train = fx.json("train");
     let f = |k: &str| train[k].as_f64().unwrap() as f32;
-    let settings = gpt::TrainConfig {
+    let settings = TrainConfig {
         beta1: f("beta1"),
         beta2: f("beta2"),
         weight_decay: f("weight_decay"),
+        learning_rate: f("learning_rate"),
+        grad_clip: f("grad_clip"),
         ..Default::default()
     }
     .with_optimizer(
@@ -165,18 +171,7 @@ pub fn check_muon(bytes: &[u8]) {
         hidden,
         "Muon trains the block matrices"
     );
-    let ws = Workspace::default();
-    for step in 0..3 {
-        let (idx, targets) = (fx.ids(&format!("idx{step}")), fx.ids(&format!("targets{step}")));
-        let (b, t) = (idx.len() / config.block_size, config.block_size);
-        let mut grads = vec![0.0; model.params().count()];
-        let batch = Batch { idx: &idx, targets: &targets, b, t };
-        model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
-        clip_grad_norm(&mut grads, f("grad_clip"));
-        let mut pieces = muon.begin(&model.params().values, &grads);
-        complete(muon.kind(), settings.hyper().own, pieces.iter_mut().collect(), 1);
-        muon.finish(&mut model.params_mut().values, &grads, Rates { lr: f("learning_rate"), scale: 1.0 }, pieces);
-    }
+    three_steps(&fx, (config, &mut model), &mut muon, &settings);
     for (i, n) in names.iter().enumerate() {
         assert_close(&format!("{n} after 3 steps"), &model.params().values[i], &fx.f32(&format!("updated.{n}")), 1e-5);
         match muon.params.iter().position(|&p| p == i) {
@@ -189,5 +184,51 @@ pub fn check_muon(bytes: &[u8]) {
                 assert_close(&format!("exp_avg_sq of {n}"), &adamw.v[i], &fx.f32(&format!("exp_avg_sq.{n}")), 1e-5);
             }
         }
+    }
+}
+
+/// Three clipped steps of `optimizer` on the fixture's batches, each on this model's own
+/// gradients, at the settings' rate.
+fn three_steps(
+    fx: &Fixture,
+    (config, model): (GPTConfig, &mut GPT),
+    optimizer: &mut dyn Optimizer,
+    settings: &TrainConfig,
+) {
+    let ws = Workspace::default();
+    for step in 0..3 {
+        let (idx, targets) = (fx.ids(&format!("idx{step}")), fx.ids(&format!("targets{step}")));
+        let (b, t) = (idx.len() / config.block_size, config.block_size);
+        let mut grads = vec![0.0; model.params().count()];
+        let batch = Batch { idx: &idx, targets: &targets, b, t };
+        model.loss_and_grad(&ws, batch, None, 1.0, &mut grads).unwrap();
+        clip_grad_norm(&mut grads, settings.grad_clip);
+        let mut pieces = optimizer.begin(&model.params().values, &grads);
+        complete(optimizer.kind(), settings.hyper().own, pieces.iter_mut().collect(), 1);
+        let rates = Rates { lr: settings.learning_rate, scale: 1.0 };
+        optimizer.finish(&mut model.params_mut().values, &grads, rates, pieces);
+    }
+}
+
+/// Checks three clipped steps of SGD with momentum against `torch.optim.SGD` in nanoGPT's groups
+/// (weight decay on the 2-D tensors only): the weights and the momentum buffers after them.
+pub fn check_sgd() {
+    let fx = Fixture::load(SGD_FIXTURE);
+    let (config, mut model, names) = fx.model();
+    let train = fx.json("train");
+    let f = |k: &str| train[k].as_f64().unwrap() as f32;
+    let settings = TrainConfig {
+        weight_decay: f("weight_decay"),
+        learning_rate: f("learning_rate"),
+        grad_clip: f("grad_clip"),
+        ..Default::default()
+    }
+    .with_optimizer("sgd", serde_json::json!({"sgd_momentum": f("sgd_momentum")}));
+    let mut sgd = Sgd::new(model.params(), &settings.hyper());
+    three_steps(&fx, (config, &mut model), &mut sgd, &settings);
+    for (i, n) in names.iter().enumerate() {
+        assert_close(&format!("{n} after 3 steps"), &model.params().values[i], &fx.f32(&format!("updated.{n}")), 1e-5);
+        let buffer = fx.f32(&format!("momentum_buffer.{n}"));
+        assert_close(&format!("SGD momentum of {n}"), &sgd.buffers[i], &buffer, 1e-5);
     }
 }
