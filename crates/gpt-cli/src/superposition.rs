@@ -29,9 +29,12 @@ pub struct Args {
     steps: usize,
     #[arg(long, default_value_t = 1337)]
     seed: u64,
-    /// AdamW's constant learning rate.
+    /// The constant learning rate.
     #[arg(long, default_value_t = ToyRun::recipe().learning_rate)]
     lr: f32,
+    /// Train by SGD with this momentum (0: plain SGD, as Chen et al. 2023 train it) instead of AdamW.
+    #[arg(long)]
+    sgd: Option<f32>,
     /// A phase diagram instead: `2x1` (2 features in 1 dimension) or `3x2`.
     #[arg(long)]
     phase: Option<String>,
@@ -155,7 +158,10 @@ pub fn run(a: Args) -> Result<(), String> {
         last_importance: None,
         variant,
     };
-    let train = TrainConfig { learning_rate: a.lr, min_lr: a.lr, ..ToyRun::recipe_for(a.steps, a.seed) };
+    let mut train = TrainConfig { learning_rate: a.lr, min_lr: a.lr, ..ToyRun::recipe_for(a.steps, a.seed) };
+    if let Some(momentum) = a.sgd {
+        train = train.with_optimizer("sgd", serde_json::json!({ "sgd_momentum": momentum }));
+    }
     let mut run = ToyRun::new(settings, train.clone()).map_err(|e| e.to_string())?;
     let start_weights = run.geometry();
     if a.trace.is_some() {
