@@ -1,21 +1,29 @@
-// The work the views ask for that the helpers share, as a step is shared: every edge of the
-// circuit to find, patched exactly, and the LLC's chains. One ask at a time holds the run: a new
-// ask, Train, or an autoencoder's training first gives up the one under way and waits for it to let
-// go, so two jobs never take turns on the run (each would advance the other's).
+// The work the views ask for, as jobs of the run: what the helpers share, as a step is shared
+// (every edge of the circuit to find, patched exactly, and the LLC's chains), and each head's LLC
+// at the live LLC's records, a record a job, which the run does alone from weights only it kept
+// (`heads_llc`, the page's own question: the core's heads view says how many records wait). One
+// ask at a time holds the run: a new ask, Train, or an autoencoder's training first gives up the
+// one under way and waits for it to let go, so two jobs never take turns on the run (each would
+// advance the other's).
+import { yieldToMessages } from './yield.js';
 
 /** The jobs the views' questions ask for: only those of views on show. */
 function jobsOf({ views: shown, questions }) {
   const jobs = [
     shown.includes('circuit') && questions.circuit?.find && { circuit: questions },
     shown.includes('llc') && questions.llc?.estimate && { llc: questions.llc },
+    shown.includes('heads') && questions.heads_llc && 'heads-llc',
   ];
   return jobs.filter(Boolean);
 }
 
 export class AskedWork {
-  /** `trainer` (trainer.js) holds the run and its helpers. */
-  constructor(trainer) {
-    this.trainer = trainer;
+  /**
+   * `trainer` (trainer.js) holds the run and its helpers; `shown()` sends the page the views again,
+   * `save()` saves the run.
+   */
+  constructor(trainer, { shown, save }) {
+    Object.assign(this, { trainer, shown, save });
     this.latest = null; // the last ask: { stopped, done }
   }
 
@@ -28,12 +36,14 @@ export class AskedWork {
     const before = this.latest;
     const work = { stopped: false };
     this.latest = work;
+    const live = () => !work.stopped;
     work.done = (async () => {
       if (before) await this.giveUp(before);
       for (const job of jobsOf(inside)) {
         if (work.stopped || !this.trainer.run) return;
         try {
-          await this.trainer.perform(this.trainer.modelId, job, () => !work.stopped);
+          if (job === 'heads-llc') await this.estimateHeads(live);
+          else await this.trainer.perform(this.trainer.modelId, job, live);
         } catch {
           // the view says why
         }
@@ -41,6 +51,21 @@ export class AskedWork {
     })();
     await work.done;
     return !work.stopped;
+  }
+
+  /** Each head's LLC at the records waiting for it, a record at a time, the views shown after each. */
+  async estimateHeads(live) {
+    const id = this.trainer.modelId;
+    let estimated = 0;
+    while (live()) {
+      const left = (await this.trainer.perform(id, 'heads-llc', live))?.left;
+      if (typeof left !== 'number') break; // none waited, or the model was replaced
+      estimated++;
+      this.shown();
+      if (left === 0) break;
+      await yieldToMessages(); // a Train or another ask comes in between records
+    }
+    if (estimated && id === this.trainer.modelId) this.save();
   }
 
   /** Gives up the ask under way, if any, and waits until it has let go of the run. */

@@ -2,7 +2,8 @@
 // estimate the whole model's LLC now at the calibrated defaults (its chains shared by the page's
 // workers: the same estimate on one worker and on two), read each chain's trace; a step too big
 // is said; every head's LLC as bars; an estimate under way gives way to another view's ask and to
-// training, and runs once training stops; desktop and phone sizes; axe-core finds nothing.
+// training, and runs once training stops; each head's LLC at the live records, on the heads view;
+// desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView, untilStatus } from './session.mjs';
@@ -82,5 +83,22 @@ test('an estimate under way gives way to another view and to Resume, then runs o
   await untilStatus(page, new RegExp(`^Finished ${STEPS + 100} steps`), 240000);
   await page.locator('#llc-summary').getByText(new RegExp(`^8 parts at step ${STEPS + 100}:`)).waitFor({ timeout: 120000 });
   assert.equal(await page.locator('#llc-estimate').textContent(), 'Estimate');
+  assert.deepEqual(errors, []);
+});
+
+test('each head\'s LLC at the live records, estimated once training stops, on the heads view', async () => {
+  const status = page.locator('#heads-llc-status');
+  await page.locator('#heads-score').selectOption('llc');
+  await status.getByText(/^Each head's chains move only its own weights/).waitFor({ timeout: 120000 });
+  const said = await page.locator('#heads-view').getAttribute('aria-label');
+  const [, records] = said.match(new RegExp(`^Each head's refined learning coefficient at (\\d+) records of the LLC, up to step ${STEPS + 100}; highest at the last: layer \\d head \\d \\(-?[\\d.]+\\)\\.`)) ?? [];
+  assert.ok(Number(records) >= 2, said);
+  await page.locator('[data-view="heads"]').screenshot({ path: `${SHOTS}47-llc-heads-over-time.png` });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#heads-view').scrollIntoViewIfNeeded();
+  assert.ok((await page.locator('#heads-view').boundingBox()).width <= 390, 'the figure fits a phone');
+  await page.locator('[data-view="heads"]').screenshot({ path: `${SHOTS}47-llc-heads-over-time-phone.png` });
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(errors, []);
 });

@@ -30,6 +30,7 @@ impl Run {
         // The spread is 0 unless two chains finished.
         let point = LlcPoint { step: self.step_count(), mean, std: llc.std, diverged };
         self.trainer.history_mut().record(&point);
+        self.keep_llc_weights();
         Ok(())
     }
 

@@ -1,9 +1,10 @@
 //! What watches every run the page and the CLI make ([`crate::Run`]): the views inside the model.
 //! At each evaluation they measure it and keep their records in its history under their own
 //! names (every head's scores, the ablation grid, composition, grokking's progress measures, the
-//! circuit, the learning coefficient), and
-//! an attention snapshot for this session's time-lapse.
+//! circuit, the learning coefficient), and for this session an attention snapshot (the
+//! time-lapse's) and, at the live LLC's records, the weights its heads' estimates start from.
 
+use super::llc_heads::{HeadsLlcPoint, KeptWeights};
 use super::look::Questions;
 use super::records::{AblationGrid, CircuitPoint, Composition, FourierPoint};
 use super::scores::HeadScores;
@@ -25,6 +26,8 @@ pub type Run = crate::run::Run<Views>;
 pub struct Views {
     /// Attention snapshots from each evaluation in this session (not saved: they are large).
     pub timelapse: Timelapse,
+    /// The weights at each live LLC record of this session (not saved either).
+    pub(crate) llc_weights: KeptWeights,
 }
 
 impl Watch for Views {
@@ -35,6 +38,7 @@ impl Watch for Views {
         FourierPoint::NAME,
         CircuitPoint::NAME,
         LlcPoint::NAME,
+        HeadsLlcPoint::NAME,
     ];
 
     fn evaluated(run: &mut Run) -> Result<()> {
@@ -52,6 +56,10 @@ impl Watch for Views {
 
     fn circuit_formed(run: &Run) -> Option<usize> {
         run.circuit_formed()
+    }
+
+    fn estimate_heads_llc(run: &mut Run) -> Result<Option<usize>> {
+        run.estimate_heads_llc()
     }
 
     fn circuit_plan(run: &Run, questions: &serde_json::Value) -> Result<Option<EdgePlan>> {

@@ -139,15 +139,20 @@ impl<W: Watch> Run<W> {
 
     /// The chains of `requests` as shared work, drawing from `batches` batches; L(w*) taken here.
     pub(crate) fn llc_plan(&self, requests: &[LlcRequest], batches: usize) -> Result<LlcPlan> {
+        self.llc_plan_on(self.model(), requests, batches)
+    }
+
+    /// [`Run::llc_plan`] at `model`'s weights (the run's own, or weights it kept).
+    pub(crate) fn llc_plan_on(&self, model: &GPT, requests: &[LlcRequest], batches: usize) -> Result<LlcPlan> {
         let first = requests.first().ok_or_else(|| Error::Config(bug("no part's learning coefficient was asked")))?;
         if requests.iter().any(|r| r.config != first.config || r.rows != first.rows) {
             return Err(Error::Config(bug("estimates shared as one job must share their setting")));
         }
         first.config.check()?;
         for request in requests {
-            self.model().part_mask(request.part)?;
+            model.part_mask(request.part)?;
         }
-        let (mut landscape, w_star, _) = self.sampled(first, batches)?;
+        let (mut landscape, w_star, _) = self.sampled_on(model, first, batches)?;
         let nbeta = first.config.nbeta_on(&landscape);
         let init_loss = init_loss(&mut landscape, &w_star);
         let (pool, rows, t) = landscape.pool();
@@ -187,11 +192,14 @@ impl<W: Watch> Run<W> {
     }
 
     fn sampled(&self, request: &LlcRequest, batches: usize) -> Result<Sampled> {
-        let mask = self.model().part_mask(request.part)?;
+        self.sampled_on(self.model(), request, batches)
+    }
+
+    fn sampled_on(&self, model: &GPT, request: &LlcRequest, batches: usize) -> Result<Sampled> {
+        let mask = model.part_mask(request.part)?;
         let rows = request.rows.unwrap_or(self.train_config().batch_size).max(1);
         let seed = request.config.seed;
-        let landscape =
-            ModelLandscape::new(self.model().frozen_copy()?, self.data()?, Split::Train, (batches, rows), seed)?;
+        let landscape = ModelLandscape::new(model.frozen_copy()?, self.data()?, Split::Train, (batches, rows), seed)?;
         let w_star = landscape.weights();
         Ok((landscape, w_star, mask))
     }

@@ -18,8 +18,9 @@ use std::sync::Arc;
 
 /// A job the run shares: a step or an evaluation of its model, a step of its autoencoder or of
 /// its transcoders, every edge of the circuit view's graph patched exactly for what the view
-/// is asked (its questions, as the page sends them with the views inside the model), or the
-/// learning coefficient of the parts the view asks for.
+/// is asked (its questions, as the page sends them with the views inside the model), the
+/// learning coefficient of the parts the view asks for, or every head's at the next live record
+/// still waiting for it (the run's alone: only it kept the weights there).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -30,6 +31,7 @@ pub enum RunJob {
     TranscoderStep,
     Circuit(#[cfg_attr(feature = "ts", tsify(type = "Questions"))] serde_json::Value),
     Llc(super::llc::LlcQuestion),
+    HeadsLlc,
 }
 
 /// What a helper's copy of a dictionary is built from: an autoencoder's settings, or the
@@ -85,6 +87,7 @@ impl<W: Watch> Run<W> {
                 let plan = self.llc_plan(&question.requests(), super::llc::BATCHES)?;
                 self.trainer.begin_llc(plan, helpers, now_ms)
             }
+            RunJob::HeadsLlc => Progress::done(Outcome::HeadsLlc { left: W::estimate_heads_llc(self)? }),
             RunJob::FeatureStep => {
                 let trainer = self.features.as_mut().ok_or_else(no_features)?;
                 self.feature_index = std::cell::OnceCell::new();

@@ -30,6 +30,11 @@ pub trait Watch: Default + Sized {
     fn circuit_plan(_run: &Run<Self>, _questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
         Err(Error::Config(runs::no_circuit_view()))
     }
+    /// Every head's learning coefficient at the next live record waiting for it: how many still
+    /// wait (none when none did, or nothing keeps the records).
+    fn estimate_heads_llc(_run: &mut Run<Self>) -> Result<Option<usize>> {
+        Ok(None)
+    }
 }
 
 /// A run nothing watches: no records, no marks.

@@ -46,9 +46,14 @@ impl<M: Trainable> Trainer<M> {
         if let Some(kept) = self.kept_llc.as_ref().filter(|k| k.step == self.step && k.plan == *plan) {
             return Ok(kept.estimates.clone());
         }
+        self.llc_of(&self.model, plan)
+    }
+
+    /// Each part's estimate of `plan` for `model` (this trainer's, or a copy at other weights),
+    /// computed now on the trainer's threads.
+    pub fn llc_of(&self, model: &M, plan: &LlcPlan) -> Result<Vec<Llc>> {
         let units = 0..plan.units();
         plan.check(&units)?;
-        let model = &self.model;
         let parts = on_threads(&self.workspaces, units, |chains, _| chain_partials(model, plan, chains));
         let mut partials = Vec::with_capacity(plan.units());
         for part in parts {

@@ -78,6 +78,11 @@ pub enum Outcome {
     Llc {
         estimates: usize,
     },
+    /// Every head's learning coefficient at one live record's kept weights, computed by the run
+    /// alone: how many records still wait (none when none did).
+    HeadsLlc {
+        left: Option<usize>,
+    },
 }
 
 impl Outcome {
