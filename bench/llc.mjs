@@ -5,14 +5,15 @@
 // same preset trained as many steps (its views' records, the live LLC's among them, as the page
 // reports their share), then the LLC view's Estimate with one worker and with two, alternating:
 // the chains' time as the view reports it (shared among the workers), the median of --rounds;
-// and every head's once on two workers.
+// every head's once on two workers; and each head at the run's live records (the heads view's
+// curves), once, with their values.
 // Usage: node bench/llc.mjs [--rounds 3] [--steps 1000] [--only native|page]
 //        (after `cargo build --release -p gpt-cli` and scripts/build.sh)
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { median } from './median.mjs';
-import { openPlayground, trainRepeatAndOpenView } from '../tests/e2e/session.mjs';
+import { openPlayground, saveCheckpoint, trainRepeatAndOpenView } from '../tests/e2e/session.mjs';
 
 const GPT = new URL('../target/release/gpt', import.meta.url).pathname;
 const OUT = new URL('../target/llc-bench/', import.meta.url).pathname;
@@ -68,6 +69,15 @@ if (values.only !== 'native') {
     await page.locator('#llc-part').selectOption('heads');
     const [heads] = await estimate();
     console.log(`page (Chromium), every head, 2 workers: ${heads.toFixed(2)} s`);
+    // Each head at the live records, on the heads view: a record a job, on the run's own worker.
+    await page.locator('#views > details[data-view="heads"]').evaluate((d) => { d.open = true; });
+    const start = Date.now();
+    await page.locator('#heads-score').selectOption('llc');
+    await page.locator('#heads-llc-status').getByText(/^Each head's chains move only/).waitFor({ timeout: 600000 });
+    const seconds = (Date.now() - start) / 1000;
+    const records = (await saveCheckpoint(page)).history['llc-heads'];
+    console.log(`page (Chromium), each head at ${records.length} live records: ${seconds.toFixed(2)} s`);
+    for (const r of records) console.log(`  step ${r.step}: ${r.mean.map((m) => m?.toFixed(2)).join(', ')}`);
   } finally {
     await session.close();
   }

@@ -35,7 +35,10 @@ function actions(page) {
     tokenization: { 'One token per character': press('Train'), 'Byte pairs': press('Train') },
     induction: { 'A task that needs it': press('Train') },
     grokking: { 'The task': press('Train') },
-    stages: { 'Train the induction preset': press('Train'), "Each head's LLC now": both(choose('#llc-part', 'heads'), press('Estimate')) },
+    stages: {
+      'Train the induction preset': press('Train'), 'Which heads changed': choose('#heads-score', 'llc'),
+      "Each head's LLC now": both(choose('#llc-part', 'heads'), press('Estimate')),
+    },
     sampling: {
       'A model to sample from': press('Train'), 'The next-token distribution': fill('#prompt', 'ROMEO:'),
       Cold: both(fill('#sample-form [name=temperature]', '0.2'), press('Generate')),
