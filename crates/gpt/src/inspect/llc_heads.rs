@@ -13,9 +13,10 @@ use crate::Run;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
 
-/// The most weights kept, all records together (64 MiB of floats); past it, every other record's
-/// weights are dropped, as the time-lapse thins its snapshots.
-const MAX_FLOATS: usize = 1 << 24;
+/// The most weights kept, all records together (16 MiB of floats: every record of a small
+/// model); past it, every other record's weights are dropped, as the time-lapse thins its
+/// snapshots.
+const MAX_FLOATS: usize = 1 << 22;
 
 /// Every head's refined LLC at one live record's step, heads layer after layer: the mean over the
 /// chains that finished (none when none did), their spread, and how many diverged.
