@@ -12,7 +12,7 @@ use crate::llc::{chain, Chain};
 use crate::params::Params;
 use crate::rng::Rng;
 use crate::train::ModelLandscape;
-use crate::train::Trainable;
+use crate::train::{Frozen, Trainable, Wanted};
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
 use crate::work::llc_plan::LlcPlan;
@@ -55,13 +55,38 @@ impl Trainable for GPT {
         weight: f32,
         grads: &mut [f32],
     ) -> Result<f32> {
-        self.loss_and_grad_wanting(ws, batch, (dropout, weight), None, grads)
+        self.loss_and_grad_wanting(ws, batch, (dropout, weight), (None, None), grads)
     }
 
     /// Skips the backward pass below the lowest wanted parameter and the unwanted weights' own
-    /// gradients.
-    fn loss_and_grad_of(&self, ws: &Workspace, batch: Batch, wanted: &[bool], grads: &mut [f32]) -> Result<f32> {
-        self.loss_and_grad_wanting(ws, batch, (None, 1.0), Some(wanted), grads)
+    /// gradients, and the forward pass below `frozen`'s block.
+    fn loss_and_grad_of(
+        &self,
+        ws: &Workspace,
+        batch: Batch,
+        (wanted, frozen): Wanted,
+        grads: &mut [f32],
+    ) -> Result<f32> {
+        self.loss_and_grad_wanting(ws, batch, (None, 1.0), (Some(wanted), frozen), grads)
+    }
+
+    /// The stream entering the first block holding a wanted parameter, when one is above the
+    /// first: the embeddings (and the output head tied to them) count as below every block, the
+    /// final norm as above the last.
+    fn frozen_stream(&self, batch: Batch, wanted: &[bool]) -> Result<Option<Frozen>> {
+        let layers = self.config().n_layer;
+        let block = |name: &str| match name.strip_prefix("transformer.h.") {
+            Some(rest) => rest.split('.').next().and_then(|l| l.parse().ok()).unwrap_or(0),
+            None if name.starts_with("transformer.ln_f.") => layers,
+            None => 0,
+        };
+        let names = GPT::params(self).names.iter();
+        let first = names.zip(wanted).filter(|(_, &w)| w).map(|(n, _)| block(n)).min().unwrap_or(0);
+        if first == 0 {
+            return Ok(None);
+        }
+        let mut trace = self.trace_edited(batch.idx, batch.b, batch.t, &[])?;
+        Ok(Some((first, std::mem::take(&mut trace.residual[first]))))
     }
 
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
@@ -89,13 +114,14 @@ impl Trainable for GPT {
 }
 
 impl GPT {
-    /// `loss_and_grad` giving only the gradients of the parameters `wanted` marks, or every one.
+    /// `loss_and_grad` giving only the gradients of the parameters `wanted` marks, or every one,
+    /// from the ids or from a `frozen` stream.
     fn loss_and_grad_wanting(
         &self,
         ws: &Workspace,
         batch: Batch,
         (dropout, weight): (Option<&mut Rng>, f32),
-        wanted: Option<&[bool]>,
+        (wanted, frozen): (Option<&[bool]>, Option<&Frozen>),
         grads: &mut [f32],
     ) -> Result<f32> {
         let Batch { idx, targets, b, t } = batch;
@@ -113,7 +139,11 @@ impl GPT {
             g = g.wanting(wanted);
         }
         let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });
-        let logits = self.forward(&mut g, idx, b, t, &mut Extras { dropout, edits: &[], hooks: None, rewire: None });
+        let mut extras = Extras { dropout, edits: &[], hooks: None, rewire: None };
+        let logits = match frozen {
+            Some((from, stream)) => self.resume(&mut g, (*from, stream), (b, t), &mut extras)?,
+            None => self.forward(&mut g, idx, b, t, &mut extras),
+        };
         let loss = g.cross_entropy(logits, targets);
         let value = scalar(g.value(loss));
         if value.is_finite() {
@@ -131,7 +161,7 @@ mod tests {
     use crate::{GPTConfig, GPT};
 
     #[test]
-    fn only_the_wanted_gradients_and_they_are_the_whole_passes_bit_for_bit() {
+    fn only_the_wanted_gradients_and_they_are_the_whole_passes_bit_for_bit_from_the_frozen_stream_too() {
         let shape =
             GPTConfig { vocab_size: 11, block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, ..GPTConfig::default() };
         for config in [shape.clone(), GPTConfig { rope: true, qk_norm: true, ..shape }] {
@@ -142,12 +172,22 @@ mod tests {
             let params = model.params();
             let mut whole = vec![0.0; params.count()];
             let loss = model.loss_and_grad(&ws, batch, None, 1.0, &mut whole).unwrap();
-            let names =
-                ["transformer.h.1.attn.c_attn.weight", "transformer.h.0.mlp.c_fc.weight", "transformer.wte.weight"];
+            let names = [
+                "transformer.h.1.attn.c_attn.weight",
+                "transformer.h.0.mlp.c_fc.weight",
+                "transformer.wte.weight",
+                "transformer.ln_f.weight",
+            ];
             let masks = names.map(|name| params.names.iter().map(|n| n == name).collect::<Vec<bool>>());
+            // Where each pass may start: layer 2's block, none (layer 1's, the first), none (the
+            // embeddings), after the last block.
+            let starts: Vec<Option<usize>> =
+                masks.iter().map(|m| model.frozen_stream(batch, m).unwrap().map(|(from, _)| from)).collect();
+            assert_eq!(starts, [Some(1), None, None, Some(2)]);
             for wanted in masks.iter().chain([&vec![false; params.names.len()]]) {
+                let frozen = model.frozen_stream(batch, wanted).unwrap();
                 let mut grads = vec![f32::NAN; params.count()];
-                assert_eq!(model.loss_and_grad_of(&ws, batch, wanted, &mut grads).unwrap(), loss);
+                assert_eq!(model.loss_and_grad_of(&ws, batch, (wanted, frozen.as_ref()), &mut grads).unwrap(), loss);
                 for ((at, part), &want) in params.flat_parts().zip(wanted) {
                     let (got, all) = (&grads[at..at + part.len()], &whole[at..at + part.len()]);
                     if want {

@@ -1,13 +1,16 @@
 //! A trainable model on its own data, as the learning coefficient's chains sample it
 //! (`llc::Landscape`): its training loss, dropout off, on batches drawn once from a seed (so every
-//! chain, on any worker, draws from the same ones), at whatever weights a chain has reached.
+//! chain, on any worker, draws from the same ones), at whatever weights a chain has reached. A
+//! chain that moves only some weights starts each pass where they start (the stream entering
+//! their first block, kept per batch), bit for bit the whole pass.
 
-use super::trainable::{Batches, Trainable};
+use super::trainable::{Batches, Frozen, Trainable};
 use crate::error::Result;
 use crate::llc::Landscape;
 use crate::rng::Rng;
 use crate::work::{targets, Batch, Split};
 use crate::workspace::Workspace;
+use std::cell::OnceCell;
 
 /// A batch's token ids and targets, row after row.
 pub type IdsAndTargets = (Vec<usize>, Vec<usize>);
@@ -22,6 +25,9 @@ pub struct ModelLandscape<M: Trainable> {
     ws: Workspace,
     /// The parameters holding a weight that moves, when not all do.
     wanted: Option<Vec<bool>>,
+    /// Where each batch's pass starts while only those move (none: from the ids), taken at its
+    /// first pass: the blocks below never move.
+    frozen: Vec<OnceCell<Option<Frozen>>>,
 }
 
 impl<M: Trainable> ModelLandscape<M> {
@@ -43,12 +49,18 @@ impl<M: Trainable> ModelLandscape<M> {
     /// `model` on `batches` already drawn, each `rows` rows of `t`.
     pub fn on(mut model: M, batches: Vec<IdsAndTargets>, rows: usize, t: usize) -> Result<Self> {
         model.set_dropout(0.0)?;
-        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), wanted: None })
+        let frozen = batches.iter().map(|_| OnceCell::new()).collect();
+        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), wanted: None, frozen })
     }
 
     /// The batches' token ids and targets, each `rows` rows of `t`: what the chains read.
     pub fn pool(&self) -> (&[IdsAndTargets], usize, usize) {
         (&self.batches, self.rows, self.t)
+    }
+
+    fn batch(&self, batch: usize) -> Batch<'_> {
+        let (idx, targets) = &self.batches[batch];
+        Batch { idx, targets, b: self.rows, t: self.t }
     }
 
     /// The model's weights, flat: the point w* the chains start from.
@@ -84,19 +96,28 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
             return f32::NAN;
         }
         grad.fill(0.0);
-        let (idx, targets) = &self.batches[batch];
-        let batch = Batch { idx, targets, b: self.rows, t: self.t };
+        let (model, frozen) = (&self.model, &self.frozen[batch]);
+        let batch = self.batch(batch);
         match &self.wanted {
-            Some(wanted) => self.model.loss_and_grad_of(&self.ws, batch, wanted, grad),
-            None => self.model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
+            Some(wanted) => {
+                let frozen = frozen.get_or_init(|| model.frozen_stream(batch, wanted).ok().flatten());
+                model.loss_and_grad_of(&self.ws, batch, (wanted, frozen.as_ref()), grad)
+            }
+            None => model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
         }
         .unwrap_or(f32::NAN)
     }
 
+    /// The streams kept for the weights that moved before stay while the same ones move: the
+    /// blocks below them are still at w*.
     fn moving(&mut self, moves: Option<&[bool]>) {
-        self.wanted = moves.map(|moves| {
+        let wanted: Option<Vec<bool>> = moves.map(|moves| {
             let parts = self.model.params().flat_parts();
             parts.map(|(at, part)| moves[at..at + part.len()].contains(&true)).collect()
         });
+        if wanted != self.wanted {
+            self.frozen = self.batches.iter().map(|_| OnceCell::new()).collect();
+            self.wanted = wanted;
+        }
     }
 }

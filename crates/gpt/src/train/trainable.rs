@@ -43,10 +43,18 @@ pub trait Trainable: Send + Sync {
         grads: &mut [f32],
     ) -> Result<f32>;
     /// [`Trainable::loss_and_grad`] without dropout, for a caller that reads only the gradients
-    /// of the parameters `wanted` marks: a model may skip the others (and leave them zeros).
-    fn loss_and_grad_of(&self, ws: &Workspace, batch: Batch, wanted: &[bool], grads: &mut [f32]) -> Result<f32> {
+    /// of the parameters `wanted` marks: a model may skip the others (and leave them zeros), and
+    /// start from the stream `wanted` brings ([`Trainable::frozen_stream`] on this batch).
+    fn loss_and_grad_of(&self, ws: &Workspace, batch: Batch, wanted: Wanted, grads: &mut [f32]) -> Result<f32> {
         let _ = wanted;
         self.loss_and_grad(ws, batch, None, 1.0, grads)
+    }
+    /// Where a pass that moves only the parameters `wanted` marks may start on `batch`: the
+    /// stream entering its first block holding one of them, which the blocks below (frozen)
+    /// always give. None: from the ids.
+    fn frozen_stream(&self, batch: Batch, wanted: &[bool]) -> Result<Option<Frozen>> {
+        let _ = (batch, wanted);
+        Ok(None)
     }
     /// An evaluation batch's mean loss, and how many of its rows the model gets exactly right.
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)>;
@@ -92,6 +100,12 @@ pub trait Trainable: Send + Sync {
         self.params().count() + self.tally_len()
     }
 }
+
+/// The stream entering block `.0` (rows × positions × channels, `.1`): where a pass may start.
+pub type Frozen = (usize, Vec<f32>);
+
+/// The parameters a caller reads the gradients of, and where the pass may start.
+pub type Wanted<'a> = (&'a [bool], Option<&'a Frozen>);
 
 /// Where the trainer draws batches from: a text's windows, or a task's problems.
 pub trait Batches {
