@@ -82,7 +82,7 @@ fn its_catalog_lists_presets_tasks_and_optimizers_and_its_version() {
         list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect()
     };
     assert_eq!(names("tasks"), ["repeat", "reverse", "sort", "addition", "modular", "brackets", "parity", "recall"]);
-    assert_eq!(names("optimizers"), ["adamw", "muon"]);
+    assert_eq!(names("optimizers"), ["adamw", "muon", "sgd"]);
     let list: js_sys::Array = get(&catalog, "presets").dyn_into().unwrap();
     let names: Vec<String> = list.iter().map(|p| get(&p, "name").as_string().unwrap()).collect();
     assert_eq!(
