@@ -18,12 +18,9 @@ function jobsOf({ views: shown, questions }) {
 }
 
 export class AskedWork {
-  /**
-   * `trainer` (trainer.js) holds the run and its helpers; `shown()` sends the page the views again,
-   * `save()` saves the run.
-   */
-  constructor(trainer, { shown, save }) {
-    Object.assign(this, { trainer, shown, save });
+  /** `trainer` (trainer.js) holds the run and its helpers; `save()` saves the run. */
+  constructor(trainer, save) {
+    Object.assign(this, { trainer, save });
     this.latest = null; // the last ask: { stopped, done }
   }
 
@@ -53,7 +50,11 @@ export class AskedWork {
     return !work.stopped;
   }
 
-  /** Each head's LLC at the records waiting for it, a record at a time, the views shown after each. */
+  /**
+   * Each head's LLC at the records waiting for it, a record at a time. The views are shown once
+   * the ask is done, as for every ask: shown mid-way, an estimate asked with it would be seen
+   * before the run says it stopped.
+   */
   async estimateHeads(live) {
     const id = this.trainer.modelId;
     let estimated = 0;
@@ -61,7 +62,6 @@ export class AskedWork {
       const left = (await this.trainer.perform(id, 'heads-llc', live))?.left;
       if (typeof left !== 'number') break; // none waited, or the model was replaced
       estimated++;
-      this.shown();
       if (left === 0) break;
       await yieldToMessages(); // a Train or another ask comes in between records
     }
