@@ -100,26 +100,13 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{GPTConfig, TrainConfig};
-    use crate::data::TaskConfig;
+    use crate::inspect::llc_record::tests::repeat_run;
     use crate::run::{LlcPoint, RunJob};
     use crate::train::Outcome;
-    use crate::{Budget, Settings};
 
     #[test]
     fn each_head_at_each_live_record_equals_an_estimate_made_there() {
-        let task = TaskConfig::new(crate::data::task_named("repeat").unwrap(), serde_json::json!({"length": 3}), 0.9);
-        let model = GPTConfig { block_size: 8, n_layer: 2, n_head: 1, n_embd: 8, ..Default::default() };
-        let train = TrainConfig {
-            batch_size: 256,
-            max_iters: 120,
-            warmup_iters: 5,
-            eval_interval: Some(10),
-            eval_iters: 1,
-            ..Default::default()
-        };
-        let settings = Settings { model, train, task: Some(task), ..Default::default() };
-        let mut run = Run::create(&settings, "", &Budget::UNLIMITED).unwrap();
+        let mut run = repeat_run(2);
         let heads: Vec<LlcRequest> =
             (0..2).map(|layer| LlcRequest { part: WeightPart::Head { layer, head: 0 }, ..LIVE }).collect();
         let mut direct = vec![];

@@ -44,16 +44,17 @@ impl Run {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::config::{GPTConfig, TrainConfig};
     use crate::data::TaskConfig;
     use crate::{Budget, Settings};
 
-    #[test]
-    fn evaluations_record_the_llc_paced_and_always_at_the_end() {
+    /// A run of the repeat task on `layers` one-head layers: 120 steps of 256 rows, evaluating
+    /// every 10.
+    pub(in crate::inspect) fn repeat_run(layers: usize) -> Run {
         let task = TaskConfig::new(crate::data::task_named("repeat").unwrap(), serde_json::json!({"length": 3}), 0.9);
-        let model = GPTConfig { block_size: 8, n_layer: 1, n_head: 1, n_embd: 8, ..Default::default() };
+        let model = GPTConfig { block_size: 8, n_layer: layers, n_head: 1, n_embd: 8, ..Default::default() };
         let train = TrainConfig {
             batch_size: 256,
             max_iters: 120,
@@ -62,7 +63,12 @@ mod tests {
             ..Default::default()
         };
         let settings = Settings { model, train, task: Some(task), ..Default::default() };
-        let mut run = Run::create(&settings, "", &Budget::UNLIMITED).unwrap();
+        Run::create(&settings, "", &Budget::UNLIMITED).unwrap()
+    }
+
+    #[test]
+    fn evaluations_record_the_llc_paced_and_always_at_the_end() {
+        let mut run = repeat_run(1);
         while run.step_count() < 120 {
             run.train(run.steps_to_next_eval().max(1), &|| 0.0).unwrap();
             run.evaluate().unwrap();
