@@ -18,9 +18,12 @@ function jobsOf({ views: shown, questions }) {
 }
 
 export class AskedWork {
-  /** `trainer` (trainer.js) holds the run and its helpers; `save()` saves the run. */
-  constructor(trainer, save) {
-    Object.assign(this, { trainer, save });
+  /**
+   * `trainer` (trainer.js) holds the run and its helpers; `save()` saves the run; `show()` sends
+   * the views again, with what is done so far.
+   */
+  constructor(trainer, { save, show }) {
+    Object.assign(this, { trainer, save, show });
     this.latest = null; // the last ask: { stopped, done }
   }
 
@@ -50,11 +53,7 @@ export class AskedWork {
     return !work.stopped;
   }
 
-  /**
-   * Each head's LLC at the records waiting for it, a record at a time. The views are shown once
-   * the ask is done, as for every ask: shown mid-way, an estimate asked with it would be seen
-   * before the run says it stopped.
-   */
+  /** Each head's LLC at the records waiting for it, a record at a time, each shown when done. */
   async estimateHeads(live) {
     const id = this.trainer.modelId;
     let estimated = 0;
@@ -62,7 +61,8 @@ export class AskedWork {
       const left = (await this.trainer.perform(id, 'heads-llc', live))?.left;
       if (typeof left !== 'number') break; // none waited, or the model was replaced
       estimated++;
-      if (left === 0) break;
+      if (left === 0) break; // the asker shows the last, with the other asks' answers
+      if (live()) this.show();
       await yieldToMessages(); // a Train or another ask comes in between records
     }
     if (estimated && id === this.trainer.modelId) this.save();

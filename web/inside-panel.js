@@ -60,7 +60,7 @@ export function initInside(uniform) {
     clearTimeout(probeTimer);
     probeTimer = setTimeout(request, 250);
   });
-  on('inside', ({ inside, timelapse: lapse }) => {
+  on('inside', ({ inside, timelapse: lapse, asked }) => {
     ui.error.textContent = '';
     ui.status.textContent = t('inside.at-step', { step: inside.step });
     for (const { key, view, error } of views) {
@@ -68,7 +68,7 @@ export function initInside(uniform) {
       const data = inside.views[key];
       error.textContent = data?.error ?? ''; // a view that could not answer says why; the others still show
       if (data?.error) view.failed?.();
-      else view.update(data, { inside, lapse });
+      else view.update(data, { inside, lapse, asked }); // `asked`: the questions this answers
     }
   });
   on('error:inside', ({ message }) => { ui.error.textContent = message; });

@@ -205,11 +205,12 @@ export class Trainer {
     this.running = false;
     reportProgress();
     views.live(run);
-    await this.hooks.shareAsked();
-    if (id !== this.modelId) return;
-    views.deep(run);
+    // The page hears it stopped first: the views' asks take seconds, and Train gives them up.
     const { step: at, max_iters: end, eval_due: evalDue } = run.status;
     post({ type: at >= end && !evalDue ? 'finished' : 'paused' });
     this.hooks.save();
+    views.walk(run);
+    // An ask given up (to Train, or to a later ask) leaves the views to what replaced it.
+    if (await this.hooks.shareAsked() && id === this.modelId && !this.running) views.insideViews(run);
   }
 }

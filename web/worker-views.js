@@ -59,7 +59,7 @@ export class Views {
       const steps = inside.views.timelapse?.steps.length;
       const lapse = steps !== undefined && steps !== this.lapseSent ? run.attention() : undefined;
       if (lapse) this.lapseSent = steps;
-      this.post({ type: 'inside', inside, timelapse: lapse }, lapse ? [lapse.weights.buffer] : []);
+      this.post({ type: 'inside', inside, timelapse: lapse, asked }, lapse ? [lapse.weights.buffer] : []);
       // Finding a circuit or estimating the LLC is asked once (each takes seconds): later
       // refreshes show the records, and the last estimate.
       const { circuit, llc } = this.inside.questions;

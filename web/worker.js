@@ -34,7 +34,7 @@ const views = new Views(post, report, () => trainer.running);
 const autosave = new Autosave(post);
 const saveNow = () => autosave.save(() => ({ run: trainer.run, text: runText, page: views.fields() }));
 const trainer = new Trainer({ post, views, save: saveNow, report, memoryBytes: () => memoryBytes(), shareAsked: () => asked.share(views.inside) });
-const asked = new AskedWork(trainer, saveNow);
+const asked = new AskedWork(trainer, { save: saveNow, show: () => views.insideViews(trainer.run) });
 const dictionaries = new Dictionaries({ trainer, post, save: saveNow, report });
 
 function report(context, error) {

@@ -2,8 +2,8 @@
 // estimate the whole model's LLC now at the calibrated defaults (its chains shared by the page's
 // workers: the same estimate on one worker and on two), read each chain's trace; a step too big
 // is said; every head's LLC as bars; an estimate under way gives way to another view's ask and to
-// training, and runs once training stops; each head's LLC at the live records, on the heads view;
-// desktop and phone sizes; axe-core finds nothing.
+// training, and runs once training stops; each head's LLC at the live records, on the heads view,
+// shown record by record; desktop and phone sizes; axe-core finds nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeViolations, openPlayground, SHOTS, trainRepeatAndOpenView, untilStatus } from './session.mjs';
@@ -88,11 +88,19 @@ test('an estimate under way gives way to another view and to Resume, then runs o
 
 test('each head\'s LLC at the live records, estimated once training stops, on the heads view', async () => {
   const status = page.locator('#heads-llc-status');
+  // Every status the view shows on the way: the records still waiting, as each is done.
+  await page.evaluate(() => {
+    const shown = document.getElementById('heads-llc-status');
+    globalThis.headsStatuses = [];
+    new MutationObserver(() => globalThis.headsStatuses.push(shown.textContent)).observe(shown, { childList: true, characterData: true, subtree: true });
+  });
   await page.locator('#heads-score').selectOption('llc');
   await status.getByText(/^Each head's chains move only its own weights/).waitFor({ timeout: 120000 });
   const said = await page.locator('#heads-view').getAttribute('aria-label');
   const [, records] = said.match(new RegExp(`^Each head's refined learning coefficient at (\\d+) records of the LLC, up to step ${STEPS + 100}; highest at the last: layer \\d head \\d \\(-?[\\d.]+\\)\\.`)) ?? [];
   assert.ok(Number(records) >= 2, said);
+  const waits = (await page.evaluate(() => globalThis.headsStatuses)).map((s) => Number(s.match(/^(\d+) records? of the LLC wait/)?.[1])).filter((n) => n > 0);
+  assert.ok(waits.some((n) => n < Number(records)), `each record shown as it is done: ${waits}`);
   await page.locator('[data-view="heads"]').screenshot({ path: `${SHOTS}47-llc-heads-over-time.png` });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.locator('#heads-view').scrollIntoViewIfNeeded();

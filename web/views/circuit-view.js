@@ -157,10 +157,12 @@ export class CircuitView {
     const [drawnLabel, drawn] = labelledSelect('circuit-drawn', t('views.circuit.drawn'), ways);
     this.settings = (find) => ({ circuit: { corruption: corruption.value, metric: metric.value, pairs: Number(pairs.value) || 1, ig_steps: Number(steps.value) || 1, find } });
     this.ask = ask;
+    this.pending = null; // the circuit question of a find asked for, until a refresh answers it
     const find = () => {
-      this.find.disabled = true;
-      this.find.textContent = t('views.circuit.finding');
-      ask(this.settings(true));
+      const asked = this.settings(true);
+      this.pending = JSON.stringify(asked.circuit);
+      this.showFinding();
+      ask(asked);
     };
     [corruption, metric, pairs, steps].forEach((el) => el.addEventListener('change', find));
     this.find = Object.assign(document.createElement('button'), { type: 'button', id: 'circuit-find', textContent: t('views.circuit.find') });
@@ -238,13 +240,28 @@ export class CircuitView {
     this.figure.canvas.setAttribute('aria-label', t('views.circuit.figure-label', said));
   }
 
-  update(data) {
+  /** The button while a find is asked for. */
+  showFinding() {
+    this.find.disabled = Boolean(this.pending);
+    this.find.textContent = t(this.pending ? 'views.circuit.finding' : 'views.circuit.find');
+  }
+
+  /** The view could not answer (its error shows in its place): the ask is over. */
+  failed() {
+    this.pending = null;
+    this.showFinding();
+  }
+
+  update(data, { asked }) {
     this.data = data;
     const { found, timeline, formed } = data;
-    // A find asked for is done (`circuit-found`, which a lesson waits for).
-    if (found && this.find.disabled) document.dispatchEvent(new CustomEvent('circuit-found'));
-    this.find.disabled = false;
-    this.find.textContent = t('views.circuit.find');
+    // A find asked for is done (`circuit-found`, which a lesson waits for) once a refresh answers
+    // its very question: one sent before the worker heard it does not.
+    if (this.pending && JSON.stringify(asked?.circuit) === this.pending) {
+      this.pending = null;
+      if (found) document.dispatchEvent(new CustomEvent('circuit-found'));
+    }
+    this.showFinding();
     this.drawn.disabled = !found;
     this.save.hidden = !found;
     if (found) {
