@@ -14,12 +14,15 @@ use ndarray::ArrayD;
 /// The base of the rotation frequencies, as in RoFormer and LLaMA.
 pub const ROPE_BASE: f64 = 10_000.0;
 
-/// `(cos, sin)` of each channel pair's angle at position `pos`, for heads of `hs` channels.
-fn angles(pos: usize, hs: usize) -> impl Iterator<Item = (f32, f32)> {
-    let half = hs / 2;
-    (0..half).map(move |i| {
-        // The frequency in f32, as PyTorch's references compute it, then the angle's sine and cosine.
-        let frequency = (1.0 / ROPE_BASE.powf(2.0 * i as f64 / hs as f64)) as f32;
+/// Each channel pair's frequency, for heads of `hs` channels: in f32, as PyTorch's references
+/// compute it.
+fn frequencies(hs: usize) -> Vec<f32> {
+    (0..hs / 2).map(|i| (1.0 / ROPE_BASE.powf(2.0 * i as f64 / hs as f64)) as f32).collect()
+}
+
+/// `(cos, sin)` of each channel pair's angle at position `pos`.
+fn angles(pos: usize, frequencies: &[f32]) -> impl Iterator<Item = (f32, f32)> + '_ {
+    frequencies.iter().map(move |&frequency| {
         let (sin, cos) = (pos as f32 * frequency).sin_cos();
         (cos, sin)
     })
@@ -37,7 +40,7 @@ fn rotate(x: &mut [f32], cs: &[(f32, f32)], inverse: bool) {
 
 /// Rotates one head's query or key `x` to position `pos` (generation, one position at a time).
 pub(crate) fn rotate_head(x: &mut [f32], pos: usize) {
-    let cs: Vec<(f32, f32)> = angles(pos, x.len()).collect();
+    let cs: Vec<(f32, f32)> = angles(pos, &frequencies(x.len())).collect();
     rotate(x, &cs, false);
 }
 
@@ -45,7 +48,8 @@ pub(crate) fn rotate_head(x: &mut [f32], pos: usize) {
 /// in place; values stay as they are.
 fn rotate_qk(qkv: &mut [f32], t: usize, c: usize, n_head: usize, inverse: bool) {
     let hs = c / n_head;
-    let table: Vec<Vec<(f32, f32)>> = (0..t).map(|pos| angles(pos, hs).collect()).collect();
+    let frequencies = frequencies(hs);
+    let table: Vec<Vec<(f32, f32)>> = (0..t).map(|pos| angles(pos, &frequencies).collect()).collect();
     for (row, position) in qkv.chunks_exact_mut(3 * c).zip((0..t).cycle()) {
         for head in row[..2 * c].chunks_exact_mut(hs) {
             rotate(head, &table[position], inverse);
@@ -99,7 +103,7 @@ mod tests {
         assert!((score(0, 0) - dot(&q, &k)).abs() < 1e-6, "position 0 turns nothing");
         let mut x = q.clone();
         rotate_head(&mut x, 7);
-        let cs: Vec<_> = angles(7, 8).collect();
+        let cs: Vec<_> = angles(7, &frequencies(8)).collect();
         rotate(&mut x, &cs, true);
         assert!(x.iter().zip(&q).all(|(a, b)| (a - b).abs() < 1e-6), "the inverse turns it back");
     }

@@ -95,7 +95,7 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         {
             return f32::NAN;
         }
-        grad.fill(0.0);
+        // The backward pass writes every gradient (a parameter the loss skips gets zeros).
         let (model, frozen) = (&self.model, &self.frozen[batch]);
         let batch = self.batch(batch);
         match &self.wanted {
