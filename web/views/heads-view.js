@@ -54,8 +54,11 @@ export class HeadsView extends CanvasView {
       ctx.stroke();
       ctx.setLineDash([]);
       ctx.fillStyle = '#dc2626';
-      ctx.textAlign = 'left';
-      ctx.fillText(t('views.heads.forms', { layer: onset.layer + 1, head: onset.head + 1 }), box.x(onset.step) + 4, box.top + 8);
+      // Right of the mark, or left of it where the plot ends first (a phone's narrow chart).
+      const said = t('views.heads.forms', { layer: onset.layer + 1, head: onset.head + 1 });
+      const fits = box.x(onset.step) + 4 + ctx.measureText(said).width <= box.right;
+      ctx.textAlign = fits ? 'left' : 'right';
+      ctx.fillText(said, box.x(onset.step) + (fits ? 4 : -4), box.top + 8);
     }
     this.describe();
   }
