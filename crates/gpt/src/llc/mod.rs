@@ -37,6 +37,10 @@ pub trait Landscape {
     /// The mean loss of batch `batch` at `w`, its gradient written into `grad` (where the
     /// weights move, at least).
     fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32;
+    /// The mean loss of batch `batch` at `w` alone (a landscape may skip the backward pass).
+    fn loss(&mut self, w: &[f32], batch: usize) -> f32 {
+        self.loss_grad(w, batch, &mut vec![0.0; w.len()])
+    }
     /// Which weights the chains to come move (all, for none): a landscape may then skip the
     /// other weights' gradients.
     fn moving(&mut self, _moves: Option<&[bool]>) {}
@@ -150,8 +154,7 @@ pub fn estimate(
 
 /// L(w*): the mean loss at w* over every batch.
 pub fn init_loss(landscape: &mut dyn Landscape, w_star: &[f32]) -> f64 {
-    let mut grad = vec![0.0; w_star.len()];
-    let total: f64 = (0..landscape.batches()).map(|b| f64::from(landscape.loss_grad(w_star, b, &mut grad))).sum();
+    let total: f64 = (0..landscape.batches()).map(|b| f64::from(landscape.loss(w_star, b))).sum();
     total / landscape.batches() as f64
 }
 

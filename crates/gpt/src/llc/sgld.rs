@@ -71,6 +71,22 @@ pub fn chain(
             trace.push(loss);
             break;
         }
+        let mut distance = 0.0;
+        for run in &runs {
+            let (drift, w, w0) = (&mut at.drift[run.clone()], &at.w[run.clone()], &w_star[run.clone()]);
+            for (d, (&w, &w0)) in drift.iter_mut().zip(w.iter().zip(w0)) {
+                *d = nbeta * *d + config.gamma * (w - w0);
+                let gap = f64::from(w - w0);
+                distance += gap * gap; // not powi, a call in wasm
+            }
+        }
+        at.potential = f64::from(nbeta) * f64::from(loss) + f64::from(config.gamma) / 2.0 * distance;
+        if step >= config.burn_in {
+            trace.push(loss);
+            if step > config.burn_in {
+                accepted += acceptance(&before, &at, &runs, config.epsilon);
+            }
+        }
         if let Some(kept) = keep.as_deref_mut().filter(|k| step == k.at + 1) {
             kept.next_batch = batch;
         }
@@ -78,27 +94,12 @@ pub fn chain(
         if let Some(kept) = kept.as_deref_mut() {
             kept.before = at.w.clone();
         }
-        // One sweep: the drift at `at`, its distance from w*, the terms of the MALA acceptance of
-        // the step that reached it, and the next step, written over the point before.
-        let (mut distance, mut terms) = (0.0, Terms::default());
         for run in &runs {
-            let (w_next, d_before) = (&mut before.w[run.clone()], &before.drift[run.clone()]);
-            let (drift, w, w0) = (&mut at.drift[run.clone()], &at.w[run.clone()], &w_star[run.clone()]);
-            for (((next, &d0), d), (&w, &w0)) in w_next.iter_mut().zip(d_before).zip(drift).zip(w.iter().zip(w0)) {
-                *d = nbeta * *d + config.gamma * (w - w0);
-                let gap = f64::from(w - w0);
-                distance += gap * gap;
-                terms.add(*next, w, d0, *d, half);
+            let (next, w, drift) = (&mut before.w[run.clone()], &at.w[run.clone()], &at.drift[run.clone()]);
+            for (next, (&w, &d)) in next.iter_mut().zip(w.iter().zip(drift)) {
                 let noise = rng.noise();
                 kept.iter_mut().for_each(|k| k.noise.push(noise));
-                *next = w - half * *d + root * noise; // the drift's half step, then the noise, as devinterp adds them
-            }
-        }
-        at.potential = f64::from(nbeta) * f64::from(loss) + f64::from(config.gamma) / 2.0 * distance;
-        if step >= config.burn_in {
-            trace.push(loss);
-            if step > config.burn_in {
-                accepted += terms.acceptance(before.potential, at.potential, config.epsilon);
+                *next = w - half * d + root * noise; // the drift's half step, then the noise, as devinterp adds them
             }
         }
         std::mem::swap(&mut at, &mut before);
@@ -110,30 +111,24 @@ pub fn chain(
     Chain { trace, acceptance }
 }
 
-/// The sums of the Metropolis-adjusted Langevin acceptance of a step from one point to the next,
-/// over the weights that move (the others add nothing): the squared distance of each point from
-/// the other's drift step.
-#[derive(Default)]
-struct Terms {
-    forth: f64,
-    back: f64,
-}
-
-impl Terms {
-    /// A weight's terms: it was `w0` with drift `d0`, and is `w1` with drift `d1`.
-    fn add(&mut self, w0: f32, w1: f32, d0: f32, d1: f32, half: f32) {
-        let (gap, half) = (f64::from(w1) - f64::from(w0), f64::from(half));
-        let (forth, back) = (gap + half * f64::from(d0), -gap + half * f64::from(d1));
-        self.forth += forth * forth; // not powi, a call in wasm
-        self.back += back * back;
+/// The Metropolis-adjusted Langevin acceptance of the step from `from` to `to` with step ε:
+/// min(1, q(to → from) / q(from → to) · exp(U(from) − U(to))), q Gaussian about each point's
+/// drift step, over the weights that move (the others add nothing).
+fn acceptance(from: &Point, to: &Point, runs: &[Range<usize>], epsilon: f32) -> f64 {
+    let half = f64::from(epsilon) / 2.0;
+    let (mut back, mut forth) = (0.0, 0.0);
+    for run in runs {
+        let (w0, w1) = (&from.w[run.clone()], &to.w[run.clone()]);
+        let (d0, d1) = (&from.drift[run.clone()], &to.drift[run.clone()]);
+        for ((&w0, &w1), (&d0, &d1)) in w0.iter().zip(w1).zip(d0.iter().zip(d1)) {
+            let gap = f64::from(w1) - f64::from(w0);
+            let (to, from) = (gap + half * f64::from(d0), -gap + half * f64::from(d1));
+            forth += to * to;
+            back += from * from;
+        }
     }
-
-    /// min(1, q(to → from) / q(from → to) · exp(U(from) − U(to))) with step ε, q Gaussian about
-    /// each point's drift step, from the points' potentials U.
-    fn acceptance(&self, from: f64, to: f64, epsilon: f32) -> f64 {
-        let log = (self.forth - self.back) / (2.0 * f64::from(epsilon)) + from - to;
-        log.exp().min(1.0)
-    }
+    let log = (forth - back) / (2.0 * f64::from(epsilon)) + from.potential - to.potential;
+    log.exp().min(1.0)
 }
 
 /// The runs of weights that move: all of them, or each run `restrict` marks.

@@ -172,6 +172,8 @@ mod tests {
             let params = model.params();
             let mut whole = vec![0.0; params.count()];
             let loss = model.loss_and_grad(&ws, batch, None, 1.0, &mut whole).unwrap();
+            // The forward pass alone (the LLC's L(w*)) reads the same loss.
+            assert_eq!(model.score(&ws, batch).unwrap().0, loss);
             let names = [
                 "transformer.h.1.attn.c_attn.weight",
                 "transformer.h.0.mlp.c_fc.weight",

@@ -63,6 +63,12 @@ impl<M: Trainable> ModelLandscape<M> {
         Batch { idx, targets, b: self.rows, t: self.t }
     }
 
+    /// Puts `w` into the model: false if it does not fit.
+    fn set_weights(&mut self, w: &[f32]) -> bool {
+        let params = self.model.params_mut();
+        params.read_flat(w.len(), |at, part| part.copy_from_slice(&w[at..at + part.len()])).is_ok()
+    }
+
     /// The model's weights, flat: the point w* the chains start from.
     pub fn weights(&self) -> Vec<f32> {
         let mut flat = vec![0.0; self.model.params().count()];
@@ -91,8 +97,7 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
     /// The batch's mean loss at `w`; a loss that cannot be taken reads as not finite, which ends
     /// the chain.
     fn loss_grad(&mut self, w: &[f32], batch: usize, grad: &mut [f32]) -> f32 {
-        if self.model.params_mut().read_flat(w.len(), |at, part| part.copy_from_slice(&w[at..at + part.len()])).is_err()
-        {
+        if !self.set_weights(w) {
             return f32::NAN;
         }
         // The backward pass writes every gradient (a parameter the loss skips gets zeros).
@@ -106,6 +111,14 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
             None => model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
         }
         .unwrap_or(f32::NAN)
+    }
+
+    /// The forward pass alone: the same loss, bit for bit.
+    fn loss(&mut self, w: &[f32], batch: usize) -> f32 {
+        if !self.set_weights(w) {
+            return f32::NAN;
+        }
+        self.model.score(&self.ws, self.batch(batch)).map_or(f32::NAN, |(loss, _)| loss)
     }
 
     /// The streams kept for the weights that moved before stay while the same ones move: the
