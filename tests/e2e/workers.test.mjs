@@ -66,14 +66,16 @@ test('under Muon (sharing its Newton–Schulz work) and under SGD, 1 and 2 worke
 });
 
 test('Automatic workers time the counts up to one per core and keep the fastest; the losses are 1 worker\'s, bit for bit', async () => {
-  await trainWith(1, 150);
-  await untilStatus(page, /^Finished 150 steps/);
+  // Each count is timed for at least half a second of steps: 600 steps leave room for both at
+  // 2 ms a step, whatever the machine.
+  await trainWith(1, 600);
+  await untilStatus(page, /^Finished 600 steps/);
   const one = await savedHistory();
   await page.getByLabel('Workers').selectOption('auto');
-  await page.getByLabel('Iterations').fill('150');
+  await page.getByLabel('Iterations').fill('600');
   await page.getByRole('button', { name: 'Train' }).click();
   await page.locator('#stats').getByText(/automatic: trying counts/).waitFor();
-  await untilStatus(page, /^Finished 150 steps/);
+  await untilStatus(page, /^Finished 600 steps/);
   // The browser reports 2 cores and a step has 2 shards: 2 workers, then 1, are timed.
   const stats = await page.locator('#stats').textContent();
   const [, workers, tried] = stats.match(/on (\d) workers? \((?:[\d,]+ each; )?automatic, the fastest per step of (2: \d+ ms, 1: \d+ ms)\)/) ?? [];
