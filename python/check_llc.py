@@ -15,7 +15,9 @@ MALA acceptance). Then:
    1.3.2's wheel (`pip download devinterp==1.3.2 --no-deps`, fetched here);
 3. devinterp's estimator (`devinterp.slt.llc`) on those batches, with the same ε, γ, nβ, chains,
    draws and burn-in, gives an LLC within two combined standard errors of ours (the chains' noise
-   differs, so the estimates agree only as samples do), and the same L(w*).
+   differs, so the estimates agree only as samples do), and the same L(w*);
+4. 1 and 3 again for two heads' refined LLCs (devinterp restricted by a mask built here from the
+   shapes), whose chains compute the head alone.
 """
 
 import argparse
@@ -48,17 +50,47 @@ def flat_as(flat, order):
     return parts
 
 
-def check_step(model, samples, epsilon, gamma):
-    """One devinterp SGLD step with our noise, against the weights our kept step reached."""
+def head_masks(model, cfg, layer, head):
+    """devinterp's weight restriction to one head, built from the shapes: its rows of the fused
+    q|k|v projection (and their biases) and its columns of the output projection."""
+    c, hs = cfg["n_embd"], cfg["n_embd"] // cfg["n_head"]
+    params = dict(model.named_parameters())
+    prefix = f"transformer.h.{layer}.attn."
+    rows = torch.zeros(3 * c, dtype=torch.bool)
+    for third in range(3):
+        rows[third * c + head * hs:third * c + (head + 1) * hs] = True
+    masks = {prefix + "c_attn.weight": rows[:, None].expand(3 * c, c).clone()}
+    if prefix + "c_attn.bias" in params:
+        masks[prefix + "c_attn.bias"] = rows.clone()
+    columns = torch.zeros(c, c, dtype=torch.bool)
+    columns[:, head * hs:(head + 1) * hs] = True
+    masks[prefix + "c_proj.weight"] = columns
+    return masks
+
+
+def check_step(model, samples, epsilon, gamma, masks=None):
+    """One devinterp SGLD step with our noise, against the weights our kept step reached; with
+    `masks` (name → which weights move), restricted to them as devinterp restricts a chain."""
     import devinterp.optim.sgmcmc as sgmcmc
 
     params = dict(model.named_parameters())
     order = [(name, params[name]) for name, _ in samples["params"]]
+    moving = [(name, p) for name, p in order if masks is None or name in masks]
     step = samples["step"]
-    queue = flat_as(torch.tensor(step["noise"]), [p for _, p in order])
+    # Ours draws one normal per weight that moves, in flat order; devinterp a tensor per parameter,
+    # which its mask then zeroes where the weights stay.
+    drawn, queue = torch.tensor(step["noise"]), []
+    for name, p in moving:
+        moves = torch.ones_like(p, dtype=torch.bool) if masks is None else masks[name]
+        noise = torch.zeros(p.numel(), dtype=drawn.dtype)
+        noise[moves.flatten()] = drawn[:int(moves.sum())]
+        drawn = drawn[int(moves.sum()):]
+        queue.append(noise.view_as(p))
+    assert drawn.numel() == 0, "a draw for every weight that moves"
     x, y = batches(samples)[step["batch"]]
     # Localised at the trained weights, which the model holds as it is built; then moved to where the step starts.
-    optimizer = sgmcmc.SGMCMC.sgld([p for _, p in order], lr=epsilon, localization=gamma, nbeta=samples["nbeta"])
+    mask = None if masks is None else [masks[name] for name, _ in moving]
+    optimizer = sgmcmc.SGMCMC.sgld([p for _, p in moving], lr=epsilon, localization=gamma, nbeta=samples["nbeta"], mask=mask)
     with torch.no_grad():
         for (_, p), w in zip(order, flat_as(torch.tensor(step["before"]), [p for _, p in order])):
             p.copy_(w)
@@ -72,7 +104,8 @@ def check_step(model, samples, epsilon, gamma):
         sgmcmc.torch.normal = normal
     reached = torch.cat([p.detach().flatten() for _, p in order])
     close("one SGLD step", reached, torch.tensor(step["after"]), tolerance=1e-5)
-    print(f"  one step of devinterp's SGLD with our noise reaches our weights ({reached.numel()} of them)")
+    moved = sum(int(masks[name].sum()) for name, _ in moving) if masks else reached.numel()
+    print(f"  one step of devinterp's SGLD with our noise reaches our weights ({moved} of them move)")
 
 
 def devinterp_mala():
@@ -140,8 +173,8 @@ def check_acceptances(ckpt, data, config, work):
     raise AssertionError("no step's acceptance fell between 0 and 1")
 
 
-def check_estimate(model, samples, ours, config):
-    """devinterp's estimate on our batches against ours."""
+def check_estimate(model, samples, ours, config, masks=None):
+    """devinterp's estimate on our batches against ours (restricted to `masks`, if given)."""
     from datasets import Dataset
     from devinterp.slt.llc import llc
 
@@ -156,7 +189,7 @@ def check_estimate(model, samples, ours, config):
 
     theirs = llc(
         model, Dataset.from_dict({"input_ids": rows}).with_format("torch"), {}, lr=config["epsilon"], n_beta=samples["nbeta"],
-        localization=config["gamma"], num_chains=config["chains"], num_draws=config["draws"],
+        localization=config["gamma"], param_masks=masks, num_chains=config["chains"], num_draws=config["draws"],
         num_burnin_steps=config["burn_in"], batch_size=samples["rows"], num_init_loss_batches=len(samples["ids"]),
         loss_fn=per_token, device="cpu",
     )
@@ -189,6 +222,18 @@ def main():
         check_acceptances(ckpt, args.data, config, work)
         model, _ = load(ckpt)
         check_estimate(model.float(), samples, ours, config)
+        # A head's chain computes that head alone (the rest of its layer's attention kept at w*):
+        # one in the first block and one above it.
+        for layer, head in [(0, 1), (1, 2)]:
+            label = f"L{layer + 1}H{head + 1}"
+            print(f"head {label} (its refined LLC):")
+            rows_out = os.path.join(work, f"{label}.json")
+            line = gpt("inspect", "--checkpoint", ckpt, "--data", args.data, "llc", "--part", label, *flags, "--rows-out", rows_out, "--json")
+            ours, samples = json.loads(line)["parts"][0]["llc"], json.load(open(rows_out))
+            model, cfg = load(ckpt)
+            check_step(model.float(), samples, config["epsilon"], config["gamma"], head_masks(model, cfg, layer, head))
+            model, cfg = load(ckpt)
+            check_estimate(model.float(), samples, ours, config, head_masks(model, cfg, layer, head))
     print(f"the estimator agrees with devinterp's (largest gap {worst['value']:.1e})")
 
 

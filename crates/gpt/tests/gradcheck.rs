@@ -155,6 +155,14 @@ fn qk_norm_divides_queries_and_keys_by_their_rms() {
 }
 
 #[test]
+fn take_puts_a_blocks_gradient_back_in_place() {
+    // A head's q, k and v rows of a fused projection; its columns of the output projection.
+    check(vec![random(&[12, 5], 31)], |g| g.take(p(g, 0), &[1..3, 5..7, 9..11], 0..5));
+    check(vec![random(&[4, 6], 32)], |g| g.take(p(g, 0), std::slice::from_ref(&(0..4)), 2..4));
+    check(vec![random(&[12], 33)], |g| g.take(p(g, 0), &[1..3, 9..11], 0..1));
+}
+
+#[test]
 fn cross_entropy() {
     check(vec![random(&[2, 3, 5], 1)], |g| g.cross_entropy(p(g, 0), &[0, 4, 2, 2, 1, 3]));
 }

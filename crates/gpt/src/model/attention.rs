@@ -86,6 +86,33 @@ impl CausalSelfAttention {
         dropout(g, y, extras.dropout.as_mut())
     }
 
+    /// Head `head` alone from `x` (ln_1's output, B × T × C), its part of the output projection
+    /// added to `others` (what the other heads and the bias give): its own rows of the q|k|v
+    /// projection and columns of the output projection are all a pass through it reads.
+    pub(crate) fn forward_head(&self, g: &mut Graph, x: Var, head: usize, others: Var) -> Var {
+        let c = g.shape(x)[2];
+        let hs = c / self.n_head;
+        let own = |third: usize| third * c + head * hs..third * c + (head + 1) * hs;
+        let rows = [own(0), own(1), own(2)];
+        let w = g.take(self.c_attn.weight.var(g), &rows, 0..c);
+        let mut qkv = g.matmul(x, w, false, true); // (B, T, 3hs)
+        if let Some(bias) = self.c_attn.bias {
+            let bias = g.take(bias.var(g), &rows, 0..1);
+            qkv = g.add(qkv, bias);
+        }
+        if self.qk_norm {
+            qkv = g.qk_norm(qkv, 1);
+        }
+        if self.rope {
+            qkv = g.rope(qkv, 1);
+        }
+        let y = g.causal_attention(qkv, 1, None, None); // (B, T, hs)
+        let every_row = 0..c;
+        let w = g.take(self.c_proj.weight.var(g), std::slice::from_ref(&every_row), head * hs..(head + 1) * hs);
+        let own = g.matmul(y, w, false, true);
+        g.add(others, own)
+    }
+
     /// One new position: `x` (C) is the normalised input row; its key and value join `cache`, and
     /// the attention output for it lands in `out` (C).
     pub(crate) fn forward_cached(

@@ -10,6 +10,7 @@ use super::rewire::{head_reads, read, Reader};
 use crate::autograd::{Graph, Var};
 use crate::params::{Init, Params};
 use crate::rng::Rng;
+use crate::train::FrozenHead;
 use ndarray::ArrayD;
 
 pub(crate) struct Block {
@@ -49,6 +50,24 @@ impl Block {
         let a = self.attn.forward(g, h, &reads, extras);
         extras.hook(|| hook("hook_attn_out"), a);
         let x1 = g.add(x, a);
+        self.mlp_part(g, x1, extras)
+    }
+
+    /// The block when of its attention only head `frozen.head`'s weights move (its input and the
+    /// other heads frozen): that head's output added to what the others gave, then the MLP as in
+    /// [`Block::forward`]. The same pass but for the order of a sum.
+    pub(crate) fn forward_head(&self, g: &mut Graph, x: Var, frozen: &FrozenHead, extras: &mut Extras) -> Var {
+        let shape = g.shape(x).to_vec();
+        let (normed, others) = (given(g, &shape, &frozen.normed), given(g, &shape, &frozen.others));
+        let a = self.attn.forward_head(g, normed, frozen.head, others);
+        let x1 = g.add(x, a);
+        self.mlp_part(g, x1, extras)
+    }
+
+    /// `x1 + mlp(ln_2(x1))`, `x1` the stream after the attention, with the edits at this layer.
+    fn mlp_part(&self, g: &mut Graph, x1: Var, extras: &mut Extras) -> Var {
+        let layer = self.layer;
+        let hook = |name: &str| format!("blocks.{layer}.{name}");
         extras.hook(|| hook("hook_resid_mid"), x1);
         let read_by_mlp = read(g, x1, Reader::Mlp { layer }, extras.rewire.as_deref_mut());
         let h = self.ln_2.forward(g, read_by_mlp);

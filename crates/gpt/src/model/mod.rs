@@ -7,8 +7,9 @@
 //! stream, for knocking parts out in turn); `rewire.rs` and `rewired.rs` (a pass whose parts read
 //! what others wrote differently), `edge_graph.rs` and `edge_patching.rs` (its parts' edges, as
 //! circuit tools see them, each patched exactly); `frozen.rs` (the model frozen at a prompt, as
-//! circuit tracing freezes it, and readers back-propagated through it); `kv_cache.rs` and `decode.rs`, the same
-//! model one position at a time for generation.
+//! circuit tracing freezes it, and readers back-propagated through it); `frozen_part.rs` (a pass
+//! that moves only some weights, a refined learning coefficient's, started where they start);
+//! `kv_cache.rs` and `decode.rs`, the same model one position at a time for generation.
 
 mod attention;
 mod block;
@@ -19,6 +20,7 @@ mod edits;
 mod extras;
 mod frozen;
 mod frozen_heads;
+mod frozen_part;
 mod gpt;
 mod hook_point;
 mod hooked;

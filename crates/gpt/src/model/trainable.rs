@@ -70,23 +70,10 @@ impl Trainable for GPT {
         self.loss_and_grad_wanting(ws, batch, (None, 1.0), (Some(wanted), frozen), grads)
     }
 
-    /// The stream entering the first block holding a wanted parameter, when one is above the
-    /// first: the embeddings (and the output head tied to them) count as below every block, the
-    /// final norm as above the last.
-    fn frozen_stream(&self, batch: Batch, wanted: &[bool]) -> Result<Option<Frozen>> {
-        let layers = self.config().n_layer;
-        let block = |name: &str| match name.strip_prefix("transformer.h.") {
-            Some(rest) => rest.split('.').next().and_then(|l| l.parse().ok()).unwrap_or(0),
-            None if name.starts_with("transformer.ln_f.") => layers,
-            None => 0,
-        };
-        let names = GPT::params(self).names.iter();
-        let first = names.zip(wanted).filter(|(_, &w)| w).map(|(n, _)| block(n)).min().unwrap_or(0);
-        if first == 0 {
-            return Ok(None);
-        }
-        let mut trace = self.trace_edited(batch.idx, batch.b, batch.t, &[])?;
-        Ok(Some((first, std::mem::take(&mut trace.residual[first]))))
+    /// The stream entering the first block holding a wanted parameter, and what stays of its
+    /// attention when only one head there moves (`frozen_part.rs`).
+    fn frozen_stream(&self, batch: Batch, wanted: (&[bool], &[bool])) -> Result<Option<Frozen>> {
+        self.frozen_part(batch, wanted)
     }
 
     fn score(&self, ws: &Workspace, batch: Batch) -> Result<(f32, usize)> {
@@ -141,7 +128,7 @@ impl GPT {
         let dropout = dropout.map(|rng| Dropout { p: self.config().dropout, rng });
         let mut extras = Extras { dropout, edits: &[], hooks: None, rewire: None };
         let logits = match frozen {
-            Some((from, stream)) => self.resume(&mut g, (*from, stream), (b, t), &mut extras)?,
+            Some(frozen) => self.resume_frozen(&mut g, frozen, (b, t), &mut extras)?,
             None => self.forward(&mut g, idx, b, t, &mut extras),
         };
         let loss = g.cross_entropy(logits, targets);
@@ -150,55 +137,5 @@ impl GPT {
             g.backward(loss, weight, &mut GPT::params(self).views_mut(grads));
         }
         Ok(value)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::train::Trainable;
-    use crate::work::Batch;
-    use crate::workspace::Workspace;
-    use crate::{GPTConfig, GPT};
-
-    #[test]
-    fn only_the_wanted_gradients_and_they_are_the_whole_passes_bit_for_bit_from_the_frozen_stream_too() {
-        let shape =
-            GPTConfig { vocab_size: 11, block_size: 8, n_layer: 2, n_head: 2, n_embd: 8, ..GPTConfig::default() };
-        for config in [shape.clone(), GPTConfig { rope: true, qk_norm: true, ..shape }] {
-            let model = GPT::new(config, 5).unwrap();
-            let (idx, targets) = ([3, 1, 4, 1, 5, 9, 2, 6], [1, 4, 1, 5, 9, 2, 6, 5]);
-            let batch = Batch { idx: &idx, targets: &targets, b: 2, t: 4 };
-            let ws = Workspace::default();
-            let params = model.params();
-            let mut whole = vec![0.0; params.count()];
-            let loss = model.loss_and_grad(&ws, batch, None, 1.0, &mut whole).unwrap();
-            // The forward pass alone (the LLC's L(w*)) reads the same loss.
-            assert_eq!(model.score(&ws, batch).unwrap().0, loss);
-            let names = [
-                "transformer.h.1.attn.c_attn.weight",
-                "transformer.h.0.mlp.c_fc.weight",
-                "transformer.wte.weight",
-                "transformer.ln_f.weight",
-            ];
-            let masks = names.map(|name| params.names.iter().map(|n| n == name).collect::<Vec<bool>>());
-            // Where each pass may start: layer 2's block, none (layer 1's, the first), none (the
-            // embeddings), after the last block.
-            let starts: Vec<Option<usize>> =
-                masks.iter().map(|m| model.frozen_stream(batch, m).unwrap().map(|(from, _)| from)).collect();
-            assert_eq!(starts, [Some(1), None, None, Some(2)]);
-            for wanted in masks.iter().chain([&vec![false; params.names.len()]]) {
-                let frozen = model.frozen_stream(batch, wanted).unwrap();
-                let mut grads = vec![f32::NAN; params.count()];
-                assert_eq!(model.loss_and_grad_of(&ws, batch, (wanted, frozen.as_ref()), &mut grads).unwrap(), loss);
-                for ((at, part), &want) in params.flat_parts().zip(wanted) {
-                    let (got, all) = (&grads[at..at + part.len()], &whole[at..at + part.len()]);
-                    if want {
-                        assert_eq!(got, all);
-                    } else {
-                        assert!(got.iter().all(|&g| g == 0.0));
-                    }
-                }
-            }
-        }
     }
 }

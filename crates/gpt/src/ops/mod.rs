@@ -22,6 +22,7 @@ pub mod norm;
 mod packing;
 pub mod qk_norm;
 pub mod rope;
+pub mod take;
 
 pub use activation::Activation;
 pub use cross_entropy::IGNORE;

@@ -23,8 +23,8 @@ pub struct ModelLandscape<M: Trainable> {
     rows: usize,
     t: usize,
     ws: Workspace,
-    /// The parameters holding a weight that moves, when not all do.
-    wanted: Option<Vec<bool>>,
+    /// The weights that move and the parameters holding one, when not all do.
+    moving: Option<(Vec<bool>, Vec<bool>)>,
     /// Where each batch's pass starts while only those move (none: from the ids), taken at its
     /// first pass: the blocks below never move.
     frozen: Vec<OnceCell<Option<Frozen>>>,
@@ -50,7 +50,7 @@ impl<M: Trainable> ModelLandscape<M> {
     pub fn on(mut model: M, batches: Vec<IdsAndTargets>, rows: usize, t: usize) -> Result<Self> {
         model.set_dropout(0.0)?;
         let frozen = batches.iter().map(|_| OnceCell::new()).collect();
-        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), wanted: None, frozen })
+        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), moving: None, frozen })
     }
 
     /// The batches' token ids and targets, each `rows` rows of `t`: what the chains read.
@@ -103,14 +103,17 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         // The backward pass writes every gradient (a parameter the loss skips gets zeros).
         let (model, frozen) = (&self.model, &self.frozen[batch]);
         let batch = self.batch(batch);
-        match &self.wanted {
-            Some(wanted) => {
-                let frozen = frozen.get_or_init(|| model.frozen_stream(batch, wanted).ok().flatten());
+        let loss = match &self.moving {
+            Some((moves, wanted)) => {
+                let frozen = frozen.get_or_init(|| model.frozen_stream(batch, (wanted, moves)).ok().flatten());
                 model.loss_and_grad_of(&self.ws, batch, (wanted, frozen.as_ref()), grad)
             }
             None => model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
-        }
-        .unwrap_or(f32::NAN)
+        };
+        // Some outputs come back to the pool without coming from it: unchecked, it would grow by
+        // them at every pass, and each buffer taken would search it all.
+        self.ws.trim();
+        loss.unwrap_or(f32::NAN)
     }
 
     /// The forward pass alone: the same loss, bit for bit.
@@ -118,19 +121,21 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         if !self.set_weights(w) {
             return f32::NAN;
         }
-        self.model.score(&self.ws, self.batch(batch)).map_or(f32::NAN, |(loss, _)| loss)
+        let loss = self.model.score(&self.ws, self.batch(batch)).map_or(f32::NAN, |(loss, _)| loss);
+        self.ws.trim();
+        loss
     }
 
     /// The streams kept for the weights that moved before stay while the same ones move: the
     /// blocks below them are still at w*.
     fn moving(&mut self, moves: Option<&[bool]>) {
-        let wanted: Option<Vec<bool>> = moves.map(|moves| {
-            let parts = self.model.params().flat_parts();
-            parts.map(|(at, part)| moves[at..at + part.len()].contains(&true)).collect()
-        });
-        if wanted != self.wanted {
-            self.frozen = self.batches.iter().map(|_| OnceCell::new()).collect();
-            self.wanted = wanted;
+        if self.moving.as_ref().map(|(m, _)| m.as_slice()) == moves {
+            return;
         }
+        self.moving = moves.map(|moves| {
+            let parts = self.model.params().flat_parts();
+            (moves.to_vec(), parts.map(|(at, part)| moves[at..at + part.len()].contains(&true)).collect())
+        });
+        self.frozen = self.batches.iter().map(|_| OnceCell::new()).collect();
     }
 }

@@ -28,6 +28,6 @@ pub use landscape::{IdsAndTargets, ModelLandscape};
 pub use replica::Replica;
 pub use report::TrainReport;
 pub use sharing::{JobKind, Next, Outcome, Progress};
-pub use trainable::{Batches, Frozen, Trainable, Wanted};
+pub use trainable::{Batches, Frozen, FrozenHead, Trainable, Wanted};
 pub use trainer::{StepOnCopy, Trainer};
 pub use units::partials;

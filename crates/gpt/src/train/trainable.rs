@@ -49,11 +49,11 @@ pub trait Trainable: Send + Sync {
         let _ = wanted;
         self.loss_and_grad(ws, batch, None, 1.0, grads)
     }
-    /// Where a pass that moves only the parameters `wanted` marks may start on `batch`: the
-    /// stream entering its first block holding one of them, which the blocks below (frozen)
-    /// always give. None: from the ids.
-    fn frozen_stream(&self, batch: Batch, wanted: &[bool]) -> Result<Option<Frozen>> {
-        let _ = (batch, wanted);
+    /// Where a pass that moves only the parameters `wanted` marks (the flat weights `moves`
+    /// marks, within them) may start on `batch`: the stream entering its first block holding one
+    /// of them, which the blocks below (frozen) always give. None: from the ids.
+    fn frozen_stream(&self, batch: Batch, (wanted, moves): (&[bool], &[bool])) -> Result<Option<Frozen>> {
+        let _ = (batch, wanted, moves);
         Ok(None)
     }
     /// An evaluation batch's mean loss, and how many of its rows the model gets exactly right.
@@ -101,8 +101,25 @@ pub trait Trainable: Send + Sync {
     }
 }
 
-/// The stream entering block `.0` (rows × positions × channels, `.1`): where a pass may start.
-pub type Frozen = (usize, Vec<f32>);
+/// Where a pass that moves only some parameters may start: the stream entering block `from`
+/// (rows × positions × channels), which the blocks below always give; and when of that block's
+/// attention only one head's weights move, what stays of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frozen {
+    pub from: usize,
+    pub stream: Vec<f32>,
+    pub head: Option<FrozenHead>,
+}
+
+/// Of a block whose attention moves only head `head`'s weights: its input normed (ln_1's
+/// output), and what the other heads and the output projection's bias add to the stream; both
+/// rows × positions × channels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrozenHead {
+    pub head: usize,
+    pub normed: Vec<f32>,
+    pub others: Vec<f32>,
+}
 
 /// The parameters a caller reads the gradients of, and where the pass may start.
 pub type Wanted<'a> = (&'a [bool], Option<&'a Frozen>);
