@@ -257,5 +257,6 @@ impl Drop for Graph<'_> {
             self.ws.recycle_array(node.value);
             node.op.into_buffers().into_iter().for_each(|b| self.ws.recycle(b));
         }
+        self.ws.pass_done();
     }
 }

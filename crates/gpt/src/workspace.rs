@@ -15,6 +15,8 @@ use std::sync::Mutex;
 pub struct Workspace {
     free: Mutex<Vec<Pooled>>,
     packed: Mutex<PackedWeights>,
+    /// Trimmed as each pass's graph is dropped (see [`Workspace::trimming`]).
+    trims_after_passes: bool,
 }
 
 /// The pinned weights' packed forms.
@@ -47,6 +49,20 @@ struct Pooled {
 }
 
 impl Workspace {
+    /// A pool trimmed after every pass recorded on it, for passes of any kind one after another
+    /// with nobody to trim it between them (a model's own, looking inside it; a chain's): the
+    /// buffers a pass gives back stay for the next, and the pool cannot grow.
+    pub fn trimming() -> Self {
+        Workspace { trims_after_passes: true, ..Workspace::default() }
+    }
+
+    /// Trims the pool if it trims after passes: a pass's graph is done with it.
+    pub(crate) fn pass_done(&self) {
+        if self.trims_after_passes {
+            self.trim();
+        }
+    }
+
     /// A buffer of `n` values whose contents are left from earlier use, for callers that
     /// overwrite every element; zeroing it first would be wasted work. Reuses the smallest free
     /// buffer that fits.
@@ -188,6 +204,22 @@ mod tests {
         ws.trim();
         let free = ws.free.lock().unwrap();
         assert_eq!(free.iter().map(|p| p.buffer.capacity()).collect::<Vec<_>>(), [8]);
+    }
+
+    #[test]
+    fn a_trimming_pool_stays_the_size_of_a_pass_where_another_grows_by_each() {
+        let model =
+            crate::GPT::new(crate::GPTConfig { vocab_size: 11, ..crate::GPTConfig::small(2, 2, 16, 8) }, 1).unwrap();
+        let idx = [1, 2, 3, 4, 5, 6, 7, 8];
+        for (ws, grows) in [(Workspace::default(), true), (Workspace::trimming(), false)] {
+            let mut sizes = vec![];
+            for _ in 0..3 {
+                // A scored pass: its loss comes back to the pool without coming from it.
+                model.score_in(&ws, &idx, &idx, 1, 8).unwrap();
+                sizes.push(ws.free.lock().unwrap().len());
+            }
+            assert_eq!(sizes[2] > sizes[1], grows, "{sizes:?}");
+        }
     }
 
     #[test]

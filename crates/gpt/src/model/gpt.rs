@@ -69,7 +69,7 @@ impl GPT {
         } else {
             Linear::new(&mut p, "lm_head", c, config.vocab_size, std, false, &mut rng)
         };
-        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::default(), version: 0 })
+        Ok(GPT { config, params: p, wte, wpe, blocks, ln_f, lm_head, workspace: Workspace::trimming(), version: 0 })
     }
 
     pub fn config(&self) -> &GPTConfig {

@@ -50,7 +50,7 @@ impl<M: Trainable> ModelLandscape<M> {
     pub fn on(mut model: M, batches: Vec<IdsAndTargets>, rows: usize, t: usize) -> Result<Self> {
         model.set_dropout(0.0)?;
         let frozen = batches.iter().map(|_| OnceCell::new()).collect();
-        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::default(), moving: None, frozen })
+        Ok(ModelLandscape { model, batches, rows, t, ws: Workspace::trimming(), moving: None, frozen })
     }
 
     /// The batches' token ids and targets, each `rows` rows of `t`: what the chains read.
@@ -110,9 +110,6 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
             }
             None => model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
         };
-        // Some outputs come back to the pool without coming from it: unchecked, it would grow by
-        // them at every pass, and each buffer taken would search it all.
-        self.ws.trim();
         loss.unwrap_or(f32::NAN)
     }
 
@@ -121,9 +118,7 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         if !self.set_weights(w) {
             return f32::NAN;
         }
-        let loss = self.model.score(&self.ws, self.batch(batch)).map_or(f32::NAN, |(loss, _)| loss);
-        self.ws.trim();
-        loss
+        self.model.score(&self.ws, self.batch(batch)).map_or(f32::NAN, |(loss, _)| loss)
     }
 
     /// The streams kept for the weights that moved before stay while the same ones move: the
