@@ -58,7 +58,7 @@ impl Block {
     /// [`Block::forward`]. The same pass but for the order of a sum.
     pub(crate) fn forward_head(&self, g: &mut Graph, x: Var, frozen: &FrozenHead, extras: &mut Extras) -> Var {
         let shape = g.shape(x).to_vec();
-        let (normed, others) = (given(g, &shape, &frozen.normed), given(g, &shape, &frozen.others));
+        let (normed, others) = (self.ln_1.forward(g, x), given(g, &shape, &frozen.others));
         let a = self.attn.forward_head(g, normed, frozen.head, others);
         let x1 = g.add(x, a);
         self.mlp_part(g, x1, extras)

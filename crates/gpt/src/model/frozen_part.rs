@@ -68,7 +68,7 @@ impl GPT {
     }
 
     /// What block `layer`'s attention keeps while only head `head` moves, from `stream` (the one
-    /// entering it): ln_1's output, and the attention's output with that head's knocked out.
+    /// entering it): its output with that head's knocked out.
     fn frozen_head(&self, layer: usize, head: usize, stream: &[f32], (b, t): (usize, usize)) -> Result<FrozenHead> {
         let c = self.config().n_embd;
         let block = &self.blocks[layer];
@@ -77,8 +77,7 @@ impl GPT {
         let normed = block.ln_1.forward(&mut g, x);
         let without = [Edit { site: Site::Head { layer, head }, with: vec![0.0; t * c / self.config().n_head] }];
         let others = block.attn.forward(&mut g, normed, &[], &mut Extras::eval(&without, None));
-        let value = |v: Var| g.value(v).as_slice().expect("standard layout").to_vec();
-        Ok(FrozenHead { head, normed: value(normed), others: value(others) })
+        Ok(FrozenHead { head, others: g.value(others).as_slice().expect("standard layout").to_vec() })
     }
 
     /// The logits of a pass from `frozen`, recorded into `g` with `extras`.
@@ -92,7 +91,7 @@ impl GPT {
         let Some(head) = &frozen.head else { return self.resume(g, (frozen.from, &frozen.stream), (b, t), extras) };
         let c = self.config().n_embd;
         let n = b * t * c;
-        let fits = [&frozen.stream, &head.normed, &head.others].iter().all(|v| v.len() == n);
+        let fits = frozen.stream.len() == n && head.others.len() == n;
         if frozen.from >= self.config().n_layer || head.head >= self.config().n_head || !fits {
             return Err(Error::Data(bug(format!(
                 "a kept head {} of layer {} does not fit this model and batch",

@@ -111,13 +111,11 @@ pub struct Frozen {
     pub head: Option<FrozenHead>,
 }
 
-/// Of a block whose attention moves only head `head`'s weights: its input normed (ln_1's
-/// output), and what the other heads and the output projection's bias add to the stream; both
-/// rows × positions × channels.
+/// Of a block whose attention moves only head `head`'s weights: what the other heads and the
+/// output projection's bias add to the stream (rows × positions × channels).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrozenHead {
     pub head: usize,
-    pub normed: Vec<f32>,
     pub others: Vec<f32>,
 }
 
