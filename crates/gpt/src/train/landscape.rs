@@ -103,14 +103,14 @@ impl<M: Trainable> Landscape for ModelLandscape<M> {
         // The backward pass writes every gradient (a parameter the loss skips gets zeros).
         let (model, frozen) = (&self.model, &self.frozen[batch]);
         let batch = self.batch(batch);
-        let loss = match &self.moving {
+        match &self.moving {
             Some((moves, wanted)) => {
                 let frozen = frozen.get_or_init(|| model.frozen_stream(batch, (wanted, moves)).ok().flatten());
                 model.loss_and_grad_of(&self.ws, batch, (wanted, frozen.as_ref()), grad)
             }
             None => model.loss_and_grad(&self.ws, batch, None, 1.0, grad),
-        };
-        loss.unwrap_or(f32::NAN)
+        }
+        .unwrap_or(f32::NAN)
     }
 
     /// The forward pass alone: the same loss, bit for bit.
