@@ -1,9 +1,10 @@
 //! The matrix product wasm runs: a register-tiled microkernel of 4-lane vectors that reads `b`
 //! packed into column panels, and `a` where it lies (rows contiguous) or packed into row tiles.
 //!
-//! Its tiles are sized to wasm's sixteen vector registers: 2 rows × 16 columns of accumulators
-//! with plain SIMD128 (each multiply-add needs a spare register for the product), 3 × 12 with
-//! relaxed SIMD's fused multiply-add (none needed). `b` is always packed: a panel read in place,
+//! Its tile, 2 rows × 16 columns of accumulators, fits wasm's sixteen vector registers with a
+//! spare for plain SIMD128's product, and divides the models' widths (multiples of 16): a 3 × 12
+//! tile for relaxed SIMD's fused multiply-add left two thirds of the last panel of each 64-wide
+//! product idle, and ran the LLC's chains 9% slower. `b` is always packed: a panel read in place,
 //! a row of `b` apart, ran 9-16% slower in training steps than packing it. Each value of `a` is
 //! broadcast by one load wherever it lies, so `a` is packed only when it is transposed: its
 //! columns then lie a row of activations apart, and loads that far apart contend for a few cache
@@ -16,13 +17,7 @@ use super::packing::{pack_a, pack_b, panel_width, tile_rows, Strided, KC};
 use std::cell::RefCell;
 
 /// Rows and 4-lane column vectors of the register tile.
-#[cfg(target_feature = "relaxed-simd")]
-pub(crate) const MR: usize = 3;
-#[cfg(target_feature = "relaxed-simd")]
-pub(crate) const NV: usize = 3;
-#[cfg(not(target_feature = "relaxed-simd"))]
 pub(crate) const MR: usize = 2;
-#[cfg(not(target_feature = "relaxed-simd"))]
 pub(crate) const NV: usize = 4;
 
 /// Rows of `a` per block: the panels of `b` all go by one block before the next, so the block

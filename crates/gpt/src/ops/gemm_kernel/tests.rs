@@ -50,7 +50,7 @@ fn equals_the_naive_product_for_any_shape_and_layout() {
                 let cv = Strided::new(c.as_mut_ptr(), s(n, 1));
                 // SAFETY: as above.
                 unsafe {
-                    // This build's tile, then the other build's, accumulating.
+                    // The page's tile, then another (the kernel is generic in its tile), accumulating.
                     gemm::<[f32; 4], MR, NV>((m, n, k), 0.5, av, b_here, cv, false, None);
                     gemm::<[f32; 4], 3, 3>((m, n, k), 0.5, av, b_3x3, cv, true, None);
                 }
