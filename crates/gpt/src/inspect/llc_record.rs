@@ -1,10 +1,13 @@
 //! The learning coefficient while the model learns: at evaluations, paced to cost at most
 //! 1/[`SHARE`] of the training since the last record (and always at the end), the whole model's
 //! LLC at the light live setting ([`LIVE`]), kept in the run's history; the curve's turns are read
-//! off those records ([`crate::Run::llc_curve`]).
+//! off those records ([`crate::Run::llc_curve`]). The run shares a record's chains with its helpers
+//! (`run/live_llc.rs`).
 
 use crate::error::Result;
+use crate::llc::Llc;
 use crate::run::{LlcPoint, LIVE, LIVE_BATCHES};
+use crate::work::llc_plan::LlcPlan;
 use crate::Run;
 
 /// The live records cost at most a tenth of the training.
@@ -15,23 +18,26 @@ const SHARE: usize = 10;
 const OVERHEAD: usize = 2;
 
 impl Run {
-    /// At an evaluation: the LLC, into the history, when due.
-    pub(crate) fn record_llc(&mut self) -> Result<()> {
+    /// At an evaluation: the chains of the LLC's record, when one is due (the run shares them).
+    pub(crate) fn llc_record_plan(&self) -> Result<Option<LlcPlan>> {
         let last = self.history().records::<LlcPoint>().last().map(|p| p.step);
         if last == Some(self.step_count()) {
-            return Ok(()); // this step's is recorded already
+            return Ok(None); // this step's is recorded already
         }
         if !self.record_due(last.unwrap_or(0), self.llc_record_cost(), SHARE) {
-            return Ok(());
+            return Ok(None);
         }
-        let llc = self.llc_on(&LIVE, LIVE_BATCHES)?;
+        self.llc_plan(&[LIVE], LIVE_BATCHES).map(Some)
+    }
+
+    /// The record those chains estimated, into the history, and the weights it was made at.
+    pub(crate) fn keep_llc_record(&mut self, llc: Llc) {
         let diverged = llc.diverged().len();
         let mean = llc.mean.is_finite().then_some(llc.mean);
         // The spread is 0 unless two chains finished.
         let point = LlcPoint { step: self.step_count(), mean, std: llc.std, diverged };
         self.trainer.history_mut().record(&point);
         self.keep_llc_weights();
-        Ok(())
     }
 
     /// What a record costs, in tokens through the model: every chain's steps and L(w*)'s batches,

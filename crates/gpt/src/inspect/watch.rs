@@ -10,10 +10,12 @@ use super::records::{AblationGrid, CircuitPoint, Composition, FourierPoint};
 use super::scores::HeadScores;
 use super::snapshots::Timelapse;
 use crate::error::{Error, Result};
+use crate::llc::Llc;
 use crate::run::{LlcPoint, Onset, Watch};
 use crate::train::Record;
 use crate::words::runs::bug;
 use crate::work::edge_plan::EdgePlan;
+use crate::work::llc_plan::LlcPlan;
 use serde::Deserialize;
 
 /// A run as the page and the CLI drive it: the GPT, its data and trainer, watched by the views
@@ -46,8 +48,16 @@ impl Watch for Views {
         run.record_ablations()?;
         run.record_composition()?;
         run.record_fourier()?;
-        run.record_circuit()?;
-        run.record_llc()
+        run.record_circuit()
+    }
+
+    fn live_llc_plan(run: &Run) -> Result<Option<LlcPlan>> {
+        run.llc_record_plan()
+    }
+
+    fn live_llc_recorded(run: &mut Run, llc: Llc) -> Result<()> {
+        run.keep_llc_record(llc);
+        Ok(())
     }
 
     fn induction_onset(run: &Run) -> Option<Onset> {

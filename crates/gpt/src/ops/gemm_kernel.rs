@@ -4,7 +4,7 @@
 //! Its tile, 2 rows × 16 columns of accumulators, fits wasm's sixteen vector registers with a
 //! spare for plain SIMD128's product, and divides the models' widths (multiples of 16): a 3 × 12
 //! tile for relaxed SIMD's fused multiply-add left two thirds of the last panel of each 64-wide
-//! product idle, and ran the LLC's chains 9% slower. `b` is always packed: a panel read in place,
+//! product idle, and ran the LLC's chains 5% slower. `b` is always packed: a panel read in place,
 //! a row of `b` apart, ran 9-16% slower in training steps than packing it. Each value of `a` is
 //! broadcast by one load wherever it lies, so `a` is packed only when it is transposed: its
 //! columns then lie a row of activations apart, and loads that far apart contend for a few cache

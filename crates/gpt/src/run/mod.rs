@@ -24,6 +24,7 @@ mod feature_measures;
 mod feature_requests;
 mod features;
 mod generation;
+mod live_llc;
 mod llc;
 mod problems;
 mod sharing;
@@ -75,6 +76,8 @@ pub struct Run<W> {
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
     /// Whose trainer the job under way is.
     pub(crate) job_of: JobOf,
+    /// An evaluation whose live LLC record's chains are under way.
+    pub(crate) live_record: Option<live_llc::LiveRecord>,
     /// A transcoder per MLP in training on the model (`transcoders.rs`).
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
     /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
@@ -167,6 +170,7 @@ impl<W: Watch> Run<W> {
             feature_index: Default::default(),
             feature_baseline: Default::default(),
             job_of: Default::default(),
+            live_record: None,
             transcoders: None,
             transcoder_index: Default::default(),
             built: None,

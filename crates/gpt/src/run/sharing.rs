@@ -102,18 +102,17 @@ impl<W: Watch> Run<W> {
     }
 
     /// Takes the job a step further (see [`crate::train::Trainer::advance`]); once an evaluation
-    /// is done, what watches the run measures the model.
+    /// is in, what watches the run measures the model, the live LLC record's chains shared too.
     pub fn advance(&mut self, now_ms: &dyn Fn() -> f64) -> Result<Progress> {
         if self.job_of != JobOf::Model {
             return self.shared_mut()?.advance(now_ms);
         }
         let progress = self.trainer.advance(now_ms)?;
-        if matches!(progress.outcome, Some(Outcome::Evaluation(_))) {
-            let start = now_ms();
-            W::evaluated(self)?;
-            self.trainer.timing.records_ms += now_ms() - start;
+        match progress.outcome {
+            Some(Outcome::Evaluation(evaluation)) => self.after_evaluation(evaluation, now_ms),
+            Some(Outcome::Llc { .. }) if self.live_record.is_some() => self.live_record_done(now_ms),
+            _ => Ok(progress),
         }
-        Ok(progress)
     }
 
     /// Takes a helper's reply in (its header, and `len` floats that `fill(at, out)` copies from
@@ -148,6 +147,7 @@ impl<W: Watch> Run<W> {
 
     /// Gives up the job under way (a worker failed, or Pause came mid-evaluation).
     pub fn abort(&mut self) {
+        self.drop_live_record();
         self.trainer.abort();
         if let Some(features) = &mut self.features {
             features.abort();

@@ -7,9 +7,11 @@ use super::Run;
 use super::RunJob;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::llc::Llc;
 use crate::train::{Evaluation, Outcome, StepStats, TrainReport};
 use crate::words::runs;
 use crate::work::edge_plan::EdgePlan;
+use crate::work::llc_plan::LlcPlan;
 
 /// What watches a run as it trains: measures of the model taken at each evaluation, kept in the
 /// run's history under their own names ([`crate::train::Record`]), and what they keep for this
@@ -34,6 +36,15 @@ pub trait Watch: Default + Sized {
     /// wait (none when none did, or nothing keeps the records).
     fn estimate_heads_llc(_run: &mut Run<Self>) -> Result<Option<usize>> {
         Ok(None)
+    }
+    /// The chains of the live LLC record due at this evaluation, if one is: the run shares them
+    /// with its helpers, then hands their estimate to [`Watch::live_llc_recorded`].
+    fn live_llc_plan(_run: &Run<Self>) -> Result<Option<LlcPlan>> {
+        Ok(None)
+    }
+    /// Keeps the live LLC record the chains of [`Watch::live_llc_plan`] estimated.
+    fn live_llc_recorded(_run: &mut Run<Self>, _llc: Llc) -> Result<()> {
+        Ok(())
     }
 }
 

@@ -13,7 +13,8 @@ use std::ops::Range;
 
 /// About how long one chunk of an evaluation takes on the run's own worker.
 const CHUNK_MS: f64 = 400.0;
-/// Chunks each helper has queued during an evaluation, so that it never waits for the run.
+/// Chunks each helper has queued during an evaluation, so that it never waits for the run (fewer
+/// when the job has fewer units than that for every worker).
 const QUEUED: usize = 2;
 
 /// Work shared with helpers, from its plan to its last reply.
@@ -116,7 +117,12 @@ impl Job {
             Schedule::Fixed { .. } => {
                 (1..workers).map(|h| job.units_order(h, worker_units(units, workers, h))).collect()
             }
-            Schedule::Pool { .. } => (0..QUEUED).flat_map(|_| 1..=helpers).filter_map(|h| job.chunk_order(h)).collect(),
+            // Never more queued than a worker's share, so the run has its share of a few units
+            // (a live LLC record's two chains: one each).
+            Schedule::Pool { .. } => {
+                let queued = QUEUED.min(units / workers).max(1);
+                (0..queued).flat_map(|_| 1..=helpers).filter_map(|h| job.chunk_order(h)).collect()
+            }
         };
         (job, orders)
     }

@@ -26,6 +26,8 @@ pub struct Helpers {
     queue: VecDeque<(usize, String, Vec<f32>)>,
     /// Orders that brought the run's whole state.
     pub syncs: usize,
+    /// The header of every order sent.
+    pub headers: Vec<String>,
 }
 
 impl Helpers {
@@ -41,13 +43,14 @@ impl Helpers {
             DictionaryShape::Autoencoder(_) => RunJob::FeatureStep,
             DictionaryShape::Transcoders(_) => RunJob::TranscoderStep,
         });
-        Helpers { replicas, dictionary, ids, queue: VecDeque::new(), syncs: 0 }
+        Helpers { replicas, dictionary, ids, queue: VecDeque::new(), syncs: 0, headers: vec![] }
     }
 
     pub fn send(&mut self, run: &Run, orders: Vec<Outgoing>) {
         for order in orders {
             self.syncs += usize::from(order.data == Data::Sync);
             let data: Vec<f32> = run.order_data(&order.data).concat();
+            self.headers.push(order.header.clone());
             self.queue.push_back((order.to, order.header, data));
         }
     }

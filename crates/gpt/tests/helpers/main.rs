@@ -228,3 +228,47 @@ fn helpers_run_the_learning_coefficients_chains_as_the_run_would_alone() {
     let error = run.llcs(&[ask(1e-4, WeightPart::Whole), ask(1e-3, WeightPart::Whole)]).unwrap_err().to_string();
     assert!(error.contains("share their setting"), "{error}");
 }
+
+#[test]
+fn helpers_share_the_live_llc_record_and_a_record_given_up_leaves_the_views_estimate() {
+    use gpt::llc::LlcConfig;
+    use gpt::run::{LlcPoint, LlcQuestion};
+    let make = || {
+        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+        run.set_max_iters(6).unwrap();
+        (0..6).for_each(|_| _ = alone(&mut run));
+        run
+    };
+    let solo = {
+        let mut run = make();
+        run.evaluate().unwrap();
+        run.history().records::<LlcPoint>()
+    };
+    assert_eq!(solo.len(), 1, "the last evaluation records the LLC");
+    let mut run = make();
+    let mut helpers = Helpers::new(&run, 1);
+    // The view's estimate first, which a live record must leave as it is.
+    let config = LlcConfig { chains: 2, draws: 4, burn_in: 2, ..LlcConfig::default() };
+    let question = LlcQuestion { parts: vec![], config: Some(config), estimate: true };
+    helpers.perform(&mut run, RunJob::Llc(question));
+    let estimate = |run: &Run| format!("{:?}", run.kept_llc().map(|k| (k.step, &k.plan, &k.estimates)));
+    let before = estimate(&run);
+    // An evaluation given up while its record's chains run (the view's estimate is set aside).
+    let mut progress = run.begin(RunJob::Evaluation, &helpers.ids, 0.0).unwrap();
+    while run.kept_llc().is_some() {
+        helpers.send(&run, std::mem::take(&mut progress.orders));
+        assert!(progress.outcome.is_none(), "the evaluation ended before its record began");
+        if !helpers.answer_one(&mut run) {
+            progress = run.advance(&no_clock).unwrap();
+        }
+    }
+    run.abort();
+    assert_eq!(estimate(&run), before, "given up, the record leaves the view's estimate");
+    assert!(run.history().records::<LlcPoint>().is_empty());
+    // Again to the end: the record is the run's alone, its chains shared.
+    helpers.headers.clear();
+    assert!(matches!(helpers.perform(&mut run, RunJob::Evaluation), Outcome::Evaluation(_)));
+    assert_eq!(run.history().records::<LlcPoint>(), solo, "the record with a helper");
+    assert!(helpers.headers.iter().any(|h| h.contains("nbeta")), "a helper ran a chain of the record");
+    assert_eq!(estimate(&run), before, "the record is not the view's estimate");
+}
