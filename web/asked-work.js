@@ -1,6 +1,6 @@
-// The work the views ask for, as jobs of the run: what the helpers share, as a step is shared
-// (every edge of the circuit to find, patched exactly, and the LLC's chains), and each head's LLC
-// at the live LLC's records, a record a job, which the run does alone from weights only it kept
+// The work the views ask for, as jobs of the run that the helpers share, as a step is shared:
+// every edge of the circuit to find, patched exactly; the LLC's chains; and each head's LLC at the
+// live LLC's records, a record a job, its chains starting from the weights the run kept there
 // (`heads_llc`, the page's own question: the core's heads view says how many records wait). One
 // ask at a time holds the run: a new ask, Train, or an autoencoder's training first gives up the
 // one under way and waits for it to let go, so two jobs never take turns on the run (each would

@@ -6,9 +6,11 @@
 //! run's history.
 
 use crate::error::Result;
+use crate::llc::Llc;
 use crate::model::WeightPart;
 use crate::run::{LlcRequest, LIVE, LIVE_BATCHES};
 use crate::train::Record;
+use crate::work::llc_plan::LlcPlan;
 use crate::Run;
 use ndarray::ArrayD;
 use serde::{Deserialize, Serialize};
@@ -73,9 +75,9 @@ impl Run {
         self.watch.llc_weights.steps.iter().copied().filter(|s| !done.contains(s)).collect()
     }
 
-    /// Every head's LLC at the earliest step still pending, into the history; how many steps are
-    /// still pending after it (none when none was).
-    pub fn estimate_heads_llc(&mut self) -> Result<Option<usize>> {
+    /// The chains of every head's LLC at the earliest step still pending, with that step: their
+    /// plan starts them from the weights kept there.
+    pub(crate) fn heads_llc_plan(&self) -> Result<Option<(usize, LlcPlan)>> {
         let Some(&step) = self.heads_llc_pending().first() else { return Ok(None) };
         let at = self.watch.llc_weights.steps.iter().position(|&s| s == step).unwrap_or_default();
         let mut model = self.model().frozen_copy()?;
@@ -84,8 +86,13 @@ impl Run {
         let heads = (0..config.n_layer).flat_map(|layer| (0..config.n_head).map(move |head| (layer, head)));
         let requests: Vec<LlcRequest> =
             heads.map(|(layer, head)| LlcRequest { part: WeightPart::Head { layer, head }, ..LIVE }).collect();
-        let plan = self.llc_plan_on(&model, &requests, LIVE_BATCHES)?;
-        let estimates = self.trainer.llc_of(&model, &plan)?;
+        let mut plan = self.llc_plan_on(&model, &requests, LIVE_BATCHES)?;
+        plan.start = Some(model.params().flat_parts().flat_map(|(_, part)| part.iter().copied()).collect());
+        Ok(Some((step, plan)))
+    }
+
+    /// Every head's LLC at `step`, into the history: how many steps are still pending after it.
+    pub(crate) fn keep_heads_llc(&mut self, step: usize, estimates: &[Llc]) -> usize {
         let point = HeadsLlcPoint {
             step,
             mean: estimates.iter().map(|l| l.mean.is_finite().then_some(l.mean)).collect(),
@@ -93,7 +100,7 @@ impl Run {
             diverged: estimates.iter().map(|l| l.diverged().len()).collect(),
         };
         self.trainer.history_mut().record(&point);
-        Ok(Some(self.heads_llc_pending().len()))
+        self.heads_llc_pending().len()
     }
 }
 
@@ -103,6 +110,19 @@ mod tests {
     use crate::inspect::llc_record::tests::repeat_run;
     use crate::run::{LlcPoint, RunJob};
     use crate::train::Outcome;
+
+    /// Each head's LLC at the next record waiting, as a job on the run's threads: how many wait
+    /// after it.
+    fn heads_job(run: &mut Run) -> Option<usize> {
+        let mut progress = run.begin(RunJob::HeadsLlc, &[], 0.0).unwrap();
+        while progress.outcome.is_none() {
+            progress = run.advance(&|| 0.0).unwrap();
+        }
+        match progress.outcome {
+            Some(Outcome::HeadsLlc { left }) => left,
+            other => panic!("the heads' job ended as {other:?}"),
+        }
+    }
 
     #[test]
     fn each_head_at_each_live_record_equals_an_estimate_made_there() {
@@ -121,10 +141,9 @@ mod tests {
         let records: Vec<usize> = run.history().records::<LlcPoint>().iter().map(|p| p.step).collect();
         assert!(records.len() >= 2, "records at {records:?}");
         assert_eq!(run.heads_llc_pending(), records, "the weights at every record are kept");
-        // As the page asks it: a job the run does alone, a record a job.
-        let job = run.begin(RunJob::HeadsLlc, &[], 0.0).unwrap();
-        assert_eq!(job.outcome, Some(Outcome::HeadsLlc { left: Some(records.len() - 1) }));
-        while run.estimate_heads_llc().unwrap() > Some(0) {}
+        // As the page asks it: a record a job.
+        assert_eq!(heads_job(&mut run), Some(records.len() - 1));
+        while heads_job(&mut run) > Some(0) {}
         let points = run.history().records::<HeadsLlcPoint>();
         assert_eq!(points.len(), records.len());
         for (point, (step, estimates)) in points.iter().zip(&direct) {
@@ -135,7 +154,7 @@ mod tests {
                 assert!((mean.unwrap() - estimate.mean).abs() <= 1e-12 * estimate.mean.abs(), "at step {step}");
             }
         }
-        assert_eq!(run.estimate_heads_llc().unwrap(), None, "nothing left to estimate");
+        assert_eq!(heads_job(&mut run), None, "nothing left to estimate");
         assert_eq!(run.history().records::<HeadsLlcPoint>().len(), records.len());
     }
 

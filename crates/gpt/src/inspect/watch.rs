@@ -68,8 +68,12 @@ impl Watch for Views {
         run.circuit_formed()
     }
 
-    fn estimate_heads_llc(run: &mut Run) -> Result<Option<usize>> {
-        run.estimate_heads_llc()
+    fn heads_llc_plan(run: &Run) -> Result<Option<(usize, LlcPlan)>> {
+        run.heads_llc_plan()
+    }
+
+    fn heads_llc_recorded(run: &mut Run, step: usize, estimates: Vec<Llc>) -> Result<usize> {
+        Ok(run.keep_heads_llc(step, &estimates))
     }
 
     fn circuit_plan(run: &Run, questions: &serde_json::Value) -> Result<Option<EdgePlan>> {

@@ -86,7 +86,11 @@ impl Trainable for GPT {
 
     /// Each chain on a copy of the model, its own part's weights moving.
     fn llc_chains(&self, plan: &LlcPlan, units: Range<usize>) -> Result<Vec<Chain>> {
-        let mut landscape = ModelLandscape::on(self.frozen_copy()?, plan.batches.clone(), plan.rows, plan.t)?;
+        let mut model = self.frozen_copy()?;
+        if let Some(start) = &plan.start {
+            model.params_mut().read_flat(start.len(), |at, part| part.copy_from_slice(&start[at..at + part.len()]))?;
+        }
+        let mut landscape = ModelLandscape::on(model, plan.batches.clone(), plan.rows, plan.t)?;
         let w_star = landscape.weights();
         units
             .map(|unit| {

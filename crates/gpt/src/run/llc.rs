@@ -157,7 +157,7 @@ impl<W: Watch> Run<W> {
         let init_loss = init_loss(&mut landscape, &w_star);
         let (pool, rows, t) = landscape.pool();
         let parts = requests.iter().map(|r| r.part.label()).collect();
-        Ok(LlcPlan { parts, config: first.config, nbeta, init_loss, batches: pool.to_vec(), rows, t })
+        Ok(LlcPlan { parts, config: first.config, nbeta, init_loss, batches: pool.to_vec(), rows, t, start: None })
     }
 
     /// The live records so far, the curve's turns, and their setting.

@@ -24,8 +24,8 @@ mod feature_measures;
 mod feature_requests;
 mod features;
 mod generation;
-mod live_llc;
 mod llc;
+mod llc_records;
 mod problems;
 mod sharing;
 mod state;
@@ -76,8 +76,8 @@ pub struct Run<W> {
     pub(crate) feature_baseline: std::cell::Cell<Option<(usize, f32, f32)>>,
     /// Whose trainer the job under way is.
     pub(crate) job_of: JobOf,
-    /// An evaluation whose live LLC record's chains are under way.
-    pub(crate) live_record: Option<live_llc::LiveRecord>,
+    /// An LLC record whose chains are under way.
+    pub(crate) record_job: Option<RecordJob>,
     /// A transcoder per MLP in training on the model (`transcoders.rs`).
     pub(crate) transcoders: Option<Trainer<crate::sae::SaeTrainee<crate::sae::Transcoders>>>,
     /// Each layer's transcoder's feature index, built when the page first asks, kept until they train again.
@@ -85,6 +85,22 @@ pub struct Run<W> {
     /// A model built by hand: its name, and the circuits it was built with (none for a trained one).
     pub(crate) built: Option<String>,
     pub(crate) known: Vec<crate::checkpoint::KnownCircuit>,
+}
+
+/// An LLC record whose chains are under way (`llc_records.rs`): what it is for, when it began,
+/// and the estimate the view kept from before (a record is not the view's estimate).
+pub(crate) struct RecordJob {
+    of: RecordOf,
+    started_ms: f64,
+    kept: Option<crate::work::llc_plan::KeptLlc>,
+}
+
+/// What a record's chains are for.
+enum RecordOf {
+    /// The live record of this evaluation, which is done once the record is kept.
+    Evaluation(crate::train::Evaluation),
+    /// Each head's LLC at the live record of this step.
+    Heads { step: usize },
 }
 
 /// Whose trainer the job under way is.
@@ -170,7 +186,7 @@ impl<W: Watch> Run<W> {
             feature_index: Default::default(),
             feature_baseline: Default::default(),
             job_of: Default::default(),
-            live_record: None,
+            record_job: None,
             transcoders: None,
             transcoder_index: Default::default(),
             built: None,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// its transcoders, every edge of the circuit view's graph patched exactly for what the view
 /// is asked (its questions, as the page sends them with the views inside the model), the
 /// learning coefficient of the parts the view asks for, or every head's at the next live record
-/// still waiting for it (the run's alone: only it kept the weights there).
+/// still waiting for it (the weights kept there travel with the plan).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -87,7 +87,7 @@ impl<W: Watch> Run<W> {
                 let plan = self.llc_plan(&question.requests(), super::llc::BATCHES)?;
                 self.trainer.begin_llc(plan, helpers, now_ms)
             }
-            RunJob::HeadsLlc => Progress::done(Outcome::HeadsLlc { left: W::estimate_heads_llc(self)? }),
+            RunJob::HeadsLlc => self.begin_heads_llc(helpers, now_ms),
             RunJob::FeatureStep => {
                 let trainer = self.features.as_mut().ok_or_else(no_features)?;
                 self.feature_index = std::cell::OnceCell::new();
@@ -110,7 +110,7 @@ impl<W: Watch> Run<W> {
         let progress = self.trainer.advance(now_ms)?;
         match progress.outcome {
             Some(Outcome::Evaluation(evaluation)) => self.after_evaluation(evaluation, now_ms),
-            Some(Outcome::Llc { .. }) if self.live_record.is_some() => self.live_record_done(now_ms),
+            Some(Outcome::Llc { .. }) if self.record_job.is_some() => self.record_done(now_ms),
             _ => Ok(progress),
         }
     }
@@ -147,7 +147,7 @@ impl<W: Watch> Run<W> {
 
     /// Gives up the job under way (a worker failed, or Pause came mid-evaluation).
     pub fn abort(&mut self) {
-        self.drop_live_record();
+        self.drop_record();
         self.trainer.abort();
         if let Some(features) = &mut self.features {
             features.abort();

@@ -32,10 +32,14 @@ pub trait Watch: Default + Sized {
     fn circuit_plan(_run: &Run<Self>, _questions: &serde_json::Value) -> Result<Option<EdgePlan>> {
         Err(Error::Config(runs::no_circuit_view()))
     }
-    /// Every head's learning coefficient at the next live record waiting for it: how many still
-    /// wait (none when none did, or nothing keeps the records).
-    fn estimate_heads_llc(_run: &mut Run<Self>) -> Result<Option<usize>> {
+    /// The chains of every head's LLC at the earliest live record still waiting for it, with
+    /// that record's step: none when none waits (or nothing keeps the records).
+    fn heads_llc_plan(_run: &Run<Self>) -> Result<Option<(usize, LlcPlan)>> {
         Ok(None)
+    }
+    /// Keeps each head's LLC at the live record of `step`: how many records still wait.
+    fn heads_llc_recorded(_run: &mut Run<Self>, _step: usize, _estimates: Vec<Llc>) -> Result<usize> {
+        Ok(0)
     }
     /// The chains of the live LLC record due at this evaluation, if one is: the run shares them
     /// with its helpers, then hands their estimate to [`Watch::live_llc_recorded`].

@@ -78,8 +78,8 @@ pub enum Outcome {
     Llc {
         estimates: usize,
     },
-    /// Every head's learning coefficient at one live record's kept weights, computed by the run
-    /// alone: how many records still wait (none when none did).
+    /// Every head's learning coefficient at one live record's kept weights: how many records
+    /// still wait (none when none did).
     HeadsLlc {
         left: Option<usize>,
     },

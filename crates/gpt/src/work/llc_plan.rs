@@ -23,6 +23,10 @@ pub struct LlcPlan {
     pub batches: Vec<(Vec<usize>, Vec<usize>)>,
     pub rows: usize,
     pub t: usize,
+    /// The weights the chains start from, flat, when not the model's own (each head's estimate at
+    /// a live record's kept weights): they travel with the plan to the helpers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Vec<f32>>,
 }
 
 impl LlcPlan {

@@ -272,3 +272,31 @@ fn helpers_share_the_live_llc_record_and_a_record_given_up_leaves_the_views_esti
     assert!(helpers.headers.iter().any(|h| h.contains("nbeta")), "a helper ran a chain of the record");
     assert_eq!(estimate(&run), before, "the record is not the view's estimate");
 }
+
+#[test]
+fn helpers_estimate_each_head_at_a_kept_record_as_the_run_would_alone() {
+    use gpt::inspect::HeadsLlcPoint;
+    let make = || {
+        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+        run.set_max_iters(6).unwrap();
+        (0..6).for_each(|_| _ = alone(&mut run));
+        run.evaluate().unwrap(); // the live record at step 6 keeps the weights there
+        run.set_max_iters(8).unwrap();
+        (0..2).for_each(|_| _ = alone(&mut run)); // and the model moves on
+        run
+    };
+    let heads = |count: usize| {
+        let mut run = make();
+        let mut helpers = Helpers::new(&run, count);
+        assert_eq!(helpers.perform(&mut run, RunJob::HeadsLlc), Outcome::HeadsLlc { left: Some(0) });
+        assert_eq!(helpers.perform(&mut run, RunJob::HeadsLlc), Outcome::HeadsLlc { left: None });
+        let started = helpers.headers.iter().any(|h| h.contains("\"start\""));
+        assert_eq!(started, count > 0, "the kept weights travel with the plan");
+        run.history().records::<HeadsLlcPoint>()
+    };
+    let solo = heads(0);
+    assert_eq!(solo.iter().map(|p| p.step).collect::<Vec<_>>(), [6]);
+    for count in 1..=2 {
+        assert_eq!(heads(count), solo, "{count} helpers");
+    }
+}
