@@ -2,7 +2,7 @@
 //! 1/[`SHARE`] of the training since the last record (and always at the end), the whole model's
 //! LLC at the light live setting ([`LIVE`]), kept in the run's history; the curve's turns are read
 //! off those records ([`crate::Run::llc_curve`]). The run shares a record's chains with its helpers
-//! (`run/live_llc.rs`).
+//! (`run/llc_records.rs`).
 
 use crate::error::Result;
 use crate::llc::Llc;
