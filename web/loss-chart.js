@@ -16,9 +16,8 @@ const COLORS = {
   mark: '#dc2626',
 };
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
-/** Room for the accuracy axis's labels, when there is one, and for the legend above 100%. */
+/** Room for the accuracy axis's labels, when there is one. */
 const ACCURACY_AXIS = 38;
-const LEGEND = 16;
 const FONT = '11px system-ui, sans-serif';
 const percent = (a) => `${decimal(a * 100, 1)}%`;
 /** Weight of the newest loss in the smoothed curve. */
@@ -164,16 +163,15 @@ export class LossChart {
     const right = PAD.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0) + (this.hasLlc() ? LLC_AXIS : 0);
     const w = width - PAD.left - right;
     const placed = this.placeLegend(this.canvas.getContext('2d'), width - right);
-    const wrapped = placed.at(-1).y > placed[0].y;
-    const top = wrapped ? placed.at(-1).y + 8 : PAD.top; // a legend that wraps sits above the plot
+    const top = placed.at(-1).y + 10; // the legend sits above the plot, never over a curve
     const h = height - top - PAD.bottom;
     const span = this.timed() ? this.span() || 1 : Math.max(1, this.span()); // a short run's time is under a second
     return {
       width, height, lo, hi, right: width - right, top, legend: placed,
       x: (step) => PAD.left + (step / span) * w,
       y: (v) => top + (1 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo)) * h,
-      /** The height of an accuracy in [0, 1] on the right axis, 100% below the legend. */
-      yAccuracy: (a) => top + LEGEND + (1 - a) * (h - LEGEND),
+      /** The height of an accuracy in [0, 1] on the right axis. */
+      yAccuracy: (a) => top + (1 - a) * h,
       /** The step under pixel `px` across (its time, on the time axis). */
       stepAt: (px) => {
         const value = ((px - PAD.left) / w) * this.span();
@@ -195,12 +193,7 @@ export class LossChart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, g.width, g.height);
     this.drawAxes(ctx, g);
-    if (this.uniform) {
-      line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
-      ctx.fillStyle = COLORS.uniform;
-      ctx.textAlign = 'right';
-      ctx.fillText(t('chart.uniform', { vocab: this.vocabSize, loss: decimal(this.uniform, 2) }), g.right, g.y(this.uniform) - 4);
-    }
+    if (this.uniform) line(ctx, [[0, this.uniform], [this.span(), this.uniform]], g, COLORS.uniform, 1, [5, 4]);
     if (this.hasAccuracy()) drawAccuracy(ctx, g, this.evals, (s) => this.at(this.seconds, s));
     drawLlc(ctx, g, this.llc, (s) => this.at(this.seconds, s), g.right + (this.hasAccuracy() ? ACCURACY_AXIS : 0));
     for (const o of this.comparable()) {
@@ -217,14 +210,21 @@ export class LossChart {
       ctx.arc(g.x(this.at(this.seconds, e.step)), g.y(e.val_loss), 3, 0, 2 * Math.PI);
       ctx.fill();
     }
-    [...this.markers.values()].forEach((marker, i) => {
-      const across = this.at(this.seconds, marker.step);
-      line(ctx, [[across, g.hi], [across, g.lo]], g, COLORS.mark, 1, [4, 3]);
+    // Labels after the curves, so that each reads over them.
+    if (this.uniform) {
+      ctx.fillStyle = COLORS.uniform;
+      ctx.textAlign = 'right';
+      haloText(ctx, t('chart.uniform', { vocab: this.vocabSize, loss: decimal(this.uniform, 2) }), g.right, g.y(this.uniform) - 4);
+    }
+    const marks = [...this.markers.values()];
+    const across = (marker) => this.at(this.seconds, marker.step);
+    for (const m of marks) line(ctx, [[across(m), g.hi], [across(m), g.lo]], g, COLORS.mark, 1, [4, 3]);
+    marks.forEach((marker, i) => {
       ctx.fillStyle = COLORS.mark;
-      const x = g.x(across);
+      const x = g.x(across(marker));
       const leftOf = x + ctx.measureText(marker.label).width + 8 > g.right; // a late mark's label stays inside
       ctx.textAlign = leftOf ? 'right' : 'left';
-      ctx.fillText(marker.label, leftOf ? x - 4 : x + 4, g.top + 24 + 14 * i);
+      haloText(ctx, marker.label, leftOf ? x - 4 : x + 4, g.top + 12 + 14 * i);
     });
     legend(ctx, g.legend);
     this.describe();
@@ -304,6 +304,15 @@ export class LossChart {
   }
 }
 
+/** Text in the current fill colour over a white outline, so that it reads where it crosses a curve. */
+function haloText(ctx, text, x, y) {
+  ctx.strokeStyle = 'rgba(255, 255, 255, 0.9)';
+  ctx.lineWidth = 3;
+  ctx.lineJoin = 'round';
+  ctx.strokeText(text, x, y);
+  ctx.fillText(text, x, y);
+  ctx.lineWidth = 1;
+}
 
 /**
  * Appends to `smooth` the exponentially smoothed `losses`, the first being step `done` + 1, from
