@@ -10,6 +10,7 @@ mod fuzz;
 
 use fields::{MODEL_FIELDS, TASK_FIELDS};
 use fuzz::{assert_specific, cases, TEXT};
+use gpt::data::tasks::ENUMERATE_LIMIT;
 use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use safetensors::SafeTensors;
@@ -56,10 +57,23 @@ fn peak_allocation<T>(f: impl FnOnce() -> T) -> (usize, T) {
     ((PEAK.with(Cell::get) - before) as usize, result)
 }
 
-/// What a file of `len` bytes justifies: a model whose weights fill it, with AdamW's two moments
-/// beside it (three times), the weights read once more, and a little for the header and tokenizer.
-fn justified(len: usize) -> usize {
-    4 * len + (1 << 20)
+/// What a file justifies: a model whose weights fill it, with AdamW's two moments beside it (three
+/// times), the weights read once more, and a little for the header and tokenizer; and, for a
+/// task's run, the split of the problems its settings make.
+fn justified(bytes: &[u8]) -> usize {
+    4 * bytes.len() + (1 << 20) + task_split(bytes)
+}
+
+/// What splitting a valid task setting's problems takes at most: one hash each, while they are
+/// few enough to list (a damaged `p` may ask for a million problems, as a user may).
+fn task_split(bytes: &[u8]) -> usize {
+    let Ok((_, header)) = SafeTensors::read_metadata(bytes) else { return 0 };
+    let task = header.metadata().as_ref().and_then(|m| m.get("task"));
+    let Some(config) = task.and_then(|t| serde_json::from_str::<TaskConfig>(t).ok()) else { return 0 };
+    if config.validate().is_err() || config.count() > ENUMERATE_LIMIT {
+        return 0;
+    }
+    8 * config.count() as usize
 }
 
 /// Valid checkpoints to damage: characters with optimizer state and history, byte pairs, a
@@ -293,8 +307,23 @@ fn valid_checkpoints_open_within_the_allocation_bound() {
     for bytes in originals() {
         let (peak, run) = peak_allocation(|| Run::open(&bytes));
         let mut run = run.unwrap();
-        assert!(peak <= justified(bytes.len()), "{peak} bytes allocated for a {}-byte file", bytes.len());
+        assert!(peak <= justified(&bytes), "{peak} bytes allocated for a {}-byte file", bytes.len());
         use_it(&mut run);
+    }
+}
+
+/// A task whose settings make many problems splits them within the bound (the fuzzer once found
+/// p = 238, when the split kept 20 bytes a problem; at p = 1,000 that was 20 MiB).
+#[test]
+fn a_task_that_makes_many_problems_opens_within_the_allocation_bound() {
+    let task = originals().swap_remove(2);
+    for p in [238, 1000] {
+        let bytes = apply(task.clone(), &Damage::MetadataField("task", "p", json!(p)));
+        let (peak, opened) = peak_allocation(|| Run::open(&bytes));
+        assert!(peak <= justified(&bytes), "p = {p}: {peak} bytes allocated for a {}-byte file", bytes.len());
+        assert!(task_split(&bytes) > 0, "p = {p} is a valid setting");
+        // Its vocab is the task's at p = 7, so it opens no further than the check that says so.
+        assert_specific(&opened.err().expect("the vocab is p = 7's"));
     }
 }
 
@@ -310,7 +339,7 @@ proptest! {
         let bytes = ORIGINALS.with(|o| o[which].clone());
         let bytes = damages.iter().fold(bytes, apply);
         let (peak, opened) = peak_allocation(|| Run::open(&bytes));
-        prop_assert!(peak <= justified(bytes.len()), "{peak} bytes allocated for a {}-byte file", bytes.len());
+        prop_assert!(peak <= justified(&bytes), "{peak} bytes allocated for a {}-byte file", bytes.len());
         match opened {
             Ok(mut run) => use_it(&mut run),
             Err(e) => assert_specific(&e),

@@ -44,16 +44,18 @@ impl TaskData {
         let mut data = TaskData { config: config.clone(), problems, vocab, seed, threshold: 0, listed: None };
         let count = data.problems.count();
         if count <= ENUMERATE_LIMIT {
-            let hashes: Vec<u64> = (0..count).map(|i| data.key(data.problems.nth(i).prompt())).collect();
+            // Each problem is hashed twice rather than its hash kept beside the lists: a million
+            // problems then take 8 MiB at most, not 20 (a damaged checkpoint may ask for that many).
+            let hash = |i: u64| data.key(data.problems.nth(i).prompt());
             let train = train_count(count, config.train_fraction) as usize;
-            let mut sorted = hashes.clone();
-            sorted.sort_unstable();
-            data.threshold = sorted[train];
+            let mut hashes: Vec<u64> = (0..count).map(hash).collect();
+            let threshold = *hashes.select_nth_unstable(train).1;
+            drop(hashes);
             let mut sets = [Vec::with_capacity(train), Vec::with_capacity(count as usize - train)];
-            for (i, &h) in hashes.iter().enumerate() {
-                sets[usize::from(h >= data.threshold)].push(i as u32);
+            for i in 0..count {
+                sets[usize::from(hash(i) >= threshold)].push(i as u32);
             }
-            data.listed = Some(sets);
+            (data.threshold, data.listed) = (threshold, Some(sets));
         } else {
             data.threshold = (config.train_fraction as f64 * 2f64.powi(64)) as u64;
         }
