@@ -7,7 +7,8 @@
 import { decimal, t } from './i18n.js';
 import { duration } from './format.js';
 import { onPoint, showTooltip } from './pointing.js';
-import { legend, legendLayout, line, roundStep, series } from './views/plot.js';
+import { haloText, legend, legendLayout, line, roundStep, series } from './views/plot.js';
+import { smoothInto } from './smoothing.js';
 import { LLC_AXIS, LLC_COLOR, drawLlc, estimates, llcLabel, llcTip, turnMarks } from './llc-curve.js';
 import { ACCURACY_COLOR, drawAccuracy } from './accuracy-axis.js';
 
@@ -20,8 +21,6 @@ const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 const ACCURACY_AXIS = 38;
 const FONT = '11px system-ui, sans-serif';
 const percent = (a) => `${decimal(a * 100, 1)}%`;
-/** Weight of the newest loss in the smoothed curve. */
-const SMOOTHING = 0.05;
 
 export class LossChart {
   constructor(canvas, tooltip) {
@@ -302,27 +301,4 @@ export class LossChart {
     if (llc && Math.abs(across(llc.step) - across(step)) < 12) text += llc.text;
     showTooltip(this.tooltip, text, rect, e.clientX + 12, e.clientY - 30);
   }
-}
-
-/** Text in the current fill colour over a white outline, so that it reads where it crosses a curve. */
-function haloText(ctx, text, x, y) {
-  ctx.strokeStyle = 'rgba(255, 255, 255, 0.9)';
-  ctx.lineWidth = 3;
-  ctx.lineJoin = 'round';
-  ctx.strokeText(text, x, y);
-  ctx.fillText(text, x, y);
-  ctx.lineWidth = 1;
-}
-
-/**
- * Appends to `smooth` the exponentially smoothed `losses`, the first being step `done` + 1, from
- * the running average `ema`; returns the new average. The zero start is divided out, as
- * TensorBoard's debiased smoothing does.
- */
-function smoothInto(smooth, losses, ema, done) {
-  losses.forEach((loss, i) => {
-    ema = ema * (1 - SMOOTHING) + loss * SMOOTHING;
-    smooth.push(ema / (1 - (1 - SMOOTHING) ** (done + i + 1)));
-  });
-  return ema;
 }

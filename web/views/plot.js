@@ -146,6 +146,16 @@ export function legendLayout(ctx, items, x, y, right) {
   });
 }
 
+/** Text in the current fill colour over a white outline, so that it reads where it crosses a curve. */
+export function haloText(ctx, text, x, y) {
+  ctx.strokeStyle = 'rgba(255, 255, 255, 0.9)';
+  ctx.lineWidth = 3;
+  ctx.lineJoin = 'round';
+  ctx.strokeText(text, x, y);
+  ctx.fillText(text, x, y);
+  ctx.lineWidth = 1;
+}
+
 /** Draws a legend where `legendLayout` placed it: each item's stroke, then its label. */
 export function legend(ctx, placed) {
   ctx.textAlign = 'left';

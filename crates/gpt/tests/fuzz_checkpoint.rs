@@ -4,77 +4,19 @@
 //! specific error, never a panic, and never allocates more than the file's size justifies
 //! (a counting allocator measures it). `FUZZ_SCALE=100` runs a hundred times more.
 
+#[path = "fuzz/allocation.rs"]
+mod allocation;
 #[path = "fuzz/fields.rs"]
 mod fields;
 mod fuzz;
 
+use allocation::{justified, peak_allocation, task_split};
 use fields::{MODEL_FIELDS, TASK_FIELDS};
 use fuzz::{assert_specific, cases, TEXT};
-use gpt::data::tasks::ENUMERATE_LIMIT;
 use gpt::{Budget, GPTConfig, Run, SampleConfig, Settings, TaskConfig, TokenizerKind, TrainConfig};
 use proptest::prelude::*;
 use safetensors::SafeTensors;
 use serde_json::{json, Map, Value};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-/// Counts each thread's live bytes and their peak, so a test sees what one call allocated at
-/// most while other tests run beside it. (Bytes freed by another thread than allocated them only
-/// lower a count, which never hides an allocation.)
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    let _ = LIVE.try_with(|live| {
-        live.set(live.get() + delta);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(live.get())));
-    });
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count(-(layout.size() as isize));
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The most bytes `f` had allocated at once beyond what was live before it, and its result.
-fn peak_allocation<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let before = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(before));
-    let result = f();
-    ((PEAK.with(Cell::get) - before) as usize, result)
-}
-
-/// What a file justifies: a model whose weights fill it, with AdamW's two moments beside it (three
-/// times), the weights read once more, and a little for the header and tokenizer; and, for a
-/// task's run, the split of the problems its settings make.
-fn justified(bytes: &[u8]) -> usize {
-    4 * bytes.len() + (1 << 20) + task_split(bytes)
-}
-
-/// What splitting a valid task setting's problems takes at most: one hash each, while they are
-/// few enough to list (a damaged `p` may ask for a million problems, as a user may).
-fn task_split(bytes: &[u8]) -> usize {
-    let Ok((_, header)) = SafeTensors::read_metadata(bytes) else { return 0 };
-    let task = header.metadata().as_ref().and_then(|m| m.get("task"));
-    let Some(config) = task.and_then(|t| serde_json::from_str::<TaskConfig>(t).ok()) else { return 0 };
-    if config.validate().is_err() || config.count() > ENUMERATE_LIMIT {
-        return 0;
-    }
-    8 * config.count() as usize
-}
 
 /// Valid checkpoints to damage: characters with optimizer state and history, byte pairs, a
 /// task's run with rotary positions, and a bare one with weights, `config` and `vocab` only (as

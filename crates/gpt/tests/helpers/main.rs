@@ -229,16 +229,19 @@ fn helpers_run_the_learning_coefficients_chains_as_the_run_would_alone() {
     assert!(error.contains("share their setting"), "{error}");
 }
 
+/// A run of the LLC tests' setting, trained `steps` steps (its whole run) on its own worker.
+fn trained_alone(steps: usize) -> Run {
+    let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
+    run.set_max_iters(steps).unwrap();
+    (0..steps).for_each(|_| _ = alone(&mut run));
+    run
+}
+
 #[test]
 fn helpers_share_the_live_llc_record_and_a_record_given_up_leaves_the_views_estimate() {
     use gpt::llc::LlcConfig;
     use gpt::run::{LlcPoint, LlcQuestion};
-    let make = || {
-        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
-        run.set_max_iters(6).unwrap();
-        (0..6).for_each(|_| _ = alone(&mut run));
-        run
-    };
+    let make = || trained_alone(6);
     let solo = {
         let mut run = make();
         run.evaluate().unwrap();
@@ -277,9 +280,7 @@ fn helpers_share_the_live_llc_record_and_a_record_given_up_leaves_the_views_esti
 fn helpers_estimate_each_head_at_a_kept_record_as_the_run_would_alone() {
     use gpt::inspect::HeadsLlcPoint;
     let make = || {
-        let mut run = setup_with(3e-3, 1.0, 0.0, (24, 32));
-        run.set_max_iters(6).unwrap();
-        (0..6).for_each(|_| _ = alone(&mut run));
+        let mut run = trained_alone(6);
         run.evaluate().unwrap(); // the live record at step 6 keeps the weights there
         run.set_max_iters(8).unwrap();
         (0..2).for_each(|_| _ = alone(&mut run)); // and the model moves on
